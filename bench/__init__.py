@@ -1,0 +1,1 @@
+"""Benchmarks: each prints its figure and the command that produced it."""

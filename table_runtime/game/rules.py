@@ -1,0 +1,161 @@
+"""Rule options and the named profiles of RULES.md.
+
+Every difference between the seed texts is an option with a default; a profile
+is a named set of option values. Options load from a TOML table such as::
+
+    [rules]
+    profile = "fr-casino"
+    dealer_hits_soft_17 = true   # an override on top of the profile
+
+An unknown option or a bad value is a `RuleOptionError` naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from table_runtime.errors import RuleOptionError
+
+DoubleOn = Literal["any_two", "9_10_11"]
+SplitMatch = Literal["value", "rank"]
+BankBlackjackTakes = Literal["all", "original_only"]
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "double_on": ("any_two", "9_10_11"),
+    "split_match": ("value", "rank"),
+    "bank_blackjack_takes": ("all", "original_only"),
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleOptions:
+    """The rules one table plays by. Defaults are the regulation (seed 000)."""
+
+    profile: str = "fr-casino"
+    decks: int = 6  # 000:1, 001:3, 002:27
+    burn_cards: int = 5  # 001:5, 002:32
+    cut_card_depth: int = 52  # cards behind the cut card: "about one deck" (001:5)
+    shuffle_every_round: bool = False  # 004:9
+    double_on: DoubleOn = "any_two"  # 000:35, 003:45; 9_10_11 in 001:34, 002:48
+    double_after_split: bool = True  # 000:36, 004:15
+    split_match: SplitMatch = "value"  # 000:30 "de même valeur"; rank in 002:54 "identiques"
+    max_hands_after_split: int | None = None  # None = no limit (000:31); 3 in 002:55; 2 in 004:11
+    pay_blackjack_before_bank: bool = False  # 002:62
+    min_boxes_to_deal: int = 1  # 2 in 002:29
+    ten_card_charlie: bool = False  # 004:31
+    dealer_hits_soft_17: bool = False  # 000:17 NOTA: the bank stands on soft 17
+    bank_blackjack_takes: BankBlackjackTakes = "all"  # 004:19
+    blackjack_round_down_cents: int = 0  # 0 = pay 3:2 exactly; else round down to this chip
+    boxes: int = 7  # 000:2
+
+    def __post_init__(self) -> None:
+        _check_int(self, "decks", 1, 8)
+        _check_int(self, "burn_cards", 0, 52)
+        _check_int(self, "cut_card_depth", 0, 52 * self.decks - 1)
+        _check_int(self, "min_boxes_to_deal", 1, self.boxes)
+        _check_int(self, "blackjack_round_down_cents", 0, 100_000)
+        _check_int(self, "boxes", 1, 7)
+        for key, choices in _CHOICES.items():
+            if getattr(self, key) not in choices:
+                raise RuleOptionError(f"rules.{key}", f"{getattr(self, key)!r} is not one of {choices}")
+        limit = self.max_hands_after_split
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise RuleOptionError("rules.max_hands_after_split", f"{limit!r}: a whole number >= 1 or 'unlimited'")
+        for key in ("shuffle_every_round", "double_after_split", "pay_blackjack_before_bank",
+                    "ten_card_charlie", "dealer_hits_soft_17"):
+            if not isinstance(getattr(self, key), bool):
+                raise RuleOptionError(f"rules.{key}", f"{getattr(self, key)!r}: true or false")
+
+    @property
+    def may_split(self) -> bool:
+        return self.max_hands_after_split is None or self.max_hands_after_split >= 2
+
+    def replace(self, **changes: Any) -> RuleOptions:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _check_int(options: RuleOptions, key: str, low: int, high: int) -> None:
+    value = getattr(options, key)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RuleOptionError(f"rules.{key}", f"{value!r}: a whole number from {low} to {high}")
+
+
+PROFILES: dict[str, RuleOptions] = {
+    # The French casino regulation, seed 000.
+    "fr-casino": RuleOptions(profile="fr-casino"),
+    # Seeds 001 and 002: double on 9-11, identical pairs, 3 hands, blackjack paid at once, 2 boxes.
+    "fr-classic": RuleOptions(
+        profile="fr-classic",
+        double_on="9_10_11",
+        split_match="rank",
+        max_hands_after_split=3,
+        pay_blackjack_before_bank=True,
+        min_boxes_to_deal=2,
+    ),
+    # Seed 004: shuffle every round, no burn, split once, ten-card charlie.
+    "online": RuleOptions(
+        profile="online",
+        burn_cards=0,
+        cut_card_depth=0,
+        shuffle_every_round=True,
+        max_hands_after_split=2,
+        ten_card_charlie=True,
+    ),
+}
+
+_FIELDS = {f.name for f in dataclasses.fields(RuleOptions)}
+
+
+def profile(name: str) -> RuleOptions:
+    """The named profile, or a `RuleOptionError` listing the known names."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise RuleOptionError("rules.profile", f"unknown profile {name!r}; known: {sorted(PROFILES)}") from None
+
+
+def rules_from_mapping(table: Mapping[str, Any]) -> RuleOptions:
+    """Options from a `[rules]` table: `profile` first, then overrides."""
+    data = dict(table)
+    base = profile(str(data.pop("profile", "fr-casino")))
+    unknown = sorted(set(data) - _FIELDS)
+    if unknown:
+        raise RuleOptionError(f"rules.{unknown[0]}", f"unknown rule option; known: {sorted(_FIELDS - {'profile'})}")
+    if data.get("max_hands_after_split") in ("unlimited", 0):
+        data["max_hands_after_split"] = None
+    try:
+        return base.replace(**data)
+    except TypeError as error:  # pragma: no cover - dataclass rejects a key we did not list
+        raise RuleOptionError("rules", str(error)) from error
+
+
+def load_rules(path: str | Path) -> RuleOptions:
+    """Options from a TOML file holding a `[rules]` table (or bare keys)."""
+    try:
+        document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise RuleOptionError("rules", f"{path}: not valid TOML: {error}") from error
+    table = document.get("rules", document)
+    if not isinstance(table, dict):
+        raise RuleOptionError("rules", "expected a [rules] table")
+    return rules_from_mapping(table)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableLimits:
+    """Posted table minimum and maximum per box, in cents (000:3, 002:31)."""
+
+    min_bet_cents: int = 500
+    max_bet_cents: int = 500_000
+
+    def __post_init__(self) -> None:
+        if not 0 < self.min_bet_cents <= self.max_bet_cents:
+            raise RuleOptionError("limits", f"need 0 < min ({self.min_bet_cents}) <= max ({self.max_bet_cents})")
