@@ -12,6 +12,7 @@ from table_runtime.errors import TableError
 # One module per command group, under table_runtime/commands/. Add yours here.
 COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.rules",
+    "table_runtime.commands.journal",
 )
 
 

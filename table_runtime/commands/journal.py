@@ -1,0 +1,54 @@
+"""`table-runtime journal`: check the hash chain of a table's journal, show its last rows."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+from typing import Any
+
+from table_runtime.errors import JournalError
+from table_runtime.journal import Journal, journal_path, verify_file
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("journal", help="check or show the journal of a data directory")
+    actions = parser.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
+
+    verify = actions.add_parser("verify", help="check the whole hash chain; exit 1 naming the first bad row")
+    verify.add_argument("--data-dir", required=True, help="the table's data directory (holds journal.db)")
+    verify.set_defaults(handler=run_verify)
+
+    tail = actions.add_parser("tail", help="print the last rows")
+    tail.add_argument("--data-dir", required=True, help="the table's data directory (holds journal.db)")
+    tail.add_argument("-n", "--lines", type=int, default=20, help="how many rows (default 20)")
+    tail.add_argument("--json", action="store_true", help="one JSON object per line")
+    tail.set_defaults(handler=run_tail)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    path = journal_path(args.data_dir)
+    result = verify_file(path)
+    if result.ok:
+        print(f"journal ok: {path}: {result.reason}")
+        return 0
+    print(f"journal BROKEN: {path}: first bad row {result.first_bad_seq}: {result.reason} "
+          f"({result.rows} rows verified before it)")
+    return 1
+
+
+def run_tail(args: argparse.Namespace) -> int:
+    path = journal_path(args.data_dir)
+    if not path.is_file():  # rather than creating an empty journal
+        raise JournalError(f"{path}: no journal here")
+    with Journal.open(path) as journal:
+        start = max(0, journal.last_seq - max(0, args.lines))
+        for entry in journal.entries(after_seq=start):
+            if args.json:
+                print(json.dumps({"seq": entry.seq, "ts": entry.ts, "kind": entry.kind, "body": entry.body,
+                                  "hash": entry.hash}, sort_keys=True))
+            else:
+                when = datetime.datetime.fromtimestamp(entry.ts, tz=datetime.UTC).isoformat(timespec="milliseconds")
+                body = json.dumps(entry.body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+                print(f"{entry.seq:>8} {when} {entry.kind:<20} {body}")
+    return 0
