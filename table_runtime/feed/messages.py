@@ -1,0 +1,186 @@
+"""The feed's topic tree and the messages it publishes: pure, no I/O, no clock.
+
+Topics live under ``<prefix>/tables/<table_id>/`` (docs/feed/asyncapi.yaml):
+
+- ``status``  retained: ``online`` after connect, ``offline`` as the MQTT will and on shutdown;
+- ``state``   retained: the latest table snapshot;
+- ``events``  every journal entry, QoS 1, in journal order;
+- ``alarms``  alarms raised and cleared;
+- ``rounds``  one record per settled or voided round.
+
+Every payload is a JSON object with ``schema_version``, ``table_id``, ``seq``
+(the journal seq; for status and state the latest seq known), ``ts`` (seconds
+since the epoch) and ``type``. Where a journal entry goes besides ``events`` is
+the `ROUTES` table, keyed by the entry's kind: add a kind there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from table_runtime.errors import ConfigError
+from table_runtime.journal import JournalEntry
+
+SCHEMA_VERSION = 1
+DEFAULT_PREFIX = "casino"
+
+TopicName = Literal["status", "state", "events", "alarms", "rounds"]
+TOPIC_NAMES: tuple[TopicName, ...] = ("status", "state", "events", "alarms", "rounds")
+_FORBIDDEN = frozenset("+#/\0")
+
+
+def _check_segment(key: str, value: str, *, slashes: bool = False) -> str:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(key, "must be a non-empty string")
+    forbidden = _FORBIDDEN - {"/"} if slashes else _FORBIDDEN
+    if any(char in forbidden for char in value) or value.startswith("/") or value.endswith("/") or "//" in value:
+        raise ConfigError(key, f"{value!r} is not usable in an MQTT topic (no +, #, empty levels)")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Topics:
+    """The topic names of one table under one prefix."""
+
+    prefix: str
+    table_id: str
+
+    def __post_init__(self) -> None:
+        _check_segment("feed.prefix", self.prefix, slashes=True)
+        _check_segment("feed.table_id", self.table_id)
+
+    @property
+    def base(self) -> str:
+        return f"{self.prefix}/tables/{self.table_id}"
+
+    def topic(self, name: TopicName) -> str:
+        return f"{self.base}/{name}"
+
+    @property
+    def status(self) -> str:
+        return self.topic("status")
+
+    @property
+    def state(self) -> str:
+        return self.topic("state")
+
+    @property
+    def events(self) -> str:
+        return self.topic("events")
+
+    @property
+    def alarms(self) -> str:
+        return self.topic("alarms")
+
+    @property
+    def rounds(self) -> str:
+        return self.topic("rounds")
+
+
+def topic_filter(prefix: str, table_id: str | None, name: TopicName | Literal["#"]) -> str:
+    """A subscription filter: one table, or every table (``+``) under `prefix`."""
+    _check_segment("feed.prefix", prefix, slashes=True)
+    table = "+" if table_id is None else _check_segment("feed.table_id", table_id)
+    return f"{prefix}/tables/{table}/{name}"
+
+
+@dataclass(frozen=True, slots=True)
+class FeedMessage:
+    """One MQTT publication: where, what, how."""
+
+    topic: str
+    payload: dict[str, Any]
+    seq: int
+    qos: int = 1
+    retain: bool = False
+
+    def encode(self) -> bytes:
+        return encode_payload(self.payload)
+
+
+def encode_payload(payload: Mapping[str, Any]) -> bytes:
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def _header(table_id: str, seq: int, ts: float, type_: str) -> dict[str, Any]:
+    return {"schema_version": SCHEMA_VERSION, "table_id": table_id, "seq": seq, "ts": ts, "type": type_}
+
+
+# The `type` of an entry whose body carries none, by journal kind.
+DEFAULT_TYPES: dict[str, str] = {
+    "alarm": "AlarmRaised",
+    "alarm_cleared": "AlarmCleared",
+    "round": "RoundRecorded",
+    "status": "RuntimeStatus",
+}
+
+
+def entry_type(entry: JournalEntry) -> str:
+    """The message `type` of a journal entry: the body's own, else one per kind."""
+    type_ = entry.body.get("type")
+    if isinstance(type_, str) and type_:
+        return type_
+    return DEFAULT_TYPES.get(entry.kind, entry.kind)
+
+
+def event_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
+    """The ``events`` message of any journal entry: the whole row, hash chain included."""
+    payload = _header(topics.table_id, entry.seq, entry.ts, entry_type(entry))
+    payload.update(kind=entry.kind, body=entry.body, hash=entry.hash, prev_hash=entry.prev_hash)
+    return FeedMessage(topics.events, payload, entry.seq)
+
+
+def alarm_raised_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
+    payload = _header(topics.table_id, entry.seq, entry.ts, "AlarmRaised")
+    payload["alarm"] = entry.body
+    return FeedMessage(topics.alarms, payload, entry.seq)
+
+
+def alarm_cleared_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
+    payload = _header(topics.table_id, entry.seq, entry.ts, "AlarmCleared")
+    payload["alarm"] = entry.body
+    return FeedMessage(topics.alarms, payload, entry.seq)
+
+
+def round_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
+    payload = _header(topics.table_id, entry.seq, entry.ts, "RoundRecorded")
+    payload["round"] = entry.body
+    return FeedMessage(topics.rounds, payload, entry.seq)
+
+
+MessageBuilder = Callable[[Topics, JournalEntry], FeedMessage]
+
+# Where each kind of journal entry is published besides ``events``.
+ROUTES: dict[str, tuple[MessageBuilder, ...]] = {
+    "alarm": (alarm_raised_message,),
+    "alarm_cleared": (alarm_cleared_message,),
+    "round": (round_message,),
+}
+
+
+def messages_for_entry(topics: Topics, entry: JournalEntry) -> list[FeedMessage]:
+    """Every message one journal entry makes: ``events`` first, then its routes."""
+    return [event_message(topics, entry), *(build(topics, entry) for build in ROUTES.get(entry.kind, ()))]
+
+
+StatusName = Literal["online", "offline"]
+
+
+def status_message(topics: Topics, status: StatusName, *, seq: int, ts: float, reason: str | None) -> FeedMessage:
+    """The retained ``status`` message (also the MQTT will, with status offline)."""
+    payload = _header(topics.table_id, seq, ts, "FeedStatus")
+    payload.update(status=status, reason=reason)
+    return FeedMessage(topics.status, payload, seq, qos=1, retain=True)
+
+
+def state_message(topics: Topics, snapshot: Mapping[str, Any], *, ts: float) -> FeedMessage:
+    """The retained ``state`` message wrapping a snapshot (docs/feed/schemas/state.json)."""
+    seq = snapshot.get("seq", 0)
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        seq = 0
+    payload = _header(topics.table_id, seq, ts, "TableState")
+    payload["snapshot"] = dict(snapshot)
+    return FeedMessage(topics.state, payload, seq, qos=1, retain=True)

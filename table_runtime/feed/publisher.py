@@ -1,0 +1,290 @@
+"""The publisher: store and forward from the journal to the MQTT broker.
+
+Events are never published from memory. The publisher reads the journal after
+its cursor (the last seq the broker acknowledged, kept in the journal's meta
+table), publishes a batch with QoS 1 in seq order, and moves the cursor only
+once every message of the batch is acknowledged. When the broker goes away or
+the process dies, the unacknowledged batch is sent again after reconnecting:
+consumers see every seq at least once, in order, and drop repeats by seq.
+
+The table never waits for the feed: the runtime appends to the journal, calls
+`notify()`, and carries on; with the broker down the backlog just grows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Self
+
+import aiomqtt
+
+from table_runtime.feed.backoff import Backoff
+from table_runtime.feed.messages import FeedMessage, messages_for_entry, state_message, status_message
+from table_runtime.feed.settings import FeedSettings
+from table_runtime.journal import Journal, JournalEntry
+
+logger = logging.getLogger("table_runtime.feed")
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class FeedPublisher:
+    """Owns the broker connection of one table and its cursor in the journal.
+
+    ::
+
+        async with FeedPublisher(settings, journal) as feed, asyncio.TaskGroup() as tasks:
+            tasks.create_task(feed.run())
+            ...                       # journal.append(...); feed.notify(); feed.offer_state(snapshot)
+            feed.stop("runtime stopping")
+
+    `run()` returns after `stop()`: it first sends what the journal holds (while
+    the broker is reachable), then the retained ``offline`` status with the
+    reason. Cancelling `run()` also tries to leave ``offline`` behind. Leaving
+    the ``async with`` stops a `run()` that is still going.
+    """
+
+    def __init__(
+        self,
+        settings: FeedSettings,
+        journal: Journal,
+        *,
+        rng: random.Random | None = None,
+        sleep: Sleep = asyncio.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings = settings
+        self.topics = settings.topics
+        self._journal = journal
+        self._backoff = Backoff(settings.backoff_initial, settings.backoff_max, rng or random.Random())
+        self._sleep = sleep
+        self._clock = clock
+        self._wake = asyncio.Event()
+        self._stopped = asyncio.Event()
+        self._stop_reason = "shutdown"
+        self._progress = asyncio.Condition()
+        self._state: Mapping[str, Any] | None = None
+        self._cursor = 0
+        self._connected = False
+        self._running = False
+        self._run_finished = asyncio.Event()
+        self.connections = 0
+        self.published = 0  # messages acknowledged by the broker, this process
+
+    # -- what the runtime calls -------------------------------------------------
+
+    def notify(self) -> None:
+        """The journal grew: publish soon. Cheap; call after every append."""
+        self._wake.set()
+
+    def offer_state(self, snapshot: Mapping[str, Any]) -> None:
+        """Publish this snapshot retained on ``state`` (only the latest offered is sent)."""
+        self._state = snapshot
+        self._wake.set()
+
+    def stop(self, reason: str = "shutdown") -> None:
+        """Ask `run()` to flush, publish ``offline`` with `reason`, and return."""
+        if not self._stopped.is_set():
+            self._stop_reason = reason
+            self._stopped.set()
+        self._wake.set()
+
+    @property
+    def cursor(self) -> int:
+        """The last seq the broker acknowledged (everything up to it is delivered)."""
+        return self._cursor
+
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
+    async def wait_published(self, seq: int) -> None:
+        """Return once every journal entry up to `seq` is acknowledged (bound it with asyncio.timeout)."""
+        async with self._progress:
+            await self._progress.wait_for(lambda: self._cursor >= seq)
+
+    # -- lifetime -----------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        self._cursor = await asyncio.to_thread(self._load_cursor)
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if self._running:
+            self.stop("shutdown" if error is None else f"shutdown after {type(error).__name__}")
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.settings.publish_timeout):
+                    await self._run_finished.wait()
+
+    def _load_cursor(self) -> int:
+        stored = self._journal.get_meta(self.settings.cursor_key)
+        cursor = int(stored) if stored is not None and stored.isdigit() else 0
+        last = self._journal.last_seq
+        if cursor > last:
+            logger.warning("feed cursor %d is past the journal's end %d: publishing it all again", cursor, last)
+            cursor = 0
+        return cursor
+
+    async def run(self) -> None:
+        """Connect, publish the backlog and then each new entry, reconnect on loss, until `stop()`."""
+        self._running = True
+        self._run_finished.clear()
+        try:
+            while not self._stopped.is_set():
+                try:
+                    await self._session()
+                    return
+                except aiomqtt.MqttError as error:
+                    if self._connected:
+                        logger.warning("feed: lost %s: %s", self.settings.broker.url, error)
+                    self._connected = False
+                delay = self._backoff.next_delay()
+                logger.info("feed: %s unreachable, retrying in %.2fs", self.settings.broker.url, delay)
+                await self._sleep_unless_stopped(delay)
+        finally:
+            self._connected = False
+            self._running = False
+            self._run_finished.set()
+
+    async def _sleep_unless_stopped(self, delay: float) -> None:
+        sleeper = asyncio.ensure_future(self._sleep(delay))
+        stopper = asyncio.ensure_future(self._stopped.wait())
+        try:
+            await asyncio.wait({sleeper, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (sleeper, stopper):
+                task.cancel()
+            await asyncio.gather(sleeper, stopper, return_exceptions=True)
+
+    def _client(self, last_seq: int) -> aiomqtt.Client:
+        settings = self.settings
+        will = status_message(self.topics, "offline", seq=last_seq, ts=self._clock(), reason="connection lost")
+        client = aiomqtt.Client(
+            settings.broker.host,
+            settings.broker.port,
+            username=settings.username,
+            password=settings.password.reveal() if settings.password else None,
+            identifier=settings.identifier,
+            will=aiomqtt.Will(will.topic, will.encode(), qos=1, retain=True),
+            clean_session=True,
+            keepalive=settings.keepalive,
+            timeout=settings.publish_timeout,
+            max_inflight_messages=settings.batch_size * 3,
+            tls_context=settings.tls_context(),
+            logger=logger,
+        )
+        # A whole batch is in flight on purpose: no warning per pending publish.
+        client.pending_calls_threshold = settings.batch_size * 4
+        return client
+
+    async def _session(self) -> None:
+        """One connection: online, then pump until stopped; offline on the way out."""
+        last_seq = await asyncio.to_thread(lambda: self._journal.last_seq)
+        async with self._client(last_seq) as client:
+            self._connected = True
+            self.connections += 1
+            self._backoff.reset()
+            logger.info("feed: connected to %s, publishing after seq %d", self.settings.broker.url, self._cursor)
+            watcher = asyncio.create_task(_watch_disconnect(client))
+            try:
+                online = status_message(self.topics, "online", seq=last_seq, ts=self._clock(), reason=None)
+                await self._publish(client, watcher, [online])
+                await self._pump(client, watcher)
+                await self._publish_status(client, watcher, self._stop_reason)
+            except asyncio.CancelledError:
+                with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                    async with asyncio.timeout(1.0):
+                        await self._publish_status(client, watcher, "cancelled")
+                raise
+            finally:
+                watcher.cancel()
+                await asyncio.gather(watcher, return_exceptions=True)
+
+    async def _publish_status(self, client: aiomqtt.Client, watcher: asyncio.Task[None], reason: str) -> None:
+        last_seq = await asyncio.to_thread(lambda: self._journal.last_seq)
+        offline = status_message(self.topics, "offline", seq=last_seq, ts=self._clock(), reason=reason)
+        await self._publish(client, watcher, [offline])
+
+    async def _pump(self, client: aiomqtt.Client, watcher: asyncio.Task[None]) -> None:
+        batch_size = self.settings.batch_size
+        while True:
+            self._wake.clear()
+            if self._state is not None:
+                snapshot, self._state = self._state, None
+                try:
+                    await self._publish(client, watcher, [state_message(self.topics, snapshot, ts=self._clock())])
+                except BaseException:
+                    if self._state is None:
+                        self._state = snapshot  # still the latest: send it after reconnecting
+                    raise
+            entries = await asyncio.to_thread(self._read, self._cursor, batch_size)
+            if entries:
+                messages = [message for entry in entries for message in messages_for_entry(self.topics, entry)]
+                await self._publish(client, watcher, messages)
+                await self._advance(entries[-1].seq)
+                continue
+            if self._stopped.is_set():
+                return
+            waker = asyncio.ensure_future(self._wake.wait())
+            try:
+                await asyncio.wait({waker, watcher}, timeout=self.settings.poll_interval, return_when="FIRST_COMPLETED")
+            finally:
+                waker.cancel()
+                await asyncio.gather(waker, return_exceptions=True)
+            if watcher.done():
+                watcher.result()
+                raise aiomqtt.MqttError("disconnected")
+
+    def _read(self, after_seq: int, limit: int) -> list[JournalEntry]:
+        return list(self._journal.entries(after_seq, limit))
+
+    async def _advance(self, seq: int) -> None:
+        await asyncio.to_thread(self._journal.set_meta, self.settings.cursor_key, str(seq))
+        async with self._progress:
+            self._cursor = seq
+            self._progress.notify_all()
+
+    async def _publish(
+        self, client: aiomqtt.Client, watcher: asyncio.Task[None], messages: Sequence[FeedMessage]
+    ) -> None:
+        """Publish all `messages` pipelined, in order; return when the broker acknowledged every one.
+
+        Raises MqttError if the connection drops first (paho does not fail the
+        pending publishes itself: they would wait for their timeout).
+        """
+        timeout = self.settings.publish_timeout
+        tasks = [
+            asyncio.create_task(
+                client.publish(message.topic, message.encode(), qos=message.qos, retain=message.retain, timeout=timeout)
+            )
+            for message in messages
+        ]
+        batch: asyncio.Future[list[None]] = asyncio.gather(*tasks)
+        try:
+            done, _ = await asyncio.wait((batch, watcher), return_when=asyncio.FIRST_COMPLETED)
+            if batch not in done:
+                watcher.result()
+                raise aiomqtt.MqttError("disconnected while publishing")
+            batch.result()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if not batch.done():
+                batch.cancel()
+            await asyncio.gather(batch, return_exceptions=True)
+        self.published += len(messages)
+
+
+async def _watch_disconnect(client: aiomqtt.Client) -> None:
+    """Ends (raising MqttError) when the connection drops; we subscribe to nothing."""
+    async for _message in client.messages:
+        pass

@@ -1,0 +1,232 @@
+"""Where and how the feed connects: broker URL, credentials, TLS, pacing.
+
+Credentials come from a file or the environment, never from the URL, and never
+appear in a repr or a log line: the password is a `Secret`.
+
+Configuration keys (a ``[feed]`` table, or command-line options)::
+
+    url = "mqtts://broker.pit.local:8883"   # mqtt:// (default port 1883) or mqtts:// (8883)
+    prefix = "casino"
+    username = "table-t1"                   # or TABLE_MQTT_USERNAME
+    password_file = "/etc/table/mqtt.pw"    # or TABLE_MQTT_PASSWORD / TABLE_MQTT_PASSWORD_FILE
+    ca_file = "/etc/table/ca.pem"           # mqtts: trust this CA instead of the system's
+    cert_file = "/etc/table/t1.pem"         # mqtts: client certificate ...
+    key_file = "/etc/table/t1.key"          # ... and its key
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from table_runtime.errors import ConfigError
+from table_runtime.feed.messages import DEFAULT_PREFIX, Topics
+
+ENV_USERNAME = "TABLE_MQTT_USERNAME"
+ENV_PASSWORD = "TABLE_MQTT_PASSWORD"
+ENV_PASSWORD_FILE = "TABLE_MQTT_PASSWORD_FILE"
+DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
+
+
+class Secret:
+    """A string that never shows itself in repr, str or logs; `reveal()` to use it."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerAddress:
+    """A parsed broker URL: ``mqtt://host[:port]`` or ``mqtts://host[:port]``."""
+
+    host: str
+    port: int
+    tls: bool
+
+    @property
+    def url(self) -> str:
+        return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
+
+
+def parse_broker_url(url: str, *, key: str = "feed.url") -> tuple[BrokerAddress, str | None]:
+    """The address and the user name (if the URL has one) of a broker URL."""
+    if not isinstance(url, str) or not url:
+        raise ConfigError(key, "a broker URL like mqtt://127.0.0.1:1883 is required")
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        raise ConfigError(key, f"scheme must be mqtt:// or mqtts://, not {parts.scheme or 'none'}://")
+    if parts.password is not None:
+        raise ConfigError(key, f"no password in the URL: use a password file or {ENV_PASSWORD}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ConfigError(key, "a broker URL has no path, query or fragment")
+    try:
+        port = parts.port
+    except ValueError as error:
+        raise ConfigError(key, f"bad port: {error}") from error
+    if not parts.hostname:
+        raise ConfigError(key, "the URL names no host")
+    host = parts.hostname
+    return BrokerAddress(host, port if port is not None else DEFAULT_PORTS[scheme], scheme == "mqtts"), parts.username
+
+
+@dataclass(frozen=True, slots=True)
+class FeedSettings:
+    """Everything the publisher needs, checked once; see the module docstring for the keys."""
+
+    broker: BrokerAddress
+    table_id: str
+    prefix: str = DEFAULT_PREFIX
+    username: str | None = None
+    password: Secret | None = field(default=None, repr=False)
+    ca_file: Path | None = None
+    cert_file: Path | None = None
+    key_file: Path | None = None
+    client_id: str | None = None
+    keepalive: int = 15
+    batch_size: int = 500
+    backoff_initial: float = 0.5
+    backoff_max: float = 30.0
+    poll_interval: float = 1.0
+    publish_timeout: float = 10.0
+    cursor_key: str = "feed.mqtt.cursor"
+
+    def __post_init__(self) -> None:
+        Topics(self.prefix, self.table_id)  # checks both
+        if self.keepalive < 1:
+            raise ConfigError("feed.keepalive", "must be at least 1 second")
+        if self.batch_size < 1:
+            raise ConfigError("feed.batch_size", "must be at least 1")
+        if not 0 < self.backoff_initial <= self.backoff_max:
+            raise ConfigError("feed.backoff_initial", "must be positive and at most feed.backoff_max")
+        if self.poll_interval <= 0:
+            raise ConfigError("feed.poll_interval", "must be positive")
+        if self.publish_timeout <= 0:
+            raise ConfigError("feed.publish_timeout", "must be positive")
+        if (self.cert_file is None) != (self.key_file is None):
+            raise ConfigError("feed.cert_file", "a client certificate needs both cert_file and key_file")
+        if (self.ca_file or self.cert_file) and not self.broker.tls:
+            raise ConfigError("feed.url", "ca_file/cert_file given but the URL is not mqtts://")
+
+    @property
+    def topics(self) -> Topics:
+        return Topics(self.prefix, self.table_id)
+
+    @property
+    def identifier(self) -> str:
+        return self.client_id or f"table-{self.table_id}-feed"
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        """The TLS context for mqtts:// (system CAs unless `ca_file`), None for mqtt://."""
+        return tls_context(self.broker, self.ca_file, self.cert_file, self.key_file)
+
+    @classmethod
+    def from_mapping(
+        cls, mapping: Mapping[str, Any], *, table_id: str | None = None, environ: Mapping[str, str] | None = None
+    ) -> FeedSettings:
+        """Settings from a ``[feed]`` table; secrets from `environ` (default: the process environment)."""
+        env = os.environ if environ is None else environ
+        known = {
+            "url", "table_id", "prefix", "username", "password_file", "ca_file", "cert_file", "key_file",
+            "client_id", "keepalive", "batch_size", "backoff_initial", "backoff_max", "poll_interval",
+            "publish_timeout", "cursor_key",
+        }  # fmt: skip
+        for key in mapping:
+            if key not in known:
+                raise ConfigError(f"feed.{key}", "unknown key")
+        broker, url_user = parse_broker_url(mapping.get("url", ""))
+        table = table_id if table_id is not None else mapping.get("table_id")
+        if not isinstance(table, str):
+            raise ConfigError("feed.table_id", "a table id is required")
+        username, password = credentials(mapping, url_user, env)
+        kwargs: dict[str, Any] = {}
+        for key, kind in (
+            ("keepalive", int), ("batch_size", int), ("backoff_initial", float), ("backoff_max", float),
+            ("poll_interval", float), ("publish_timeout", float),
+        ):  # fmt: skip
+            if key in mapping:
+                value = mapping[key]
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and value % 1):
+                    raise ConfigError(f"feed.{key}", f"must be a number{' of whole units' if kind is int else ''}")
+                kwargs[key] = kind(value)
+        for key in ("prefix", "client_id", "cursor_key"):
+            if key in mapping:
+                if not isinstance(mapping[key], str):
+                    raise ConfigError(f"feed.{key}", "must be a string")
+                kwargs[key] = mapping[key]
+        for key in ("ca_file", "cert_file", "key_file"):
+            if mapping.get(key) is not None:
+                kwargs[key] = _existing_file(f"feed.{key}", mapping[key])
+        return cls(broker=broker, table_id=table, username=username, password=password, **kwargs)
+
+
+def credentials(
+    mapping: Mapping[str, Any], url_user: str | None, environ: Mapping[str, str]
+) -> tuple[str | None, Secret | None]:
+    """User name and password: environment first, then the configuration (a file for the password)."""
+    username = environ.get(ENV_USERNAME) or mapping.get("username") or url_user
+    if username is not None and not isinstance(username, str):
+        raise ConfigError("feed.username", "must be a string")
+    password: Secret | None = None
+    if environ.get(ENV_PASSWORD):
+        password = Secret(environ[ENV_PASSWORD])
+    else:
+        source_key, source = (
+            (ENV_PASSWORD_FILE, environ.get(ENV_PASSWORD_FILE))
+            if environ.get(ENV_PASSWORD_FILE)
+            else ("feed.password_file", mapping.get("password_file"))
+        )
+        if source is not None:
+            path = _existing_file(source_key, source)
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError as error:
+                raise ConfigError(source_key, f"cannot read the password file: {error.strerror}") from error
+            password = Secret(text.rstrip("\r\n"))
+    if password is not None and username is None:
+        raise ConfigError("feed.username", "a password is configured but no user name")
+    return username, password
+
+
+def _existing_file(key: str, value: Any) -> Path:
+    if not isinstance(value, (str, os.PathLike)):
+        raise ConfigError(key, "must be a file path")
+    path = Path(value)
+    if not path.is_file():
+        raise ConfigError(key, f"{path}: no such file")
+    return path
+
+
+def tls_context(
+    broker: BrokerAddress, ca_file: Path | None, cert_file: Path | None, key_file: Path | None
+) -> ssl.SSLContext | None:
+    if not broker.tls:
+        return None
+    try:
+        context = ssl.create_default_context(cafile=str(ca_file) if ca_file else None)
+        if cert_file is not None:
+            context.load_cert_chain(str(cert_file), str(key_file) if key_file else None)
+    except (OSError, ssl.SSLError) as error:
+        raise ConfigError("feed.ca_file" if cert_file is None else "feed.cert_file", f"TLS: {error}") from error
+    return context
