@@ -23,6 +23,7 @@ class Card:
     rank: str
     suit: str
     value: int  # 2..10, an ace is 1 (hands count it 11 when that helps)
+    index: int  # 0..51, position in ALL_CARDS: a cheap key for per-card counts
 
     @property
     def code(self) -> str:
@@ -59,7 +60,9 @@ def _value(rank: str) -> int:
     return int(rank)
 
 
-_CARDS: dict[str, Card] = {r + s: Card(r, s, _value(r)) for r in RANKS for s in SUITS}
+_CARDS: dict[str, Card] = {
+    r + s: Card(r, s, _value(r), i) for i, (r, s) in enumerate((r, s) for r in RANKS for s in SUITS)
+}
 ALL_CARDS: tuple[Card, ...] = tuple(_CARDS.values())
 
 

@@ -1,0 +1,170 @@
+"""What comes out of the round: events and alarms (frozen, past tense).
+
+Events are derived from inputs; the journal stores them beside the inputs so
+the feed, the display and recall can read them without replaying.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from table_runtime.game.cards import Card
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Alarm:
+    """A dealer error, a device fault or a rule breach: shown, journaled, published; never an exception.
+
+    `amounts` holds the money involved, in cents, by name (e.g. expected_cents, seen_cents).
+    """
+
+    kind: str
+    message: str
+    rule: str
+    box: int | None = None
+    amounts: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShoeStarted:
+    shoe_id: str
+    burn_cards: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardBurned:
+    card: Card
+    burns_left: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CutCardSeen:
+    """Finish this round, then a new shoe."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundStarted:
+    round: int
+    boxes: tuple[int, ...]
+    total_cents: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardAssigned:
+    """A card went to `target`: ``boxN.handK`` or ``bank``."""
+
+    card: Card
+    target: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardHeld:
+    """A card out of the shoe that no hand takes now; the dealer assigns it (UNDO, NEXT...) or discards it."""
+
+    card: Card
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardsDiscarded:
+    cards: tuple[Card, ...]
+    by: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PhaseChanged:
+    phase: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnChanged:
+    box: int | None
+    hand: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InsuranceTaken:
+    box: int
+    cents: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandStood:
+    box: int
+    hand: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandDoubled:
+    box: int
+    hand: int
+    added_cents: int
+    behind_declined: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandSplit:
+    box: int
+    hand: int
+    new_hand: int
+    added_cents: int
+    behind_declined: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActionUndone:
+    """UNDO took back `action` (card, stand, double or split) at `target`."""
+
+    action: str
+    target: str
+    card: Card | None
+    by: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Payout:
+    """One stake's result. `net_cents` > 0 is paid to the player, < 0 collected, 0 pushed."""
+
+    box: int
+    hand: int
+    owner: str
+    kind: str  # original | double | split | insurance
+    staked_cents: int
+    outcome: str  # blackjack | win | charlie | push | lose | bust | insurance_win | insurance_lose
+    net_cents: int
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlackjackPaidEarly:
+    """002:62: a blackjack paid at once because the bank's card is not an ace."""
+
+    box: int
+    hand: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundSettled:
+    round: int
+    bank_total: int
+    bank_blackjack: bool
+    payouts: tuple[Payout, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundClosed:
+    round: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundVoided:
+    round: int
+    by: str
+    reason: str
+
+
+Event = (
+    Alarm | ShoeStarted | CardBurned | CutCardSeen | RoundStarted | CardAssigned | CardHeld | CardsDiscarded
+    | PhaseChanged | TurnChanged | InsuranceTaken | HandStood | HandDoubled | HandSplit | ActionUndone
+    | BlackjackPaidEarly | RoundSettled | RoundClosed | RoundVoided
+)

@@ -1,0 +1,89 @@
+"""What each stake wins or loses once the bank has finished (RULES.md 'Settlement').
+
+Pure arithmetic in integer cents. 3:2 on a stake with an odd number of cents is
+a half cent: it is rounded down and the payout says so in its note (never
+silently); a house may round blackjack payouts down to its smallest chip.
+"""
+
+from __future__ import annotations
+
+from table_runtime.game.events import Payout
+from table_runtime.game.hand import Hand
+from table_runtime.game.rules import RuleOptions
+
+
+def blackjack_net(cents: int, rules: RuleOptions) -> tuple[int, str]:
+    """3:2 (000:23); the note explains any rounding."""
+    exact_half_cents = cents * 3  # in half cents
+    net = exact_half_cents // 2
+    note = ""
+    if exact_half_cents % 2:
+        note = f"3:2 of {cents} cents is {net}.5 cents: paid {net}"
+    chip = rules.blackjack_round_down_cents
+    if chip and net % chip:
+        rounded = net - net % chip
+        note = f"3:2 of {cents} cents is {exact_half_cents / 2:g} cents: paid {rounded}, rounded down to a {chip}-cent chip"
+        net = rounded
+    return net, note
+
+
+def hand_payouts(
+    hand: Hand,
+    index: int,
+    *,
+    bank_total: int,
+    bank_blackjack: bool,
+    paid_early: bool,
+    rules: RuleOptions,
+) -> list[Payout]:
+    """One payout per stake on `hand`. Behind stakes are settled like the seated stake (RULES.md)."""
+    payouts = []
+    charlie = hand.charlie(rules.ten_card_charlie)
+    for stake in hand.stakes:
+        outcome, net, note = _stake_result(
+            hand, stake.kind, stake.cents, charlie, bank_total, bank_blackjack, paid_early, rules
+        )
+        payouts.append(Payout(box=hand.box, hand=index, owner=stake.owner, kind=stake.kind,
+                              staked_cents=stake.cents, outcome=outcome, net_cents=net, note=note))
+    return payouts
+
+
+def _stake_result(
+    hand: Hand,
+    kind: str,
+    cents: int,
+    charlie: bool,
+    bank_total: int,
+    bank_blackjack: bool,
+    paid_early: bool,
+    rules: RuleOptions,
+) -> tuple[str, int, str]:
+    if hand.busted:
+        return "bust", -cents, ""  # 000:13
+    if charlie:
+        return "charlie", cents, ""  # 004:31: wins outright, even against a bank blackjack
+    if hand.blackjack:
+        if bank_blackjack and not paid_early:
+            return "push", 0, ""  # 001:15
+        net, note = blackjack_net(cents, rules)
+        return "blackjack", net, note
+    if bank_blackjack:
+        # No hole card (004:19): doubled and split stakes are lost too, unless the house returns them.
+        if rules.bank_blackjack_takes == "original_only" and kind in ("double", "split"):
+            return "push", 0, "bank blackjack takes the original stake only"
+        return "lose", -cents, ""
+    total = hand.total
+    if bank_total > 21 or total > bank_total:
+        return "win", cents, ""  # 000:20, 000:22
+    if total == bank_total:
+        return "push", 0, ""  # 000:22
+    return "lose", -cents, ""  # 000:21
+
+
+def insurance_payout(box: int, owner: str, cents: int, bank_blackjack: bool) -> Payout:
+    """2 to 1 when the bank's second card makes blackjack, else lost (000:27)."""
+    if bank_blackjack:
+        return Payout(box=box, hand=0, owner=owner, kind="insurance", staked_cents=cents,
+                      outcome="insurance_win", net_cents=2 * cents)
+    return Payout(box=box, hand=0, owner=owner, kind="insurance", staked_cents=cents,
+                  outcome="insurance_lose", net_cents=-cents)

@@ -1,0 +1,169 @@
+"""The table: the shoe and the sequence of rounds. `replay(inputs)` rebuilds it exactly.
+
+This is the single entry point of the pure core: `Table.apply(input)` returns
+the events that input caused. The runtime journals the input first, then
+applies it, then journals the events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from table_runtime.game.cards import Card
+from table_runtime.game.events import Alarm, CardBurned, CardHeld, CardsDiscarded, CutCardSeen, Event, ShoeStarted
+from table_runtime.game.inputs import (
+    BetsLocked,
+    CardDrawn,
+    Confirm,
+    CutCardReached,
+    Discard,
+    Double,
+    Input,
+    InsurancePlaced,
+    Next,
+    ShoeShuffled,
+    Split,
+    Undo,
+    Void,
+)
+from table_runtime.game.round import BETTING, CLOSED, IN_PLAY, Round
+from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.game.shoe_count import ShoeAccount
+
+
+class Table:
+    """The shoe account, the current round, and cards that came out between rounds."""
+
+    def __init__(self, rules: RuleOptions, limits: TableLimits | None = None) -> None:
+        self.rules = rules
+        self.limits = limits or TableLimits()
+        self.shoe = ShoeAccount(rules.decks)
+        self.round: Round | None = None
+        self.rounds_started = 0
+        self.stray: list[tuple[Card, str]] = []  # (Card, reason): cards out of the shoe with no round to take them
+
+    @property
+    def phase(self) -> str:
+        return BETTING if self.round is None else self.round.phase
+
+    @property
+    def round_in_play(self) -> bool:
+        return self.round is not None and self.round.phase in IN_PLAY
+
+    def apply(self, item: Input) -> list[Event]:
+        out: list[Event] = []
+        if isinstance(item, CardDrawn):
+            self._card(item, out)
+        elif isinstance(item, (Next, Double, Split, Undo, Confirm, Void)):
+            if self.round is None:
+                out.append(Alarm(kind="command_refused", message=f"{type(item).__name__.upper()} refused: no round",
+                                 rule="TABLE.md A round"))
+            else:
+                self.round.command(item, out)
+        elif isinstance(item, Discard):
+            self._discard(item, out)
+        elif isinstance(item, BetsLocked):
+            self._lock(item, out)
+        elif isinstance(item, InsurancePlaced):
+            if self.round is None:
+                out.append(Alarm(kind="insurance_refused", message="no round in play", rule="000:25", box=item.box))
+            else:
+                self.round.insurance(item, out)
+        elif isinstance(item, ShoeShuffled):
+            self._shuffle(item, out)
+        elif isinstance(item, CutCardReached):
+            self.shoe.cut_card_reached = True
+            out.append(CutCardSeen())
+        return out
+
+    def _card(self, item: CardDrawn, out: list[Event]) -> None:
+        card = item.card
+        shoe = self.shoe
+        round_ = self.round
+        in_play = round_ is not None and round_.phase in IN_PLAY
+        if not shoe.loaded:
+            self._stray(card, "no_shoe", out, Alarm(
+                kind="no_shoe", message=f"card {card} drawn before a shuffled shoe was reported",
+                rule="TABLE.md Shoe integrity"))
+            return
+        if not shoe.take(card):
+            alarm = Alarm(kind="card_overcount", rule="RULES.md Equipment: each rank-suit exactly "
+                          f"{shoe.decks} times (000:1)",
+                          message=f"card {card} seen {shoe.seen(card) + 1} times; the shoe holds {shoe.decks}",
+                          amounts=(("seen", shoe.seen(card) + 1), ("held_by_shoe", shoe.decks)))
+            if in_play:
+                assert round_ is not None
+                round_._hold(card, "overcount", out, alarm)
+            else:
+                self._stray(card, "overcount", out, alarm)
+            return
+        if shoe.burns_left:
+            shoe.burns_left -= 1
+            out.append(CardBurned(card=card, burns_left=shoe.burns_left))
+            return
+        if in_play:
+            assert round_ is not None
+            round_.card(card, out)
+            return
+        self._stray(card, "no_bets", out, Alarm(
+            kind="card_no_hand", message=f"card {card} drawn with no bets locked: no hand may take it",
+            rule="TABLE.md A round step 1"))
+
+    def _stray(self, card: Card, reason: str, out: list[Event], alarm: Alarm) -> None:
+        self.stray.append((card, reason))
+        out.append(alarm)
+        out.append(CardHeld(card=card, reason=reason))
+
+    def _discard(self, item: Discard, out: list[Event]) -> None:
+        if self.stray and not (self.round is not None and self.round.held):
+            cards = tuple(card for card, _ in self.stray)
+            self.stray.clear()
+            out.append(CardsDiscarded(cards=cards, by=item.by))
+        elif self.round is not None:
+            self.round.command(item, out)
+        else:
+            out.append(Alarm(kind="command_refused", message="DISCARD refused: no held card",
+                             rule="TABLE.md Corrections and recall"))
+
+    def _lock(self, item: BetsLocked, out: list[Event]) -> None:
+        if self.round_in_play:
+            assert self.round is not None
+            out.append(Alarm(kind="command_refused", rule="TABLE.md A round step 1",
+                             message=f"bets refused: round {self.round.number} is still in phase {self.round.phase}"))
+            return
+        shoe = self.shoe
+        reason = None
+        if not shoe.loaded:
+            reason = "no shoe has been shuffled and loaded"
+        elif shoe.cut_card_reached:
+            reason = "the cut card came out: a new shoe first (001:5)"
+        elif self.rules.shuffle_every_round and shoe.rounds:
+            reason = "these rules shuffle after every round (004:9)"
+        if reason is not None:
+            out.append(Alarm(kind="new_shoe_needed", message=f"bets refused: {reason}", rule="RULES.md The deal"))
+            return
+        candidate = Round(self.rules, self.limits, self.rounds_started + 1)
+        candidate.lock(item, out)
+        if candidate.phase != BETTING:
+            self.round = candidate
+            self.rounds_started += 1
+            shoe.rounds += 1
+
+    def _shuffle(self, item: ShoeShuffled, out: list[Event]) -> None:
+        if self.round_in_play:
+            out.append(Alarm(kind="shuffle_mid_round", rule="001:5 (a new shoe after the round)",
+                             message=f"shoe {item.shoe_id} loaded while round {self.rounds_started} is in play"))
+        self.shoe.start(item.shoe_id, self.rules.burn_cards)
+        out.append(ShoeStarted(shoe_id=item.shoe_id, burn_cards=self.rules.burn_cards))
+
+    @property
+    def round_closed(self) -> bool:
+        return self.round is not None and self.round.phase == CLOSED
+
+
+def replay(rules: RuleOptions, inputs: Iterable[Input], limits: TableLimits | None = None) -> Table:
+    """The table after `inputs`, applied in order from a fresh start."""
+    table = Table(rules, limits)
+    for item in inputs:
+        table.apply(item)
+    return table
