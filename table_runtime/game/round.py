@@ -229,7 +229,7 @@ class Round:
     def card(self, card: Card, out: list[Event]) -> None:
         """A card out of the shoe: to the hand that must take it, or held with an alarm."""
         phase = self.phase
-        if phase == DEALING or phase == PLAYING or (phase == BANK and self.bank_must_draw):
+        if phase in (DEALING, PLAYING) or (phase == BANK and self.bank_must_draw):
             self._route(card, out)
             return
         if phase == INSURANCE:

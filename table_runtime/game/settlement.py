@@ -22,7 +22,8 @@ def blackjack_net(cents: int, rules: RuleOptions) -> tuple[int, str]:
     chip = rules.blackjack_round_down_cents
     if chip and net % chip:
         rounded = net - net % chip
-        note = f"3:2 of {cents} cents is {exact_half_cents / 2:g} cents: paid {rounded}, rounded down to a {chip}-cent chip"
+        note = (f"3:2 of {cents} cents is {exact_half_cents / 2:g} cents: "
+                f"paid {rounded}, rounded down to a {chip}-cent chip")
         net = rounded
     return net, note
 
