@@ -1,0 +1,129 @@
+"""Shoe messages: every event and command round-trips; bad payloads raise only our error."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from firmware_bridge.shoe import (
+    PROTOCOL_VERSION,
+    Ack,
+    CardDrawn,
+    CutCardReached,
+    DoorClosed,
+    DoorOpened,
+    Frame,
+    FrameDecoder,
+    FrameFlags,
+    GateChanged,
+    Heartbeat,
+    Hello,
+    HostCommand,
+    Identify,
+    Jam,
+    JamCleared,
+    MalformedMessageError,
+    MessageType,
+    Resend,
+    SequencedShoeEvent,
+    SetGate,
+    ShoeShuffled,
+    UnreadableCard,
+    host_frame,
+    parse_host_frame,
+    parse_shoe_frame,
+    shoe_frame,
+)
+from firmware_bridge.shoe.messages import protocol_version_of
+from table_runtime.game.cards import ALL_CARDS
+
+u16 = st.integers(0, 0xFFFF)
+u32 = st.integers(0, 0xFFFF_FFFF)
+
+events: st.SearchStrategy[SequencedShoeEvent] = st.one_of(
+    st.builds(CardDrawn, sequence=u16, card=st.sampled_from(ALL_CARDS), card_number=u16, raw_code=u16),
+    st.builds(
+        ShoeShuffled,
+        sequence=u16,
+        shoe_id=u32,
+        decks=st.integers(1, 8),
+        cards=u16,
+        cut_position=u16,
+        stacked=st.booleans(),
+    ),
+    st.builds(CutCardReached, sequence=u16, shoe_id=u32, card_number=u16),
+    st.builds(UnreadableCard, sequence=u16, card_number=u16),
+    st.builds(GateChanged, sequence=u16, locked=st.booleans()),
+    *(st.builds(kind, sequence=u16) for kind in (DoorOpened, DoorClosed, Jam, JamCleared)),
+)
+ascii_text = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=20)
+hellos = st.builds(
+    Hello,
+    protocol_version=st.integers(0, 255),
+    boot_id=u32,
+    next_sequence=u16,
+    oldest_held=u16,
+    shoe_id=u32,
+    cards_drawn=u16,
+    firmware_version=ascii_text,
+    serial_number=ascii_text,
+)
+heartbeats = st.builds(Heartbeat, next_sequence=u16, status=st.integers(0, 7), cards_drawn=u16)
+commands: st.SearchStrategy[HostCommand] = st.one_of(
+    st.just(Identify()), st.builds(Ack, u16), st.builds(Resend, u16), st.builds(SetGate, st.booleans())
+)
+
+
+@given(events, st.booleans())
+def test_events_round_trip_through_bytes(event: SequencedShoeEvent, retransmit: bool) -> None:
+    frame = shoe_frame(event, retransmit=retransmit)
+    assert frame.is_sequenced and frame.is_retransmit == retransmit
+    (decoded,) = FrameDecoder().feed(frame.to_bytes())
+    assert parse_shoe_frame(decoded) == event
+
+
+@given(st.one_of(hellos, heartbeats))
+def test_link_messages_round_trip(message: Hello | Heartbeat) -> None:
+    frame = shoe_frame(message)
+    assert not frame.is_sequenced
+    assert parse_shoe_frame(Frame.from_bytes(frame.to_bytes())) == message
+
+
+@given(hellos)
+def test_version_is_read_before_anything_else(hello: Hello) -> None:
+    assert protocol_version_of(shoe_frame(hello)) == hello.protocol_version
+
+
+@given(commands, u16)
+def test_host_commands_round_trip(command: HostCommand, sequence: int) -> None:
+    frame = host_frame(command, sequence)
+    assert parse_host_frame(Frame.from_bytes(frame.to_bytes())) == command
+
+
+def test_card_payload_is_as_documented() -> None:
+    event = CardDrawn(sequence=7, card=ALL_CARDS[0], card_number=12, raw_code=0x11)
+    assert ALL_CARDS[0].code == "AS"
+    assert shoe_frame(event).payload == bytes.fromhex("000C41530011")
+
+
+def test_a_card_code_naming_no_card_is_malformed() -> None:
+    frame = Frame(
+        sequence=1, message_type=MessageType.CARD_DRAWN, flags=FrameFlags.SEQUENCED, payload=b"\x00\x01ZS\x00\x00"
+    )
+    with pytest.raises(MalformedMessageError, match="no card"):
+        parse_shoe_frame(frame)
+
+
+def test_hello_protocol_version_is_one() -> None:
+    assert PROTOCOL_VERSION == 1
+
+
+@given(st.integers(0, 255), st.integers(0, 255), st.binary(max_size=64))
+def test_parsing_any_frame_raises_only_malformed_message(message_type: int, flags: int, payload: bytes) -> None:
+    frame = Frame(sequence=0, message_type=message_type, flags=FrameFlags(flags), payload=payload)
+    for parse in (parse_shoe_frame, parse_host_frame):
+        try:
+            parse(frame)
+        except MalformedMessageError as error:
+            assert error.message_type == message_type
