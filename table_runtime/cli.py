@@ -13,6 +13,7 @@ from table_runtime.errors import TableError
 COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.rules",
     "table_runtime.commands.journal",
+    "table_runtime.commands.config",
 )
 
 
