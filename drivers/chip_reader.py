@@ -1,0 +1,317 @@
+"""RFID chip readers: the `ChipReader` seam and the real pyusb driver.
+
+`UsbChipReader` owns one reader on USB (docs/protocols/rfid.md). A thread does
+the blocking bulk transfers: identify and check the version, then an inventory
+of every configured antenna each `scan_interval`; each result reaches the
+asyncio loop through `loop.call_soon_threadsafe` as a `ChipsScanned` event
+whose readings are named by zone. A USB error (cable pulled) or a timeout
+closes the device and yields `ReaderOffline`; the thread keeps looking for the
+reader and yields `ReaderOnline` when it is back.
+
+The backend is a keyword (`backend=`): pyusb's libusb on the table, the
+simulated reader of `simulators.rfid_backend` in CI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Protocol, Self
+
+import usb.core
+import usb.util
+
+from firmware_bridge.rfid import (
+    AntennaStatus,
+    ErrorCode,
+    ErrorReply,
+    FrameDecoder,
+    Identify,
+    Identity,
+    Inventory,
+    InventoryResult,
+    Message,
+    Tag,
+    check_version,
+    decode_message,
+    encode,
+)
+from table_runtime.errors import ConfigError, DeviceError, TableError
+
+OUT_ENDPOINT = 0x01
+IN_ENDPOINT = 0x81
+READ_SIZE = 16384
+
+
+class ReaderReplyError(DeviceError):
+    """The reader answered a request with an ERROR message or the wrong message."""
+
+
+class ReaderBusyError(ReaderReplyError):
+    """A passing error (busy, corrupted request): skip this scan, try the next (section 3.5)."""
+
+
+_PASSING = (ErrorCode.BUSY, ErrorCode.BAD_CRC)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReaderSettings:
+    """Where to find one reader and which zone lies over each of its antennas."""
+
+    vendor_id: int
+    product_id: int
+    antenna_zones: Mapping[int, str]
+    name: str = "chip-reader"
+    serial: str | None = None  # pick one reader among several of the same model
+    scan_interval: float = 0.1  # seconds between inventories (10 scans/s)
+    reconnect_interval: float = 1.0
+    timeout_ms: int = 500
+
+    def __post_init__(self) -> None:
+        if not self.antenna_zones:
+            raise ConfigError(f"{self.name}.antenna_zones", "map at least one antenna to a zone")
+        for antenna in self.antenna_zones:
+            if not 0 <= antenna < 32:
+                raise ConfigError(f"{self.name}.antenna_zones", f"antenna {antenna} is not 0..31")
+        zones = list(self.antenna_zones.values())
+        if len(set(zones)) != len(zones):
+            raise ConfigError(f"{self.name}.antenna_zones", "two antennas map to the same zone")
+        if self.scan_interval <= 0 or self.reconnect_interval <= 0:
+            raise ConfigError(f"{self.name}.scan_interval", "intervals are positive seconds")
+
+    @property
+    def zones(self) -> tuple[str, ...]:
+        return tuple(self.antenna_zones[antenna] for antenna in sorted(self.antenna_zones))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ZoneReading:
+    """What the antenna under one zone saw in one inventory."""
+
+    zone: str
+    tags: tuple[Tag, ...]
+    status: AntennaStatus = AntennaStatus.OK
+
+    @property
+    def complete(self) -> bool:
+        """True when a chip missing from `tags` was really not seen (antenna healthy, not truncated)."""
+        return self.status == AntennaStatus.OK
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChipsScanned:
+    """One inventory of every zone of a reader."""
+
+    reader: str
+    at: float
+    readings: tuple[ZoneReading, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReaderOnline:
+    reader: str
+    at: float
+    serial: str
+    firmware: str
+    protocol: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReaderOffline:
+    """The reader is gone (unplugged, silent, refused): its zones are not being read."""
+
+    reader: str
+    at: float
+    zones: tuple[str, ...]
+    reason: str
+
+
+ReaderEvent = ChipsScanned | ReaderOnline | ReaderOffline
+
+
+class ChipReader(Protocol):
+    """A source of chip readings per zone, alive for an `async with`."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def zones(self) -> tuple[str, ...]: ...
+
+    @property
+    def online(self) -> bool: ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: TracebackType | None) -> None: ...
+
+    async def next_event(self) -> ReaderEvent:
+        """The next event; the caller bounds the wait with `asyncio.timeout`."""
+        ...
+
+    def events(self) -> AsyncIterator[ReaderEvent]: ...
+
+
+@dataclass(slots=True)
+class _Link:
+    device: Any
+    decoder: FrameDecoder = field(default_factory=FrameDecoder)
+    seq: int = 0
+
+
+class UsbChipReader:
+    """The real driver: pyusb bulk transfers on a thread, events on the loop."""
+
+    def __init__(self, config: ReaderSettings, *, backend: Any = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self._backend = backend
+        self._clock = clock
+        self._queue: asyncio.Queue[ReaderEvent] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._online: bool | None = None  # None: nothing reported yet
+        self.identity: Identity | None = None
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def zones(self) -> tuple[str, ...]:
+        return self.config.zones
+
+    @property
+    def online(self) -> bool:
+        return bool(self._online)
+
+    async def __aenter__(self) -> Self:
+        self._loop = asyncio.get_running_loop()
+        self._queue = asyncio.Queue()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name=f"{self.name}-usb", daemon=True)
+        self._thread.start()
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: TracebackType | None) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, 5.0)
+            self._thread = None
+
+    async def next_event(self) -> ReaderEvent:
+        if self._queue is None:
+            raise RuntimeError("use the reader inside `async with`")
+        return await self._queue.get()
+
+    async def events(self) -> AsyncIterator[ReaderEvent]:
+        while True:
+            yield await self.next_event()
+
+    # -- the thread ------------------------------------------------------------------------------
+    def _emit(self, event: ReaderEvent) -> None:
+        assert self._loop is not None and self._queue is not None
+        try:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, event)
+        except RuntimeError:  # the loop closed under us: nobody is listening any more
+            self._stop.set()
+
+    def _run(self) -> None:
+        link: _Link | None = None
+        while not self._stop.is_set():
+            if link is None:
+                try:
+                    link = self._connect()
+                except (usb.core.USBError, TableError) as error:
+                    self._went_offline(str(error))
+                    self._stop.wait(self.config.reconnect_interval)
+                    continue
+            started = self._clock()
+            try:
+                result = self._request(link, Inventory(antennas=tuple(sorted(self.config.antenna_zones))))
+                if not isinstance(result, InventoryResult):
+                    raise ReaderReplyError(f"{self.name}: INVENTORY answered by {type(result).__name__}")
+            except ReaderBusyError:
+                self._stop.wait(self.config.scan_interval)
+                continue
+            except (usb.core.USBError, TableError) as error:
+                self._dispose(link)
+                link = None
+                self._went_offline(str(error))
+                continue
+            self._emit(self._scanned(result))
+            self._stop.wait(max(0.0, self.config.scan_interval - (self._clock() - started)))
+        if link is not None:
+            self._dispose(link)
+
+    def _connect(self) -> _Link:
+        match: dict[str, Any] = {"idVendor": self.config.vendor_id, "idProduct": self.config.product_id}
+        devices = list(usb.core.find(find_all=True, backend=self._backend, **match))
+        if self.config.serial is not None:
+            devices = [device for device in devices if device.serial_number == self.config.serial]
+        if not devices:
+            raise DeviceError(f"{self.name}: no reader {self.config.vendor_id:04x}:{self.config.product_id:04x}"
+                              + (f" serial {self.config.serial}" if self.config.serial else ""))
+        link = _Link(devices[0])
+        try:
+            link.device.set_configuration()
+            identity = self._request(link, Identify())
+            if not isinstance(identity, Identity):
+                raise ReaderReplyError(f"{self.name}: IDENTIFY answered by {type(identity).__name__}")
+            check_version(identity)
+            missing = [antenna for antenna in self.config.antenna_zones if antenna >= identity.antennas]
+            if missing:
+                raise ConfigError(f"{self.name}.antenna_zones",
+                                  f"antennas {missing} but the reader has {identity.antennas}")
+        except BaseException:
+            self._dispose(link)
+            raise
+        self.identity = identity
+        if self._online is not True:
+            self._online = True
+            self._emit(ReaderOnline(reader=self.name, at=self._clock(), serial=identity.serial,
+                                    firmware=identity.firmware, protocol=f"{identity.major}.{identity.minor}"))
+        return link
+
+    def _went_offline(self, reason: str) -> None:
+        if self._online is not False:
+            self._online = False
+            self._emit(ReaderOffline(reader=self.name, at=self._clock(), zones=self.zones, reason=reason))
+
+    def _request(self, link: _Link, message: Message) -> Message:
+        """One request, one reply with the same seq (section 2)."""
+        link.seq = (link.seq + 1) % 256
+        link.device.write(OUT_ENDPOINT, encode(message, link.seq), self.config.timeout_ms)
+        deadline = self._clock() + self.config.timeout_ms / 1000
+        while True:
+            data = link.device.read(IN_ENDPOINT, READ_SIZE, self.config.timeout_ms)
+            for frame in link.decoder.feed(bytes(data)):
+                if frame.seq != link.seq:
+                    continue  # a late reply to a request we gave up on
+                reply = decode_message(frame)
+                if isinstance(reply, ErrorReply):
+                    error = ReaderBusyError if reply.code in _PASSING else ReaderReplyError
+                    raise error(f"{self.name}: error {reply.code.name}: {reply.text}")
+                return reply
+            if self._clock() > deadline:
+                raise ReaderReplyError(f"{self.name}: no reply to seq {link.seq}")
+
+    def _scanned(self, result: InventoryResult) -> ChipsScanned:
+        zones = self.config.antenna_zones
+        readings = tuple(ZoneReading(zone=zones[report.antenna], tags=report.tags, status=report.status)
+                         for report in result.reports if report.antenna in zones)
+        return ChipsScanned(reader=self.name, at=self._clock(), readings=readings)
+
+    @staticmethod
+    def _dispose(link: _Link) -> None:
+        with contextlib.suppress(usb.core.USBError):  # the device may already be gone
+            usb.util.dispose_resources(link.device)
+

@@ -1,0 +1,150 @@
+"""The real pyusb chip reader driver against the simulated reader backend."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from drivers.chip_reader import (
+    ChipReader,
+    ChipsScanned,
+    ReaderEvent,
+    ReaderOffline,
+    ReaderOnline,
+    ReaderSettings,
+    UsbChipReader,
+)
+from firmware_bridge.rfid import AntennaStatus, BlockStatus, Tag
+from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
+from simulators.rfid_chips import ChipIssuer
+from table_runtime.errors import ConfigError
+
+pytestmark = pytest.mark.timeout(30)
+
+ZONES = {1: "box1", 2: "box1.behind", 3: "box1.insurance", 4: "box2"}
+
+
+def settings(**changes: object) -> ReaderSettings:
+    values: dict[str, object] = {"vendor_id": SIM_VENDOR_ID, "product_id": SIM_PRODUCT_ID, "antenna_zones": ZONES,
+                                 "name": "left", "scan_interval": 0.01, "reconnect_interval": 0.02,
+                                 "timeout_ms": 200}
+    values.update(changes)
+    return ReaderSettings(**values)  # type: ignore[arg-type]
+
+
+async def until(reader: ChipReader, kind: type[ReaderEvent], seconds: float = 5.0) -> ReaderEvent:
+    async with asyncio.timeout(seconds):
+        while True:
+            event = await reader.next_event()
+            if isinstance(event, kind):
+                return event
+
+
+async def scan_where(reader: ChipReader, zone: str, uids: set[str]) -> ChipsScanned:
+    async with asyncio.timeout(5):
+        while True:
+            event = await reader.next_event()
+            if isinstance(event, ChipsScanned):
+                seen = {tag.uid for reading in event.readings if reading.zone == zone for tag in reading.tags}
+                if seen == uids:
+                    return event
+
+
+@pytest.fixture
+def device() -> SimulatedReader:
+    return SimulatedReader(ZONES, serial="RDR-0001", firmware="sim-1.0")
+
+
+@pytest.fixture
+async def reader(device: SimulatedReader) -> AsyncIterator[UsbChipReader]:
+    async with UsbChipReader(settings(), backend=RfidBackend([device])) as running:
+        yield running
+
+
+async def test_identifies_then_reports_chips_per_zone(reader: UsbChipReader, device: SimulatedReader) -> None:
+    online = await until(reader, ReaderOnline)
+    assert isinstance(online, ReaderOnline)
+    assert (online.reader, online.serial, online.firmware, online.protocol) == ("left", "RDR-0001", "sim-1.0", "1.0")
+    assert reader.online
+    chips = ChipIssuer(7).stack(3500)
+    device.place("box2", *chips)
+    scan = await scan_where(reader, "box2", {chip.uid for chip in chips})
+    assert [reading.zone for reading in scan.readings] == ["box1", "box1.behind", "box1.insurance", "box2"]
+    box2 = scan.readings[3]
+    assert sum(tag.denomination_cents or 0 for tag in box2.tags) == 3500
+    assert {tag.casino_id for tag in box2.tags} == {7}
+    assert box2.complete
+
+
+async def test_unplug_reports_offline_and_replug_recovers(reader: UsbChipReader, device: SimulatedReader) -> None:
+    await until(reader, ReaderOnline)
+    device.unplug()
+    offline = await until(reader, ReaderOffline)
+    assert isinstance(offline, ReaderOffline)
+    assert offline.zones == ("box1", "box1.behind", "box1.insurance", "box2")
+    assert "No such device" in offline.reason
+    assert not reader.online
+    chip = ChipIssuer(7).issue(500)[0]
+    device.place("box1", chip)
+    device.replug()
+    await until(reader, ReaderOnline)
+    await scan_where(reader, "box1", {chip.uid})
+    assert reader.online
+
+
+async def test_a_reader_of_another_major_version_is_refused() -> None:
+    device = SimulatedReader(ZONES, major=2, minor=3)
+    async with UsbChipReader(settings(), backend=RfidBackend([device])) as reader:
+        offline = await until(reader, ReaderOffline)
+        assert isinstance(offline, ReaderOffline)
+        assert "2.3" in offline.reason and "1.x" in offline.reason
+        assert reader.identity is None
+
+
+async def test_no_reader_plugged_is_offline_until_one_appears() -> None:
+    backend = RfidBackend()
+    async with UsbChipReader(settings(), backend=backend) as reader:
+        offline = await until(reader, ReaderOffline)
+        assert isinstance(offline, ReaderOffline)
+        assert "no reader 1209:7ab1" in offline.reason
+        backend.add(SimulatedReader(ZONES))
+        await until(reader, ReaderOnline)
+
+
+async def test_serial_number_picks_one_of_two_identical_readers() -> None:
+    left, right = SimulatedReader(ZONES, serial="RDR-0001"), SimulatedReader(ZONES, serial="RDR-0002")
+    chip = ChipIssuer(7).issue(10_000)[0]
+    right.place("box1", chip)
+    async with UsbChipReader(settings(serial="RDR-0002"), backend=RfidBackend([left, right])) as reader:
+        online = await until(reader, ReaderOnline)
+        assert isinstance(online, ReaderOnline)
+        assert online.serial == "RDR-0002"
+        await scan_where(reader, "box1", {chip.uid})
+
+
+async def test_antenna_fault_and_unread_block_are_reported(reader: UsbChipReader, device: SimulatedReader) -> None:
+    chip = Tag(uid="E004000000000001", block_status=BlockStatus.READ_FAILED)
+    device.place("box1", chip)
+    device.set_antenna_status("box2", AntennaStatus.OPEN)
+    scan = await scan_where(reader, "box1", {chip.uid})
+    by_zone = {reading.zone: reading for reading in scan.readings}
+    assert by_zone["box1"].tags == (chip,)
+    assert by_zone["box2"].status == AntennaStatus.OPEN
+    assert not by_zone["box2"].complete
+
+
+async def test_an_antenna_the_reader_does_not_have_is_a_clear_reason() -> None:
+    device = SimulatedReader(antennas=4)
+    async with UsbChipReader(settings(antenna_zones={1: "box1", 9: "box3"}), backend=RfidBackend([device])) as reader:
+        offline = await until(reader, ReaderOffline)
+        assert isinstance(offline, ReaderOffline)
+        assert "antennas [9] but the reader has 4" in offline.reason
+
+
+def test_settings_refuse_two_antennas_on_one_zone() -> None:
+    with pytest.raises(ConfigError, match="same zone"):
+        settings(antenna_zones={1: "box1", 2: "box1"})
+    with pytest.raises(ConfigError, match=r"0\.\.31"):
+        settings(antenna_zones={40: "box1"})
