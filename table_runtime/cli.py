@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.rules",
     "table_runtime.commands.journal",
     "table_runtime.commands.config",
+    "table_runtime.commands.feed",
 )
 
 

@@ -1,0 +1,180 @@
+"""The reference consumer: read a table's ``events``, drop repeats, flag gaps.
+
+The publisher sends every journal entry at least once and in order; after an
+outage it sends again what the broker had not acknowledged. A consumer keeps
+the last seq it handled per table: a seq at or below it is a repeat (drop it),
+one above the next expected means entries were missed (flag the gap: the
+journal on the table still has them).
+
+To miss nothing while the consumer itself is disconnected, connect with a
+fixed client id and ``persistent=True`` (a persistent session, QoS 1) to a
+broker that keeps sessions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import ssl
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import aiomqtt
+
+from table_runtime.feed.backoff import Backoff
+from table_runtime.feed.messages import TopicName, topic_filter
+from table_runtime.feed.settings import BrokerAddress, Secret
+
+logger = logging.getLogger("table_runtime.feed.consumer")
+
+Verdict = Literal["new", "duplicate", "gap"]
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What one seq means: `new`, a `duplicate` to drop, or new after a `gap` of `missing` seqs."""
+
+    verdict: Verdict
+    seq: int
+    missing: tuple[int, int] | None = None  # first and last missing seq, inclusive
+
+
+@dataclass(slots=True)
+class SequenceTracker:
+    """The last seq handled for each table (pure)."""
+
+    last: dict[str, int] = field(default_factory=dict)
+    duplicates: int = 0
+    gaps: int = 0
+
+    def observe(self, table_id: str, seq: int) -> Observation:
+        last = self.last.get(table_id)
+        if last is not None and seq <= last:
+            self.duplicates += 1
+            return Observation("duplicate", seq)
+        self.last[table_id] = seq
+        expected = 1 if last is None else last + 1
+        if seq > expected and last is not None:
+            self.gaps += 1
+            return Observation("gap", seq, (expected, seq - 1))
+        return Observation("new", seq)
+
+    def start_after(self, table_id: str, seq: int) -> None:
+        """Expect `seq + 1` next for this table (otherwise the first seq seen starts it)."""
+        self.last[table_id] = seq
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """One message off the feed, with what its seq means for its table."""
+
+    topic: str
+    message: dict[str, Any]
+    observation: Observation
+
+    @property
+    def table_id(self) -> str:
+        return str(self.message.get("table_id", ""))
+
+
+class FeedConsumer:
+    """Subscribes to one topic of one table (or of all tables) and yields what it receives.
+
+    Reconnects on its own (capped, jittered backoff) and resubscribes; every
+    message is checked against a `SequenceTracker`. Duplicates are dropped
+    unless `keep_duplicates`.
+    """
+
+    def __init__(
+        self,
+        broker: BrokerAddress,
+        *,
+        prefix: str = "casino",
+        table_id: str | None = None,
+        topic: TopicName = "events",
+        username: str | None = None,
+        password: Secret | None = None,
+        tls_context: ssl.SSLContext | None = None,
+        client_id: str | None = None,
+        persistent: bool = False,
+        keep_duplicates: bool = False,
+        tracker: SequenceTracker | None = None,
+        rng: random.Random | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        backoff_initial: float = 0.1,
+        backoff_max: float = 5.0,
+    ) -> None:
+        if persistent and not client_id:
+            raise ValueError("a persistent session needs a fixed client_id")
+        self.broker = broker
+        self.filter = topic_filter(prefix, table_id, topic)
+        self.tracker = tracker if tracker is not None else SequenceTracker()
+        self.subscribed = asyncio.Event()
+        self._username = username
+        self._password = password
+        self._tls = tls_context
+        self._client_id = client_id
+        self._persistent = persistent
+        self._keep_duplicates = keep_duplicates
+        self._backoff = Backoff(backoff_initial, backoff_max, rng or random.Random())
+        self._sleep = sleep
+        self.connections = 0
+
+    async def messages(self) -> AsyncGenerator[Received, None]:
+        """Messages in arrival order, forever; disconnections are retried, not raised."""
+        while True:
+            try:
+                async with aiomqtt.Client(
+                    self.broker.host,
+                    self.broker.port,
+                    username=self._username,
+                    password=self._password.reveal() if self._password else None,
+                    identifier=self._client_id,
+                    clean_session=not self._persistent,
+                    tls_context=self._tls,
+                    keepalive=15,
+                ) as client:
+                    await client.subscribe(self.filter, qos=1)
+                    self.connections += 1
+                    self._backoff.reset()
+                    self.subscribed.set()
+                    async for message in client.messages:
+                        received = self._receive(message)
+                        if received is not None:
+                            yield received
+            except aiomqtt.MqttError as error:
+                self.subscribed.clear()
+                logger.info("consumer: %s: %s", self.broker.url, error)
+            await self._sleep(self._backoff.next_delay())
+
+    def _receive(self, message: aiomqtt.Message) -> Received | None:
+        raw = message.payload
+        try:
+            decoded = json.loads(raw if isinstance(raw, (bytes, bytearray, str)) else b"")
+        except ValueError:
+            decoded = None
+        if not isinstance(decoded, dict) or not isinstance(decoded.get("seq"), int):
+            logger.warning("consumer: %s: not a feed message, skipped", message.topic)
+            return None
+        table_id = str(decoded.get("table_id", ""))
+        observation = self.tracker.observe(table_id, decoded["seq"])
+        if observation.verdict == "duplicate" and not self._keep_duplicates:
+            return None
+        return Received(str(message.topic), decoded, observation)
+
+
+async def collect(consumer: FeedConsumer, count: int) -> list[Received]:
+    """The next `count` messages (a helper for scripts; bound it with asyncio.timeout)."""
+    received: list[Received] = []
+    stream = consumer.messages()
+    try:
+        async for item in stream:
+            received.append(item)
+            if len(received) >= count:
+                break
+    finally:
+        await stream.aclose()
+    return received
