@@ -1,0 +1,89 @@
+"""The computed basic strategy as flat lookup tables, and the decision API.
+
+`Strategy.decide` is the simulator's hot path: two list look-ups, no
+allocation. Up cards and pairs are given by blackjack value, an ace being 1
+(as `Card.value`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+
+from table_runtime.game.rules import RuleOptions
+from table_runtime.strategy.terms import PlayTerms
+
+UP_VALUES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)  # chart column order: 2..9, T, A
+CHART_WIDTH = 11  # index by value 0..10
+
+
+class Action(IntEnum):
+    """A player decision."""
+
+    HIT = 0
+    STAND = 1
+    DOUBLE = 2
+    SPLIT = 3
+
+
+_HIT, _STAND, _DOUBLE, _SPLIT = Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT
+
+
+def cell_index(total: int, soft: bool, up_value: int) -> int:
+    return ((total + 32) if soft else total) * CHART_WIDTH + up_value
+
+
+class Strategy:
+    """The total-dependent strategy of one set of play terms.
+
+    Owns three tables: the first decision of a hand that may still double,
+    hit-or-stand for a hand that may not, and split-or-not per pair value.
+    Build it with `Strategy.for_rules(options)` (computed once per set of terms).
+    """
+
+    __slots__ = ("_first", "_hit_stand", "_split", "terms")
+
+    def __init__(self, terms: PlayTerms, hits: Sequence[bool], doubles: Sequence[bool],
+                 splits: Sequence[bool]) -> None:
+        """`hits`/`doubles` are indexed by `cell_index`, `splits` by pair value * 11 + up value."""
+        self.terms = terms
+        self._hit_stand: list[Action] = [_HIT if hit else _STAND for hit in hits]
+        self._first: list[Action] = [
+            _DOUBLE if double else plain for double, plain in zip(doubles, self._hit_stand, strict=True)
+        ]
+        self._split: list[bool] = list(splits)
+
+    @classmethod
+    def for_rules(cls, options: RuleOptions | PlayTerms) -> Strategy:
+        """The strategy for `RuleOptions` (or `PlayTerms`), computed once per terms and cached."""
+        from table_runtime.strategy.solver import solve  # solver imports this module
+
+        terms = options if isinstance(options, PlayTerms) else PlayTerms.from_options(options)
+        return solve(terms).strategy
+
+    def decide(self, total: int, soft: bool, pair_rank_value: int | None, up_value: int,
+               can_double: bool, can_split: bool) -> Action:
+        """The action for a hand of `total` (soft when an ace counts 11) against `up_value`.
+
+        `pair_rank_value`: the value (ace = 1) of a two-card pair that the rules let
+        split (same value, or same rank under split_match='rank'), else None.
+        `can_double`/`can_split`: what the rules allow for this hand right now.
+        """
+        if can_split and pair_rank_value is not None and self._split[pair_rank_value * CHART_WIDTH + up_value]:
+            return _SPLIT
+        index = ((total + 32) if soft else total) * CHART_WIDTH + up_value
+        if can_double:
+            return self._first[index]
+        return self._hit_stand[index]
+
+    def letter(self, total: int, soft: bool, up_value: int) -> str:
+        """The chart letter of a two-card total: H, S, D (else hit) or Ds (else stand)."""
+        index = cell_index(total, soft, up_value)
+        plain = "H" if self._hit_stand[index] is _HIT else "S"
+        if self._first[index] is _DOUBLE:
+            return "D" if plain == "H" else "Ds"
+        return plain
+
+    def splits(self, pair_value: int, up_value: int) -> bool:
+        return self._split[pair_value * CHART_WIDTH + up_value]
+
