@@ -237,7 +237,7 @@ class Round:
                 kind="insurance_open",
                 message=f"card {card} drawn while the insurance window is open: CONFIRM closes it first",
                 rule="TABLE.md A round step 3; 000:25"))
-        elif phase == BANK:
+        elif phase in (BANK, SETTLEMENT):
             self._hold(card, "bank_must_stand", out, Alarm(
                 kind="bank_must_stand",
                 message=f"card {card} drawn for the bank, which must stand on {self.bank.total}",

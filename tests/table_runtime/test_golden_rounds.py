@@ -1,0 +1,362 @@
+"""Golden rounds: whole rounds with their payouts in cents, each citing the seed line it encodes.
+
+Deal order (000:10, no hole card 002:34): box order, one card to the bank, box order again.
+Seeds: /shared/seeds/000 (regulation), 001, 002, 003, 004 (online).
+"""
+
+from __future__ import annotations
+
+from table_runtime.game.rules import TableLimits, profile
+
+from .scenario import play
+
+
+def test_higher_hand_paid_even_money_000_22() -> None:
+    played = play("TS 9H KD NEXT TC")
+    assert played.table.phase == "settlement"
+    assert played.net() == {1: 1000}
+
+
+def test_lower_hand_collected_000_21() -> None:
+    assert play("TS 9H 7D NEXT TC").net() == {1: -1000}
+
+
+def test_equal_hand_is_a_push_000_22() -> None:
+    played = play("TS 9H 9D NEXT TC")
+    assert played.outcomes(1) == [(0, "original", "push", 0)]
+
+
+def test_bank_bust_pays_every_hand_in_play_000_20() -> None:
+    played = play("TS 5S 6H 6D TD NEXT NEXT TC 8C", bets="1:1000 2:1000")
+    assert played.table.round is not None and played.table.round.bank.busted
+    assert played.net() == {1: 1000, 2: 1000}
+
+
+def test_busted_hand_is_collected_and_bank_does_not_draw_000_13() -> None:
+    played = play("TS 6H 6D TH")
+    round_ = played.table.round
+    assert round_ is not None and round_.phase == "settlement"
+    assert len(round_.bank.cards) == 1  # RULES.md: no stake left to compare, the bank does not draw
+    assert played.outcomes(1) == [(0, "original", "bust", -1000)]
+
+
+def test_blackjack_paid_three_to_two_000_23() -> None:
+    played = play("AS 9H KD 8C")
+    assert played.outcomes(1) == [(0, "original", "blackjack", 1500)]
+
+
+def test_bank_draws_only_its_second_card_for_a_waiting_blackjack_rules_bank() -> None:
+    played = play("AS 5H KD 6C")
+    round_ = played.table.round
+    assert round_ is not None and [c.code for c in round_.bank.cards] == ["5H", "6C"]
+    assert round_.phase == "settlement"
+    assert played.net() == {1: 1500}
+
+
+def test_blackjack_against_bank_blackjack_is_a_push_001_15() -> None:
+    played = play("AS AH KD CONFIRM KC")
+    assert played.outcomes(1) == [(0, "original", "push", 0)]
+
+
+def test_blackjack_beats_twenty_one_in_three_cards_000_23() -> None:
+    played = play("AS TS 5H KD QS NEXT 6C TC", bets="1:1000 2:1000")
+    assert played.table.round is not None and played.table.round.bank.total == 21
+    assert played.net() == {1: 1500, 2: -1000}
+
+
+def test_bank_stands_on_soft_17_000_17() -> None:
+    played = play("TS 6H 9D NEXT AC")
+    round_ = played.table.round
+    assert round_ is not None and round_.bank.total == 17 and round_.bank.soft
+    assert len(round_.bank.cards) == 2
+    assert played.net() == {1: 1000}
+
+
+def test_option_bank_hits_soft_17_000_17_contrast() -> None:
+    rules = profile("fr-casino").replace(dealer_hits_soft_17=True)
+    played = play("TS 6H 9D NEXT AC 3C", rules=rules)
+    assert played.table.round is not None and played.table.round.bank.total == 20
+    assert played.net() == {1: -1000}
+
+
+def test_bank_ace_counts_eleven_when_it_reaches_17_to_21_000_17() -> None:
+    played = play("TS 5H 9D NEXT AC 4C")
+    round_ = played.table.round
+    assert round_ is not None and round_.bank.total == 20 and len(round_.bank.cards) == 3
+    assert played.net() == {1: -1000}
+
+
+def test_insurance_won_pays_two_to_one_000_27() -> None:
+    played = play("TS AH 9D INS:1:500 CONFIRM NEXT KC")
+    assert sorted(played.outcomes(1)) == [(0, "insurance", "insurance_win", 1000), (0, "original", "lose", -1000)]
+    assert played.net() == {1: 0}
+
+
+def test_insurance_lost_and_play_goes_on_000_27_28() -> None:
+    played = play("TS AH 9D INS:1:500 CONFIRM NEXT 7C")
+    assert sorted(played.outcomes(1)) == [(0, "insurance", "insurance_lose", -500), (0, "original", "win", 1000)]
+
+
+def test_insurance_must_be_half_the_stake_000_26() -> None:
+    played = play("TS AH 9D INS:1:400")
+    assert played.alarm_kinds == ["insurance_refused"]
+    alarm = played.alarms[0]
+    assert alarm.box == 1 and dict(alarm.amounts) == {"expected_cents": 500, "seen_cents": 400}
+    assert played.table.round is not None and played.table.round.boxes[0].insurance == 0
+
+
+def test_insurance_only_offered_on_a_bank_ace_000_25() -> None:
+    played = play("TS 9H 9D INS:1:500")
+    assert played.alarm_kinds == ["insurance_refused"]
+
+
+def test_insured_blackjack_is_paid_one_to_one_when_bank_makes_blackjack_002_65() -> None:
+    played = play("AS AH KD INS:1:500 CONFIRM TC")
+    assert played.net() == {1: 1000}
+
+
+def test_insured_blackjack_is_paid_one_to_one_when_bank_does_not_002_64() -> None:
+    played = play("AS AH KD INS:1:500 CONFIRM 7C")
+    assert played.net() == {1: 1000}
+
+
+def test_double_adds_an_equal_stake_and_wins_both_000_35() -> None:
+    played = play("5S 6H 6D DOUBLE TC TD 8C")
+    assert played.outcomes(1) == [(0, "original", "win", 1000), (0, "double", "win", 1000)]
+
+
+def test_double_receives_exactly_one_card_000_35() -> None:
+    played = play("5S 6H 6D DOUBLE 2C TD 5C")
+    round_ = played.table.round
+    assert round_ is not None and len(round_.boxes[0].hands[0].cards) == 3
+    assert [c.code for c in round_.bank.cards] == ["6H", "TD", "5C"]
+    assert played.net() == {1: -2000}
+
+
+def test_fr_classic_doubles_only_on_9_10_11_001_34() -> None:
+    played = play("5S TS 6H 3D 7D DOUBLE", bets="1:1000 2:1000", rules="fr-classic")
+    assert played.alarm_kinds == ["command_refused"]
+    assert "9, 10 or 11" in played.alarms[0].message
+    round_ = played.table.round
+    assert round_ is not None and not round_.boxes[0].hands[0].doubled
+
+
+def test_fr_classic_never_doubles_a_soft_hand_002_48() -> None:
+    played = play("AS TS 6H 8D 7D DOUBLE", bets="1:1000 2:1000", rules="fr-classic")
+    assert played.alarm_kinds == ["command_refused"]
+
+
+def test_split_of_two_ten_valued_cards_of_different_rank_000_30() -> None:
+    played = play("KS 6H QD SPLIT 9C NEXT 8C NEXT TD 8H", bets="1:1000")
+    round_ = played.table.round
+    assert round_ is not None and len(round_.boxes[0].hands) == 2
+    assert played.outcomes(1) == [(0, "original", "win", 1000), (1, "split", "win", 1000)]
+
+
+def test_fr_classic_splits_only_identical_cards_002_54() -> None:
+    played = play("KS TS 6H QD 7D SPLIT", bets="1:1000 2:1000", rules="fr-classic")
+    assert played.alarm_kinds == ["command_refused"]
+
+
+def test_split_aces_take_one_card_each_and_21_is_not_blackjack_000_32_33() -> None:
+    played = play("AS 7H AD SPLIT KC QD TS")
+    assert played.outcomes(1) == [(0, "original", "win", 1000), (1, "split", "win", 1000)]
+
+
+def test_split_aces_are_not_split_again_000_32() -> None:
+    played = play("AS 7H AD SPLIT AC")
+    round_ = played.table.round
+    assert round_ is not None
+    assert round_.next_card_target == "box1.hand1"  # the ace pair on hand 0 is finished with one card
+    assert "SPLIT" not in round_.allowed()
+
+
+def test_resplit_without_limit_in_the_regulation_000_31() -> None:
+    played = play("8S 6H 8D SPLIT 8C SPLIT 8H SPLIT")
+    round_ = played.table.round
+    assert round_ is not None and len(round_.boxes[0].hands) == 4
+    assert played.alarm_kinds == []
+
+
+def test_fr_classic_allows_three_hands_at_most_002_55() -> None:
+    played = play("TS 8S 6H TD 8D NEXT SPLIT 8C SPLIT 8H SPLIT", bets="1:1000 2:1000", rules="fr-classic")
+    round_ = played.table.round
+    assert round_ is not None and len(round_.boxes[1].hands) == 3
+    assert played.alarm_kinds == ["command_refused"]
+
+
+def test_online_splits_once_004_11() -> None:
+    played = play("8S 6H 8D SPLIT 8C SPLIT", rules="online")
+    round_ = played.table.round
+    assert round_ is not None and len(round_.boxes[0].hands) == 2
+    assert played.alarm_kinds == ["command_refused"]
+
+
+def test_double_after_split_000_36() -> None:
+    played = play("5S 6H 5D SPLIT 6C DOUBLE TC 4C NEXT TD 2H")
+    assert played.outcomes(1) == [
+        (0, "original", "win", 1000), (0, "double", "win", 1000), (1, "split", "lose", -1000)]
+
+
+def test_behind_stake_follows_a_double_000_3() -> None:
+    played = play("5S 6H 6D DOUBLE:c TC TD 8C", bets="1:1000,c=500")
+    assert sorted(played.outcomes(1)) == [
+        (0, "double", "win", 500), (0, "double", "win", 1000),
+        (0, "original", "win", 500), (0, "original", "win", 1000)]
+
+
+def test_behind_stake_declines_a_double_and_plays_single_rules_settlement() -> None:
+    played = play("5S 6H 6D DOUBLE TC TD 8C", bets="1:1000,c=500")
+    by_owner: dict[str, int] = {}
+    for payout in played.payouts:
+        by_owner[payout.owner] = by_owner.get(payout.owner, 0) + payout.net_cents
+    assert by_owner == {"p1": 2000, "c": 500}
+
+
+def test_behind_stake_declining_a_split_stays_on_the_first_hand_rules_settlement() -> None:
+    played = play("8S 6H 8D SPLIT TC NEXT 2C NEXT TD 2H", bets="1:1000,c=500")
+    # bank 6+10+2 = 18; hand 0 is 18 (push), hand 1 is 10 (lose)
+    assert sorted(played.outcomes(1)) == [
+        (0, "original", "push", 0), (0, "original", "push", 0), (1, "split", "lose", -1000)]
+
+
+def test_bank_blackjack_takes_doubled_stakes_without_hole_card_004_19() -> None:
+    played = play("5S AH 6D CONFIRM DOUBLE 9C KC")
+    assert played.outcomes(1) == [(0, "original", "lose", -1000), (0, "double", "lose", -1000)]
+
+
+def test_option_bank_blackjack_takes_original_only_004_19_contrast() -> None:
+    rules = profile("fr-casino").replace(bank_blackjack_takes="original_only")
+    played = play("5S AH 6D CONFIRM DOUBLE 9C KC", rules=rules)
+    assert played.net() == {1: -1000}
+
+
+def test_bank_blackjack_takes_split_stakes_004_19() -> None:
+    played = play("8S TH 8D SPLIT TC NEXT 9C NEXT AS")
+    assert played.net() == {1: -2000}
+
+
+def test_twenty_one_after_split_is_paid_even_003_33() -> None:
+    played = play("KS 9H QD SPLIT AC 8C NEXT TC")
+    assert played.outcomes(1) == [(0, "original", "win", 1000), (1, "split", "lose", -1000)]
+
+
+def test_ten_card_charlie_wins_even_against_bank_blackjack_004_31() -> None:
+    # The insurance keeps the bank drawing its second card, which makes blackjack.
+    played = play("AS AH AD INS:1:500 CONFIRM AC AS 2S 2H 2D 2C 2S 2H KC", rules="online")
+    round_ = played.table.round
+    assert round_ is not None and len(round_.boxes[0].hands[0].cards) == 10
+    assert round_.bank.blackjack
+    assert played.outcomes(1) == [(0, "insurance", "insurance_win", 1000), (0, "original", "charlie", 1000)]
+
+
+def test_no_charlie_in_the_regulation_004_31_contrast() -> None:
+    played = play("AS AH AD INS:1:500 CONFIRM AC AS 2S 2H 2D 2C 2S 2H NEXT KC")
+    assert played.outcomes(1) == [(0, "insurance", "insurance_win", 1000), (0, "original", "lose", -1000)]
+
+
+def test_fr_classic_pays_blackjack_at_once_against_a_bank_ten_002_62() -> None:
+    played = play("AS TS TH KD 9D NEXT AC", bets="1:1000 2:1000", rules="fr-classic")
+    round_ = played.table.round
+    assert round_ is not None and round_.bank.blackjack
+    assert played.net() == {1: 1500, 2: -1000}
+
+
+def test_regulation_pushes_that_blackjack_against_bank_blackjack_001_15() -> None:
+    played = play("AS TS TH KD 9D NEXT AC", bets="1:1000 2:1000")
+    assert played.net() == {1: 0, 2: -1000}
+
+
+def test_fr_classic_needs_two_boxes_002_29() -> None:
+    played = play("", bets="1:1000", rules="fr-classic")
+    assert played.alarm_kinds == ["too_few_boxes"]
+    assert played.table.phase == "betting"
+
+
+def test_box_over_the_maximum_with_behind_stakes_000_3() -> None:
+    played = play("", bets="1:4000,c=2000", limits=TableLimits(min_bet_cents=500, max_bet_cents=5000))
+    assert played.alarm_kinds == ["bet_over_maximum"]
+    alarm = played.alarms[0]
+    assert alarm.box == 1 and dict(alarm.amounts) == {"total_cents": 6000, "max_cents": 5000}
+    assert played.table.round is None
+
+
+def test_box_under_the_minimum_002_31() -> None:
+    played = play("", bets="1:1000 2:100")
+    assert played.alarm_kinds == ["bet_under_minimum"] and played.alarms[0].box == 2
+
+
+def test_first_five_cards_of_a_shoe_are_burned_001_5_002_32() -> None:
+    played = play("", lock=False)
+    assert played.table.shoe.burns_left == 0 and played.table.shoe.dealt == 5
+    assert [type(e).__name__ for e in played.events].count("CardBurned") == 5
+
+
+def test_cut_card_finishes_the_round_then_a_new_shoe_001_5() -> None:
+    played = play("TS 9H CUT KD NEXT TC CONFIRM BETS")
+    assert played.net() == {1: 1000}  # the round in progress finished normally
+    assert played.alarm_kinds == ["new_shoe_needed"]
+    played_after_shuffle = play("TS 9H CUT KD NEXT TC CONFIRM SHUFFLE:S2 9C 9D 9H 9S 8C BETS")
+    assert played_after_shuffle.table.round is not None and played_after_shuffle.table.round.number == 2
+
+
+def test_online_shuffles_before_every_round_004_9() -> None:
+    played = play("TS 9H KD NEXT TC CONFIRM BETS", rules="online")
+    assert played.alarm_kinds == ["new_shoe_needed"]
+
+
+def test_seventh_ace_of_spades_is_an_alarm_and_not_played_000_1() -> None:
+    played = play("TS 9H 5D AS AS AS AS AS AS AS")
+    kinds = played.alarm_kinds
+    assert kinds == ["card_overcount"]
+    round_ = played.table.round
+    assert round_ is not None
+    assert [c.code for c, reason in round_.held] == ["AS"] and round_.held[0][1] == "overcount"
+
+
+def test_card_for_a_bank_that_must_stand_is_held_000_15() -> None:
+    played = play("TS 9H KD NEXT 8C 5D")
+    assert played.alarm_kinds == ["bank_must_stand"]
+    round_ = played.table.round
+    assert round_ is not None and round_.bank.total == 17 and len(round_.bank.cards) == 2
+
+
+def test_confirm_while_the_bank_must_draw_is_refused_000_16() -> None:
+    played = play("TS 9H KD NEXT CONFIRM")
+    assert played.alarm_kinds == ["bank_must_draw"]
+    assert played.table.phase == "bank"
+
+
+def test_held_card_blocks_confirm_until_discarded() -> None:
+    played = play("TS 9H KD NEXT TC 5D CONFIRM DISCARD CONFIRM")
+    assert played.alarm_kinds == ["bank_must_stand", "command_refused"]
+    assert played.table.phase == "closed"
+
+
+def test_undo_moves_the_last_card_to_the_right_hand() -> None:
+    # box 1 stood on 18 but the dealer drew before NEXT: the 3 went to box 1; UNDO, NEXT sends it to box 2.
+    played = play("TS 9S 6H 8D 5D 3C UNDO NEXT NEXT TH TC", bets="1:1000 2:1000")
+    round_ = played.table.round
+    assert round_ is not None
+    assert [c.code for c in round_.boxes[0].hands[0].cards] == ["TS", "8D"]
+    assert [c.code for c in round_.boxes[1].hands[0].cards] == ["9S", "5D", "3C"]
+    assert "ActionUndone" in [type(e).__name__ for e in played.events]
+
+
+def test_void_ends_the_round_with_no_payouts() -> None:
+    played = play("TS 9H KD VOID")
+    assert played.table.phase == "voided"
+    assert played.payouts == ()
+
+
+def test_odd_cents_blackjack_is_rounded_down_and_says_so_rules_money() -> None:
+    played = play("AS 9H KD 8C", bets="1:1001")
+    (payout,) = played.payouts
+    assert payout.net_cents == 1501 and "1501.5" in payout.note
+
+
+def test_house_rounding_of_blackjack_to_the_smallest_chip_rules_money() -> None:
+    rules = profile("fr-casino").replace(blackjack_round_down_cents=100)
+    played = play("AS 9H KD 8C", bets="1:500", rules=rules)
+    (payout,) = played.payouts
+    assert payout.net_cents == 700 and "rounded down" in payout.note
