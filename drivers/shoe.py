@@ -1,0 +1,468 @@
+"""The electronic shoe: the `CardShoe` seam and the real async serial driver.
+
+`SerialShoe` owns one shoe on a serial port (docs/protocols/shoe.md). It uses
+**pyserial-asyncio-fast**, not pyserial in a thread: the transport registers
+the port's file descriptor with the event loop (`add_reader`), so each byte the
+shoe writes reaches the decoder in the loop's own callback, with no thread hop,
+no polling and no lock; a card is decoded microseconds after it arrives.
+
+Lifetime follows `async with` (aiomqtt-style): entering starts one owned task
+that connects, identifies (§6), checks the protocol version and then watches
+the link; leaving cancels it and ends `events()`. A lost link or a silent shoe
+(no frame for `heartbeat_timeout`) yields `ShoeOffline` and a reconnect with
+capped, jittered backoff; the next HELLO re-identifies the shoe and go-back-N
+sequencing (§3) makes sure nothing it sent is lost or doubled. A shoe speaking
+another protocol version is refused: `events()` raises `ShoeVersionError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Protocol, Self
+from urllib.parse import urlsplit
+
+import serial
+import serial_asyncio_fast
+
+from firmware_bridge.shoe import (
+    SUPPORTED_VERSIONS,
+    Ack,
+    CardDrawn,
+    CutCardReached,
+    Decision,
+    DoorClosed,
+    DoorOpened,
+    Frame,
+    FrameDecoder,
+    GateChanged,
+    Heartbeat,
+    Hello,
+    HostCommand,
+    Identify,
+    Jam,
+    JamCleared,
+    MalformedMessageError,
+    MessageType,
+    MissedCards,
+    Resend,
+    Sequencer,
+    SetGate,
+    ShoeEvent,
+    ShoeIdentity,
+    ShoeOffline,
+    ShoeOnline,
+    ShoeShuffled,
+    ShoeStatus,
+    ShoeVersionError,
+    UnreadableCard,
+    host_frame,
+    parse_shoe_frame,
+)
+from firmware_bridge.shoe.messages import protocol_version_of
+from table_runtime.errors import ConfigError, DeviceError
+
+__all__ = [
+    "CardDrawn",
+    "CardShoe",
+    "CutCardReached",
+    "DoorClosed",
+    "DoorOpened",
+    "GateChanged",
+    "Jam",
+    "JamCleared",
+    "MissedCards",
+    "SerialShoe",
+    "ShoeCommandError",
+    "ShoeEvent",
+    "ShoeIdentity",
+    "ShoeOffline",
+    "ShoeOnline",
+    "ShoeShuffled",
+    "ShoeStatistics",
+    "ShoeVersionError",
+    "UnreadableCard",
+    "port_of",
+]
+
+BAUD_RATE = 115200
+_PYSERIAL_SCHEMES = ("socket", "rfc2217", "loop")
+
+
+class ShoeCommandError(DeviceError, TimeoutError):
+    """A command to the shoe (lock or unlock the gate) was not confirmed: the shoe is offline or silent."""
+
+
+class CardShoe(Protocol):
+    """What the runtime needs from a shoe, real or simulated."""
+
+    @property
+    def online(self) -> bool: ...
+
+    @property
+    def identity(self) -> ShoeIdentity | None: ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+    def events(self) -> AsyncIterator[ShoeEvent]:
+        """Every event, in order, until the shoe is closed; raises ShoeVersionError if the shoe is refused."""
+        ...
+
+    async def lock_gate(self) -> None:
+        """Lock the card gate (between rounds); returns once the shoe confirms it."""
+        ...
+
+    async def unlock_gate(self) -> None:
+        """Unlock the card gate; returns once the shoe confirms it."""
+        ...
+
+
+def port_of(url: str) -> str:
+    """The pyserial port for a configured device: `serial:///dev/ttyACM0`, a plain path, or a pyserial URL."""
+    parts = urlsplit(url)
+    if parts.scheme == "serial":
+        if not parts.path:
+            raise ConfigError("devices.shoe", f"{url!r}: name the port, e.g. serial:///dev/ttyACM0")
+        return parts.path
+    if parts.scheme in _PYSERIAL_SCHEMES:
+        return url
+    if parts.scheme == "" and url:
+        return url
+    raise ConfigError("devices.shoe", f"{url!r}: use serial:///dev/ttyACM0, a device path, or socket:// rfc2217://")
+
+
+@dataclass(slots=True)
+class ShoeStatistics:
+    """Counters since the driver started, for diagnosis and the bench."""
+
+    connections: int = 0
+    bytes_received: int = 0
+    bytes_skipped: int = 0
+    malformed_messages: int = 0
+    duplicates: int = 0
+    out_of_order: int = 0
+    missed: int = 0
+
+
+class _Link(asyncio.Protocol):
+    """The pyserial-asyncio-fast protocol: hands bytes and the loss of the port to the driver."""
+
+    def __init__(self, shoe: SerialShoe) -> None:
+        self._shoe = shoe
+        self.lost: asyncio.Future[Exception | None] = asyncio.get_running_loop().create_future()
+
+    def data_received(self, data: bytes) -> None:
+        self._shoe._on_bytes(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.lost.done():
+            self.lost.set_result(exc)
+
+
+class _LinkDown(Exception):
+    """The session ended; `reason` says why (becomes ShoeOffline.reason)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SerialShoe:
+    """One electronic shoe on a serial port: connection, identify, sequencing, offline and reconnect."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        heartbeat_timeout: float = 2.0,
+        identify_timeout: float = 2.0,
+        identify_interval: float = 0.25,
+        backoff_initial: float = 0.05,
+        backoff_max: float = 2.0,
+        command_timeout: float = 2.0,
+        supported_versions: tuple[int, ...] = SUPPORTED_VERSIONS,
+        jitter: random.Random | None = None,
+    ) -> None:
+        self.url = url
+        self.port = port_of(url)
+        self.heartbeat_timeout = heartbeat_timeout
+        self.identify_timeout = identify_timeout
+        self.identify_interval = identify_interval
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+        self.command_timeout = command_timeout
+        self.supported_versions = supported_versions
+        self.statistics = ShoeStatistics()
+        self._jitter = jitter or random.Random()
+        self._sequencer = Sequencer()
+        self._decoder = FrameDecoder()
+        self._queue: asyncio.Queue[ShoeEvent | BaseException | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._transport: asyncio.Transport | None = None
+        self._hello: asyncio.Future[Hello] | None = None
+        self._watchdog: asyncio.Timeout | None = None
+        self._identified = False
+        self._online = False
+        self._identity: ShoeIdentity | None = None
+        self._gate_locked: bool | None = None
+        self._gate_seen = asyncio.Event()
+        self._host_sequence = 0
+
+    # -- the seam ------------------------------------------------------------------------
+
+    @property
+    def online(self) -> bool:
+        return self._online
+
+    @property
+    def identity(self) -> ShoeIdentity | None:
+        return self._identity
+
+    @property
+    def gate_locked(self) -> bool | None:
+        """The card gate as the shoe last reported it; None before it said."""
+        return self._gate_locked
+
+    async def __aenter__(self) -> Self:
+        self._task = asyncio.create_task(self._run(), name=f"shoe {self.port}")
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._close_transport()
+        self._queue.put_nowait(None)
+
+    async def events(self) -> AsyncIterator[ShoeEvent]:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    async def next_event(self) -> ShoeEvent:
+        """The next event (tests and simple callers); raises like events()."""
+        item = await self._queue.get()
+        if item is None:
+            raise DeviceError(f"shoe on {self.port} is closed")
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    async def lock_gate(self) -> None:
+        await self._set_gate(True)
+
+    async def unlock_gate(self) -> None:
+        await self._set_gate(False)
+
+    # -- connection loop -----------------------------------------------------------------
+
+    async def _run(self) -> None:
+        delay = self.backoff_initial
+        reported_offline = False
+        while True:
+            try:
+                await self._session()
+                reason = "link closed"
+            except _LinkDown as down:
+                reason = down.reason
+            except ShoeVersionError as refused:
+                self._queue.put_nowait(refused)
+                return
+            except (OSError, serial.SerialException) as error:
+                reason = f"cannot open {self.port}: {error}"
+            finally:
+                self._close_transport()
+            if self._online:
+                # It was up: report the loss at once and restart the backoff.
+                self._online = False
+                delay = self.backoff_initial
+                self._queue.put_nowait(ShoeOffline(reason=reason, device=self.port))
+            elif not reported_offline:
+                self._queue.put_nowait(ShoeOffline(reason=reason, device=self.port))
+            reported_offline = True
+            await asyncio.sleep(delay * (0.5 + self._jitter.random()))
+            delay = min(self.backoff_max, delay * 2)
+
+    async def _session(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._decoder.reset()
+        self._identified = False
+        link = _Link(self)
+        transport, _ = await serial_asyncio_fast.create_serial_connection(
+            loop, lambda: link, self.port, baudrate=BAUD_RATE
+        )
+        self._transport = transport
+        self.statistics.connections += 1
+        hello = await self._identify()
+        version = hello.protocol_version
+        if version not in self.supported_versions:
+            raise ShoeVersionError(version, self.supported_versions, self.port)
+        self._identity = ShoeIdentity(
+            protocol_version=version,
+            firmware_version=hello.firmware_version,
+            serial_number=hello.serial_number,
+            boot_id=hello.boot_id,
+        )
+        decision = self._sequencer.on_hello(hello)
+        self._identified = True
+        self._online = True
+        self._queue.put_nowait(
+            ShoeOnline(identity=self._identity, shoe_id=hello.shoe_id, cards_drawn=hello.cards_drawn, device=self.port)
+        )
+        self._apply(decision)
+        try:
+            async with asyncio.timeout(self.heartbeat_timeout) as watchdog:
+                self._watchdog = watchdog
+                error = await link.lost
+        except TimeoutError:
+            raise _LinkDown(f"no heartbeat for {self.heartbeat_timeout:g} s") from None
+        finally:
+            self._watchdog = None
+        raise _LinkDown(f"device disconnected: {error}" if error else "device disconnected")
+
+    async def _identify(self) -> Hello:
+        """Send IDENTIFY until HELLO comes back (§6 step 1)."""
+        self._hello = asyncio.get_running_loop().create_future()
+        try:
+            async with asyncio.timeout(self.identify_timeout):
+                while True:
+                    self._send(Identify())
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(self.identify_interval):
+                            return await asyncio.shield(self._hello)
+        except TimeoutError:
+            raise _LinkDown(f"no answer to IDENTIFY within {self.identify_timeout:g} s") from None
+        finally:
+            self._hello = None
+
+    def _close_transport(self) -> None:
+        transport, self._transport = self._transport, None
+        if transport is not None and not transport.is_closing():
+            transport.abort()  # not close(): flushing a vanished pty can block
+
+    # -- bytes in ------------------------------------------------------------------------
+
+    def _on_bytes(self, data: bytes) -> None:
+        self.statistics.bytes_received += len(data)
+        skipped = self._decoder.bytes_skipped
+        frames = self._decoder.feed(data)
+        self.statistics.bytes_skipped += self._decoder.bytes_skipped - skipped
+        if not frames:
+            return
+        if self._watchdog is not None:
+            self._watchdog.reschedule(asyncio.get_running_loop().time() + self.heartbeat_timeout)
+        acknowledge: int | None = None
+        for frame in frames:
+            if frame.message_type == MessageType.HELLO:
+                self._on_hello(frame)
+            elif not self._identified:
+                continue  # nothing is placed before HELLO; the shoe resends
+            elif frame.is_sequenced:
+                decision = self._sequencer.on_frame(frame)
+                self._count()
+                if decision.missed is not None:
+                    self._queue.put_nowait(decision.missed)
+                if decision.deliver:
+                    self._deliver(frame)
+                if decision.acknowledge is not None:
+                    acknowledge = decision.acknowledge
+                if decision.resend_from is not None:
+                    self._send(Resend(decision.resend_from))
+            elif frame.message_type == MessageType.HEARTBEAT:
+                self._on_heartbeat(frame)
+        if acknowledge is not None:
+            self._send(Ack(acknowledge))  # cumulative: one per chunk is enough
+
+    def _on_hello(self, frame: Frame) -> None:
+        if self._hello is None or self._hello.done():
+            return
+        version = protocol_version_of(frame)
+        if version is not None and version not in self.supported_versions:
+            # §6: nothing else is trusted before the version check.
+            self._hello.set_exception(ShoeVersionError(version, self.supported_versions, self.port))
+            return
+        try:
+            message = parse_shoe_frame(frame)
+        except MalformedMessageError:
+            self.statistics.malformed_messages += 1
+            return
+        if isinstance(message, Hello):
+            self._hello.set_result(message)
+
+    def _on_heartbeat(self, frame: Frame) -> None:
+        try:
+            message = parse_shoe_frame(frame)
+        except MalformedMessageError:
+            self.statistics.malformed_messages += 1
+            return
+        if isinstance(message, Heartbeat):
+            self._set_gate_state(bool(message.status & ShoeStatus.GATE_LOCKED))
+            self._apply(self._sequencer.on_heartbeat(message.next_sequence))
+
+    def _deliver(self, frame: Frame) -> None:
+        try:
+            event = parse_shoe_frame(frame)
+        except MalformedMessageError:
+            # The sequence number is accounted for; the event is lost and said so.
+            self.statistics.malformed_messages += 1
+            self._queue.put_nowait(MissedCards(first_sequence=frame.sequence, count=1))
+            return
+        if isinstance(event, ShoeEvent):
+            if isinstance(event, GateChanged):
+                self._set_gate_state(event.locked)
+            self._queue.put_nowait(event)
+
+    def _apply(self, decision: Decision) -> None:
+        if decision.missed is not None:
+            self._queue.put_nowait(decision.missed)
+        if decision.resend_from is not None:
+            self._send(Resend(decision.resend_from))
+
+    def _count(self) -> None:
+        self.statistics.duplicates = self._sequencer.duplicates
+        self.statistics.out_of_order = self._sequencer.out_of_order
+        self.statistics.missed = self._sequencer.missed
+
+    # -- commands out --------------------------------------------------------------------
+
+    def _send(self, command: HostCommand) -> None:
+        if self._transport is None or self._transport.is_closing():
+            return
+        self._host_sequence = (self._host_sequence + 1) % 65536
+        self._transport.write(host_frame(command, self._host_sequence).to_bytes())
+
+    def _set_gate_state(self, locked: bool) -> None:
+        self._gate_locked = locked
+        self._gate_seen.set()
+
+    async def _set_gate(self, locked: bool) -> None:
+        action = "lock" if locked else "unlock"
+        try:
+            async with asyncio.timeout(self.command_timeout):
+                while self._gate_locked is not locked:
+                    self._gate_seen.clear()
+                    self._send(SetGate(locked))
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(self.identify_interval):
+                            await self._gate_seen.wait()
+        except TimeoutError:
+            state = "online" if self._online else "offline"
+            raise ShoeCommandError(
+                f"shoe on {self.port} did not confirm '{action} gate' within {self.command_timeout:g} s ({state})"
+            ) from None
