@@ -15,6 +15,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.journal",
     "table_runtime.commands.config",
     "table_runtime.commands.feed",
+    "table_runtime.commands.strategy",
     "table_runtime.commands.chips",
 )
 
