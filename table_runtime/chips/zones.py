@@ -64,6 +64,7 @@ def tag_value(tag: Tag) -> int:
 
 @dataclass(slots=True)
 class _Zone:
+    total_cents: int = 0
     stable: dict[str, Tag] = field(default_factory=dict)
     misses: dict[str, int] = field(default_factory=dict)
     streaks: dict[str, int] = field(default_factory=dict)
@@ -94,7 +95,12 @@ class ZoneTracker:
         return tuple(stable[uid] for uid in sorted(stable))
 
     def total_cents(self, zone: str) -> int:
-        return sum(self.value_of(tag) for tag in self._zone(zone).stable.values())
+        return self._zone(zone).total_cents
+
+    def revalue(self) -> None:
+        """Recompute every total after `value_of` changed its mind (a new registry snapshot)."""
+        for state in self._zones.values():
+            state.total_cents = sum(self.value_of(tag) for tag in state.stable.values())
 
     def totals(self) -> dict[str, int]:
         return {zone: self.total_cents(zone) for zone in self._zones}
@@ -114,7 +120,7 @@ class ZoneTracker:
     def observe(self, zone: str, tags: Iterable[Tag], at: float, *, complete: bool = True) -> list[ZoneChanged]:
         """One scan of one zone: the events it causes (here and in zones chips left)."""
         state = self._zone(zone)
-        before = self.total_cents(zone)
+        before = state.total_cents
         seen = {tag.uid: tag for tag in tags}
         added: list[Tag] = []
         updated: list[Tag] = []
@@ -122,8 +128,10 @@ class ZoneTracker:
         for uid, tag in seen.items():
             if uid in state.stable:
                 state.misses.pop(uid, None)
-                if state.stable[uid].denomination_cents is None and tag.denomination_cents is not None:
+                old = state.stable[uid]
+                if old.denomination_cents is None and tag.denomination_cents is not None:
                     state.stable[uid] = tag
+                    state.total_cents += self.value_of(tag) - self.value_of(old)
                     updated.append(tag)
                 continue
             streak = state.streaks.get(uid, 0) + 1
@@ -135,6 +143,7 @@ class ZoneTracker:
             if old_zone is not None:
                 moved_from.setdefault(old_zone, []).append(self._zones[old_zone].stable[uid])
             state.stable[uid] = tag
+            state.total_cents += self.value_of(tag)
             self._where[uid] = zone
             added.append(tag)
         for uid in [uid for uid in state.streaks if uid not in seen]:
@@ -147,7 +156,9 @@ class ZoneTracker:
                     state.misses[uid] = misses
                     continue
                 state.misses.pop(uid, None)
-                removed.append(state.stable.pop(uid))
+                gone = state.stable.pop(uid)
+                state.total_cents -= self.value_of(gone)
+                removed.append(gone)
                 del self._where[uid]
         events = [self._moved_away(old_zone, chips, at) for old_zone, chips in sorted(moved_from.items())]
         if added or removed or updated:
@@ -158,10 +169,11 @@ class ZoneTracker:
 
     def _moved_away(self, zone: str, chips: list[Tag], at: float) -> ZoneChanged:
         state = self._zones[zone]
-        before = self.total_cents(zone)
+        before = state.total_cents
         for tag in chips:
             del state.stable[tag.uid]
             state.misses.pop(tag.uid, None)
+            state.total_cents -= self.value_of(tag)
         return ZoneChanged(zone=zone, at=at, added=(), removed=_sorted(chips), chips=self.chips(zone),
                            total_cents=self.total_cents(zone), previous_cents=before)
 
