@@ -1,0 +1,42 @@
+"""What the display needs from the runtime: the seam between the page and the round.
+
+The runtime implements `DisplayBackend`; the display server never touches the
+round, the journal or the devices directly. Snapshots and recalled rounds are
+plain JSON-able dicts in the shape documented in docs/display.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+Role = Literal["dealer", "supervisor", "pit"]
+
+# Commands the dealer's touch screen may send (VOID is the supervisor's).
+DEALER_COMMANDS: frozenset[str] = frozenset(
+    {"NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "MANUAL_CARD", "DISCARD", "ACK_ALARM"}
+)
+SUPERVISOR_COMMANDS: frozenset[str] = frozenset({"VOID"})
+ALL_COMMANDS: frozenset[str] = DEALER_COMMANDS | SUPERVISOR_COMMANDS
+
+# How many rounds the recall view may ask for (the gaming-lab standards ask for at least 10).
+RECALL_MAX_ROUNDS = 50
+
+
+class DisplayBackend(Protocol):
+    """The live table as the display sees it; implemented by the runtime."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """The current table snapshot (docs/display.md, "The table snapshot")."""
+        ...
+
+    async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
+        """Apply a touch command; `role` is "dealer" or "supervisor".
+
+        Returns ``{"ok": bool, "message": str}``. A refused command returns ok False
+        with a message the dealer can read; alarms arrive in later snapshots.
+        """
+        ...
+
+    def recall(self, last: int) -> list[dict[str, Any]]:
+        """The last `last` rounds from the journal, newest last (docs/display.md, "A recalled round")."""
+        ...

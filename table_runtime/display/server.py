@@ -1,0 +1,343 @@
+"""The dealer display server: the page, its static files and one WebSocket per screen.
+
+Owns the aiohttp application and the connected screens. Every screen gets the
+current snapshot when it connects and each published snapshot after that; a slow
+screen only ever gets the newest one (snapshots replace each other, nothing
+queues up behind a stalled tablet), and `publish` never waits for a screen.
+
+Roles are decided here, on the server, never trusted from the page:
+- dealer: a connection from this machine (the kiosk browser) without a token;
+- supervisor: a dealer connection sending VOID with the right PIN;
+- pit: any connection carrying the pit token (`/?pit=<token>`); read-only.
+Anything else is refused with 403. The server binds to 127.0.0.1 unless told
+otherwise. The WebSocket protocol is in docs/display.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import ipaddress
+import json
+import logging
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import urlsplit
+
+from aiohttp import WSMsgType, web
+
+from table_runtime.display.backend import (
+    ALL_COMMANDS,
+    RECALL_MAX_ROUNDS,
+    SUPERVISOR_COMMANDS,
+    DisplayBackend,
+    Role,
+)
+from table_runtime.errors import CardCodeError, ConfigError, TableError
+from table_runtime.game.cards import Card
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).parent / "static"
+LANGUAGES = ("fr", "en")
+SEND_TIMEOUT_S = 5.0  # a screen that cannot take one message in this long is dropped
+COMMAND_TIMEOUT_S = 10.0  # the runtime answers commands at once; past this the page hears "no answer"
+RECALL_DEFAULT_ROUNDS = 10
+_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+class DisplayAccessError(TableError, PermissionError):
+    """A request the display refuses: wrong or missing pit token, foreign origin."""
+
+
+@dataclass(eq=False)
+class _Screen:
+    """One connected page: its role and what is waiting to be sent to it."""
+
+    ws: web.WebSocketResponse
+    role: Role
+    messages: deque[str] = field(default_factory=deque)  # replies, sent in order
+    snapshot: str | None = None  # newest snapshot not yet sent; a newer one replaces it
+    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def push_snapshot(self, text: str) -> None:
+        self.snapshot = text
+        self.wakeup.set()
+
+    def push_message(self, message: dict[str, Any]) -> None:
+        self.messages.append(json.dumps(message, separators=(",", ":")))
+        self.wakeup.set()
+
+
+class DisplayServer:
+    """The dealer display: serves the page and pushes snapshots to every connected screen.
+
+    Use as ``async with DisplayServer(backend, port=0) as server:``; then
+    ``await server.publish(snapshot)`` after every change of the table.
+    """
+
+    def __init__(
+        self,
+        backend: DisplayBackend,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8080,
+        language: str = "fr",
+        supervisor_pin: str | None = None,
+        pit_token: str | None = None,
+    ) -> None:
+        if language not in LANGUAGES:
+            raise ConfigError("display.language", f"{language!r} is not one of {', '.join(LANGUAGES)}")
+        if supervisor_pin is not None and not (supervisor_pin.isdigit() and len(supervisor_pin) >= 4):
+            raise ConfigError("display.supervisor_pin", "must be at least 4 digits")
+        if pit_token is not None and len(pit_token) < 8:
+            raise ConfigError("display.pit_token", "must be at least 8 characters")
+        if not 0 <= port <= 65535:
+            raise ConfigError("display.port", f"{port} is not a TCP port")
+        self._backend = backend
+        self._host = host
+        self._requested_port = port
+        self._language = language
+        self._supervisor_pin = supervisor_pin
+        self._pit_token = pit_token
+        self._screens: set[_Screen] = set()
+        self._runner: web.AppRunner | None = None
+        self._port = port
+
+    @property
+    def port(self) -> int:
+        """The bound TCP port (the one picked by the system when created with port=0)."""
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """The dealer page's address."""
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        return f"http://{host}:{self._port}/"
+
+    @property
+    def screens(self) -> int:
+        """How many pages are connected right now."""
+        return len(self._screens)
+
+    async def __aenter__(self) -> Self:
+        app = web.Application(client_max_size=64 * 1024)
+        app.router.add_get("/", self._page)
+        app.router.add_get("/ws", self._websocket)
+        app.router.add_get("/api/snapshot", self._api_snapshot)
+        app.router.add_get("/api/recall", self._api_recall)
+        app.router.add_static("/static/", STATIC_DIR, append_version=False)
+        app.on_response_prepare.append(self._headers)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, self._host, self._requested_port)
+        try:
+            await site.start()
+        except OSError:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        self._port = int(runner.addresses[0][1])
+        log.info("dealer display on %s", self.url)
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        runner, self._runner = self._runner, None
+        for screen in list(self._screens):
+            with contextlib.suppress(OSError, RuntimeError):
+                async with asyncio.timeout(1.0):
+                    await screen.ws.close(code=1001, message=b"display stopping")
+        if runner is not None:
+            await runner.cleanup()
+
+    async def publish(self, snapshot: dict[str, Any]) -> None:
+        """Send `snapshot` to every connected page; returns at once, a slow page gets only the newest."""
+        text = _snapshot_message(snapshot)
+        for screen in self._screens:
+            screen.push_snapshot(text)
+
+    # --- HTTP ---------------------------------------------------------------------------------
+
+    async def _headers(self, request: web.Request, response: web.StreamResponse) -> None:
+        response.headers.setdefault("Cache-Control", "no-cache")
+        response.headers.setdefault("Content-Security-Policy", _CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        self._role_of(request)
+        return web.FileResponse(STATIC_DIR / "index.html")
+
+    async def _api_snapshot(self, request: web.Request) -> web.Response:
+        self._role_of(request)
+        return web.json_response(self._backend.snapshot())
+
+    async def _api_recall(self, request: web.Request) -> web.Response:
+        self._role_of(request)
+        last = _recall_count(request.query.get("last"))
+        return web.json_response(self._backend.recall(last))
+
+    def _role_of(self, request: web.Request) -> Role:
+        """The role of a request, or 403. The pit token wins; else only this machine is the dealer."""
+        try:
+            return self._check_access(request)
+        except DisplayAccessError as error:
+            raise web.HTTPForbidden(text=str(error)) from error
+
+    def _check_access(self, request: web.Request) -> Role:
+        origin = request.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc != request.host:
+            raise DisplayAccessError(f"origin {origin} is not this display")
+        token = request.query.get("pit")
+        if token is not None:
+            if self._pit_token is not None and hmac.compare_digest(token.encode(), self._pit_token.encode()):
+                return "pit"
+            raise DisplayAccessError("wrong pit token")
+        if _is_loopback(request.remote):
+            return "dealer"
+        raise DisplayAccessError("the dealer screen is local only; the pit view needs its token")
+
+    # --- WebSocket ----------------------------------------------------------------------------
+
+    async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
+        role = self._role_of(request)
+        ws = web.WebSocketResponse(heartbeat=10.0, max_msg_size=64 * 1024)
+        await ws.prepare(request)
+        screen = _Screen(ws, role)
+        screen.push_message(
+            {
+                "type": "hello",
+                "role": role,
+                "language": self._language,
+                "supervisor": self._supervisor_pin is not None and role == "dealer",
+            }
+        )
+        # No await between reading the snapshot and joining: no publish can slip in between.
+        screen.push_snapshot(_snapshot_message(self._backend.snapshot()))
+        self._screens.add(screen)
+        try:
+            async with asyncio.TaskGroup() as group:
+                sender = group.create_task(self._send_loop(screen))
+                await self._receive_loop(screen)
+                sender.cancel()
+        finally:
+            self._screens.discard(screen)
+        return ws
+
+    async def _send_loop(self, screen: _Screen) -> None:
+        while not screen.ws.closed:
+            await screen.wakeup.wait()
+            screen.wakeup.clear()
+            try:
+                while screen.messages:
+                    async with asyncio.timeout(SEND_TIMEOUT_S):
+                        await screen.ws.send_str(screen.messages.popleft())
+                if screen.snapshot is not None:
+                    text, screen.snapshot = screen.snapshot, None
+                    async with asyncio.timeout(SEND_TIMEOUT_S):
+                        await screen.ws.send_str(text)
+            except (TimeoutError, ConnectionError, RuntimeError) as error:
+                # RuntimeError: aiohttp refuses to send on a closing socket.
+                log.info("dropping a display screen: %r", error)
+                await screen.ws.close(code=1011, message=b"too slow")
+                return
+
+    async def _receive_loop(self, screen: _Screen) -> None:
+        async for message in screen.ws:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                request = json.loads(message.data)
+            except ValueError:
+                screen.push_message({"type": "error", "message": "not JSON"})
+                continue
+            if not isinstance(request, dict):
+                screen.push_message({"type": "error", "message": "expected an object"})
+                continue
+            kind = request.get("type")
+            if kind == "command":
+                reply = await self._command(screen.role, request)
+                screen.push_message({"type": "result", "request": request.get("request"), **reply})
+            elif kind == "recall":
+                rounds = self._backend.recall(_recall_count(request.get("last")))
+                screen.push_message({"type": "recall", "request": request.get("request"), "rounds": rounds})
+            else:
+                screen.push_message({"type": "error", "message": f"unknown message type {kind!r}"})
+
+    async def _command(self, role: Role, request: dict[str, Any]) -> dict[str, Any]:
+        """Check a command from a page and hand it to the runtime; every refusal says why."""
+        name = request.get("name")
+        args = request.get("args") or {}
+        base = {"name": name}
+        if role == "pit":
+            return {**base, "ok": False, "message": "pit view is read-only"}
+        if not isinstance(name, str) or name not in ALL_COMMANDS:
+            return {**base, "ok": False, "message": f"unknown command {name!r}"}
+        if not isinstance(args, dict):
+            return {**base, "ok": False, "message": "args must be an object"}
+        problem = _check_args(name, args)
+        if problem is not None:
+            return {**base, "ok": False, "message": problem}
+        acting: Role = "dealer"
+        if name in SUPERVISOR_COMMANDS:
+            pin = request.get("pin")
+            if self._supervisor_pin is None:
+                return {**base, "ok": False, "message": "no supervisor PIN is configured on this table"}
+            if not isinstance(pin, str) or not hmac.compare_digest(pin.encode(), self._supervisor_pin.encode()):
+                log.warning("display: wrong supervisor PIN for %s", name)
+                return {**base, "ok": False, "message": "wrong supervisor PIN"}
+            acting = "supervisor"
+        try:
+            async with asyncio.timeout(COMMAND_TIMEOUT_S):
+                result = await self._backend.command(name, args, role=acting)
+        except TimeoutError:
+            return {**base, "ok": False, "message": "no answer from the table"}
+        except TableError as error:
+            return {**base, "ok": False, "message": str(error)}
+        return {**base, "ok": bool(result.get("ok")), "message": str(result.get("message", ""))}
+
+
+def _check_args(name: str, args: dict[str, Any]) -> str | None:
+    if name == "MANUAL_CARD":
+        card = args.get("card")
+        if not isinstance(card, str):
+            return "MANUAL_CARD needs a card, e.g. QS"
+        try:
+            args["card"] = Card.parse(card).code
+        except CardCodeError as error:
+            return str(error)
+    elif name == "ACK_ALARM":
+        alarm = args.get("id")
+        if not isinstance(alarm, int) or isinstance(alarm, bool):
+            return "ACK_ALARM needs the alarm id"
+    return None
+
+
+def _recall_count(value: object) -> int:
+    try:
+        count = int(str(value)) if value is not None else RECALL_DEFAULT_ROUNDS
+    except ValueError:
+        count = RECALL_DEFAULT_ROUNDS
+    return max(1, min(RECALL_MAX_ROUNDS, count))
+
+
+def _snapshot_message(snapshot: dict[str, Any]) -> str:
+    return json.dumps({"type": "snapshot", "snapshot": snapshot}, separators=(",", ":"))
+
+
+def _is_loopback(remote: str | None) -> bool:
+    if remote is None:
+        return False
+    try:
+        return ipaddress.ip_address(remote).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,27 @@
+"""Small helpers shared by the display tests."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from playwright.async_api import Page, expect
+
+from table_runtime.display import DisplayServer
+
+
+async def open_display(page: Page, server: DisplayServer, query: str = "") -> None:
+    """Open the display and wait until it is connected and shows the backend's snapshot."""
+    await page.goto(server.url + query)
+    await expect(page.locator("body")).to_have_attribute("data-connection", "connected")
+    await expect(page.locator("body")).to_have_attribute("data-shown-seq", re.compile(r"^\d+$"))
+
+
+async def publish_and_wait(page: Page, server: DisplayServer, snapshot: dict[str, Any]) -> None:
+    """Publish a snapshot and wait until the live page has rendered it."""
+    await server.publish(snapshot)
+    await expect(page.locator("body")).to_have_attribute("data-seq", str(snapshot["seq"]))
+
+
+def box(page: Page, number: int) -> Any:
+    return page.locator(f"#boxes .box[data-box='{number}']")
