@@ -1,0 +1,390 @@
+"""The dealer panel: six buttons, a lamp per box, a tower light and a buzzer, on GPIO.
+
+`DealerPanel` is the seam the runtime codes against; `GpioDealerPanel` is the
+gpiozero implementation (real pins on a Pi, gpiozero's `MockFactory` in tests
+and in the demo). The runtime reads commands with ``async for command in
+panel.commands()`` and drives the outputs with `show_turn`, `set_tower`,
+`alarm_on` and `alarm_off`.
+
+Buttons (TABLE.md "Devices"):
+
+- DEAL (= NO MORE BETS), NEXT (stand), DOUBLE and SPLIT act when pressed.
+- CONFIRM and UNDO act when *released*, because together they make a chord:
+  holding CONFIRM and UNDO down together for ``void_hold_seconds`` gives VOID
+  (the supervisor voids the round). A chord never also gives CONFIRM or UNDO,
+  and a chord let go before the hold time gives nothing, so a dealer who
+  brushes both buttons cannot void a round or undo a card by accident. A
+  single held button was rejected for VOID: CONFIRM is pressed every round and
+  a long press of it is an easy slip.
+- Debounce: an edge within ``debounce_seconds`` of the last accepted edge of the
+  same button is not trusted; when that window ends the button's real level is
+  read again and, if it changed, that change is taken. gpiozero's
+  ``bounce_time`` is also set, for the pin libraries that implement it (its
+  mock pins do not, which is why the filter is ours too).
+
+gpiozero calls back on its own threads: those callbacks only timestamp the edge
+and hand it to the event loop with ``loop.call_soon_threadsafe``; everything
+else (`ButtonLogic`, the command queue, timers) runs on the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Protocol, runtime_checkable
+
+from table_runtime.config import BUTTONS, PanelPins
+from table_runtime.errors import DeviceError, TableError
+
+
+class PanelCommand(enum.StrEnum):
+    """What the dealer asked for; the display's touch buttons send the same names."""
+
+    DEAL = "DEAL"  # NO MORE BETS
+    NEXT = "NEXT"
+    DOUBLE = "DOUBLE"
+    SPLIT = "SPLIT"
+    UNDO = "UNDO"
+    CONFIRM = "CONFIRM"
+    VOID = "VOID"
+
+
+class Tower(enum.StrEnum):
+    """The tower light: one colour at a time."""
+
+    OFF = "off"
+    PLAY = "green"  # a round is running
+    WAITING = "amber"  # waiting for the dealer (confirm, correct, enter a card)
+    ALARM = "red"
+
+
+class PanelUsageError(TableError, ValueError):
+    """A panel method called with something it cannot show (box 9 on a 7-box table)."""
+
+
+class PanelDeviceError(DeviceError):
+    """The GPIO pins could not be claimed (in use, no such pin, no pin library)."""
+
+
+@runtime_checkable
+class DealerPanel(Protocol):
+    """The dealer's buttons and the lamps, tower and buzzer the table drives."""
+
+    async def __aenter__(self) -> DealerPanel: ...
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None: ...
+
+    def commands(self) -> AsyncIterator[PanelCommand]:
+        """Commands in the order the dealer gave them; ends when the panel closes."""
+        ...
+
+    def show_turn(self, box: int | None) -> None:
+        """Light the lamp of `box` (1-based), all others off; None: all off."""
+
+    def set_tower(self, state: Tower) -> None:
+        """The tower colour when no alarm is on (an alarm keeps it red until `alarm_off`)."""
+
+    def alarm_on(self) -> None:
+        """Tower red and the buzzer pattern."""
+
+    def alarm_off(self) -> None:
+        """Buzzer quiet, tower back to the last `set_tower` state."""
+
+
+_CHORD = ("CONFIRM", "UNDO")
+
+
+@dataclass(slots=True)
+class _ButtonState:
+    pressed: bool = False  # the accepted (debounced) level
+    accepted_at: float = float("-inf")
+    unsettled: bool = False  # an edge came inside the debounce window: read the level again when it ends
+    in_chord: bool = False  # this press overlapped the other chord button
+
+
+@dataclass(slots=True)
+class ButtonLogic:
+    """Turns button edges into commands: debounce, press/release actions, the VOID chord.
+
+    Pure: it is given timestamps and levels and never reads a clock, so it is
+    tested on exact times. `deadline` says when `settle` must be called next.
+    """
+
+    debounce_seconds: float
+    void_hold_seconds: float
+    _buttons: dict[str, _ButtonState] = field(default_factory=lambda: {name: _ButtonState() for name in BUTTONS})
+    _chord_since: float | None = None
+    _void_given: bool = False
+
+    def edge(self, button: str, pressed: bool, now: float) -> list[PanelCommand]:
+        """A raw edge seen on `button`; returns the commands it completes."""
+        state = self._buttons[button]
+        if now - state.accepted_at < self.debounce_seconds:
+            state.unsettled = True  # bouncing: `settle` reads the real level when the window ends
+            return []
+        if pressed == state.pressed:
+            return []
+        return self._accept(button, pressed, now)
+
+    def settle(self, now: float, levels: Mapping[str, bool]) -> list[PanelCommand]:
+        """Called at `deadline` with the buttons' real levels: end debounce windows, fire VOID when held."""
+        commands: list[PanelCommand] = []
+        for button, state in self._buttons.items():
+            if state.unsettled and now >= state.accepted_at + self.debounce_seconds:  # the sum `deadline` gives
+                state.unsettled = False
+                level = levels.get(button, state.pressed)
+                if level != state.pressed:
+                    commands += self._accept(button, level, now)
+        if (self._chord_since is not None and not self._void_given
+                and now >= self._chord_since + self.void_hold_seconds):
+            self._void_given = True
+            commands.append(PanelCommand.VOID)
+        return commands
+
+    @property
+    def deadline(self) -> float | None:
+        """The next time `settle` has work to do (end of a debounce window, VOID hold), if any."""
+        times = [state.accepted_at + self.debounce_seconds for state in self._buttons.values() if state.unsettled]
+        if self._chord_since is not None and not self._void_given:
+            times.append(self._chord_since + self.void_hold_seconds)
+        return min(times) if times else None
+
+    def is_pressed(self, button: str) -> bool:
+        return self._buttons[button].pressed
+
+    def _accept(self, button: str, pressed: bool, now: float) -> list[PanelCommand]:
+        state = self._buttons[button]
+        state.pressed, state.accepted_at = pressed, now
+        if button not in _CHORD:
+            return [PanelCommand(button)] if pressed else []
+        confirm, undo = (self._buttons[name] for name in _CHORD)
+        if pressed:
+            if confirm.pressed and undo.pressed:
+                confirm.in_chord = undo.in_chord = True
+                self._chord_since, self._void_given = now, False
+            return []
+        self._chord_since = None
+        in_chord, state.in_chord = state.in_chord, False
+        return [] if in_chord else [PanelCommand(button)]
+
+
+@dataclass(frozen=True, slots=True)
+class BuzzerPattern:
+    """An alarm's beeps: `count` beeps of `on_seconds` with `off_seconds` between."""
+
+    on_seconds: float = 0.15
+    off_seconds: float = 0.1
+    count: int = 3
+
+
+def pin_factory_for(name: str | None) -> Any:
+    """The gpiozero pin factory called `name` in configuration; None: gpiozero's default.
+
+    gpiozero's default comes from GPIOZERO_PIN_FACTORY (and GPIOZERO_MOCK_PIN_CLASS
+    for "mock"); "mock" here uses `MockPWMPin`, as our tests do.
+    """
+    if name is None:
+        return None
+    try:
+        if name == "mock":
+            from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+            return MockFactory(pin_class=MockPWMPin)
+        if name == "lgpio":
+            from gpiozero.pins.lgpio import LGPIOFactory
+
+            return LGPIOFactory()
+        if name == "rpigpio":
+            from gpiozero.pins.rpigpio import RPiGPIOFactory
+
+            return RPiGPIOFactory()
+        if name == "pigpio":
+            from gpiozero.pins.pigpio import PiGPIOFactory
+
+            return PiGPIOFactory()
+        if name == "native":
+            from gpiozero.pins.native import NativeFactory
+
+            return NativeFactory()
+    except Exception as error:  # each pin library fails its own way (ImportError, OSError, RuntimeError...)
+        raise PanelDeviceError(f"GPIO pin factory {name!r} is not usable here: {error}") from error
+    raise PanelUsageError(f"unknown GPIO pin factory {name!r}")
+
+
+class GpioDealerPanel:
+    """Owns the panel's gpiozero devices while open (``async with``), and the command queue.
+
+    `pin_factory` is a gpiozero factory object (see `pin_factory_for`); None
+    lets gpiozero choose from its environment. `clock` stamps edges; it must
+    be the clock the event loop's timers count in (monotonic seconds).
+    """
+
+    def __init__(
+        self,
+        pins: PanelPins,
+        *,
+        pin_factory: Any = None,
+        buzzer_pattern: BuzzerPattern = BuzzerPattern(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._pins = pins
+        self._factory = pin_factory
+        self._pattern = buzzer_pattern
+        self._clock = clock
+        self._logic = ButtonLogic(pins.debounce_seconds, pins.void_hold_seconds)
+        self._queue: asyncio.Queue[PanelCommand | None] = asyncio.Queue()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._buttons: dict[str, Any] = {}
+        self._lamps: list[Any] = []
+        self._tower: dict[Tower, Any] = {}
+        self._buzzer: Any = None
+        self._turn: int | None = None
+        self._tower_state = Tower.OFF
+        self._alarm = False
+
+    async def __aenter__(self) -> GpioDealerPanel:
+        from gpiozero import LED, Button, Buzzer, GPIOZeroError
+
+        self._loop = asyncio.get_running_loop()
+        factory = self._factory
+        try:
+            for name, pin in self._pins.buttons.items():
+                # hold_time: we time holds ourselves; gpiozero's hold thread only delays close() of a
+                # held button by up to this long, so keep it short.
+                button = Button(pin, pull_up=self._pins.buttons_pull_up, bounce_time=self._pins.debounce_seconds,
+                                hold_time=0.1, pin_factory=factory)
+                button.when_pressed = self._edge_callback(name, True)
+                button.when_released = self._edge_callback(name, False)
+                self._buttons[name] = button
+            self._lamps = [LED(pin, pin_factory=factory) for pin in self._pins.box_lamps]
+            self._tower = {
+                Tower.PLAY: LED(self._pins.tower_green, pin_factory=factory),
+                Tower.WAITING: LED(self._pins.tower_amber, pin_factory=factory),
+                Tower.ALARM: LED(self._pins.tower_red, pin_factory=factory),
+            }
+            self._buzzer = Buzzer(self._pins.buzzer, pin_factory=factory)
+        except (GPIOZeroError, OSError) as error:
+            await self._close_devices()
+            raise PanelDeviceError(f"cannot claim the dealer panel's GPIO pins: {error}") from error
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        await asyncio.sleep(0)  # edges already handed to the loop are taken before the end marker
+        await self._close_devices()
+        self._queue.put_nowait(None)
+
+    async def _close_devices(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        buttons, outputs = list(self._buttons.values()), [*self._lamps, *self._tower.values()]
+        if self._buzzer is not None:
+            outputs.append(self._buzzer)
+        self._buttons, self._lamps, self._tower, self._buzzer = {}, [], {}, None
+        for output in outputs:
+            output.close()  # an output's close() also drives it off
+        # Each button's close() joins gpiozero's hold thread, which polls every 0.1 s: close them side by side,
+        # off the loop.
+        await asyncio.gather(*(asyncio.to_thread(button.close) for button in buttons))
+
+    # -- inputs: gpiozero threads -> loop ------------------------------------
+
+    def _edge_callback(self, name: str, pressed: bool) -> Callable[[], None]:
+        loop = self._loop
+        assert loop is not None
+
+        def on_edge() -> None:  # on a gpiozero thread: stamp it and hand it over, nothing else
+            now = self._clock()
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the panel is shutting down
+                loop.call_soon_threadsafe(self._on_edge, name, pressed, now)
+
+        return on_edge
+
+    def _on_edge(self, name: str, pressed: bool, now: float) -> None:
+        if not self._buttons:
+            return  # closed
+        self._emit(self._logic.edge(name, pressed, now))
+        self._schedule()
+
+    def _on_deadline(self) -> None:
+        self._timer = None
+        if not self._buttons:
+            return
+        levels = {name: bool(button.is_pressed) for name, button in self._buttons.items()}
+        self._emit(self._logic.settle(self._clock(), levels))
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        deadline = self._logic.deadline
+        if deadline is not None and self._loop is not None:
+            self._timer = self._loop.call_later(max(0.0, deadline - self._clock()), self._on_deadline)
+
+    def _emit(self, commands: list[PanelCommand]) -> None:
+        for command in commands:
+            self._queue.put_nowait(command)
+
+    async def commands(self) -> AsyncIterator[PanelCommand]:
+        """Each command as the dealer gives it; ends when the panel is closed."""
+        while (command := await self._queue.get()) is not None:
+            yield command
+        self._queue.put_nowait(None)  # let any other reader end too
+
+    # -- outputs ---------------------------------------------------------------
+
+    @property
+    def turn(self) -> int | None:
+        """The box whose lamp is lit."""
+        return self._turn
+
+    @property
+    def tower(self) -> Tower:
+        """The colour showing now (red while an alarm is on)."""
+        return Tower.ALARM if self._alarm else self._tower_state
+
+    @property
+    def alarm(self) -> bool:
+        return self._alarm
+
+    def show_turn(self, box: int | None) -> None:
+        if box is not None and (isinstance(box, bool) or not isinstance(box, int)
+                                or not 1 <= box <= len(self._pins.box_lamps)):
+            raise PanelUsageError(f"box {box!r}: this table has boxes 1 to {len(self._pins.box_lamps)}")
+        self._turn = box
+        for number, lamp in enumerate(self._lamps, start=1):
+            lamp.value = number == box
+
+    def set_tower(self, state: Tower) -> None:
+        self._tower_state = Tower(state)
+        self._show_tower()
+
+    def alarm_on(self) -> None:
+        self._alarm = True
+        self._show_tower()
+        if self._buzzer is not None:
+            pattern = self._pattern
+            self._buzzer.beep(on_time=pattern.on_seconds, off_time=pattern.off_seconds, n=pattern.count,
+                              background=True)
+
+    def alarm_off(self) -> None:
+        self._alarm = False
+        if self._buzzer is not None:
+            self._buzzer.off()
+        self._show_tower()
+
+    def _show_tower(self) -> None:
+        showing = self.tower
+        for colour, light in self._tower.items():
+            light.value = colour == showing
