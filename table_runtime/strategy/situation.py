@@ -10,9 +10,9 @@ house edge. Hands are (total, soft) keyed as `total + 32 * soft`.
 Losses to a bank blackjack (no hole card): a hand still standing loses
 `blackjack_loss` stakes when the bank makes blackjack. With the rule
 "the bank's blackjack takes all" that is the whole stake (2 for a double);
-with "original only" the doubling is returned (1), and a split box loses one
-original stake for its (almost always two) hands, so each split hand counts
-half a stake: the approximation used for that rarely played option.
+with "original only" the doubling is returned (1), and a split box loses only
+the first hand's original stake, counted as 1 / (expected number of hands) on
+each of its alike hands.
 """
 
 from __future__ import annotations
@@ -158,14 +158,19 @@ class Situation:
         """
         terms = self.terms
         remaining = sum(self.counts)
-        split_loss = 1.0 if terms.bank_blackjack_takes_all else 0.5
-        double_loss = 2.0 if terms.bank_blackjack_takes_all else 0.5
         if pair == 10 and terms.split_by_rank:
             same_rank = 4 * terms.decks - 2 - (0.25 if self.up == 10 else 0.0)
             match = same_rank / remaining
         else:
             match = self.counts[pair - 1] / remaining
         limit = 2 if pair == 1 else terms.max_hands
+        plain, paired = _expected_hands(match, limit)
+        if terms.bank_blackjack_takes_all:
+            split_loss, double_loss = 1.0, 2.0
+        else:
+            # Only the first hand's original stake goes to the bank's blackjack: spread
+            # over the expected number of hands, since every hand here is alike.
+            split_loss = double_loss = 1.0 / (plain + paired)
 
         def hand(second: int) -> float:
             total, soft = two_card_hand(pair, second)
@@ -187,7 +192,6 @@ class Situation:
                 other += chance * hand(value)
         other /= 1.0 - match
         unsplit_pair = hand(pair)
-        plain, paired = _expected_hands(match, limit)
         return plain * other + paired * unsplit_pair
 
 
