@@ -6,6 +6,8 @@ import dataclasses
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from table_runtime.game.rules import PROFILES, profile
 from table_runtime.strategy import Action, PlayTerms, Strategy, solve
@@ -112,3 +114,26 @@ def test_profiles_with_the_same_terms_share_one_computation() -> None:
     options = profile("fr-casino")
     assert Strategy.for_rules(options) is Strategy.for_rules(options.replace(burn_cards=0, boxes=5))
     assert solve(PlayTerms.from_options(options)) is solve(PlayTerms.from_options(options))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.sampled_from(sorted(PROFILES)),
+    total=st.integers(min_value=4, max_value=21),
+    soft=st.booleans(),
+    pair_value=st.one_of(st.none(), st.integers(min_value=1, max_value=10)),
+    up=st.integers(min_value=1, max_value=10),
+    can_double=st.booleans(),
+    can_split=st.booleans(),
+)
+def test_decide_only_chooses_what_the_rules_allow(name: str, total: int, soft: bool, pair_value: int | None,
+                                                  up: int, can_double: bool, can_split: bool) -> None:
+    strategy = Strategy.for_rules(profile(name))
+    action = strategy.decide(total, soft, pair_value, up, can_double, can_split)
+    assert isinstance(action, Action)
+    if not can_double:
+        assert action is not D
+    if not can_split or pair_value is None:
+        assert action is not P
+    if total == 21:
+        assert action in (S, P)
