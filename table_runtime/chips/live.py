@@ -1,0 +1,23 @@
+"""Reader events into the bet watcher: the glue the runtime calls for each event.
+
+`apply_reader_event(watcher, event)` turns one event of a `ChipReader`
+(drivers/chip_reader.py) into the watcher's zone changes and alarms: a scan is
+fed with its faulty or truncated zones marked incomplete (they count no
+misses), a reader gone offline is a `reader_offline` alarm. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from drivers.chip_reader import ChipsScanned, ReaderEvent, ReaderOffline
+from table_runtime.chips.watch import ChipAlarm, ChipWatcher
+from table_runtime.chips.zones import ZoneChanged
+
+
+def apply_reader_event(watcher: ChipWatcher, event: ReaderEvent) -> list[ZoneChanged | ChipAlarm]:
+    if isinstance(event, ChipsScanned):
+        readings = {reading.zone: reading.tags for reading in event.readings if reading.zone in watcher.zones}
+        incomplete = [reading.zone for reading in event.readings if not reading.complete]
+        return watcher.scan(readings, event.at, incomplete)
+    if isinstance(event, ReaderOffline):
+        return [watcher.reader_offline(event.reader, event.zones, event.reason)]
+    return []
