@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.feed",
     "table_runtime.commands.strategy",
     "table_runtime.commands.chips",
+    "table_runtime.commands.recall",
 )
 
 

@@ -41,7 +41,7 @@ def to_dict(item: Input | Event) -> dict[str, Any]:
 
 def input_from_dict(body: dict[str, Any]) -> Input:
     """The input a journal row holds; a `CodecError` naming what is wrong otherwise."""
-    data = {key: value for key, value in body.items() if key not in ("type", "schema_version")}
+    data = {key: value for key, value in body.items() if key not in ("type", "schema_version", "source")}
     name = body.get("type")
     cls = INPUT_TYPES.get(str(name))
     if cls is None:

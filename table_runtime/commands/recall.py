@@ -1,0 +1,47 @@
+"""`table-runtime recall`: the last rounds step by step, from the journal alone."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from table_runtime.errors import JournalError
+from table_runtime.journal import Journal, journal_path
+from table_runtime.runtime.controller import stored_terms
+from table_runtime.runtime.recall import euros, recall_rounds
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("recall", help="replay the last rounds step by step from the journal")
+    parser.add_argument("--data-dir", default="/var/lib/table-runtime", help="the table's data directory")
+    parser.add_argument("--last", type=int, default=10, help="how many rounds (default 10)")
+    parser.add_argument("--json", action="store_true", help="a JSON list, one object per round")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = journal_path(args.data_dir)
+    if not path.is_file():
+        raise JournalError(f"{path}: no journal here")
+    with Journal.open(path) as journal:
+        terms = stored_terms(journal)
+        if terms is None:
+            raise JournalError(f"{path}: the journal does not say which rules it was played under")
+        table_id, rules, limits = terms
+        rounds = recall_rounds(journal, rules, limits, last=args.last, table_id=table_id)
+    if args.json:
+        print(json.dumps(rounds, indent=1))
+        return 0
+    for round_ in rounds:
+        print(f"== round {round_['round']} (table {table_id}, shoe {round_['shoe_id']}): {round_['result']}")
+        for step in round_["steps"]:
+            print(f"  #{step['seq']:<7} {step['text']}")
+        for payout in round_["payouts"]:
+            verb = "paid" if payout["net_cents"] > 0 else "collected" if payout["net_cents"] < 0 else "push"
+            print(f"  box{payout['box']}.hand{payout['hand']} {payout['owner']} {payout['kind']}: "
+                  f"{payout['outcome']} {verb} {euros(abs(payout['net_cents']))}")
+        for alarm in round_["alarms"]:
+            print(f"  ALARM #{alarm['id']} {alarm['kind']}: {alarm['message']}")
+    print(f"{len(rounds)} round(s) recalled")
+    return 0

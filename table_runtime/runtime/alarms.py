@@ -1,0 +1,35 @@
+"""The alarm board: alarms raised and not yet acknowledged by the dealer.
+
+An alarm's id is the journal seq of the row that raised it, so the feed, the
+display and recall all name it the same way, and the board rebuilds exactly
+from the journal after a restart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AlarmBoard:
+    """Active alarms in the order raised; acknowledged ones leave the board (they stay in the journal)."""
+
+    def __init__(self) -> None:
+        self._active: dict[int, dict[str, Any]] = {}
+        self.counts: dict[str, int] = {}
+
+    def raised(self, alarm: dict[str, Any]) -> None:
+        self._active[int(alarm["id"])] = alarm
+        self.counts[alarm["kind"]] = self.counts.get(alarm["kind"], 0) + 1
+
+    def cleared(self, alarm_id: int) -> bool:
+        return self._active.pop(alarm_id, None) is not None
+
+    def __contains__(self, alarm_id: int) -> bool:
+        return alarm_id in self._active
+
+    @property
+    def active(self) -> list[dict[str, Any]]:
+        return list(self._active.values())
+
+    def active_of_kind(self, kind: str) -> list[int]:
+        return [alarm_id for alarm_id, alarm in self._active.items() if alarm["kind"] == kind]

@@ -1,0 +1,117 @@
+"""Game recall: the last rounds, step by step, rebuilt from the journal alone.
+
+Each step is one journaled input with a line of text and the table snapshot
+after it, so the display can step through a round as the dealer saw it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_runtime.game.codec import input_from_dict
+from table_runtime.game.events import (
+    ActionUndone,
+    Alarm,
+    CardAssigned,
+    CardBurned,
+    CardHeld,
+    CardsDiscarded,
+    Event,
+    HandDoubled,
+    HandSplit,
+    HandStood,
+    InsuranceTaken,
+    RoundSettled,
+    RoundStarted,
+    RoundVoided,
+)
+from table_runtime.game.inputs import BetsLocked, Input
+from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.game.snapshot import payout_dict, table_snapshot
+from table_runtime.game.table import Table
+from table_runtime.journal import Journal
+
+
+def euros(cents: int) -> str:
+    return f"{cents / 100:.2f} €"
+
+
+def describe(item: Input, events: list[Event]) -> str:
+    """One line for a step: what came in and what it did."""
+    parts: list[str] = []
+    if isinstance(item, BetsLocked):
+        parts.append("Bets locked: " + ", ".join(
+            f"box{bet.box} {euros(bet.seated_cents)}" + (f" + behind {euros(bet.total_cents - bet.seated_cents)}"
+                                                        if bet.behind else "")
+            for bet in item.bets))
+    for event in events:
+        if isinstance(event, CardAssigned):
+            parts.append(f"card {event.card} to {event.target}")
+        elif isinstance(event, CardBurned):
+            parts.append(f"card {event.card} burned")
+        elif isinstance(event, CardHeld):
+            parts.append(f"card {event.card} held ({event.reason})")
+        elif isinstance(event, CardsDiscarded):
+            parts.append("discarded " + " ".join(str(card) for card in event.cards))
+        elif isinstance(event, HandStood):
+            parts.append(f"box{event.box}.hand{event.hand} stands")
+        elif isinstance(event, HandDoubled):
+            parts.append(f"box{event.box}.hand{event.hand} doubles (+{euros(event.added_cents)})")
+        elif isinstance(event, HandSplit):
+            parts.append(f"box{event.box}.hand{event.hand} splits (+{euros(event.added_cents)})")
+        elif isinstance(event, InsuranceTaken):
+            parts.append(f"box{event.box} insured {euros(event.cents)}")
+        elif isinstance(event, ActionUndone):
+            parts.append(f"UNDO {event.action} at {event.target}" + (f" ({event.card})" if event.card else ""))
+        elif isinstance(event, RoundSettled):
+            parts.append(f"settled: bank {event.bank_total}" + (" blackjack" if event.bank_blackjack else ""))
+        elif isinstance(event, RoundVoided):
+            parts.append(f"round voided by {event.by}: {event.reason}")
+        elif isinstance(event, Alarm):
+            parts.append(f"ALARM {event.kind}: {event.message}")
+    return "; ".join(parts) or type(item).__name__
+
+
+def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, last: int,
+                  table_id: str = "") -> list[dict[str, Any]]:
+    """The last `last` rounds (newest last), each step by step."""
+    started: list[int] = []
+    records: dict[int, dict[str, Any]] = {}
+    alarms: dict[int, list[dict[str, Any]]] = {}
+    for entry in journal.entries():
+        if entry.kind == "event" and entry.body.get("type") == "RoundStarted":
+            started.append(int(entry.body["round"]))
+        elif entry.kind == "round":
+            records[int(entry.body["round"])] = entry.body
+        elif entry.kind == "alarm" and entry.body.get("round"):
+            alarms.setdefault(int(entry.body["round"]), []).append(entry.body)
+    wanted = set(started[-last:]) if last > 0 else set()
+    rounds: dict[int, dict[str, Any]] = {}
+    table = Table(rules, limits)
+    for entry in journal.entries():
+        if entry.kind != "input":
+            continue
+        item = input_from_dict(entry.body)
+        events = table.apply(item)
+        round_ = table.round
+        number = round_.number if round_ is not None else 0
+        if any(isinstance(event, RoundStarted) for event in events) or (number in wanted and number in rounds):
+            if number not in wanted:
+                continue
+            current = rounds.setdefault(number, {
+                "round": number, "table_id": table_id, "shoe_id": table.shoe.shoe_id, "started_seq": entry.seq,
+                "closed_seq": None, "result": "in_progress", "steps": [], "payouts": [],
+                "alarms": alarms.get(number, [])})
+            if current["result"] != "in_progress":
+                continue
+            snapshot = table_snapshot(table)
+            current["steps"].append({"seq": entry.seq, "ts": entry.ts, "type": entry.body.get("type"),
+                                     "source": entry.body.get("source", ""), "text": describe(item, events),
+                                     "snapshot": snapshot})
+            assert round_ is not None
+            if round_.phase in ("closed", "voided"):
+                record = records.get(number, {})
+                current["result"] = "settled" if round_.phase == "closed" else "voided"
+                current["closed_seq"] = record.get("closed_seq", entry.seq)
+                current["payouts"] = [payout_dict(p) for p in round_.payouts]
+    return [rounds[number] for number in sorted(rounds)]
