@@ -164,7 +164,7 @@ class Situation:
         else:
             match = self.counts[pair - 1] / remaining
         limit = 2 if pair == 1 else terms.max_hands
-        plain, paired = _expected_hands(match, limit)
+        plain, paired = expected_split_hands(match, limit)
         if terms.bank_blackjack_takes_all:
             split_loss, double_loss = 1.0, 2.0
         else:
@@ -195,9 +195,12 @@ class Situation:
         return plain * other + paired * unsplit_pair
 
 
-def _expected_hands(match: float, limit: int) -> tuple[float, float]:
+def expected_split_hands(match: float, limit: int) -> tuple[float, float]:
     """Expected numbers of split hands whose second card (a) does not pair, (b) pairs
-    again but may not be split because the box already holds `limit` hands."""
+    again but may not be split because the box already holds `limit` hands.
+
+    `match` is the chance that a split hand's second card pairs it again.
+    """
     memo: dict[tuple[int, int], tuple[float, float]] = {}
 
     def expect(pending: int, hands: int) -> tuple[float, float]:
