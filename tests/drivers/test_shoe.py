@@ -1,0 +1,292 @@
+"""The real serial shoe driver against the simulated shoe firmware, over a real pty."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from drivers.shoe import (
+    CardDrawn,
+    CardShoe,
+    DoorClosed,
+    DoorOpened,
+    GateChanged,
+    Jam,
+    JamCleared,
+    MissedCards,
+    SerialShoe,
+    ShoeEvent,
+    ShoeOffline,
+    ShoeOnline,
+    ShoeShuffled,
+    ShoeVersionError,
+    UnreadableCard,
+    port_of,
+)
+from simulators.shoe import Fault, SimulatedShoe
+from simulators.shoe_firmware import FirmwareIdentity
+from table_runtime.errors import ConfigError
+from table_runtime.game.cards import Card
+
+pytestmark = pytest.mark.timeout(60)
+
+LINK_EVENTS = (ShoeOnline, ShoeOffline)
+
+
+def simulated(**options: object) -> SimulatedShoe:
+    values: dict[str, object] = {"seed": 7, "heartbeat_interval": 0.1, "retransmit_timeout": 0.2}
+    values.update(options)
+    return SimulatedShoe(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def sim() -> AsyncIterator[SimulatedShoe]:
+    async with simulated() as shoe:
+        yield shoe
+
+
+@pytest.fixture
+async def shoe(sim: SimulatedShoe) -> AsyncIterator[SerialShoe]:
+    async with SerialShoe(sim.url) as driver:
+        await expect(driver, ShoeOnline)
+        await expect(driver, ShoeShuffled)
+        yield driver
+
+
+async def expect(shoe: SerialShoe, kind: type[ShoeEvent], seconds: float = 10.0) -> ShoeEvent:
+    """The next event that is not about the link must be a `kind` (link events of that kind count)."""
+    async with asyncio.timeout(seconds):
+        while True:
+            event = await shoe.next_event()
+            if isinstance(event, kind):
+                return event
+            if not isinstance(event, LINK_EVENTS):
+                raise AssertionError(f"expected {kind.__name__}, got {event!r}")
+
+
+async def cards(shoe: SerialShoe, count: int) -> list[Card]:
+    drawn = []
+    for _ in range(count):
+        event = await expect(shoe, CardDrawn)
+        assert isinstance(event, CardDrawn)
+        drawn.append(event.card)
+    return drawn
+
+
+async def quiet(shoe: SerialShoe, seconds: float) -> list[ShoeEvent]:
+    """Events that arrive within `seconds` (to show nothing more came)."""
+    seen: list[ShoeEvent] = []
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(seconds):
+            while True:
+                seen.append(await shoe.next_event())
+    return seen
+
+
+def test_serial_shoe_is_a_card_shoe() -> None:
+    shoe: CardShoe = SerialShoe("serial:///dev/ttyACM0")
+    assert shoe.online is False
+
+
+def test_device_urls() -> None:
+    assert port_of("serial:///dev/ttyACM0") == "/dev/ttyACM0"
+    assert port_of("/dev/ttyUSB1") == "/dev/ttyUSB1"
+    assert port_of("socket://localhost:7000") == "socket://localhost:7000"
+    with pytest.raises(ConfigError, match=r"devices\.shoe"):
+        port_of("sim://shoe?seed=7")
+    with pytest.raises(ConfigError, match="name the port"):
+        port_of("serial://")
+
+
+async def test_identifies_and_reports_cards_in_order(sim: SimulatedShoe) -> None:
+    async with SerialShoe(sim.url) as shoe:
+        online = await expect(shoe, ShoeOnline)
+        assert isinstance(online, ShoeOnline)
+        assert online.identity.protocol_version == 1
+        assert online.identity.serial_number == "SIM-SHOE-0001"
+        assert shoe.identity == online.identity
+        loaded = await expect(shoe, ShoeShuffled)
+        assert isinstance(loaded, ShoeShuffled)
+        assert (loaded.shoe_id, loaded.cards, loaded.cut_position, loaded.stacked) == (1, 312, 260, False)
+        drawn = [sim.draw() for _ in range(20)]
+        assert await cards(shoe, 20) == drawn
+        assert shoe.statistics.bytes_skipped == 0
+
+
+async def test_events_iterator_ends_when_closed(sim: SimulatedShoe) -> None:
+    seen: list[ShoeEvent] = []
+    async with SerialShoe(sim.url) as shoe:
+        await expect(shoe, ShoeShuffled)
+        sim.draw()
+        await expect(shoe, CardDrawn)
+    async with asyncio.timeout(5):
+        async for event in shoe.events():
+            seen.append(event)
+    assert seen == []
+
+
+async def test_byte_at_a_time() -> None:
+    async with simulated(byte_interval=0.0005) as sim, SerialShoe(sim.url) as shoe:
+        await expect(shoe, ShoeShuffled)
+        skipped_at_connect = shoe.statistics.bytes_skipped  # the port may open in the middle of a frame
+        drawn = [sim.draw() for _ in range(5)]
+        assert await cards(shoe, 5) == drawn
+        assert shoe.statistics.bytes_skipped == skipped_at_connect
+
+
+@pytest.mark.parametrize("fault", [Fault.CORRUPT, Fault.DROP, Fault.DUPLICATE])
+async def test_damaged_dropped_or_doubled_frames_arrive_exactly_once(
+    sim: SimulatedShoe, shoe: SerialShoe, fault: Fault
+) -> None:
+    sim.inject(fault)
+    drawn = [sim.draw(), sim.draw()]
+    assert await cards(shoe, 2) == drawn
+    sim.inject(fault)
+    drawn = [sim.draw()]  # the damaged frame is the last one: the heartbeat or the shoe's timer recovers it
+    assert await cards(shoe, 1) == drawn
+    assert not [event for event in await quiet(shoe, 0.5) if not isinstance(event, LINK_EVENTS)]
+    if fault is Fault.CORRUPT:
+        assert shoe.statistics.bytes_skipped > 0
+    if fault is Fault.DUPLICATE:
+        assert shoe.statistics.duplicates >= 2
+    assert shoe.statistics.missed == 0
+
+
+async def test_delay(sim: SimulatedShoe, shoe: SerialShoe) -> None:
+    sim.inject(Fault.DELAY, milliseconds=300)
+    drawn = [sim.draw(), sim.draw()]
+    assert await cards(shoe, 2) == drawn
+
+
+async def test_a_frame_the_shoe_lost_is_a_missed_cards_alarm(sim: SimulatedShoe, shoe: SerialShoe) -> None:
+    sim.inject(Fault.LOSE)
+    lost = sim.draw()
+    kept = sim.draw()
+    missed = await expect(shoe, MissedCards)
+    assert isinstance(missed, MissedCards)
+    assert missed.count == 1
+    assert await cards(shoe, 1) == [kept]
+    lost_events = [e for e in sim.sent_events if isinstance(e, CardDrawn) and e.sequence == missed.first_sequence]
+    assert [e.card for e in lost_events] == [lost]  # the shoe did report it; the table never saw it
+    assert shoe.statistics.missed == 1
+
+
+async def test_unreadable_card_door_and_jam(sim: SimulatedShoe, shoe: SerialShoe) -> None:
+    sim.inject(Fault.UNREADABLE)
+    sim.draw()
+    unreadable = await expect(shoe, UnreadableCard)
+    assert isinstance(unreadable, UnreadableCard) and unreadable.card_number == 1
+    sim.inject(Fault.DOOR)
+    await expect(shoe, DoorOpened)
+    sim.close_door()
+    await expect(shoe, DoorClosed)
+    sim.inject(Fault.JAM)
+    await expect(shoe, Jam)
+    sim.clear_jam()
+    await expect(shoe, JamCleared)
+
+
+async def test_gate_lock_and_unlock(sim: SimulatedShoe, shoe: SerialShoe) -> None:
+    await shoe.lock_gate()
+    changed = await expect(shoe, GateChanged)
+    assert isinstance(changed, GateChanged) and changed.locked
+    assert sim.firmware.gate_locked and shoe.gate_locked
+    await shoe.unlock_gate()
+    await expect(shoe, GateChanged)
+    assert not sim.firmware.gate_locked
+
+
+async def test_disconnect_then_back_loses_and_doubles_nothing(sim: SimulatedShoe, shoe: SerialShoe) -> None:
+    before = [sim.draw(), sim.draw()]
+    assert await cards(shoe, 2) == before
+    sim.inject(Fault.DISCONNECT, milliseconds=300)
+    while_away = [sim.draw() for _ in range(3)]  # the shoe buffers what it cannot send
+    offline = await expect(shoe, ShoeOffline)
+    assert isinstance(offline, ShoeOffline) and "disconnected" in offline.reason
+    online = await expect(shoe, ShoeOnline)
+    assert isinstance(online, ShoeOnline) and online.cards_drawn == 5
+    after = [sim.draw()]
+    assert await cards(shoe, 4) == while_away + after
+    assert not [event for event in await quiet(shoe, 0.5) if isinstance(event, CardDrawn)]
+    assert shoe.statistics.connections == 2
+
+
+async def test_unplug_replug_many_times(sim: SimulatedShoe, shoe: SerialShoe) -> None:
+    expected: list[Card] = []
+    seen: list[ShoeEvent] = []
+
+    async def until(kind: type[ShoeEvent]) -> None:
+        async with asyncio.timeout(10):
+            while not isinstance(event := await shoe.next_event(), kind):
+                seen.append(event)
+            seen.append(event)
+
+    for _ in range(3):
+        sim.unplug()
+        await until(ShoeOffline)
+        assert not sim.link.exists()
+        expected += [sim.draw(), sim.draw()]
+        sim.replug()
+        await until(ShoeOnline)
+        expected.append(sim.draw())
+    async with asyncio.timeout(10):
+        while len([event for event in seen if isinstance(event, CardDrawn)]) < len(expected):
+            seen.append(await shoe.next_event())
+    seen += await quiet(shoe, 0.3)
+    assert [event.card for event in seen if isinstance(event, CardDrawn)] == expected
+    assert [type(event) for event in seen if isinstance(event, LINK_EVENTS)] == [ShoeOffline, ShoeOnline] * 3
+
+
+async def test_silent_shoe_goes_offline_then_comes_back(sim: SimulatedShoe) -> None:
+    async with SerialShoe(sim.url, heartbeat_timeout=0.5) as shoe:
+        await expect(shoe, ShoeShuffled)
+        sim.inject(Fault.DELAY, milliseconds=2000)
+        card = sim.draw()
+        offline = await expect(shoe, ShoeOffline)
+        assert isinstance(offline, ShoeOffline) and "no heartbeat" in offline.reason
+        assert not shoe.online
+        await expect(shoe, ShoeOnline)
+        assert await cards(shoe, 1) == [card]
+
+
+async def test_offline_at_start_then_the_shoe_appears(tmp_path: Path) -> None:
+    link = tmp_path / "ttySHOE"
+    async with SerialShoe(str(link), backoff_max=0.1) as shoe:
+        offline = await expect(shoe, ShoeOffline)
+        assert isinstance(offline, ShoeOffline) and "cannot open" in offline.reason
+        async with simulated(link=link) as sim:
+            await expect(shoe, ShoeOnline)
+            await expect(shoe, ShoeShuffled)
+            drawn = sim.draw()
+            assert await cards(shoe, 1) == [drawn]
+
+
+async def test_unknown_protocol_version_is_refused() -> None:
+    async with simulated(identity=FirmwareIdentity(protocol_version=2)) as sim, SerialShoe(sim.url) as shoe:
+        with pytest.raises(ShoeVersionError, match=r"protocol version 2; this host speaks version 1"):
+            async with asyncio.timeout(10):
+                async for _ in shoe.events():
+                    pass
+        assert not shoe.online
+
+
+async def test_a_restarted_shoe_resumes_the_same_seeded_shoe(tmp_path: Path) -> None:
+    link = tmp_path / "ttySHOE"
+    async with SerialShoe(str(link), backoff_max=0.1) as shoe:
+        async with simulated(link=link) as first:
+            await expect(shoe, ShoeShuffled)
+            seen = [first.draw() for _ in range(4)]
+            assert await cards(shoe, 4) == seen
+        await expect(shoe, ShoeOffline)
+        # Power cut: a new boot, created from what the journal knows, continues the same shoe.
+        async with simulated(link=link, shoe_number=1, cards_already_drawn=4) as second:
+            online = await expect(shoe, ShoeOnline)
+            assert isinstance(online, ShoeOnline) and online.cards_drawn == 4
+            next_card = second.draw()
+            event = await expect(shoe, CardDrawn)
+            assert isinstance(event, CardDrawn) and event.card_number == 5 and event.card == next_card
+    async with simulated() as fresh:
+        assert [fresh.draw() for _ in range(5)] == [*seen, next_card]
