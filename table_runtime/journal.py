@@ -321,7 +321,10 @@ class Journal:
     def verify(self) -> VerifyResult:
         """Check every row of the chain and the head; name the first bad row."""
         with self._lock:
-            return verify_connection(self._db())
+            try:
+                return verify_connection(self._db())
+            except sqlite3.Error as error:
+                raise JournalError(f"{self._path}: not a journal: {error}") from error
 
     def get_meta(self, key: str) -> str | None:
         """A stored cursor or setting (e.g. the feed's last published seq)."""
@@ -371,8 +374,12 @@ def verify_connection(db: sqlite3.Connection) -> VerifyResult:
     """Walk the chain on an open connection (used by `Journal.verify` and `verify_file`).
 
     One read transaction, so a writer appending meanwhile does not make the
-    rows and the head disagree.
+    rows and the head disagree. Raises `sqlite3.DatabaseError` when the file is
+    not a journal at all.
     """
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"entries", "head"} <= tables:
+        raise sqlite3.DatabaseError("no entries or head table")
     db.execute("BEGIN")
     try:
         return _verify_snapshot(db)
@@ -420,6 +427,8 @@ def verify_file(path: str | Path) -> VerifyResult:
         raise JournalError(f"{path}: cannot open the journal: {error}") from error
     try:
         return verify_connection(db)
+    except sqlite3.Error as error:  # not a database at all
+        raise JournalError(f"{path}: not a journal: {error}") from error
     finally:
         db.close()
 

@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drivers.dealer_panel import (
     ButtonLogic,
@@ -254,3 +256,62 @@ def test_pin_factory_names() -> None:
     assert isinstance(pin_factory_for("mock"), MockFactory)
     with pytest.raises(PanelUsageError):
         pin_factory_for("gpio")
+
+
+# -- properties of the button logic over arbitrary edge sequences ---------------
+
+EDGES = st.lists(st.tuples(st.sampled_from(["DEAL", "NEXT", "CONFIRM", "UNDO"]),
+                           st.floats(min_value=0.0, max_value=0.2)), max_size=60)
+
+
+def run_edges(edges: list[tuple[str, float]], debounce: float, hold: float) -> tuple[ButtonLogic, list[PanelCommand],
+                                                                                      dict[str, bool], int]:
+    """Toggle buttons physically at the given gaps, firing `settle` at each deadline like the loop's timer."""
+    logic = ButtonLogic(debounce, hold)
+    level = {name: False for name in ("DEAL", "NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM")}
+    commands: list[PanelCommand] = []
+    now, deal_presses = 0.0, 0
+
+    def settle_until(until: float) -> None:
+        while (deadline := logic.deadline) is not None and deadline <= until:
+            commands.extend(logic.settle(deadline, level))
+
+    for button, gap in edges:
+        settle_until(now + gap)
+        now += gap
+        level[button] = not level[button]
+        deal_presses += button == "DEAL" and level[button]
+        commands.extend(logic.edge(button, level[button], now))
+    settle_until(now + hold + debounce + 1.0)
+    return logic, commands, level, deal_presses
+
+
+@settings(max_examples=300, deadline=None)
+@given(edges=EDGES)
+def test_no_button_stays_stuck_and_no_press_counts_twice(edges: list[tuple[str, float]]) -> None:
+    logic, commands, level, deal_presses = run_edges(edges, 0.05, 0.3)
+    assert {name: logic.is_pressed(name) for name in level} == level
+    assert commands.count(C.DEAL) <= deal_presses
+
+
+@settings(max_examples=300, deadline=None)
+@given(edges=EDGES)
+def test_void_exactly_when_the_chord_was_really_held(edges: list[tuple[str, float]]) -> None:
+    debounce, hold = 0.05, 0.3
+    _, commands, _, _ = run_edges(edges, debounce, hold)
+    down = {"CONFIRM": False, "UNDO": False}
+    chord_edges: list[tuple[float, bool]] = []  # (time of a CONFIRM/UNDO edge, both down after it)
+    now = 0.0
+    for button, gap in edges:
+        now += gap
+        if button in down:
+            down[button] = not down[button]
+            chord_edges.append((now, all(down.values())))
+    ends = [later for later, _ in chord_edges[1:]] + [now + hold + debounce + 1.0][: len(chord_edges)]  # settles
+    ever_both = any(both for _, both in chord_edges)
+    held_long = any(both and end - start >= hold + 2 * debounce
+                    for (start, both), end in zip(chord_edges, ends, strict=True))
+    if not ever_both:
+        assert C.VOID not in commands
+    if held_long:  # both down and untouched long enough: settled, then held for the hold time
+        assert C.VOID in commands

@@ -227,16 +227,23 @@ def test_a_second_connection_reads_while_the_first_appends(path: Path) -> None:
     reader.close()
 
 
-@settings(max_examples=40, deadline=None)
-@given(body=st.dictionaries(st.text(max_size=8), st.recursive(
+JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=10),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=8), max_size=5))
-def test_any_json_body_reads_back_equal(tmp_path_factory: pytest.TempPathFactory, body: dict[str, Any]) -> None:
+    max_leaves=8,
+)
+
+
+@settings(max_examples=20, deadline=None)
+@given(bodies=st.lists(st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=5), min_size=1, max_size=20))
+def test_any_json_body_reads_back_equal(
+    tmp_path_factory: pytest.TempPathFactory, bodies: list[dict[str, Any]]
+) -> None:
     with Journal.open(journal_path(tmp_path_factory.mktemp("j"))) as journal:
-        written = journal.append("k", body, ts=1.25)
-        assert written.body == body
-        assert list(journal.entries()) == [written]
+        written = journal.append_many([("k", body) for body in bodies], ts=1.25)
+        assert [entry.body for entry in written] == bodies
+        assert list(journal.entries()) == written
+        assert journal.verify().ok
 
 
 def test_cli_verify_passes_then_names_the_first_bad_row(
@@ -262,3 +269,9 @@ def test_cli_on_a_missing_journal_is_an_error(tmp_path: Path, capsys: pytest.Cap
     assert main(["journal", "tail", "--data-dir", str(tmp_path)]) == 2
     assert "no journal" in capsys.readouterr().err
     assert not (tmp_path / "journal.db").exists()
+
+
+def test_cli_verify_on_a_file_that_is_not_a_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "journal.db").write_bytes(b"garbage" * 1000)
+    assert main(["journal", "verify", "--data-dir", str(tmp_path)]) == 2
+    assert "not a journal" in capsys.readouterr().err
