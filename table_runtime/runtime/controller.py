@@ -107,6 +107,10 @@ class TableController:
         """`listener()` runs after every committed change (display push, feed wake-up, lamps)."""
         self._listeners.append(listener)
 
+    def touch(self) -> None:
+        """Something shown beside the game changed (zone totals): tell the listeners, journal nothing."""
+        self._changed()
+
     def _changed(self) -> None:
         for listener in self._listeners:
             listener()

@@ -1,0 +1,283 @@
+"""The asyncio shell around the controller: shoe, chip readers, dealer panel, display and feed.
+
+One `TaskGroup`; each device is an async context manager entered for the
+life of the app. Devices hand their readings to the controller on the event
+loop (the chip reader and the panel already hop from their threads with
+`call_soon_threadsafe`). After every committed change one coalescing task
+pushes the snapshot to the display, wakes the feed and sets the lamps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+from drivers.chip_reader import ChipReader, ChipsScanned, ReaderOffline, ReaderOnline
+from drivers.dealer_panel import DealerPanel, Tower
+from drivers.shoe import CardShoe
+from firmware_bridge.shoe import events as shoe_events
+from table_runtime.display.server import DisplayServer
+from table_runtime.errors import CardCodeError
+from table_runtime.feed.publisher import FeedPublisher
+from table_runtime.game.cards import Card
+from table_runtime.game.events import Alarm
+from table_runtime.game.inputs import (
+    CardDrawn,
+    Confirm,
+    CutCardReached,
+    Discard,
+    Double,
+    Input,
+    Next,
+    ShoeShuffled,
+    Split,
+    Undo,
+    Void,
+)
+from table_runtime.runtime.chip_link import ChipLink
+from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.recall import recall_rounds
+
+SHOE_RULE = "TABLE.md What the controller must catch: shoe integrity"
+
+
+def shoe_id_text(number: int) -> str:
+    return f"S{number}"
+
+
+class TableApp:
+    """Devices, display and feed wired to one controller; also the display's backend."""
+
+    def __init__(
+        self,
+        controller: TableController,
+        *,
+        shoe: CardShoe | None = None,
+        panel: DealerPanel | None = None,
+        readers: Sequence[ChipReader] = (),
+        chip_link: ChipLink | None = None,
+        display: DisplayServer | None = None,
+        feed: FeedPublisher | None = None,
+    ) -> None:
+        self.controller = controller
+        self.shoe = shoe
+        self.panel = panel
+        self.readers = tuple(readers)
+        self.chip_link = chip_link
+        self.display = display
+        self.feed = feed
+        self.changed = asyncio.Event()
+        self._dirty = asyncio.Event()
+        self._stopping = asyncio.Event()
+        controller.subscribe(self._on_change)
+
+    # ------------------------------------------------------------- lifetime
+
+    def stop(self, reason: str = "shutdown") -> None:
+        """Ask `run` to return (SIGTERM, end of a demo)."""
+        self._stopping.set()
+        if self.feed is not None:
+            self.feed.stop(reason)
+
+    async def run(self) -> None:
+        """Run until `stop()`; leaves nothing half-written (the journal commits per input)."""
+        async with contextlib.AsyncExitStack() as stack:
+            if self.display is not None:
+                await stack.enter_async_context(self.display)
+            if self.feed is not None:
+                await stack.enter_async_context(self.feed)
+                self.controller.set_device("broker", "online")
+            if self.shoe is not None:
+                await stack.enter_async_context(self.shoe)
+            if self.panel is not None:
+                await stack.enter_async_context(self.panel)
+            for reader in self.readers:
+                await stack.enter_async_context(reader)
+            async with asyncio.TaskGroup() as tasks:
+                workers = [tasks.create_task(self._publish_loop())]
+                if self.feed is not None:
+                    workers.append(tasks.create_task(self.feed.run()))
+                if self.shoe is not None:
+                    workers.append(tasks.create_task(self._shoe_loop(self.shoe)))
+                if self.panel is not None:
+                    workers.append(tasks.create_task(self._panel_loop(self.panel)))
+                for reader in self.readers:
+                    workers.append(tasks.create_task(self._reader_loop(reader)))
+                self._on_change()
+                await self._stopping.wait()
+                self.controller.note({"type": "Stopping", "table_id": self.controller.table_id})
+                if self.feed is not None:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(5):
+                            await self.feed.wait_published(self.controller.journal.last_seq)
+                    self.feed.stop("shutdown")
+                for worker in workers:
+                    if self.feed is None or worker is not workers[1]:
+                        worker.cancel()
+
+    # -------------------------------------------------------------- changes
+
+    def _on_change(self) -> None:
+        self._dirty.set()
+        if self.chip_link is not None:
+            self.chip_link.follow()
+
+    async def _publish_loop(self) -> None:
+        while True:
+            await self._dirty.wait()
+            self._dirty.clear()
+            snapshot = self.controller.snapshot()
+            if self.feed is not None:
+                self.feed.notify()
+                self.feed.offer_state(snapshot)
+            if self.panel is not None:
+                self._lamps(snapshot)
+            if self.display is not None:
+                await self.display.publish(snapshot)
+            self.changed.set()
+            self.changed = asyncio.Event()
+
+    def _lamps(self, snapshot: dict[str, Any]) -> None:
+        assert self.panel is not None
+        turn = snapshot["turn"]
+        self.panel.show_turn(None if turn is None else int(turn["box"]))
+        if snapshot["alarms"]:
+            self.panel.alarm_on()
+        else:
+            self.panel.alarm_off()
+        waiting = snapshot["phase"] in ("insurance", "settlement") or snapshot["held_cards"]
+        self.panel.set_tower(Tower.WAITING if waiting else Tower.PLAY)
+
+    async def wait_for_change(self, seconds: float = 5.0) -> None:
+        """For simulators and tests: until the next published snapshot."""
+        changed = self.changed
+        async with asyncio.timeout(seconds):
+            await changed.wait()
+
+    # ----------------------------------------------------------------- shoe
+
+    async def _shoe_loop(self, shoe: CardShoe) -> None:
+        async for event in shoe.events():
+            self.on_shoe_event(event)
+
+    def on_shoe_event(self, event: shoe_events.ShoeEvent) -> None:
+        controller = self.controller
+        if isinstance(event, shoe_events.CardDrawn):
+            self._lock_on_first_card()
+            controller.submit(CardDrawn(card=event.card), source="shoe")
+        elif isinstance(event, shoe_events.ShoeShuffled):
+            controller.submit(ShoeShuffled(shoe_id=shoe_id_text(event.shoe_id)), source="shoe")
+        elif isinstance(event, shoe_events.CutCardReached):
+            controller.submit(CutCardReached(), source="shoe")
+        elif isinstance(event, shoe_events.UnreadableCard):
+            controller.raise_alarm(Alarm(kind="unreadable_card", rule=SHOE_RULE,
+                                         message=f"card {event.card_number} of the shoe was unreadable: "
+                                                 "enter it on the display"))
+        elif isinstance(event, shoe_events.DoorOpened):
+            if controller.table.round_in_play:
+                controller.raise_alarm(Alarm(kind="shoe_door_open", rule=SHOE_RULE,
+                                             message="the shoe door was opened during a round"))
+        elif isinstance(event, shoe_events.Jam):
+            controller.raise_alarm(Alarm(kind="shoe_jam", rule=SHOE_RULE, message="the shoe reports a jam"))
+        elif isinstance(event, shoe_events.ShoeOffline):
+            controller.set_device("shoe", "offline")
+            controller.raise_alarm(Alarm(kind="shoe_offline", rule=SHOE_RULE,
+                                         message=f"shoe {event.device} offline: {event.reason}; the round waits"))
+        elif isinstance(event, shoe_events.ShoeOnline):
+            controller.set_device("shoe", "online")
+        elif isinstance(event, shoe_events.MissedCards):
+            controller.raise_alarm(Alarm(kind="missed_cards", rule=SHOE_RULE, amounts=(("cards", event.count),),
+                                         message=f"{event.count} card message(s) from the shoe were lost "
+                                                 f"(from sequence {event.first_sequence}): check the round"))
+
+    def _lock_on_first_card(self) -> None:
+        """The first card out of the shoe locks the bets (TABLE.md step 1) if the dealer did not."""
+        table = self.controller.table
+        if self.chip_link is None or table.round_in_play or not table.shoe.loaded or table.shoe.burns_left:
+            return
+        self.chip_link.lock_bets(source="first card")
+
+    # ---------------------------------------------------------------- chips
+
+    async def _reader_loop(self, reader: ChipReader) -> None:
+        async for event in reader.events():
+            if self.chip_link is None:
+                continue
+            if isinstance(event, ChipsScanned):
+                self.chip_link.scan(event)
+            elif isinstance(event, ReaderOffline):
+                self.chip_link.offline(event)
+            elif isinstance(event, ReaderOnline):
+                self.controller.set_device("chips", "online")
+
+    # ------------------------------------------------------------- commands
+
+    async def _panel_loop(self, panel: DealerPanel) -> None:
+        async for command in panel.commands():
+            result = self.apply_command(str(command), {}, role="supervisor" if command == "VOID" else "dealer",
+                                        source="panel")
+            if not result["ok"]:
+                self.controller.raise_alarm(Alarm(kind="command_refused", message=result["message"],
+                                                  rule="TABLE.md A round"))
+
+    def apply_command(self, name: str, args: dict[str, Any], *, role: str, source: str) -> dict[str, Any]:
+        """A dealer command from the panel or the display; refusals by the rules arrive as alarms."""
+        controller = self.controller
+        table = controller.table
+        link = self.chip_link
+        item: Input
+        if name == "DEAL":
+            if link is None:
+                return {"ok": False, "message": "no chip reader: bets cannot be locked from the zones"}
+            if not link.lock_bets(source=source):
+                return {"ok": True, "message": "bets not locked: see the alarms"}
+            return {"ok": True, "message": "bets locked"}
+        if name == "ACK_ALARM":
+            acknowledged = controller.acknowledge(int(args.get("id", 0)), by=role)
+            return {"ok": acknowledged, "message": "acknowledged" if acknowledged else "no such alarm"}
+        if name == "MANUAL_CARD":
+            try:
+                card = Card.parse(str(args.get("card", "")))
+            except CardCodeError as error:
+                return {"ok": False, "message": str(error)}
+            self._lock_on_first_card()
+            controller.submit(CardDrawn(card=card, manual=True, by=role), source=source)
+            return {"ok": True, "message": f"{card} entered by hand"}
+        if name in ("DOUBLE", "SPLIT"):
+            following = link.before_double_or_split() if link is not None else ()
+            item = Double(behind_following=following) if name == "DOUBLE" else Split(behind_following=following)
+        elif name == "CONFIRM":
+            round_ = table.round
+            if link is not None and round_ is not None and round_.phase == "insurance":
+                for placed in link.insurance_inputs():
+                    controller.submit(placed, source="chips")
+            if link is not None and round_ is not None and round_.phase == "settlement" and not round_.held:
+                link.verify_payouts()
+            item = Confirm()
+        elif name == "VOID":
+            if role != "supervisor":
+                return {"ok": False, "message": "VOID needs the supervisor"}
+            item = Void(by=role, reason=str(args.get("reason", "misdeal")))
+        else:
+            simple: dict[str, Input] = {"NEXT": Next(), "UNDO": Undo(by=role), "DISCARD": Discard(by=role)}
+            if name not in simple:
+                return {"ok": False, "message": f"unknown command {name!r}"}
+            item = simple[name]
+        events = controller.submit(item, source=source)
+        refusals = [event.message for event in events if isinstance(event, Alarm) and event.kind == "command_refused"]
+        return {"ok": not refusals, "message": refusals[0] if refusals else f"{name} done"}
+
+    # -------------------------------------------------------- display backend
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.controller.snapshot()
+
+    async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
+        return self.apply_command(name, args, role=role, source="display")
+
+    def recall(self, last: int) -> list[dict[str, Any]]:
+        controller = self.controller
+        return recall_rounds(controller.journal, controller.rules, controller.limits, last=last,
+                             table_id=controller.table_id)

@@ -1,0 +1,211 @@
+"""Keeps the chip watcher in step with the round: bets locked from the zones, windows, settlement.
+
+- NO MORE BETS (the DEAL button, or the first card out of the shoe): the zones
+  are locked and become `BetsLocked` (seated zone + behind zone per box).
+- While a hand may double or split, its box's zones are open for exactly its
+  stake; DOUBLE/SPLIT closes them and the behind zone's chips say whether the
+  player behind follows. Chips added while the player stands are an alarm.
+- A bank ace opens the insurance line for half of each seated stake; CONFIRM
+  closes it and the chips there become `InsurancePlaced`.
+- At settlement each zone must end at stake + net payout (0 when collected);
+  CONFIRM checks it and a wrong zone is a `wrong_payout` alarm with the difference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from drivers.chip_reader import ChipsScanned, ReaderOffline
+from table_runtime.chips.watch import ChipAlarm, ChipWatcher, WindowClosed, WindowKind
+from table_runtime.chips.zones import ZoneChanged
+from table_runtime.game.events import Alarm
+from table_runtime.game.inputs import BehindBet, BetsLocked, BoxBet, InsurancePlaced
+from table_runtime.game.round import Round
+from table_runtime.runtime.controller import TableController
+
+
+def game_alarm(alarm: ChipAlarm) -> Alarm:
+    return Alarm(kind=alarm.kind, message=alarm.message, rule=alarm.rule, box=alarm.box, amounts=alarm.amounts)
+
+
+def expected_zones(round_: Round) -> dict[str, int]:
+    """What each zone must hold once the dealer has paid: stake + net payout per stake (0 when collected)."""
+    expected: dict[str, int] = {}
+    for box in round_.boxes:
+        seated = box.bet.owner
+        for zone in (f"box{box.number}", f"box{box.number}.behind", f"box{box.number}.insurance"):
+            expected[zone] = 0
+        for payout in round_.payouts:
+            if payout.box != box.number:
+                continue
+            if payout.kind == "insurance":
+                zone = f"box{box.number}.insurance"
+            elif payout.owner == seated:
+                zone = f"box{box.number}"
+            else:
+                zone = f"box{box.number}.behind"
+            expected[zone] += payout.staked_cents + payout.net_cents
+    return expected
+
+
+class ChipLink:
+    """The bridge between one table's chip watcher and its controller."""
+
+    def __init__(self, watcher: ChipWatcher, controller: TableController) -> None:
+        self.watcher = watcher
+        self.controller = controller
+        self._open: dict[str, int] = {}  # zone -> box of the open double/split window
+        self._insurance_open = False
+        self._settling_round = 0
+        self._publish_zones()
+
+    # ------------------------------------------------------------- readings
+
+    def scan(self, event: ChipsScanned) -> None:
+        readings = {reading.zone: reading.tags for reading in event.readings}
+        incomplete = [reading.zone for reading in event.readings if not reading.complete]
+        changed = False
+        for item in self.watcher.scan(readings, event.at, incomplete):
+            if isinstance(item, ZoneChanged):
+                changed = True
+            else:
+                self.controller.raise_alarm(game_alarm(item))
+        if changed:
+            self._publish_zones()
+
+    def offline(self, event: ReaderOffline) -> None:
+        self.controller.set_device("chips", "offline")
+        self.controller.raise_alarm(game_alarm(self.watcher.reader_offline(event.reader, event.zones, event.reason)))
+
+    def _publish_zones(self) -> None:
+        zones = {zone: self.watcher.total_cents(zone) for zone in self.watcher.zones}
+        if self.controller.extra.get("zones") != zones:
+            self.controller.extra["zones"] = zones
+            self.controller.touch()
+
+    # ------------------------------------------------------------ the round
+
+    def lock_bets(self, *, source: str) -> bool:
+        """NO MORE BETS: the zones become the locked stakes. False when no round started."""
+        if self.watcher.phase != "betting":
+            return False
+        snapshot = self.watcher.lock_bets(self.controller.limits)
+        for alarm in snapshot.alarms:
+            if alarm.kind not in ("bet_under_minimum", "bet_over_maximum"):  # the round checks the limits itself
+                self.controller.raise_alarm(game_alarm(alarm))
+        bets = tuple(
+            BoxBet(box=stake.box, seated_cents=stake.seated_cents, owner=f"box{stake.box}",
+                   behind=(BehindBet(owner=f"box{stake.box}.behind", cents=stake.behind_cents),)
+                   if stake.behind_cents else ())
+            for stake in snapshot.stakes if stake.seated_cents)
+        self.controller.submit(BetsLocked(bets=bets), source=source)
+        round_ = self.controller.table.round
+        if round_ is None or not self.controller.table.round_in_play:
+            self.watcher.end_round()  # refused (limits, too few boxes): the chips stay free
+            return False
+        return True
+
+    def before_double_or_split(self) -> tuple[str, ...]:
+        """Close the current box's windows: the behind players who added their stake follow."""
+        following: list[str] = []
+        for zone in list(self._open):
+            verdict = self._close(zone)
+            if isinstance(verdict, WindowClosed) and zone.endswith(".behind") and verdict.accepted:
+                following.append(zone)
+            if isinstance(verdict, WindowClosed) and not zone.endswith(".behind") and not verdict.accepted:
+                self.controller.raise_alarm(Alarm(
+                    kind="wrong_window_amount", box=verdict.box, rule="000:30, 000:35 (an equal stake is added)",
+                    message=f"{zone}: the {verdict.kind} was pressed but no stake of "
+                            f"{verdict.expected_cents / 100:.2f} € was added",
+                    amounts=(("expected_cents", verdict.expected_cents), ("seen_cents", verdict.added_cents))))
+        return tuple(following)
+
+    def insurance_inputs(self) -> list[InsurancePlaced]:
+        """CONFIRM in the insurance window: the chips on each insurance segment."""
+        placed = []
+        if self._insurance_open:
+            self._insurance_open = False
+            for zone in list(self._open):
+                verdict = self._close(zone)
+                box = self._box_of(zone)
+                if isinstance(verdict, WindowClosed) and verdict.added_cents:
+                    placed.append(InsurancePlaced(box=box, cents=verdict.added_cents))
+                elif isinstance(verdict, ChipAlarm) and verdict.seen_cents and verdict.kind == "wrong_window_amount":
+                    # the round refuses it with its own alarm naming the amounts
+                    placed.append(InsurancePlaced(box=box, cents=verdict.seen_cents))
+        return placed
+
+    def verify_payouts(self) -> None:
+        """CONFIRM at settlement: every zone against what the dealer had to pay or collect."""
+        if self.watcher.phase != "settling":
+            return
+        for verdict in self.watcher.verify_payouts():
+            if isinstance(verdict, ChipAlarm):
+                self.controller.raise_alarm(game_alarm(verdict))
+
+    def follow(self) -> None:
+        """After every change of the round: open and close windows, start or end the settlement."""
+        table = self.controller.table
+        round_ = table.round
+        if round_ is None or round_.phase in ("closed", "voided"):
+            if self.watcher.phase != "betting":
+                self._open.clear()
+                self._insurance_open = False
+                self.watcher.end_round()
+                self._publish_zones()
+            return
+        if self.watcher.phase == "betting":
+            return  # a recovered round whose chips were not locked in this run: nothing to watch
+        if round_.phase == "insurance" and not self._insurance_open and self.watcher.phase == "locked":
+            self._insurance_open = True
+            for box in round_.boxes:
+                self._window(f"box{box.number}.insurance", box.number, "insurance", box.bet.seated_cents // 2)
+        if round_.phase == "playing":
+            self._follow_turn(round_)
+        if round_.phase == "settlement" and self.watcher.phase == "locked" and self._settling_round != round_.number:
+            for zone in list(self._open):
+                self._close(zone)
+            self._settling_round = round_.number
+            known = set(self.watcher.zones)
+            self.watcher.begin_settlement({z: c for z, c in expected_zones(round_).items() if z in known})
+
+    def _follow_turn(self, round_: Round) -> None:
+        hand = round_.current_hand
+        allowed = round_.allowed()
+        box = None if hand is None or not ({"DOUBLE", "SPLIT"} & set(allowed)) else hand.box
+        for zone, owner_box in list(self._open.items()):
+            if owner_box != box and not zone.endswith(".insurance"):
+                verdict = self._close(zone)
+                if isinstance(verdict, WindowClosed) and verdict.added_cents:
+                    self.controller.raise_alarm(Alarm(
+                        kind="past_posting", box=owner_box, rule="TABLE.md past-posting",
+                        message=f"{zone}: {verdict.added_cents / 100:.2f} € added with no double or split",
+                        amounts=(("added_cents", verdict.added_cents),)))
+        if hand is None or box is None:
+            return
+        stakes = hand.base_stakes()
+        self._window(f"box{box}", box, "double", stakes[0].cents)
+        behind = sum(stake.cents for stake in stakes[1:])
+        if behind:
+            self._window(f"box{box}.behind", box, "double", behind)
+
+    def _window(self, zone: str, box: int, kind: WindowKind, cents: int) -> None:
+        if zone in self._open or zone not in self.watcher.zones or cents <= 0:
+            return
+        self.watcher.open_window(zone, kind, cents)
+        self._open[zone] = box
+
+    def _close(self, zone: str) -> WindowClosed | ChipAlarm:
+        self._open.pop(zone, None)
+        verdict = self.watcher.close_window(zone)
+        if isinstance(verdict, ChipAlarm) and not zone.endswith(".insurance"):
+            self.controller.raise_alarm(game_alarm(verdict))
+        return verdict
+
+    @staticmethod
+    def _box_of(zone: str) -> int:
+        return int(zone[3:].split(".")[0])
+
+    def zones(self) -> Mapping[str, Any]:
+        return {zone: self.watcher.total_cents(zone) for zone in self.watcher.zones}
