@@ -296,6 +296,9 @@ class SimulatedShoe:
                     os.close(fd)
         self._master = self._slave = None
         self._outbox.clear()
+        # The firmware thread's select() keeps the closed pty alive until it returns: wake it so the
+        # device really vanishes now.
+        self._wake()
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):

@@ -1,0 +1,42 @@
+"""`table-sim`: run simulated table devices from the command line, for a test bench or a human.
+
+One module per subcommand; each has `register(subparsers)` that sets
+`handler=` via set_defaults. Add yours to SUBCOMMAND_MODULES.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+from table_runtime.errors import TableError
+
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "simulators.shoe_console",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="table-sim", description=__doc__.splitlines()[0])
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="DEVICE")
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except TableError as error:
+        print(f"table-sim: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
