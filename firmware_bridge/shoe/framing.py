@@ -30,6 +30,9 @@ class FrameFlags(IntFlag):
     RETRANSMIT = 0x02
 
 
+_FLAGS: tuple[FrameFlags, ...] = tuple(FrameFlags(value) for value in range(256))
+
+
 def crc16(data: bytes | bytearray | memoryview) -> int:
     """CRC-16/IBM-3740 (CCITT-FALSE): poly 0x1021, init 0xFFFF, no reflection, no xorout; check 0x29B1."""
     return binascii.crc_hqx(data, 0xFFFF)
@@ -142,7 +145,7 @@ def decode(buffer: bytes | bytearray, start: int = 0) -> DecodeResult:
     frame = Frame(
         sequence=(buffer[start + 2] << 8) | buffer[start + 3],
         message_type=buffer[start + 4],
-        flags=FrameFlags(buffer[start + 5]),
+        flags=_FLAGS[buffer[start + 5]],
         payload=bytes(buffer[start + HEADER_SIZE : end - CRC_SIZE]),
     )
     return Decoded(frame, total)
@@ -163,14 +166,36 @@ class FrameDecoder:
         return len(self._buffer)
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Frame]:
-        """Add bytes; return every complete good frame, in order. Never raises on bad bytes."""
+        """Add bytes; return every complete good frame, in order. Never raises on bad bytes.
+
+        The good-frame path is `decode` inlined: this runs for every byte the shoe sends.
+        """
         buffer = self._buffer
         buffer += data
         frames: list[Frame] = []
         position = 0
-        while True:
+        size = len(buffer)
+        while position < size:
+            if buffer[position] == SYNC and size - position >= 2:
+                length = buffer[position + 1]
+                end = position + OVERHEAD + length
+                if length <= MAX_PAYLOAD and end <= size:
+                    crc_at = end - CRC_SIZE
+                    if binascii.crc_hqx(buffer[position + 1 : crc_at], 0xFFFF) == (buffer[crc_at] << 8) | buffer[
+                        crc_at + 1
+                    ]:
+                        frames.append(
+                            Frame(
+                                sequence=(buffer[position + 2] << 8) | buffer[position + 3],
+                                message_type=buffer[position + 4],
+                                flags=_FLAGS[buffer[position + 5]],
+                                payload=bytes(buffer[position + HEADER_SIZE : crc_at]),
+                            )
+                        )
+                        position = end
+                        continue
             result = decode(buffer, position)
-            if isinstance(result, Decoded):
+            if isinstance(result, Decoded):  # pragma: no cover - the fast path above takes every good frame
                 frames.append(result.frame)
                 position += result.consumed
             elif isinstance(result, Skipped):
