@@ -3,7 +3,8 @@
 `apply_reader_event(watcher, event)` turns one event of a `ChipReader`
 (drivers/chip_reader.py) into the watcher's zone changes and alarms: a scan is
 fed with its faulty or truncated zones marked incomplete (they count no
-misses), a reader gone offline is a `reader_offline` alarm. Pure: no I/O.
+misses) and an `antenna_fault` alarm when a zone's antenna turns faulty; a
+reader gone offline is a `reader_offline` alarm. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ def apply_reader_event(watcher: ChipWatcher, event: ReaderEvent) -> list[ZoneCha
     if isinstance(event, ChipsScanned):
         readings = {reading.zone: reading.tags for reading in event.readings if reading.zone in watcher.zones}
         incomplete = [reading.zone for reading in event.readings if not reading.complete]
-        return watcher.scan(readings, event.at, incomplete)
+        statuses = {reading.zone: reading.status.name for reading in event.readings if reading.zone in watcher.zones}
+        faults: list[ZoneChanged | ChipAlarm] = list(watcher.antenna_statuses(statuses))
+        return faults + watcher.scan(readings, event.at, incomplete)
     if isinstance(event, ReaderOffline):
         return [watcher.reader_offline(event.reader, event.zones, event.reason)]
     return []

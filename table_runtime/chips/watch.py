@@ -35,7 +35,7 @@ from table_runtime.game.rules import TableLimits
 AlarmKind = Literal[
     "past_posting", "wrong_window_amount", "wrong_payout", "bet_under_minimum", "bet_over_maximum",
     "behind_without_seated", "chips_out_of_place", "counterfeit_chip", "void_chip", "stolen_chip",
-    "other_casino_chip", "tag_mismatch", "reader_offline",
+    "other_casino_chip", "tag_mismatch", "reader_offline", "antenna_fault",
 ]
 WindowKind = Literal["double", "split", "insurance"]
 Phase = Literal["betting", "locked", "settling"]
@@ -50,6 +50,13 @@ RULE_LIMITS = "RULES.md: the total on one box (seated + behind) is within the ta
 RULE_BEHIND = "RULES.md: players behind bet on a seated player's box (000, 002)"
 RULE_INSURANCE_LINE = "TABLE.md: the insurance line holds chips only inside the insurance window"
 RULE_READER = "TABLE.md shoe integrity: shoe or reader disconnected"
+RULE_ANTENNA = "TABLE.md: every zone is read by its antenna several times a second"
+ANTENNA_TROUBLE = {
+    "OPEN": "antenna open (cable cut?)",
+    "SHORT": "antenna short-circuited",
+    "TOO_MANY_TAGS": "more chips than the reader reports: the zone is not fully read",
+    "RF_NOISE": "radio noise: the zone is not read",
+}
 
 
 class WatcherUseError(TableError, RuntimeError):
@@ -160,6 +167,7 @@ class ChipWatcher:
         self._locks: dict[str, _Lock] = {}
         self._windows: dict[str, _Window] = {}
         self._expected: dict[str, int] = {}
+        self._antennas: dict[str, str] = {}  # zone -> last antenna status name that was not OK
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -201,6 +209,22 @@ class ChipWatcher:
         return ChipAlarm(kind="reader_offline", zone=None, box=None,
                          message=f"chip reader {reader} offline ({reason}); zones not read: {names}",
                          rule=RULE_READER)
+
+    def antenna_statuses(self, statuses: Mapping[str, str]) -> list[ChipAlarm]:
+        """Antenna status names per zone (`OK`, `OPEN`, `SHORT`, `TOO_MANY_TAGS`, `RF_NOISE`, section 3.6 of
+        docs/protocols/rfid.md): an alarm each time a zone's antenna turns faulty or changes fault."""
+        alarms = []
+        for zone, status in statuses.items():
+            if status == "OK":
+                self._antennas.pop(zone, None)
+                continue
+            if self._antennas.get(zone) == status:
+                continue
+            self._antennas[zone] = status
+            trouble = ANTENNA_TROUBLE.get(status, status)
+            alarms.append(ChipAlarm(kind="antenna_fault", zone=zone, box=zone_box(zone), rule=RULE_ANTENNA,
+                                    message=f"{zone}: {trouble}; its chips keep their last known state"))
+        return alarms
 
     def _integrity(self, change: ZoneChanged) -> list[ChipAlarm]:
         alarms = []

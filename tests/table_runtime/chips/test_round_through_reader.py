@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
-from firmware_bridge.rfid import Tag
+from firmware_bridge.rfid import AntennaStatus, Tag
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.live import apply_reader_event
@@ -163,6 +163,17 @@ async def test_every_bad_chip_is_caught_through_the_reader(rig: Rig, tmp_path: P
         alarm = await rig.alarm(kind)
         assert (alarm.zone, alarm.uid) == (zone, tag.uid)
         assert rig.watcher.total_cents(zone) == 0
+
+
+async def test_a_cut_antenna_is_an_alarm_and_its_chips_stay(rig: Rig) -> None:
+    rig.device.place("box2", *take(rig, 2500))
+    await rig.totals(box2=2500)
+    rig.device.set_antenna_status("box2", AntennaStatus.OPEN)
+    alarm = await rig.alarm("antenna_fault")
+    assert (alarm.zone, alarm.box) == ("box2", 2)
+    scans = rig.device.inventories
+    await rig.until(lambda: rig.device.inventories > scans + 10 * len(ANTENNAS))  # twice the vanish rule
+    assert rig.watcher.total_cents("box2") == 2500
 
 
 async def test_unplugged_reader_raises_an_alarm_and_recovers(rig: Rig) -> None:

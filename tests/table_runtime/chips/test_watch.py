@@ -259,3 +259,15 @@ def test_misuse_is_refused(table: Table) -> None:
         table.watcher.begin_settlement({})
     with pytest.raises(WatcherUseError, match="no window"):
         table.watcher.close_window("box2")
+
+
+def test_an_antenna_fault_is_one_alarm_until_it_changes(table: Table) -> None:
+    watcher = table.watcher
+    [alarm] = watcher.antenna_statuses({"box1": "OK", "box2": "OPEN"})
+    assert (alarm.kind, alarm.zone, alarm.box) == ("antenna_fault", "box2", 2)
+    assert "cable cut" in alarm.message
+    assert watcher.antenna_statuses({"box2": "OPEN"}) == []
+    assert [a.message for a in watcher.antenna_statuses({"box2": "TOO_MANY_TAGS"})] == [
+        "box2: more chips than the reader reports: the zone is not fully read; its chips keep their last known state"]
+    assert watcher.antenna_statuses({"box2": "OK"}) == []
+    assert len(watcher.antenna_statuses({"box2": "OPEN"})) == 1
