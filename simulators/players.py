@@ -1,0 +1,114 @@
+"""Simulated players: one who plays the computed basic strategy, and a bettor of random stakes.
+
+`decide(round_, player)` looks at what a player at the table sees (the current
+hand, the bank's up card, the buttons the rules allow) and returns the input
+the dealer applies for that player: `Next` (stand), `Double`, `Split`, or None
+for a hit (the dealer draws the next card for the hand). The Monte Carlo
+simulation and the demo's simulated players both call it.
+"""
+
+from __future__ import annotations
+
+import random
+
+from table_runtime.game.inputs import BehindBet, BetsLocked, BoxBet, Double, Next, Split
+from table_runtime.game.round import Round
+from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.strategy import Action, Strategy
+
+Decision = Next | Double | Split | None  # None: hit, the dealer draws a card for the hand
+
+_STAND = Next()
+_HIT, _DOUBLE, _SPLIT = Action.HIT, Action.DOUBLE, Action.SPLIT
+
+
+class NoTurnError(ValueError):
+    """`decide` was asked for a decision while no hand is playing."""
+
+
+class BasicStrategyPlayer:
+    """A player who plays the basic strategy computed for the rules, and never insures.
+
+    `double` and `split` are the inputs applied for this player's doubles and
+    splits (name the behind players who follow them there).
+    """
+
+    __slots__ = ("double", "name", "split", "strategy")
+
+    def __init__(self, strategy: Strategy, *, name: str = "basic-strategy",
+                 behind_following: tuple[str, ...] = ()) -> None:
+        self.strategy = strategy
+        self.name = name
+        self.double = Double(behind_following=behind_following)
+        self.split = Split(behind_following=behind_following)
+
+    @classmethod
+    def for_rules(cls, rules: RuleOptions, *, name: str = "basic-strategy") -> BasicStrategyPlayer:
+        return cls(Strategy.for_rules(rules), name=name)
+
+    @property
+    def insures(self) -> bool:
+        return False
+
+
+def decide(round_: Round, player: BasicStrategyPlayer) -> Decision:
+    """The input for the current hand of `round_`: Next, Double, Split, or None (hit).
+
+    A hand waiting for a card (one card after a split, a double) is a hit: the
+    dealer must draw for it whatever the player would like.
+    """
+    hand = round_.current_hand
+    if hand is None:
+        raise NoTurnError(f"no hand is playing (phase {round_.phase})")
+    cards = hand.cards
+    if len(cards) < 2 or hand.doubled:
+        return None
+    allowed = round_.allowed()
+    first = cards[0].value
+    pair = first if len(cards) == 2 and cards[1].value == first else None
+    action = player.strategy.decide(hand.total, hand.soft, pair, round_.bank.cards[0].value,
+                                    "DOUBLE" in allowed, "SPLIT" in allowed)
+    if action is _HIT:
+        return None
+    if action is _DOUBLE:
+        return player.double
+    if action is _SPLIT:
+        return player.split
+    return _STAND
+
+
+class RandomBettor:
+    """Stakes drawn at random in whole chips between the table minimum and `max_chips` chips.
+
+    Owns its RNG (seed it for a reproducible demo). Each box in play gets a
+    seated stake and, with probability `behind_chance`, one behind stake.
+    """
+
+    def __init__(self, rng: random.Random, limits: TableLimits | None = None, *, chip_cents: int = 500,
+                 max_chips: int = 20, behind_chance: float = 0.0) -> None:
+        self.rng = rng
+        self.limits = limits or TableLimits()
+        self.chip_cents = chip_cents
+        self.max_chips = max_chips
+        self.behind_chance = behind_chance
+
+    def stake(self) -> int:
+        """One stake in cents: a whole number of chips within the table limits."""
+        low = -(-self.limits.min_bet_cents // self.chip_cents)
+        high = max(low, min(self.max_chips, self.limits.max_bet_cents // self.chip_cents))
+        return self.rng.randint(low, high) * self.chip_cents
+
+    def bets(self, boxes: tuple[int, ...], owners: tuple[str, ...] | None = None) -> BetsLocked:
+        """Bets on `boxes` (seated by `owners`, default ``player<box>``), within the maximum per box."""
+        locked = []
+        for position, box in enumerate(boxes):
+            owner = owners[position] if owners is not None else f"player{box}"
+            seated = self.stake()
+            behind: tuple[BehindBet, ...] = ()
+            if self.behind_chance and self.rng.random() < self.behind_chance:
+                room = self.limits.max_bet_cents - seated
+                cents = min(self.stake(), room - room % self.chip_cents)
+                if cents > 0:
+                    behind = (BehindBet(owner=f"behind{box}", cents=cents),)
+            locked.append(BoxBet(box=box, seated_cents=seated, owner=owner, behind=behind))
+        return BetsLocked(bets=tuple(locked))

@@ -1,0 +1,336 @@
+"""Monte Carlo of a rule profile through the table's own round machine.
+
+Every card, decision and payout goes through `Table.apply`, the state machine
+the table runs: no second, simplified game. The shoe is dealt the way the
+dealer deals it (TABLE.md, RULES.md 'Equipment'): shuffle (`ShoeShuffled`),
+the burn cards drawn and burned by the engine, the cut card `cut_card_depth`
+cards from the end (`CutCardReached` when it comes out, the round finishes,
+then a new shoe), or a new shoe every round when the rules say so.
+
+Each worker process owns an RNG seeded from (seed, worker index), so a run is
+reproducible for a given seed and number of workers; with one worker it runs
+in the calling process.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import random
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+from simulators.players import BasicStrategyPlayer, decide
+from table_runtime.errors import TableError
+from table_runtime.game.cards import ALL_CARDS, new_shoe
+from table_runtime.game.events import Alarm, Payout
+from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, CutCardReached, ShoeShuffled, Void
+from table_runtime.game.round import BANK, DEALING, INSURANCE, PLAYING, SETTLEMENT, Round
+from table_runtime.game.rules import RuleOptions
+from table_runtime.game.table import Table
+
+UNIT_CENTS = 1000  # one initial bet; even, so 3:2 is exact
+PROGRESS_EVERY = 5000  # rounds between progress reports of a worker
+
+# Inputs are immutable: one instance of each is applied again and again.
+_DRAWN = tuple(CardDrawn(card=card) for card in ALL_CARDS)
+_CUT_CARD = CutCardReached()
+_CONFIRM = Confirm()
+
+
+class SimulationError(TableError, RuntimeError):
+    """The engine refused what the simulation did: a bug in the simulation or the engine."""
+
+
+class ShoeExhaustedError(SimulationError):
+    """A round needed more cards than the shoe holds (cut card too deep for the boxes in play)."""
+
+
+class DealingShoe:
+    """The physical shoe: its card order, the cut card, and the dealer's shuffle-burn-deal procedure.
+
+    Cards are drawn by a lazy Fisher-Yates shuffle: each draw picks uniformly
+    among the cards not yet drawn, which deals exactly the order of a full
+    shuffle without paying for the cards a shoe never reaches (`online`).
+    """
+
+    __slots__ = ("_apply", "_cards", "_cut_at", "_position", "_random", "rules", "shoes", "table")
+
+    def __init__(self, table: Table, rng: random.Random) -> None:
+        self.table = table
+        self.rules = table.rules
+        self.shoes = 0
+        self._apply = table.apply
+        self._random = rng.random
+        self._cards = new_shoe(self.rules.decks)
+        self._cut_at = len(self._cards) - self.rules.cut_card_depth
+        self._position = 0
+
+    @property
+    def needs_new_shoe(self) -> bool:
+        """Before a round: no shoe yet, the cut card came out, or the rules shuffle every round."""
+        shoe = self.table.shoe
+        return not shoe.loaded or shoe.cut_card_reached or (self.rules.shuffle_every_round and shoe.rounds > 0)
+
+    def new_shoe(self) -> None:
+        """Shuffle and load (`ShoeShuffled`), then draw the burn cards, which the engine burns."""
+        self.shoes += 1
+        self._apply(ShoeShuffled(shoe_id=f"sim-{self.shoes}"))
+        self._position = 0
+        for _ in range(self.rules.burn_cards):
+            self.draw()
+
+    def draw(self) -> None:
+        """The next card out of the shoe, after the cut card if it comes first."""
+        position = self._position
+        cards = self._cards
+        if position == self._cut_at and not self.table.shoe.cut_card_reached:
+            self._apply(_CUT_CARD)
+        if position == len(cards):
+            raise ShoeExhaustedError(f"shoe sim-{self.shoes} is empty: the round needs another card")
+        pick = position + int(self._random() * (len(cards) - position))
+        card = cards[pick]
+        cards[pick] = cards[position]
+        cards[position] = card
+        self._position = position + 1
+        self._apply(_DRAWN[card.index])
+
+
+def flat_bets(boxes: int, cents: int = UNIT_CENTS) -> BetsLocked:
+    """The same stake on boxes 1..`boxes`, one player each."""
+    return BetsLocked(bets=tuple(BoxBet(box=box, seated_cents=cents, owner=f"player{box}")
+                                 for box in range(1, boxes + 1)))
+
+
+def play_round(shoe: DealingShoe, bets: BetsLocked, player: BasicStrategyPlayer) -> Round:
+    """One round from the bet lock to settlement, every box played by `player`; returns the settled round.
+
+    The caller reads `round_.payouts`, then applies `Confirm` to close it.
+    """
+    table = shoe.table
+    if shoe.needs_new_shoe:
+        shoe.new_shoe()
+    apply = table.apply
+    events = apply(bets)
+    round_ = table.round
+    if round_ is None or round_.phase != DEALING:
+        raise SimulationError(f"bets refused: {[event for event in events if type(event) is Alarm]}")
+    draw = shoe.draw
+    while True:
+        phase = round_.phase
+        if phase == PLAYING:
+            decision = decide(round_, player)
+            if decision is None:
+                draw()
+            else:
+                events = apply(decision)
+                if events and type(events[0]) is Alarm:
+                    raise SimulationError(f"{decision!r} refused: {events[0].message}")
+        elif phase == DEALING:
+            draw()
+        elif phase == BANK:
+            if not round_.bank_must_draw:
+                raise SimulationError(f"round {round_.number} is stuck in phase bank")
+            draw()
+        elif phase == INSURANCE:
+            apply(_CONFIRM)  # nobody insures
+        elif phase == SETTLEMENT:
+            return round_
+        else:
+            raise SimulationError(f"round {round_.number} left play in phase {phase}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tally:
+    """What a number of simulated rounds added up to, in exact integers (merges across workers)."""
+
+    rounds: int = 0
+    hands: int = 0  # player hands settled, split hands included
+    initial_bets: int = 0  # boxes played, one initial bet each
+    bet_cents: int = 0
+    net_cents: int = 0  # paid to the players (negative: the house won)
+    net_squares: int = 0  # sum over rounds of (round net in cents) ** 2, for the standard error
+    blackjacks: int = 0  # player naturals
+    voided: int = 0  # rounds voided because the shoe ran out (not counted in the other fields)
+    shoes: int = 0
+
+    def merged(self, other: Tally) -> Tally:
+        return Tally(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(Tally)})
+
+
+def play_rounds(rules: RuleOptions, rounds: int, boxes: int, rng: random.Random,
+                player: BasicStrategyPlayer | None = None,
+                progress: Callable[[int], None] | None = None,
+                on_round: Callable[[Round], None] | None = None) -> Tally:
+    """Play `rounds` rounds of `boxes` flat unit bets through a fresh table, every box played by `player`
+    (default: the basic strategy of `rules`).
+
+    `progress(n)` is told every `PROGRESS_EVERY` rounds; `on_round(round_)`
+    sees each settled round before it is closed (for checks in tests).
+    """
+    table = Table(rules)
+    shoe = DealingShoe(table, rng)
+    player = player or BasicStrategyPlayer.for_rules(rules)
+    bets = flat_bets(boxes)
+    staked = boxes * UNIT_CENTS
+    apply = table.apply
+    hands = net_total = squares = blackjacks = voided = 0
+    for played in range(1, rounds + 1):
+        try:
+            round_ = play_round(shoe, bets, player)
+        except ShoeExhaustedError:
+            apply(Void(by="simulation", reason="shoe exhausted"))
+            voided += 1
+            continue
+        if on_round is not None:
+            on_round(round_)
+        net = 0
+        payout: Payout
+        for payout in round_.payouts:
+            net += payout.net_cents
+        net_total += net
+        squares += net * net
+        for hand in round_.hands:
+            hands += 1
+            if hand.blackjack:
+                blackjacks += 1
+        apply(_CONFIRM)
+        if progress is not None and played % PROGRESS_EVERY == 0:
+            progress(PROGRESS_EVERY)
+    if progress is not None and rounds % PROGRESS_EVERY:
+        progress(rounds % PROGRESS_EVERY)
+    done = rounds - voided
+    return Tally(rounds=done, hands=hands, initial_bets=done * boxes, bet_cents=done * staked, net_cents=net_total,
+                 net_squares=squares, blackjacks=blackjacks, voided=voided, shoes=shoe.shoes)
+
+
+def worker_random(seed: int, worker: int) -> random.Random:
+    """The RNG of worker `worker` in a run seeded `seed` (string seeds hash the same in every process)."""
+    return random.Random(f"blackjack-simulation/{seed}/{worker}")
+
+
+def shares(rounds: int, workers: int) -> list[int]:
+    """Rounds per worker, as even as possible, the first workers taking one more."""
+    base, extra = divmod(rounds, workers)
+    return [base + (1 if index < extra else 0) for index in range(workers)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SimulationResult:
+    """A finished run: the tally, its statistics, and how fast it went."""
+
+    profile: str
+    boxes: int
+    seed: int
+    workers: int
+    seconds: float
+    tally: Tally
+
+    @property
+    def ev(self) -> float:
+        """Net per initial bet; negative when the players lose."""
+        return self.tally.net_cents / self.tally.bet_cents if self.tally.bet_cents else 0.0
+
+    @property
+    def stderr(self) -> float:
+        """Standard error of `ev`, rounds being the independent samples (the boxes of a round share a bank)."""
+        tally = self.tally
+        if tally.rounds < 2:
+            return math.nan
+        per_round = tally.bet_cents / tally.rounds  # flat bets: the same in every round
+        mean = tally.net_cents / tally.rounds
+        variance = (tally.net_squares - tally.rounds * mean * mean) / (tally.rounds - 1)
+        return math.sqrt(max(variance, 0.0) / tally.rounds) / per_round
+
+    @property
+    def blackjack_rate(self) -> float:
+        return self.tally.blackjacks / self.tally.initial_bets if self.tally.initial_bets else 0.0
+
+    @property
+    def rounds_per_second(self) -> float:
+        return (self.tally.rounds + self.tally.voided) / self.seconds if self.seconds > 0 else math.inf
+
+    def document(self) -> dict[str, Any]:
+        """The JSON document of `table-runtime simulate --json`."""
+        tally = self.tally
+        return {
+            "profile": self.profile,
+            "rounds": tally.rounds,
+            "boxes": self.boxes,
+            "hands": tally.hands,
+            "initial_bet_units": tally.initial_bets,
+            "net_units": tally.net_cents / UNIT_CENTS,
+            "ev": self.ev,
+            "stderr": self.stderr,
+            "blackjack_rate": self.blackjack_rate,
+            "rounds_per_second": self.rounds_per_second,
+            "seed": self.seed,
+            "workers": self.workers,
+            "shoes": tally.shoes,
+            "voided_rounds": tally.voided,
+        }
+
+
+def simulate(rules: RuleOptions, rounds: int, *, boxes: int = 1, seed: int = 0, workers: int = 1,
+             progress: Callable[[int], None] | None = None) -> SimulationResult:
+    """Play `rounds` rounds of `rules` on `boxes` boxes split over `workers` processes.
+
+    `progress(n)` is called in this process as workers report n more rounds.
+    """
+    if not 1 <= boxes <= rules.boxes:
+        raise ValueError(f"boxes: {boxes} is not within 1..{rules.boxes}")
+    if rounds < 0 or workers < 1:
+        raise ValueError(f"need rounds >= 0 and workers >= 1, got {rounds} and {workers}")
+    player = BasicStrategyPlayer.for_rules(rules)  # computed once, before the clock and the workers start
+    started = time.perf_counter()
+    if workers == 1:
+        tally = play_rounds(rules, rounds, boxes, worker_random(seed, 0), player, progress)
+    else:
+        tally = _in_processes(rules, player, shares(rounds, workers), boxes, seed, progress)
+    seconds = time.perf_counter() - started
+    return SimulationResult(profile=rules.profile, boxes=boxes, seed=seed, workers=workers, seconds=seconds,
+                            tally=tally)
+
+
+def _in_processes(rules: RuleOptions, player: BasicStrategyPlayer, counts: list[int], boxes: int, seed: int,
+                  progress: Callable[[int], None] | None) -> Tally:
+    context = multiprocessing.get_context()
+    queue: Any = context.Queue()
+    processes = [context.Process(target=_worker, args=(rules, player, count, boxes, seed, index, queue), daemon=True)
+                 for index, count in enumerate(counts)]
+    for process in processes:
+        process.start()
+    tallies: dict[int, Tally] = {}
+    try:
+        while len(tallies) < len(processes):
+            kind, index, payload = queue.get()
+            if kind == "progress":
+                if progress is not None:
+                    progress(payload)
+            elif kind == "done":
+                tallies[index] = payload
+            else:
+                raise SimulationError(f"worker {index} failed:\n{payload}")
+    finally:
+        for process in processes:
+            if process.is_alive() and len(tallies) < len(processes):
+                process.terminate()
+            process.join()
+    total = Tally()
+    for index in range(len(processes)):
+        total = total.merged(tallies[index])
+    return total
+
+
+def _worker(rules: RuleOptions, player: BasicStrategyPlayer, rounds: int, boxes: int, seed: int, index: int,
+            queue: Any) -> None:
+    try:
+        tally = play_rounds(rules, rounds, boxes, worker_random(seed, index), player,
+                            lambda count: queue.put(("progress", index, count)))
+    except Exception:  # reported to the parent, which raises it there
+        queue.put(("error", index, traceback.format_exc()))
+        return
+    queue.put(("done", index, tally))

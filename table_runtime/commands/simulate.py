@@ -1,0 +1,58 @@
+"""`table-runtime simulate`: Monte Carlo of a rule profile through the table's own round engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from tqdm import tqdm
+
+from simulators.simulation import simulate
+from table_runtime.game.rules import PROFILES, profile
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate", help="play the computed basic strategy through the round engine and report the return")
+    parser.add_argument("--profile", default="fr-casino", choices=sorted(PROFILES))
+    parser.add_argument("--rounds", type=_positive, required=True, help="rounds to play")
+    parser.add_argument("--boxes", type=_positive, default=1, help="boxes in play each round, 1 to 7 (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the shuffles (default 0)")
+    parser.add_argument("--workers", type=_positive, default=1,
+                        help=f"processes, each with its own seeded shoe (default 1; this machine has {os.cpu_count()})")
+    parser.add_argument("--json", action="store_true", help="print a JSON document")
+    parser.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: a whole number >= 1")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = profile(args.profile)
+    if args.boxes > rules.boxes:
+        print(f"table-runtime: error: --boxes {args.boxes}: the table has {rules.boxes} boxes", file=sys.stderr)
+        return 2
+    with tqdm(total=args.rounds, unit="round", unit_scale=True, disable=not sys.stderr.isatty(),
+              desc=f"simulate {args.profile}") as bar:
+        result = simulate(rules, args.rounds, boxes=args.boxes, seed=args.seed, workers=args.workers,
+                          progress=bar.update)
+    document = result.document()
+    if args.json:
+        print(json.dumps(document, indent=2))
+        return 0
+    print(f"profile {document['profile']}: {document['rounds']} rounds on {document['boxes']} box(es), "
+          f"{document['hands']} hands, {document['shoes']} shoes")
+    print(f"player return {100 * result.ev:+.3f}% ± {100 * result.stderr:.3f}% per initial bet "
+          f"(house edge {-100 * result.ev:.3f}%), net {document['net_units']:+g} units")
+    print(f"player blackjacks {document['blackjack_rate']:.4f} per box per round")
+    print(f"{document['rounds_per_second']:,.0f} rounds/s with {args.workers} worker(s), seed {args.seed}")
+    if document["voided_rounds"]:
+        print(f"{document['voided_rounds']} round(s) voided: the shoe ran out of cards")
+    return 0
