@@ -28,7 +28,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
+from urllib.parse import parse_qs, urlsplit
 
 from firmware_bridge.shoe import (
     Frame,
@@ -45,7 +46,8 @@ from simulators.shoe_firmware import (
     FirmwareIdentity,
     ShoeFirmware,
 )
-from table_runtime.game.cards import Card
+from table_runtime.errors import ConfigError
+from table_runtime.game.cards import Card, parse_cards
 
 FrameHook = Callable[[Frame, int], None]
 
@@ -129,6 +131,37 @@ class SimulatedShoe:
         self._running = False
         self.commands_received: list[object] = []
         self.bad_host_frames = 0
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> SimulatedShoe:
+        """A shoe from configuration: `sim://shoe?seed=7&shoe=1&drawn=0&link=/tmp/ttySHOE&stack=FILE`.
+
+        Start it, then give the driver its `url` (`serial://<link>`).
+        """
+        parts = urlsplit(url)
+        if parts.scheme != "sim" or parts.netloc != "shoe":
+            raise ConfigError("devices.shoe", f"{url!r}: a simulated shoe is sim://shoe?seed=N")
+        query = parse_qs(parts.query)
+        known = {"seed", "shoe", "drawn", "link", "stack"}
+        if unknown := sorted(set(query) - known):
+            raise ConfigError("devices.shoe", f"{url!r}: unknown option {', '.join(unknown)} (known: {sorted(known)})")
+
+        def number(name: str, default: int) -> int:
+            text = query.get(name, [str(default)])[-1]
+            try:
+                return int(text)
+            except ValueError:
+                raise ConfigError("devices.shoe", f"{url!r}: {name} must be a whole number, not {text!r}") from None
+
+        if "stack" in query:
+            options["stack"] = parse_cards(Path(query["stack"][-1]).read_text(encoding="utf-8").replace("\n", " "))
+        return cls(
+            seed=number("seed", 0),
+            shoe_number=number("shoe", 1),
+            cards_already_drawn=number("drawn", 0),
+            link=query["link"][-1] if "link" in query else None,
+            **options,
+        )
 
     # -- lifetime -----------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from firmware_bridge.shoe import (
 from simulators.shoe import Fault, SimulatedShoe
 from simulators.shoe_console import execute, read_stack
 from simulators.shoe_firmware import shuffled_shoe
-from table_runtime.errors import CardCodeError
+from table_runtime.errors import CardCodeError, ConfigError
 from table_runtime.game.cards import parse_cards
 
 pytestmark = pytest.mark.timeout(60)
@@ -167,3 +167,15 @@ def test_table_sim_shoe_gives_a_device_path(tmp_path: Path) -> None:
             if process.poll() is None:
                 process.kill()
     assert not link.exists()
+
+
+def test_simulated_shoe_from_configuration_url(tmp_path: Path) -> None:
+    link = tmp_path / "ttySHOE"
+    shoe = SimulatedShoe.from_url(f"sim://shoe?seed=7&shoe=2&drawn=3&link={link}")
+    assert (shoe.firmware.seed, shoe.firmware.shoe_id, shoe.firmware.cards_drawn) == (7, 2, 3)
+    assert shoe.url == f"serial://{link}"
+    assert shoe.firmware.remaining == tuple(shuffled_shoe(7, 2)[3:])
+    with pytest.raises(ConfigError, match="unknown option colour"):
+        SimulatedShoe.from_url("sim://shoe?colour=red")
+    with pytest.raises(ConfigError, match="seed must be a whole number"):
+        SimulatedShoe.from_url("sim://shoe?seed=x")
