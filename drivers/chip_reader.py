@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import threading
 import time
+import urllib.parse
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -87,6 +88,35 @@ class ReaderSettings:
     @property
     def zones(self) -> tuple[str, ...]:
         return tuple(self.antenna_zones[antenna] for antenna in sorted(self.antenna_zones))
+
+    @classmethod
+    def from_url(cls, url: str, antenna_zones: Mapping[int, str], *, name: str = "chip-reader",
+                 key: str = "url") -> ReaderSettings:
+        """`usb://VVVV:PPPP[?serial=S&scan_interval=0.1&reconnect_interval=1&timeout_ms=500]` (hex ids);
+        `sim://...` URLs name the same ids as the simulated reader (simulators.rfid_backend)."""
+        parts = urllib.parse.urlsplit(url)
+        query = dict(urllib.parse.parse_qsl(parts.query))
+        unknown = sorted(set(query) - {"serial", "scan_interval", "reconnect_interval", "timeout_ms", "seed",
+                                       "miss_rate", "antennas"})
+        if unknown:
+            raise ConfigError(key, f"{url}: unknown parameter {unknown[0]!r}")
+        if parts.scheme == "sim":
+            ids = (0x1209, 0x7AB1)
+        elif parts.scheme == "usb":
+            try:
+                vendor, product = parts.netloc.split(":")
+                ids = (int(vendor, 16), int(product, 16))
+            except ValueError:
+                raise ConfigError(key, f"{url}: expected usb://VVVV:PPPP with hex ids") from None
+        else:
+            raise ConfigError(key, f"{url}: the scheme is usb:// or sim://")
+        try:
+            timing = {field: float(query[field]) for field in ("scan_interval", "reconnect_interval") if field in query}
+            timeout_ms = int(query.get("timeout_ms", "500"))
+        except ValueError as error:
+            raise ConfigError(key, f"{url}: {error}") from error
+        return cls(vendor_id=ids[0], product_id=ids[1], antenna_zones=antenna_zones, name=name,
+                   serial=query.get("serial"), timeout_ms=timeout_ms, **timing)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

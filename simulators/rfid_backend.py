@@ -15,6 +15,7 @@ import array
 import errno
 import random
 import threading
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,18 @@ SIM_PRODUCT_ID = 0x7AB1
 OUT_ENDPOINT = 0x01
 IN_ENDPOINT = 0x81
 PACKET_SIZE = 64
+
+
+def simulated_reader(url: str, antenna_zones: Mapping[int, str]) -> tuple[SimulatedReader, RfidBackend]:
+    """`sim://reader?seed=1&miss_rate=0.05&serial=SIM00001&antennas=21`: a reader and the backend holding it."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "sim":
+        raise ValueError(f"{url}: not a sim:// URL")
+    query = dict(urllib.parse.parse_qsl(parts.query))
+    reader = SimulatedReader(antenna_zones, seed=int(query.get("seed", "0")),
+                             miss_rate=float(query.get("miss_rate", "0")), serial=query.get("serial", "SIM00001"),
+                             antennas=int(query.get("antennas", str(max(21, max(antenna_zones, default=0) + 1)))))
+    return reader, RfidBackend([reader])
 
 
 class SimulatedReader:

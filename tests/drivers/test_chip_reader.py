@@ -17,7 +17,7 @@ from drivers.chip_reader import (
     UsbChipReader,
 )
 from firmware_bridge.rfid import AntennaStatus, BlockStatus, Tag
-from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
+from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader, simulated_reader
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.errors import ConfigError
 
@@ -148,3 +148,23 @@ def test_settings_refuse_two_antennas_on_one_zone() -> None:
         settings(antenna_zones={1: "box1", 2: "box1"})
     with pytest.raises(ConfigError, match=r"0\.\.31"):
         settings(antenna_zones={40: "box1"})
+
+
+def test_settings_from_urls() -> None:
+    usb_settings = ReaderSettings.from_url("usb://1209:7ab1?serial=RDR-0002&scan_interval=0.05", ZONES, name="right")
+    assert (usb_settings.vendor_id, usb_settings.product_id, usb_settings.serial) == (0x1209, 0x7AB1, "RDR-0002")
+    assert (usb_settings.scan_interval, usb_settings.name) == (0.05, "right")
+    assert ReaderSettings.from_url("sim://reader?seed=3", ZONES).vendor_id == SIM_VENDOR_ID
+    for url, words in [("usb://12:34:56", "hex ids"), ("serial:///dev/x", "usb:// or sim://"),
+                       ("usb://1209:7ab1?speed=3", "unknown parameter 'speed'"),
+                       ("usb://1209:7ab1?timeout_ms=soon", "soon")]:
+        with pytest.raises(ConfigError, match=words) as caught:
+            ReaderSettings.from_url(url, ZONES, key="devices.chip_readers[0].url")
+        assert caught.value.key == "devices.chip_readers[0].url"
+
+
+async def test_a_sim_url_builds_a_reader_the_driver_finds() -> None:
+    device, backend = simulated_reader("sim://reader?seed=4&miss_rate=0.5&serial=S-9", ZONES)
+    assert (device.serial, device.miss_rate) == ("S-9", 0.5)
+    async with UsbChipReader(settings(serial="S-9"), backend=backend) as reader:
+        await until(reader, ReaderOnline)
