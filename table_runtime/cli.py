@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.strategy",
     "table_runtime.commands.chips",
     "table_runtime.commands.recall",
+    "table_runtime.commands.demo",
     "table_runtime.commands.simulate",
 )
 

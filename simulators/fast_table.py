@@ -1,0 +1,140 @@
+"""The demo table with no transports: the simulated dealer's hands feed the controller directly.
+
+Used by `table-runtime demo --fast`: the same controller, journal, game and
+recovery as the live table, with the seeded shoe of the simulated firmware
+drawn in-process instead of over a pty, so thousands of rounds run in seconds.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Shuffle, SimulatedDealer
+from simulators.shoe_firmware import shuffled_shoe
+from table_runtime.game.cards import Card
+from table_runtime.game.events import Event, RoundClosed, RoundSettled, RoundVoided
+from table_runtime.game.inputs import (
+    CardDrawn,
+    Confirm,
+    CutCardReached,
+    Discard,
+    Double,
+    Input,
+    InsurancePlaced,
+    Next,
+    ShoeShuffled,
+    Split,
+    Undo,
+)
+from table_runtime.runtime.controller import TableController
+
+
+def shoe_id_of(number: int) -> str:
+    return f"S{number}"
+
+
+def shoe_number_of(shoe_id: str) -> int:
+    """The shoe number in an id made by `shoe_id_of`; 0 for anything else."""
+    return int(shoe_id[1:]) if shoe_id[:1] == "S" and shoe_id[1:].isdigit() else 0
+
+
+class DirectShoe:
+    """The seeded shoes of the simulated firmware, drawn in-process; resumable like the firmware."""
+
+    def __init__(self, *, seed: int, decks: int, cut_cards_behind: int, shoe_number: int = 0,
+                 cards_drawn: int = 0) -> None:
+        self.seed = seed
+        self.decks = decks
+        self.cut_cards_behind = cut_cards_behind
+        self.shoe_number = shoe_number
+        self.cards: list[Card] = shuffled_shoe(seed, shoe_number, decks) if shoe_number else []
+        self.cards_drawn = cards_drawn
+
+    def shuffle(self) -> str:
+        self.shoe_number += 1
+        self.cards = shuffled_shoe(self.seed, self.shoe_number, self.decks)
+        self.cards_drawn = 0
+        return shoe_id_of(self.shoe_number)
+
+    def draw(self) -> tuple[Card, bool]:
+        """The next card, and whether the cut card came out right after it."""
+        card = self.cards[self.cards_drawn]
+        self.cards_drawn += 1
+        cut_position = len(self.cards) - self.cut_cards_behind
+        return card, self.cut_cards_behind > 0 and self.cards_drawn == cut_position
+
+
+@dataclass
+class RunSummary:
+    """What a demo run did: rounds closed, alarms raised by kind, net per box in cents (players' side)."""
+
+    rounds: int = 0
+    alarms: dict[str, int] = field(default_factory=dict)
+    net_by_box: dict[int, int] = field(default_factory=dict)
+    recovered: bool = False
+
+
+_PRESSES: dict[str, Callable[[tuple[str, ...]], Input]] = {
+    "NEXT": lambda _: Next(),
+    "DOUBLE": lambda following: Double(behind_following=following),
+    "SPLIT": lambda following: Split(behind_following=following),
+    "UNDO": lambda _: Undo(),
+    "CONFIRM": lambda _: Confirm(),
+    "DISCARD": lambda _: Discard(),
+}
+
+
+class FastTable:
+    """Runs rounds as fast as the controller and the journal allow."""
+
+    def __init__(self, controller: TableController, *, seed: int, error_rate: float = 0.05) -> None:
+        self.controller = controller
+        table = controller.table
+        rules = table.rules
+        self.shoe = DirectShoe(seed=seed, decks=rules.decks, cut_cards_behind=rules.cut_card_depth,
+                               shoe_number=shoe_number_of(table.shoe.shoe_id), cards_drawn=table.shoe.dealt)
+        self.dealer = SimulatedDealer(table, random.Random(f"dealer:{seed}:{controller.journal.last_seq}"),
+                                      error_rate=error_rate)
+        self.summary = RunSummary(recovered=controller.recovered)
+
+    def run(self, rounds: int, *, on_round: Callable[[RunSummary], None] | None = None) -> RunSummary:
+        steps_left = 1000 * max(rounds, 1)
+        while self.summary.rounds < rounds:
+            steps_left -= 1
+            if steps_left < 0:
+                raise RuntimeError("the demo table made no progress")  # pragma: no cover - a bug guard
+            for event in self.act(self.dealer.next_intent(self.controller.table)):
+                if isinstance(event, (RoundClosed, RoundVoided)):
+                    self.summary.rounds += 1
+                    if on_round is not None:
+                        on_round(self.summary)
+                elif isinstance(event, RoundSettled):
+                    for payout in event.payouts:
+                        self.summary.net_by_box[payout.box] = self.summary.net_by_box.get(payout.box, 0) + \
+                            payout.net_cents
+        self.summary.alarms = dict(self.controller.alarms.counts)
+        return self.summary
+
+    def act(self, intent: Intent) -> list[Event]:
+        submit = self.controller.submit
+        if isinstance(intent, Draw):
+            card, cut = self.shoe.draw()
+            events = submit(CardDrawn(card=card), source="shoe")
+            if cut:
+                events += submit(CutCardReached(), source="shoe")
+            return events
+        if isinstance(intent, Press):
+            return submit(_PRESSES[intent.command](intent.behind_following), source="panel")
+        if isinstance(intent, Lock):
+            return submit(intent.bets, source="chips")
+        if isinstance(intent, Insure):
+            return submit(InsurancePlaced(box=intent.box, cents=intent.cents), source="chips")
+        if isinstance(intent, Shuffle):
+            return submit(ShoeShuffled(shoe_id=self.shoe.shuffle()), source="shoe")
+        if isinstance(intent, Acknowledge):
+            for alarm in self.controller.alarms.active:
+                self.controller.acknowledge(int(alarm["id"]), by="dealer")
+            return []
+        raise TypeError(intent)  # pragma: no cover

@@ -1,0 +1,255 @@
+"""The demo table on real transports: the simulated dealer's hands work the simulated devices.
+
+The shoe firmware runs on a pty and the real serial driver reads it; the chip
+reader is simulated behind a pyusb backend and read by the real pyusb driver;
+the dealer's buttons are gpiozero mock pins pressed and released. The
+runtime (`TableApp`) sees only devices, exactly as on a table. Every action
+waits until the runtime has seen its effect, so the demo never races ahead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+from drivers.chip_reader import ReaderSettings, UsbChipReader
+from drivers.dealer_panel import GpioDealerPanel
+from drivers.shoe import SerialShoe
+from firmware_bridge.rfid import Tag
+from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Shuffle, SimulatedDealer
+from simulators.fast_table import shoe_number_of
+from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
+from simulators.rfid_chips import DENOMINATIONS_CENTS, ChipIssuer
+from simulators.shoe import SimulatedShoe
+from table_runtime.chips.registry import ChipRegistry
+from table_runtime.chips.watch import ChipWatcher
+from table_runtime.config import PanelPins, zone_names
+from table_runtime.runtime.app import TableApp
+from table_runtime.runtime.chip_link import ChipLink, expected_zones
+from table_runtime.runtime.controller import TableController
+
+CASINO_ID = 7
+DEMO_PINS = PanelPins(deal=5, next=6, double=13, split=19, undo=26, confirm=21,
+                      box_lamps=(17, 27, 22, 23, 24, 25, 12), tower_green=16, tower_amber=20, tower_red=4,
+                      buzzer=18, debounce_seconds=0.02, void_hold_seconds=3.0)
+
+
+class ChipTray:
+    """The dealer's float: registered chips handed out for stakes and payouts, and taken back."""
+
+    def __init__(self, issuer: ChipIssuer, *, per_denomination: int = 400) -> None:
+        self.issuer = issuer
+        self.free: dict[int, list[Tag]] = defaultdict(list)
+        for denomination in DENOMINATIONS_CENTS:
+            self.free[denomination] = issuer.issue(denomination, per_denomination)
+
+    def take(self, cents: int) -> list[Tag]:
+        chips: list[Tag] = []
+        left = cents
+        for denomination in sorted(DENOMINATIONS_CENTS, reverse=True):
+            while left >= denomination:
+                if not self.free[denomination]:
+                    self.free[denomination] = self.issuer.issue(denomination, 50)
+                chips.append(self.free[denomination].pop())
+                left -= denomination
+        if left:
+            raise ValueError(f"{cents} cents cannot be made of chips {DENOMINATIONS_CENTS}")
+        return chips
+
+    def give_back(self, chips: list[Tag]) -> None:
+        for chip in chips:
+            assert chip.denomination_cents is not None
+            self.free[chip.denomination_cents].append(chip)
+
+
+class LiveDevices:
+    """The simulated devices of one demo table and the real drivers that read them."""
+
+    def __init__(self, controller: TableController, *, seed: int, data_dir: Path, pin_factory: object) -> None:
+        table = controller.table
+        rules = table.rules
+        self.shoe_sim = SimulatedShoe(seed=seed, shoe_number=max(1, shoe_number_of(table.shoe.shoe_id)),
+                                      cards_already_drawn=table.shoe.dealt if table.shoe.loaded else 0,
+                                      cut_cards_behind=rules.cut_card_depth, announce=False)
+        self.zones = zone_names(rules.boxes)
+        self.antennas = {index + 1: zone for index, zone in enumerate(self.zones)}
+        self.reader_sim = SimulatedReader(self.antennas, antennas=len(self.zones) + 1, seed=seed)
+        self.backend = RfidBackend([self.reader_sim])
+        issuer = ChipIssuer(CASINO_ID, seed=seed)
+        self.tray = ChipTray(issuer)
+        registry = ChipRegistry(data_dir / "chips.db")
+        registry.import_text(issuer.csv(delimiter=","), source="demo chip float")
+        self.watcher = ChipWatcher(self.zones, registry=registry.snapshot(), casino_id=CASINO_ID)
+        registry.close()
+        self.pin_factory = pin_factory
+        self.pins = DEMO_PINS
+
+    def start(self) -> None:
+        self.shoe_sim.start()
+
+    def stop(self) -> None:
+        self.shoe_sim.stop()
+
+    def app(self, controller: TableController, **extra: object) -> TableApp:
+        shoe = SerialShoe(str(self.shoe_sim.link), heartbeat_timeout=3.0)
+        reader = UsbChipReader(ReaderSettings(vendor_id=SIM_VENDOR_ID, product_id=SIM_PRODUCT_ID,
+                                              antenna_zones=self.antennas, name="demo-reader", scan_interval=0.05),
+                               backend=self.backend)
+        panel = GpioDealerPanel(self.pins, pin_factory=self.pin_factory)
+        return TableApp(controller, shoe=shoe, panel=panel, readers=[reader],
+                        chip_link=ChipLink(self.watcher, controller), **extra)  # type: ignore[arg-type]
+
+
+class LiveHands:
+    """What the simulated dealer and players do with their hands, on the simulated devices."""
+
+    def __init__(self, app: TableApp, devices: LiveDevices, rng: random.Random, *, error_rate: float) -> None:
+        self.app = app
+        self.devices = devices
+        self.rng = rng
+        self.error_rate = error_rate
+        self.controller = app.controller
+        self.zone_chips: dict[str, list[Tag]] = defaultdict(list)
+
+    async def until(self, what: str, condition: Callable[[], bool], seconds: float = 10.0) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while not condition():
+            left = deadline - loop.time()
+            if left <= 0:
+                raise TimeoutError(f"the table did not see: {what}")
+            with contextlib.suppress(TimeoutError):
+                await self.app.wait_for_change(min(left, 0.5))
+
+    # chips -------------------------------------------------------------------------------
+    def _zone_total(self, zone: str) -> int:
+        return int(self.controller.extra.get("zones", {}).get(zone, 0))
+
+    def _expected_totals(self) -> dict[str, int]:
+        return {zone: sum(chip.denomination_cents or 0 for chip in chips) for zone, chips in self.zone_chips.items()}
+
+    async def settle_zones(self) -> None:
+        expected = self._expected_totals()
+        await self.until("the chips on the zones", lambda: all(self._zone_total(z) == c for z, c in expected.items()))
+
+    def put(self, zone: str, cents: int) -> None:
+        chips = self.devices.tray.take(cents)
+        self.zone_chips[zone].extend(chips)
+        self.devices.reader_sim.place(zone, *chips)
+
+    def clear(self, zone: str) -> None:
+        chips = self.devices.reader_sim.take_all(zone)
+        self.zone_chips[zone] = []
+        self.devices.tray.give_back(chips)
+
+    # buttons -----------------------------------------------------------------------------
+    async def press(self, command: str) -> None:
+        """A panel button (pressed and released on its mock pin), or a touch on the display."""
+        seq = self.controller.journal.last_seq
+        if command not in self.devices.pins.buttons:
+            await self.app.command(command, {}, role="dealer")
+            await self.until(f"the {command} touch", lambda: self.controller.journal.last_seq > seq)
+            return
+        pin = self.devices.pins.buttons[command]
+        factory = self.devices.pin_factory
+        factory.pin(pin).drive_low()  # type: ignore[attr-defined]
+        await asyncio.sleep(self.devices.pins.debounce_seconds * 3)
+        factory.pin(pin).drive_high()  # type: ignore[attr-defined]
+        await self.until(f"the {command} button", lambda: self.controller.journal.last_seq > seq)
+
+    # the dealer's intents ------------------------------------------------------------------
+    async def act(self, intent: Intent) -> None:
+        controller = self.controller
+        table = controller.table
+        if isinstance(intent, Draw):
+            dealt = table.shoe.dealt
+            await asyncio.to_thread(self.devices.shoe_sim.draw)
+            await self.until("the card from the shoe", lambda: table.shoe.dealt > dealt)
+        elif isinstance(intent, Shuffle):
+            shoe_id = table.shoe.shoe_id
+            await asyncio.to_thread(self.devices.shoe_sim.shuffle)
+            await self.until("the new shoe", lambda: table.shoe.shoe_id != shoe_id and table.shoe.loaded)
+        elif isinstance(intent, Lock):
+            for bet in intent.bets.bets:
+                self.put(f"box{bet.box}", bet.seated_cents)
+                if bet.behind:
+                    self.put(f"box{bet.box}.behind", sum(behind.cents for behind in bet.behind))
+            await self.settle_zones()
+            await self.press("DEAL")
+        elif isinstance(intent, Insure):
+            self.put(f"box{intent.box}.insurance", intent.cents)
+            await self.settle_zones()
+        elif isinstance(intent, Press):
+            await self._press(intent)
+        elif isinstance(intent, Acknowledge):
+            for alarm in controller.alarms.active:
+                await self.app.command("ACK_ALARM", {"id": alarm["id"]}, role="dealer")
+
+    async def _press(self, intent: Press) -> None:
+        round_ = self.controller.table.round
+        if intent.command in ("DOUBLE", "SPLIT") and round_ is not None and round_.current_hand is not None:
+            hand = round_.current_hand
+            stakes = hand.base_stakes()
+            self.put(f"box{hand.box}", stakes[0].cents)
+            following = sum(stake.cents for stake in stakes[1:] if stake.owner in intent.behind_following)
+            if following:
+                self.put(f"box{hand.box}.behind", following)
+            await self.settle_zones()
+        if intent.command == "CONFIRM" and round_ is not None and round_.phase == "settlement" and not round_.held:
+            await self._pay(round_)
+            await self.press("CONFIRM")
+            for zone in list(self.zone_chips):  # the players take their chips
+                self.clear(zone)
+            await self.settle_zones()
+            return
+        await self.press(intent.command)
+
+    async def _pay(self, round_: object) -> None:
+        """The dealer collects and pays each zone to what it is due (sometimes one chip short)."""
+        from table_runtime.game.round import Round
+
+        assert isinstance(round_, Round)
+        for zone, due in expected_zones(round_).items():
+            if zone not in self.devices.zones:
+                continue
+            have = self._expected_totals().get(zone, 0)
+            if due == have:
+                continue
+            if due > have:
+                pay = due - have
+                if self.error_rate and self.rng.random() < self.error_rate and pay > 500:
+                    pay -= 500  # a wrong payout: the chip readers catch it at CONFIRM
+                self.put(zone, pay)
+            else:
+                self.clear(zone)
+                if due:
+                    self.put(zone, due)
+        await self.settle_zones()
+
+
+async def deal_rounds(app: TableApp, devices: LiveDevices, *, rounds: int | None, seed: int, pace: float,
+                      error_rate: float, on_round: Callable[[int], None] | None = None) -> int:
+    """The simulated dealer deals `rounds` rounds (forever when None) on the live devices."""
+    controller = app.controller
+    rng = random.Random(f"live:{seed}:{controller.journal.last_seq}")
+    dealer = SimulatedDealer(controller.table, rng, error_rate=error_rate)
+    hands = LiveHands(app, devices, rng, error_rate=error_rate)
+    await hands.until("the shoe online", lambda: controller.devices.get("shoe") == "online", 20)
+    await hands.until("the chip reader online", lambda: controller.devices.get("chips") == "online", 20)
+    done = 0
+    while rounds is None or done < rounds:
+        closed_before = controller.table.rounds_started if controller.table.round_closed else -1
+        await hands.act(dealer.next_intent(controller.table))
+        table = controller.table
+        round_ = table.round
+        if round_ is not None and round_.phase in ("closed", "voided") and table.rounds_started != closed_before:
+            done += 1
+            if on_round is not None:
+                on_round(done)
+        if pace:
+            await asyncio.sleep(pace)
+    return done

@@ -1,0 +1,192 @@
+"""`table-runtime demo`: a whole table with nothing attached.
+
+Live (default): the simulated shoe on a pty, the simulated chip reader behind
+pyusb, mock GPIO buttons, a simulated dealer and basic-strategy players at a
+watchable pace, the dealer display on --http and (with --mqtt) the feed.
+`--fast`: the same controller, journal and recovery with the devices' actions
+fed straight in, as fast as the journal commits. Restarted on the same
+--data-dir after a kill, it resumes the interrupted round from the journal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from table_runtime.errors import ConfigError
+from table_runtime.game.rules import PROFILES, TableLimits, profile
+from table_runtime.journal import Journal, journal_path
+from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.recall import euros
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("demo", help="run a whole simulated table (display on --http)")
+    parser.add_argument("--rounds", type=int, default=None, help="stop after N rounds (default: run until stopped)")
+    parser.add_argument("--fast", action="store_true", help="no transports, no pause: as fast as possible")
+    parser.add_argument("--seed", type=int, default=7, help="seed of the shoe, the players and the dealer")
+    parser.add_argument("--data-dir", help="journal directory (default: a fresh temporary one)")
+    parser.add_argument("--http", default="127.0.0.1:8080", help="the dealer display (HOST:PORT; 'off' for none)")
+    parser.add_argument("--mqtt", help="publish the feed to this broker, e.g. mqtt://127.0.0.1:1883")
+    parser.add_argument("--mqtt-prefix", default="casino", help="topic prefix (default casino)")
+    parser.add_argument("--table-id", default="DEMO1")
+    parser.add_argument("--profile", default="fr-casino", choices=sorted(PROFILES))
+    parser.add_argument("--pace", type=float, default=0.6, help="seconds between the dealer's actions (live)")
+    parser.add_argument("--error-rate", type=float, default=0.05, help="how often the simulated dealer errs")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(handler=run)
+
+
+def _http(text: str) -> tuple[str, int] | None:
+    if text == "off":
+        return None
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError("--http", f"{text!r}: HOST:PORT, e.g. 127.0.0.1:8080, or 'off'")
+    return host, int(port)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.rounds is not None and args.rounds < 0:
+        raise ConfigError("--rounds", "a whole number >= 0")
+    data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="table-demo-"))
+    rules = profile(args.profile)
+    journal = Journal.open(journal_path(data_dir))
+    try:
+        controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
+                                     clock=time.time)
+        summary = _fast(args, controller) if args.fast else asyncio.run(_live(args, controller, data_dir))
+    finally:
+        journal.close()
+    summary["data_dir"] = str(data_dir)
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        print(f"{summary['rounds']} round(s) played; data in {data_dir}"
+              + ("; resumed an interrupted round" if summary["recovered"] else ""))
+        for kind, count in sorted(summary["alarms"].items()):
+            print(f"  alarm {kind}: {count}")
+        for box, net in sorted(summary["net_by_box"].items()):
+            print(f"  box{box}: players {'won' if net >= 0 else 'lost'} {euros(abs(net))}")
+    return 0
+
+
+def _fast(args: argparse.Namespace, controller: TableController) -> dict[str, Any]:
+    from simulators.fast_table import FastTable
+
+    rounds = 50 if args.rounds is None else args.rounds
+    table = FastTable(controller, seed=args.seed, error_rate=args.error_rate)
+    if args.mqtt:
+        summary = asyncio.run(_fast_with_feed(args, controller, table, rounds))
+    else:
+        summary = table.run(rounds, on_round=_progress(args, rounds))
+    return {"rounds": summary.rounds, "alarms": summary.alarms, "recovered": summary.recovered,
+            "net_by_box": {str(box): net for box, net in sorted(summary.net_by_box.items())},
+            "journal_rows": controller.journal.last_seq}
+
+
+def _progress(args: argparse.Namespace, rounds: int) -> Any:
+    if args.json or not sys.stderr.isatty():
+        return None
+    return lambda summary: print(f"\rround {summary.rounds}/{rounds}", end="", file=sys.stderr, flush=True)
+
+
+async def _fast_with_feed(args: argparse.Namespace, controller: TableController, table: Any, rounds: int) -> Any:
+    from table_runtime.feed.publisher import FeedPublisher
+    from table_runtime.feed.settings import FeedSettings
+
+    settings = FeedSettings.from_mapping({"url": args.mqtt, "prefix": args.mqtt_prefix}, table_id=args.table_id)
+    async with FeedPublisher(settings, controller.journal) as feed:
+        loop = asyncio.get_running_loop()
+        def wake() -> None:
+            loop.call_soon_threadsafe(feed.notify)
+
+        controller.subscribe(wake)
+        runner = asyncio.create_task(feed.run())
+        summary = await asyncio.to_thread(table.run, rounds)
+        async with asyncio.timeout(60):
+            await feed.wait_published(controller.journal.last_seq)
+        feed.stop("demo finished")
+        await runner
+    return summary
+
+
+async def _live(args: argparse.Namespace, controller: TableController, data_dir: Path) -> dict[str, Any]:
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from simulators.live_table import LiveDevices, deal_rounds
+    from table_runtime.display.server import DisplayServer
+    from table_runtime.feed.publisher import FeedPublisher
+    from table_runtime.feed.settings import FeedSettings
+
+    recovered = controller.recovered
+    devices = LiveDevices(controller, seed=args.seed, data_dir=data_dir,
+                          pin_factory=MockFactory(pin_class=MockPWMPin))
+    extra: dict[str, Any] = {}
+    http = _http(args.http)
+    feed = None
+    if args.mqtt:
+        feed = FeedPublisher(FeedSettings.from_mapping({"url": args.mqtt, "prefix": args.mqtt_prefix},
+                                                       table_id=args.table_id), controller.journal)
+        extra["feed"] = feed
+    devices.start()
+    try:
+        app = devices.app(controller, **extra)
+        if http is not None:
+            app.display = DisplayServer(app, host=http[0], port=http[1], language="fr")
+        _print_steps(controller, quiet=args.json)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, app.stop, "signal")
+        runner = asyncio.create_task(app.run())
+        if http is not None and not args.json:
+            print(f"dealer display: http://{http[0]}:{http[1]}/", file=sys.stderr)
+        done = 0
+        try:
+            dealer = asyncio.create_task(deal_rounds(app, devices, rounds=args.rounds, seed=args.seed,
+                                                     pace=args.pace, error_rate=args.error_rate))
+            finished, _ = await asyncio.wait({dealer, runner}, return_when=asyncio.FIRST_COMPLETED)
+            if dealer in finished:
+                done = dealer.result()
+            else:
+                dealer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await dealer
+        finally:
+            app.stop("demo finished")
+            await runner
+    finally:
+        devices.stop()
+    return {"rounds": done, "alarms": dict(controller.alarms.counts), "recovered": recovered,
+            "net_by_box": {}, "journal_rows": controller.journal.last_seq}
+
+
+def _print_steps(controller: TableController, *, quiet: bool) -> None:
+    """The live text view: one line per change of the table."""
+    if quiet:
+        return
+    last = [controller.journal.last_seq]
+
+    def show() -> None:
+        snapshot = controller.snapshot()
+        if snapshot["seq"] == last[0]:
+            return
+        last[0] = snapshot["seq"]
+        boxes = " ".join(
+            f"[{box['box']}:{'/'.join(' '.join(h['cards']) for h in box['hands'])}]" for box in snapshot["boxes"])
+        bank = " ".join(snapshot["bank"]["cards"])
+        turn = snapshot["turn"]
+        where = f" turn box{turn['box']}" if turn else ""
+        alarms = f" ALARMS {len(snapshot['alarms'])}" if snapshot["alarms"] else ""
+        print(f"round {snapshot['round']:>4} {snapshot['phase']:<10}{where} bank[{bank}] {boxes}{alarms}",
+              flush=True)
+
+    controller.subscribe(show)
