@@ -273,6 +273,13 @@ class SerialShoe:
     # -- connection loop -----------------------------------------------------------------
 
     async def _run(self) -> None:
+        try:
+            await self._connect_forever()
+        except Exception as error:  # a bug or a bad port name: hand it to the consumer instead of hanging it
+            self._online = False
+            self._queue.put_nowait(error)
+
+    async def _connect_forever(self) -> None:
         delay = self.backoff_initial
         reported_offline = False
         while True:

@@ -129,6 +129,7 @@ class SimulatedShoe:
         self._wake_read, self._wake_write = os.pipe()
         self._thread: threading.Thread | None = None
         self._running = False
+        self.failure: Exception | None = None
         self.commands_received: list[object] = []
         self.bad_host_frames = 0
 
@@ -382,6 +383,13 @@ class SimulatedShoe:
     # -- the firmware loop (its own thread) ---------------------------------------------
 
     def _serve(self) -> None:
+        try:
+            self._loop_forever()
+        except Exception as error:  # the firmware "crashed": keep the reason for stop() and the tests
+            self.failure = error
+            raise
+
+    def _loop_forever(self) -> None:
         while True:
             with self._lock:
                 if not self._running:

@@ -116,6 +116,14 @@ async def test_identifies_and_reports_cards_in_order(sim: SimulatedShoe) -> None
         assert shoe.statistics.bytes_skipped == 0
 
 
+async def test_a_port_pyserial_cannot_use_is_raised_by_events() -> None:
+    async with SerialShoe("socket://") as shoe:
+        with pytest.raises(ValueError):
+            async with asyncio.timeout(10):
+                async for _ in shoe.events():
+                    pass
+
+
 async def test_events_iterator_ends_when_closed(sim: SimulatedShoe) -> None:
     seen: list[ShoeEvent] = []
     async with SerialShoe(sim.url) as shoe:
@@ -137,10 +145,12 @@ async def test_byte_at_a_time() -> None:
         assert shoe.statistics.bytes_skipped == skipped_at_connect
 
 
+@pytest.mark.parametrize("byte_interval", [None, 0.0002], ids=["whole", "byte-at-a-time"])
 @pytest.mark.parametrize("fault", [Fault.CORRUPT, Fault.DROP, Fault.DUPLICATE])
 async def test_damaged_dropped_or_doubled_frames_arrive_exactly_once(
-    sim: SimulatedShoe, shoe: SerialShoe, fault: Fault
+    sim: SimulatedShoe, shoe: SerialShoe, fault: Fault, byte_interval: float | None
 ) -> None:
+    sim.byte_interval = byte_interval
     sim.inject(fault)
     drawn = [sim.draw(), sim.draw()]
     assert await cards(shoe, 2) == drawn
