@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.recall",
     "table_runtime.commands.demo",
     "table_runtime.commands.simulate",
+    "table_runtime.commands.run",
 )
 
 

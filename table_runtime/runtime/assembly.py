@@ -1,0 +1,219 @@
+"""Builds the `TableApp` a configuration describes: journal, controller, devices, chips, display and feed.
+
+`assemble(config)` is a context manager (plain or async) owning everything it
+opened: the journal, and the simulators it started for ``sim://`` devices (the
+shoe firmware on a pty, the chip readers behind a pyusb backend). Leaving it
+stops the simulators and closes the journal, after the app's `run()` returned.
+
+Device URLs (``configs/*.toml``, docs/deployment.md):
+
+- shoe: ``serial:///dev/table-shoe`` or a plain path -> `SerialShoe`;
+  ``sim://shoe?seed=N`` -> a `SimulatedShoe` started on a pty, resuming the
+  journal's shoe (same seed, shoe number and cards drawn), read by a `SerialShoe`.
+- chip readers: ``usb://VVVV:PPPP?serial=S`` -> `UsbChipReader` on pyusb's default
+  backend (libusb); ``sim://reader?seed=N`` -> the same driver on a simulated reader.
+- the chip registry: the SQLite file kept by ``table-runtime chips import`` (or a
+  CSV export, read into memory); the casino id is the one its chips carry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from drivers.chip_reader import ReaderSettings, UsbChipReader
+from drivers.dealer_panel import GpioDealerPanel, pin_factory_for
+from drivers.shoe import SerialShoe
+from table_runtime.chips.registry import ChipRegistry, RegisteredChip
+from table_runtime.chips.watch import ChipWatcher
+from table_runtime.config import ChipReaderConfig, MqttConfig, TableConfig
+from table_runtime.display.server import DisplayServer
+from table_runtime.errors import ConfigError
+from table_runtime.feed.publisher import FeedPublisher
+from table_runtime.feed.settings import FeedSettings, Secret, parse_broker_url
+from table_runtime.game.table import Table
+from table_runtime.journal import Journal
+from table_runtime.runtime.app import TableApp
+from table_runtime.runtime.chip_link import ChipLink
+from table_runtime.runtime.controller import TableController
+
+if TYPE_CHECKING:  # the simulators are imported only when a sim:// device is configured
+    from simulators.rfid_backend import SimulatedReader
+    from simulators.shoe import SimulatedShoe
+
+SHOE_HEARTBEAT_TIMEOUT_S = 3.0  # the shoe sends a heartbeat every 0.5 s; three seconds of silence is offline
+
+
+@dataclass(eq=False)
+class AssembledTable:
+    """One table built from its configuration: the app, the journal it writes and the simulators it runs."""
+
+    config: TableConfig
+    app: TableApp
+    journal: Journal
+    simulated_shoe: SimulatedShoe | None = None
+    simulated_readers: dict[str, SimulatedReader] = field(default_factory=dict)  # reader name -> simulator
+    _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
+
+    @property
+    def controller(self) -> TableController:
+        return self.app.controller
+
+    def close(self) -> None:
+        """Stop the simulators and close the journal (after `app.run()` returned)."""
+        self._stack.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: TracebackType | None) -> None:
+        self.close()
+
+
+def assemble(
+    config: TableConfig,
+    *,
+    clock: Callable[[], float] = time.time,
+    casino_id: int | None = None,
+    with_display: bool = True,
+    with_feed: bool = True,
+) -> AssembledTable:
+    """Open the journal, replay it, and build every configured device around the controller.
+
+    Use as ``with assemble(config) as table: await table.app.run()`` (or ``async with``).
+    Raises `ConfigError` naming the key of a URL, registry or setting that cannot be used;
+    whatever was opened before the error is closed again.
+    """
+    stack = contextlib.ExitStack()
+    with stack:
+        journal = stack.enter_context(Journal.open(config.journal_path))
+        controller = TableController(table_id=config.table_id, rules=config.rules, limits=config.limits,
+                                     journal=journal, clock=clock)
+        simulated_shoe = _simulated_shoe(config.devices.shoe, controller.table, stack)
+        shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else config.devices.shoe,
+                          heartbeat_timeout=SHOE_HEARTBEAT_TIMEOUT_S)
+        simulated_readers: dict[str, SimulatedReader] = {}
+        readers = [_chip_reader(index, reader, simulated_readers)
+                   for index, reader in enumerate(config.devices.chip_readers)]
+        watcher = ChipWatcher(config.zones, registry=(registry := _registry(config)),
+                              casino_id=casino_id if casino_id is not None else _casino_id(registry))
+        panel = GpioDealerPanel(config.pins, pin_factory=pin_factory_for(config.devices.panel_pin_factory))
+        feed = FeedPublisher(feed_settings(config.mqtt, config.table_id), journal) \
+            if with_feed and config.mqtt.enabled else None
+        app = TableApp(controller, shoe=shoe, panel=panel, readers=readers,
+                       chip_link=ChipLink(watcher, controller), feed=feed)
+        if with_display:
+            display = config.display
+            app.display = DisplayServer(app, host=display.host, port=display.port, language=display.language,
+                                        supervisor_pin=display.supervisor_pin, pit_token=display.pit_token)
+        table = AssembledTable(config=config, app=app, journal=journal, simulated_shoe=simulated_shoe,
+                               simulated_readers=simulated_readers, _stack=stack.pop_all())
+    return table
+
+
+# ------------------------------------------------------------------------------------ shoe
+
+def _simulated_shoe(url: str, table: Table, stack: contextlib.ExitStack) -> SimulatedShoe | None:
+    """For ``sim://shoe``: the simulated firmware, started, continuing the shoe the journal is in."""
+    parts = urlsplit(url)
+    if parts.scheme != "sim":
+        return None
+    from simulators.fast_table import shoe_number_of
+    from simulators.shoe import SimulatedShoe
+
+    query = dict(parse_qsl(parts.query))
+    shoe = table.shoe
+    if shoe.loaded:  # the URL's own shoe/drawn win: a technician's stacked test shoe
+        query.setdefault("shoe", str(max(1, shoe_number_of(shoe.shoe_id))))
+        query.setdefault("drawn", str(shoe.dealt))
+    resumed = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
+    try:
+        simulator = SimulatedShoe.from_url(resumed, decks=table.rules.decks,
+                                           cut_cards_behind=table.rules.cut_card_depth, announce=not shoe.loaded)
+    except OSError as error:  # a stack=FILE that cannot be read
+        raise ConfigError("devices.shoe", f"{url!r}: {error}") from error
+    stack.callback(simulator.stop)
+    return simulator.start()
+
+
+# ---------------------------------------------------------------------------- chip readers
+
+def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, SimulatedReader]) -> UsbChipReader:
+    key = f"devices.chip_readers[{index}]"
+    antennas = dict(reader.antennas)
+    try:
+        settings = ReaderSettings.from_url(reader.url, antennas, name=reader.name, key=f"{key}.url")
+    except ConfigError as error:
+        if error.key.startswith(key):
+            raise
+        raise ConfigError(f"{key}.antennas", error.message) from error
+    if urlsplit(reader.url).scheme != "sim":
+        return UsbChipReader(settings)  # backend None: pyusb's default (libusb-1.0)
+    from simulators.rfid_backend import simulated_reader
+
+    try:
+        simulator, backend = simulated_reader(reader.url, antennas)
+    except ValueError as error:
+        raise ConfigError(f"{key}.url", f"{reader.url}: {error}") from error
+    simulators[reader.name] = simulator
+    return UsbChipReader(settings, backend=backend)
+
+
+# ------------------------------------------------------------------------------------ chips
+
+def _registry(config: TableConfig) -> Mapping[str, RegisteredChip]:
+    """The chips the casino issued; an empty registry when none is configured (every chip is refused)."""
+    path = config.devices.chip_registry
+    if path is None:
+        return {}
+    key = "devices.chip_registry"
+    if not path.is_file():
+        raise ConfigError(key, f"no such file: {path}; create it with `table-runtime chips --db {path} import FILE`")
+    try:
+        opened = ChipRegistry.from_csv(path) if path.suffix.lower() == ".csv" else ChipRegistry(path)
+        with opened as registry:
+            return registry.snapshot()
+    except (OSError, ValueError) as error:  # RegistryError (a bad CSV) is a ValueError
+        raise ConfigError(key, f"{path}: {error}") from error
+    except sqlite3.Error as error:  # "file is not a database", a foreign schema
+        raise ConfigError(key, f"{path}: not a chip registry: {error}") from error
+
+
+def _casino_id(registry: Mapping[str, RegisteredChip]) -> int:
+    """The casino whose chips this table accepts: the one the registry's chips carry."""
+    casinos = sorted({chip.casino_id for chip in registry.values()})
+    if len(casinos) > 1:
+        raise ConfigError("devices.chip_registry", f"chips of several casinos ({casinos}): a table accepts one")
+    return casinos[0] if casinos else 0
+
+
+# ------------------------------------------------------------------------------------- feed
+
+def feed_settings(mqtt: MqttConfig, table_id: str) -> FeedSettings:
+    """The publisher's settings from the table's ``[mqtt]`` section (secrets already resolved)."""
+    if mqtt.url is None:
+        raise ConfigError("mqtt.url", "the feed is off: no broker URL")
+    broker, url_user = parse_broker_url(mqtt.url, key="mqtt.url")
+    options: dict[str, Any] = {}
+    if mqtt.client_id:
+        options["client_id"] = mqtt.client_id
+    username = mqtt.username or url_user
+    if mqtt.password is not None and username is None:
+        raise ConfigError("mqtt.username", "a password is configured but no user name")
+    return FeedSettings(broker=broker, table_id=table_id, prefix=mqtt.prefix, username=username,
+                        password=Secret(mqtt.password) if mqtt.password is not None else None,
+                        ca_file=mqtt.ca_file, cert_file=mqtt.cert_file, key_file=mqtt.key_file, **options)
