@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).parent / "static"
 LANGUAGES = ("fr", "en")
-SEND_TIMEOUT_S = 5.0  # a screen that cannot take one message in this long is dropped
+SEND_TIMEOUT_S = 5.0  # default: a screen that cannot take one message in this long is dropped
 COMMAND_TIMEOUT_S = 10.0  # the runtime answers commands at once; past this the page hears "no answer"
 RECALL_DEFAULT_ROUNDS = 10
 _CSP = (
@@ -62,6 +62,7 @@ class _Screen:
     """One connected page: its role and what is waiting to be sent to it."""
 
     ws: web.WebSocketResponse
+    request: web.Request
     role: Role
     messages: deque[str] = field(default_factory=deque)  # replies, sent in order
     snapshot: str | None = None  # newest snapshot not yet sent; a newer one replaces it
@@ -92,6 +93,7 @@ class DisplayServer:
         language: str = "fr",
         supervisor_pin: str | None = None,
         pit_token: str | None = None,
+        send_timeout: float = SEND_TIMEOUT_S,
     ) -> None:
         if language not in LANGUAGES:
             raise ConfigError("display.language", f"{language!r} is not one of {', '.join(LANGUAGES)}")
@@ -107,6 +109,7 @@ class DisplayServer:
         self._language = language
         self._supervisor_pin = supervisor_pin
         self._pit_token = pit_token
+        self._send_timeout = send_timeout
         self._screens: set[_Screen] = set()
         self._runner: web.AppRunner | None = None
         self._port = port
@@ -153,7 +156,13 @@ class DisplayServer:
     ) -> None:
         runner, self._runner = self._runner, None
         for screen in list(self._screens):
-            with contextlib.suppress(OSError, RuntimeError):
+            transport = screen.request.transport
+            if transport is None:
+                continue
+            if transport.get_write_buffer_size() > 0:
+                transport.abort()  # a stalled screen cannot take a close frame
+                continue
+            with contextlib.suppress(OSError, RuntimeError):  # TimeoutError is an OSError
                 async with asyncio.timeout(1.0):
                     await screen.ws.close(code=1001, message=b"display stopping")
         if runner is not None:
@@ -212,7 +221,7 @@ class DisplayServer:
         role = self._role_of(request)
         ws = web.WebSocketResponse(heartbeat=10.0, max_msg_size=64 * 1024)
         await ws.prepare(request)
-        screen = _Screen(ws, role)
+        screen = _Screen(ws, request, role)
         screen.push_message(
             {
                 "type": "hello",
@@ -239,16 +248,20 @@ class DisplayServer:
             screen.wakeup.clear()
             try:
                 while screen.messages:
-                    async with asyncio.timeout(SEND_TIMEOUT_S):
+                    async with asyncio.timeout(self._send_timeout):
                         await screen.ws.send_str(screen.messages.popleft())
                 if screen.snapshot is not None:
                     text, screen.snapshot = screen.snapshot, None
-                    async with asyncio.timeout(SEND_TIMEOUT_S):
+                    async with asyncio.timeout(self._send_timeout):
                         await screen.ws.send_str(text)
             except (TimeoutError, ConnectionError, RuntimeError) as error:
                 # RuntimeError: aiohttp refuses to send on a closing socket.
                 log.info("dropping a display screen: %r", error)
-                await screen.ws.close(code=1011, message=b"too slow")
+                # No close handshake: a stalled peer reads nothing, and a graceful close would wait
+                # for the unsent bytes forever. Aborting ends the receive loop; the page reconnects.
+                transport = screen.request.transport
+                if transport is not None:
+                    transport.abort()
                 return
 
     async def _receive_loop(self, screen: _Screen) -> None:

@@ -144,6 +144,17 @@
     if (!state.recall) document.body.dataset.seq = String(snapshot.seq);
   }
 
+  // Snapshots that arrive faster than the screen refreshes are rendered once, the newest.
+  let renderScheduled = false;
+  function scheduleRender() {
+    if (renderScheduled) return;
+    renderScheduled = true;
+    requestAnimationFrame(() => {
+      renderScheduled = false;
+      render();
+    });
+  }
+
   function renderConnection() {
     const banner = $("connection-banner");
     document.body.dataset.connection = state.connected ? "connected" : state.live ? "disconnected" : "connecting";
@@ -461,7 +472,7 @@
       render();
     } else if (message.type === "snapshot") {
       state.live = message.snapshot;
-      if (!state.recall) render();
+      if (!state.recall) scheduleRender();
     } else if (message.type === "result" || message.type === "recall") {
       const callback = state.pending.get(message.request);
       state.pending.delete(message.request);
