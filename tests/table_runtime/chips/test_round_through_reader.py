@@ -107,6 +107,16 @@ async def test_a_round_through_the_reader(rig: Rig) -> None:
                                Stake(box=2, seated_cents=5000, behind_cents=0))
     assert snapshot.alarms == ()
 
+    # The bank shows an ace: box 2 insures for half its stake, box 1 declines.
+    watcher.open_window("box1.insurance", "insurance", 1250)
+    watcher.open_window("box2.insurance", "insurance", 2500)
+    device.place("box2.insurance", *take(rig, 2500))
+    await rig.totals(box2_insurance=2500)
+    assert watcher.close_window("box2.insurance") == WindowClosed(
+        zone="box2.insurance", box=2, kind="insurance", expected_cents=2500, added_cents=2500, accepted=True)
+    declined = watcher.close_window("box1.insurance")
+    assert isinstance(declined, WindowClosed) and not declined.accepted
+
     # Box 2 doubles: exactly its stake added inside the window.
     watcher.open_window("box2", "double", 5000)
     device.place("box2", *take(rig, 5000))
@@ -124,9 +134,10 @@ async def test_a_round_through_the_reader(rig: Rig) -> None:
     await rig.totals(box1=2500)
 
     # Settlement: box 1 and its behind player lose, box 2 wins its double 1:1 (20000 due).
-    watcher.begin_settlement({"box1": 0, "box1.behind": 0, "box2": 20_000})
+    watcher.begin_settlement({"box1": 0, "box1.behind": 0, "box2": 20_000, "box2.insurance": 0})
     device.take_all("box1")
     device.take_all("box1.behind")
+    device.take_all("box2.insurance")
     device.place("box2", *take(rig, 7500))  # the dealer pays 25.00 short
     await rig.totals(box1=0, box1_behind=0, box2=17_500)
     [wrong] = [verdict for verdict in watcher.verify_payouts() if isinstance(verdict, ChipAlarm)]
@@ -137,12 +148,24 @@ async def test_a_round_through_the_reader(rig: Rig) -> None:
     await rig.totals(box2=20_000)
     verdicts = watcher.verify_payouts()
     assert [(verdict.zone, verdict.outcome) for verdict in verdicts if isinstance(verdict, PayoutVerified)] == [
-        ("box1", "collected"), ("box1.behind", "collected"), ("box2", "paid")]
+        ("box1", "collected"), ("box1.behind", "collected"), ("box2", "paid"), ("box2.insurance", "collected")]
     assert not [verdict for verdict in verdicts if isinstance(verdict, ChipAlarm)]
     watcher.end_round()
 
     # Flicker tolerated: the only alarms of the whole round are the one past-posting.
     assert [alarm.kind for alarm in rig.alarms()] == ["past_posting"]
+
+
+async def test_bets_outside_the_limits_are_named_at_the_lock(rig: Rig) -> None:
+    rig.device.place("box1", *take(rig, 500))
+    rig.device.place("box2", *take(rig, 40_000))
+    rig.device.place("box2.behind", *take(rig, 20_000))
+    rig.device.place("box3.behind", *take(rig, 1000))
+    await rig.totals(box1=500, box2=40_000, box2_behind=20_000, box3_behind=1000)
+    snapshot = rig.watcher.lock_bets(TableLimits(min_bet_cents=1000, max_bet_cents=50_000))
+    assert [(alarm.kind, alarm.box, alarm.expected_cents, alarm.seen_cents) for alarm in snapshot.alarms] == [
+        ("bet_under_minimum", 1, 1000, 500), ("bet_over_maximum", 2, 50_000, 60_000),
+        ("behind_without_seated", 3, None, 1000)]
 
 
 async def test_every_bad_chip_is_caught_through_the_reader(rig: Rig, tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware_bridge.rfid import Tag
 from simulators.rfid_chips import ChipIssuer
@@ -57,8 +59,7 @@ def alarms(events: Sequence[object]) -> list[ChipAlarm]:
     return [event for event in events if isinstance(event, ChipAlarm)]
 
 
-@pytest.fixture
-def table() -> Table:
+def new_table() -> Table:
     issuer = ChipIssuer(CASINO, seed=1)
     # Issue a float of chips and register them, as the casino does.
     for denomination in (100, 500, 1000, 2500, 10_000):
@@ -68,6 +69,11 @@ def table() -> Table:
     table = Table(issuer, registry.snapshot())
     registry.close()
     return table
+
+
+@pytest.fixture
+def table() -> Table:
+    return new_table()
 
 
 def chips(table: Table, cents: int) -> list[Tag]:
@@ -271,3 +277,31 @@ def test_an_antenna_fault_is_one_alarm_until_it_changes(table: Table) -> None:
         "box2: more chips than the reader reports: the zone is not fully read; its chips keep their last known state"]
     assert watcher.antenna_statuses({"box2": "OK"}) == []
     assert len(watcher.antenna_statuses({"box2": "OPEN"})) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(ZONES), st.booleans(), st.integers(1, 3), st.booleans()), max_size=6))
+def test_every_change_outside_a_window_is_past_posting_and_none_inside(
+        steps: list[tuple[str, bool, int, bool]]) -> None:
+    table = new_table()
+    table.put("box1", chips(table, 2500))
+    table.put("box2.behind", chips(table, 1000))
+    table.watcher.lock_bets(LIMITS)
+    for zone, adding, count, in_window in steps:
+        locked = {tag.uid for tag in table.watcher.tracker.chips(zone)}
+        locked_cents = table.watcher.total_cents(zone)
+        if in_window:
+            table.watcher.open_window(zone, "double", 500 * count)
+        if adding:
+            table.on[zone] += chips(table, 500 * count)
+        else:
+            table.take(zone, count)
+        raised = [alarm for alarm in alarms(table.settle()) if alarm.kind == "past_posting"]
+        changed = {tag.uid for tag in table.on[zone]} != locked
+        assert len(raised) == (1 if changed and not in_window else 0)
+        if raised:
+            assert raised[0].zone == zone and raised[0].seen_cents == table.watcher.total_cents(zone)
+        if in_window:
+            verdict = table.watcher.close_window(zone)
+            added = table.watcher.total_cents(zone) - locked_cents
+            assert isinstance(verdict, WindowClosed) == (added in (0, 500 * count))
