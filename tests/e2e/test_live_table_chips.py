@@ -34,10 +34,11 @@ class Live:
         return [a for a in self.controller.alarms.active if a["kind"] == kind]
 
     async def draw(self, count: int = 1) -> None:
+        shoe = self.controller.table.shoe
         for _ in range(count):
-            dealt = self.controller.table.shoe.dealt
+            target = shoe.dealt + 1
             await asyncio.to_thread(self.devices.shoe_sim.draw)
-            await self.hands.until("a card", lambda dealt=dealt: self.controller.table.shoe.dealt > dealt)
+            await self.hands.until("a card", lambda: shoe.dealt >= target)  # noqa: B023 - awaited at once
 
 
 @pytest.fixture
