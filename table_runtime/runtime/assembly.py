@@ -98,6 +98,7 @@ def assemble(
     Raises `ConfigError` naming the key of a URL, registry or setting that cannot be used;
     whatever was opened before the error is closed again.
     """
+    registry = _registry(config)  # before anything is opened: a missing registry leaves no trace
     stack = contextlib.ExitStack()
     with stack:
         journal = stack.enter_context(Journal.open(config.journal_path))
@@ -109,7 +110,7 @@ def assemble(
         simulated_readers: dict[str, SimulatedReader] = {}
         readers = [_chip_reader(index, reader, simulated_readers)
                    for index, reader in enumerate(config.devices.chip_readers)]
-        watcher = ChipWatcher(config.zones, registry=(registry := _registry(config)),
+        watcher = ChipWatcher(config.zones, registry=registry,
                               casino_id=casino_id if casino_id is not None else _casino_id(registry))
         panel = GpioDealerPanel(config.pins, pin_factory=pin_factory_for(config.devices.panel_pin_factory))
         feed = FeedPublisher(feed_settings(config.mqtt, config.table_id), journal) \

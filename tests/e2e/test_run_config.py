@@ -1,0 +1,223 @@
+"""`table-runtime run --config` as a real process on a copy of configs/demo.toml (every device simulated).
+
+The process comes up (the display answers /api/snapshot), the simulated shoe
+firmware on its pty announces its shoe through the real serial driver, the
+simulated readers come online through pyusb, a touch command on the display
+burns a card, SIGTERM ends it with exit 0 and a journal that verifies, and a
+restart resumes the same shoe. With a broker, the feed ends on a retained
+``offline`` status. A bad configuration exits 2 naming its keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import aiomqtt
+import pytest
+
+from simulators.mosquitto import MOSQUITTO, MosquittoBroker, free_port
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO_CONFIG = REPO / "configs" / "demo.toml"
+START_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 30.0
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def table_config(tmp_path: Path, *, port: int, mqtt_url: str | None = None, prefix: str = "casino") -> Path:
+    """configs/demo.toml with its data in tmp_path, the display on `port` and optionally a broker."""
+    text = DEMO_CONFIG.read_text(encoding="utf-8")
+    text = re.sub(r'(?m)^data_dir = .*$', f'data_dir = "{tmp_path / "data"}"', text)
+    text = re.sub(r"(?m)^port = 8080$", f"port = {port}", text)
+    if mqtt_url is not None:
+        text = re.sub(r'(?m)^prefix = "casino"$', f'url = "{mqtt_url}"\nprefix = "{prefix}"', text)
+    path = tmp_path / "table.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def cli(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "table_runtime", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO, check=False)
+
+
+class RunningTable:
+    """One `table-runtime run` process and its display's address."""
+
+    def __init__(self, config: Path, port: int) -> None:
+        self.port = port
+        self.stderr_path = config.parent / f"run-{time.monotonic_ns()}.log"
+        self._stderr = self.stderr_path.open("w", encoding="utf-8")
+        env = {key: value for key, value in os.environ.items() if not key.startswith("TABLE_")}
+        self.process = subprocess.Popen([sys.executable, "-m", "table_runtime", "run", "--config", str(config)],
+                                        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=self._stderr)
+
+    @property
+    def log(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8")
+
+    def snapshot(self) -> dict[str, Any]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/snapshot", timeout=5) as response:
+            body: dict[str, Any] = json.loads(response.read())
+        return body
+
+    def wait_for(self, what: str, condition: Any, seconds: float = START_TIMEOUT_S) -> dict[str, Any]:
+        """Poll the snapshot until `condition(snapshot)` holds (the process must stay alive)."""
+        deadline = time.monotonic() + seconds
+        last: dict[str, Any] | None = None
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"the table exited ({self.process.returncode}) before {what}:\n{self.log}")
+            try:
+                last = self.snapshot()
+            except (urllib.error.URLError, ConnectionError):
+                last = None
+            if last is not None and condition(last):
+                return last
+            time.sleep(0.1)
+        raise AssertionError(f"no {what} within {seconds}s; last snapshot {last}\n{self.log}")
+
+    def terminate(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout=STOP_TIMEOUT_S)
+        self._stderr.close()
+        return code
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self._stderr.close()
+
+
+@pytest.fixture
+def started(tmp_path: Path) -> Iterator[tuple[Path, list[RunningTable]]]:
+    """A configuration and the processes a test starts on it (killed if the test left one running)."""
+    port = free_port()
+    config = table_config(tmp_path, port=port)
+    processes: list[RunningTable] = []
+    yield config, processes
+    for process in processes:
+        process.kill()
+
+
+def devices_online(snapshot: dict[str, Any]) -> bool:
+    return bool(snapshot["devices"]["shoe"] == "online" and snapshot["devices"]["chips"] == "online"
+                and snapshot["shoe"]["loaded"])
+
+
+async def touch(port: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """One command from the dealer's touch screen, over the display's WebSocket; returns the result."""
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=15)) as session:
+        async with session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws:
+            await ws.send_json({"type": "command", "request": 1, "name": name, "args": args})
+            async for message in ws:
+                reply: dict[str, Any] = json.loads(message.data)
+                if reply.get("type") == "result":
+                    return reply
+    raise AssertionError(f"no result for {name}")
+
+
+async def test_run_comes_up_plays_a_touch_and_stops_cleanly(started: tuple[Path, list[RunningTable]]) -> None:
+    config, processes = started
+    port = int(re.search(r"(?m)^port = (\d+)$", config.read_text()).group(1))  # type: ignore[union-attr]
+    table = RunningTable(config, port)
+    processes.append(table)
+
+    # The simulated firmware announced shoe S1 over the pty; both simulated readers answered through pyusb.
+    snapshot = table.wait_for("shoe and readers online", devices_online)
+    assert snapshot["table_id"] == "DEMO1"
+    assert snapshot["shoe"] == {"shoe_id": "S1", "cards_dealt": 0, "cards_left": 312, "burns_left": 5,
+                                "cut_card_reached": False, "loaded": True}
+    assert snapshot["devices"]["broker"] == "disabled"
+    assert set(snapshot["zones"]) == {f"box{box}{part}" for box in range(1, 8)
+                                      for part in ("", ".behind", ".insurance")}
+
+    # A card entered on the display burns the first card of the shoe.
+    result = await touch(port, "MANUAL_CARD", {"card": "QS"})
+    assert result["ok"], result
+    burnt = table.wait_for("the burnt card", lambda s: s["shoe"]["cards_dealt"] == 1)
+    assert burnt["shoe"]["burns_left"] == 4
+    seq_before_stop = burnt["seq"]
+
+    assert table.terminate() == 0, table.log
+    assert "SIGTERM: stopping" in table.log
+    data_dir = config.parent / "data"
+    verify = cli("journal", "verify", "--data-dir", str(data_dir))
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    tail = cli("journal", "tail", "--data-dir", str(data_dir), "-n", "3", "--json")
+    rows = [json.loads(line) for line in tail.stdout.splitlines()]
+    assert rows[-1]["body"]["type"] == "Stopping"
+    assert rows[-1]["seq"] > seq_before_stop
+
+    # Restarted on the same data directory, the simulated shoe continues the same shoe.
+    again = RunningTable(config, port)
+    processes.append(again)
+    resumed = again.wait_for("the shoe back online", devices_online)
+    assert resumed["shoe"]["shoe_id"] == "S1"
+    assert resumed["shoe"]["cards_dealt"] == 1
+    assert resumed["shoe"]["burns_left"] == 4
+    assert again.terminate() == 0, again.log
+    assert cli("journal", "verify", "--data-dir", str(data_dir)).returncode == 0
+
+
+@pytest.mark.skipif(not Path(MOSQUITTO).exists(), reason=f"{MOSQUITTO} is not installed")
+async def test_run_feed_ends_offline_on_sigterm(tmp_path: Path) -> None:
+    broker_dir = tmp_path / "broker"
+    broker_dir.mkdir()
+    with MosquittoBroker(directory=broker_dir) as broker:
+        port = free_port()
+        config = table_config(tmp_path, port=port, mqtt_url=broker.url, prefix="e2e")
+        table = RunningTable(config, port)
+        try:
+            table.wait_for("the broker online", lambda s: s["devices"]["broker"] == "online" and devices_online(s))
+            assert table.terminate() == 0, table.log
+        finally:
+            table.kill()
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="e2e-check") as client:
+            await client.subscribe("e2e/tables/DEMO1/status", qos=1)
+            async with asyncio.timeout(10):
+                message = await anext(aiter(client.messages))
+        assert isinstance(message.payload, bytes)
+        status = json.loads(message.payload)
+        assert message.retain
+        assert status["status"] == "offline"
+        assert status["reason"] == "SIGTERM"
+
+
+def test_bad_config_exits_2_naming_each_key(tmp_path: Path) -> None:
+    config = table_config(tmp_path, port=free_port())
+    text = config.read_text(encoding="utf-8").replace("split = 19", "split = 99").replace(
+        'language = "fr"', 'language = "de"')
+    config.write_text(text + "\n[extra]\nwhat = 1\n", encoding="utf-8")
+    result = cli("run", "--config", str(config))
+    assert result.returncode == 2
+    assert "pins.split: 99: not a BCM GPIO number" in result.stderr
+    assert "display.language: 'de' is not one of fr, en" in result.stderr
+    assert "extra: unknown key" in result.stderr
+    assert not (tmp_path / "data").exists()  # nothing was opened
+
+
+def test_missing_chip_registry_exits_2_naming_the_key(tmp_path: Path) -> None:
+    config = table_config(tmp_path, port=free_port())
+    text = config.read_text(encoding="utf-8").replace(
+        'panel_pin_factory = "mock"', f'panel_pin_factory = "mock"\nchip_registry = "{tmp_path / "chips.sqlite"}"')
+    config.write_text(text, encoding="utf-8")
+    result = cli("run", "--config", str(config))
+    assert result.returncode == 2
+    assert "devices.chip_registry: no such file" in result.stderr
+    assert not (tmp_path / "data").exists()
