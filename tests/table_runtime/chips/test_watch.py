@@ -289,7 +289,7 @@ def test_every_change_outside_a_window_is_past_posting_and_none_inside(
     table.watcher.lock_bets(LIMITS)
     for zone, adding, count, in_window in steps:
         locked = {tag.uid for tag in table.watcher.tracker.chips(zone)}
-        locked_cents = table.watcher.total_cents(zone)
+        locked_cents = table.watcher.locked_cents(zone) or 0  # the lock, not what is there now
         if in_window:
             table.watcher.open_window(zone, "double", 500 * count)
         if adding:
