@@ -1,0 +1,105 @@
+"""Recall mode steps through the journal's rounds, clearly marked; the page speaks French and English."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Page, expect
+
+from table_runtime.display import DisplayServer
+from tests.display.conftest import screenshot
+from tests.display.helpers import box, open_display, publish_and_wait
+from tests.display.scripted import ScriptedBackend, playing, recalled_round, settlement
+
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
+
+
+async def test_recall_steps_through_the_last_rounds(
+    page: Page, server: DisplayServer, backend: ScriptedBackend
+) -> None:
+    backend.rounds = [recalled_round(15, 1000), recalled_round(16, 1100)]
+    await open_display(page, server)
+    body = page.locator("body")
+    bar = page.locator("#recall-bar")
+    await expect(bar).to_be_hidden()
+
+    await page.locator("#recall-open").click()
+    await expect(body).to_have_attribute("data-mode", "recall")
+    await expect(bar).to_be_visible()
+    await expect(bar.locator(".recall-mark")).to_have_text("RAPPEL")
+    # The newest round opens at its first step.
+    await expect(page.locator("#recall-title")).to_have_text("Manche 16 (réglée) · étape 1/3")
+    await expect(page.locator("#recall-step-text")).to_contain_text("CardDealt — 9C to box 2")
+    await expect(page.locator("#round")).to_have_text("16")
+    await expect(box(page, 2).locator(".card")).to_have_count(1)
+    for name in ("NEXT", "DOUBLE", "UNDO", "VOID", "MANUAL_CARD"):
+        await expect(page.locator(f"#actions [data-command='{name}']")).to_be_disabled()
+
+    await page.locator("#recall-next-step").click()
+    await expect(page.locator("#recall-title")).to_have_text("Manche 16 (réglée) · étape 2/3")
+    await expect(box(page, 2).locator(".hand .total")).to_have_text("11")
+    await expect(page.locator("#bank-state")).to_have_text("Doit tirer")
+
+    await page.keyboard.press("ArrowRight")
+    await expect(page.locator("#recall-title")).to_have_text("Manche 16 (réglée) · étape 3/3")
+    await expect(box(page, 2).locator(".net b")).to_have_text("+50,00\u00a0€")
+    await expect(page.locator("#bank-state")).to_have_text("Sautée")
+    await expect(page.locator("#recall-next-step")).to_be_disabled()  # nothing after the newest step
+    await screenshot(page, "recall-fr")
+
+    # A live change while recalling waits: the recalled step stays on screen.
+    await server.publish(settlement())
+    await expect(body).to_have_attribute("data-shown-seq", "1103")
+    await page.locator("#recall-prev-round").click()
+    await expect(page.locator("#recall-title")).to_have_text("Manche 15 (réglée) · étape 1/3")
+    await page.keyboard.press("ArrowLeft")  # already the oldest step: stays
+    await expect(bar).to_have_attribute("data-step", "0")
+    await expect(page.locator("#recall-prev-step")).to_be_disabled()
+
+    await page.locator("#recall-exit").click()
+    await expect(body).to_have_attribute("data-mode", "live")
+    await expect(bar).to_be_hidden()
+    await expect(body).to_have_attribute("data-shown-seq", "1260")  # the live change shows now
+    await expect(page.locator("#actions [data-command='CONFIRM']")).to_be_enabled()
+    assert backend.commands == []
+
+
+async def test_recall_with_no_rounds_says_so(page: Page, server: DisplayServer) -> None:
+    await open_display(page, server)
+    await page.locator("#recall-open").click()
+    await expect(page.locator("#toast")).to_have_text("Aucune manche à rappeler")
+    await expect(page.locator("body")).to_have_attribute("data-mode", "live")
+
+
+async def test_language_switch_changes_every_label_and_money_format(page: Page, server: DisplayServer) -> None:
+    await open_display(page, server)
+    await expect(page.locator("#bank h2")).to_have_text("Banque")
+    await page.locator("#lang-en").click()
+    await expect(page.locator("html")).to_have_attribute("lang", "en")
+    await expect(page.locator("#bank h2")).to_have_text("Bank")
+    await expect(page.locator("#turn")).to_have_text("To play: box 3")
+    await expect(page.locator("#actions [data-command='NEXT']")).to_have_text("NEXT")
+    await expect(page.locator("#actions [data-command='VOID']")).to_have_text("VOID ROUND")
+    await expect(box(page, 3).locator(".stake.seated b")).to_have_text("€10.00")
+    await expect(box(page, 3).locator(".hand .status")).to_have_text("playing")
+    await expect(page.locator("#phase")).to_have_text("Playing")
+    await publish_and_wait(page, server, settlement())
+    await expect(box(page, 3).locator(".net b")).to_have_text("+€10.00")
+    await expect(page.locator("#cut-card")).to_have_text("Cut card reached")
+    await screenshot(page, "settlement-en")
+
+    # The choice is remembered by this browser across a reload.
+    await page.reload()
+    await expect(page.locator("#bank h2")).to_have_text("Bank")
+    await page.locator("#lang-fr").click()
+    await expect(page.locator("#bank h2")).to_have_text("Banque")
+    await expect(page.locator("#phase")).to_have_text("Jeu")  # after the reload: the backend's snapshot
+
+
+async def test_language_from_the_address_and_from_the_server(page: Page, backend: ScriptedBackend) -> None:
+    async with DisplayServer(backend, port=0, language="en") as server:
+        await open_display(page, server)
+        await expect(page.locator("#bank h2")).to_have_text("Bank")
+        await open_display(page, server, "?lang=fr")
+        await expect(page.locator("#bank h2")).to_have_text("Banque")
+        await publish_and_wait(page, server, playing(seq=2000))
+        await expect(page.locator("#turn")).to_have_text("À jouer : case 3")
