@@ -125,6 +125,16 @@ class FeedConsumer:
 
     async def messages(self) -> AsyncGenerator[Received, None]:
         """Messages in arrival order, forever; disconnections are retried, not raised."""
+        # The client acknowledges a QoS 1 message when it queues it, and aiomqtt's
+        # iterator raises on disconnect with messages still queued: keep the queue
+        # so that they are handed out before reconnecting, not lost.
+        queues: list[asyncio.Queue[aiomqtt.Message]] = []
+
+        class KeptQueue(asyncio.Queue[aiomqtt.Message]):
+            def __init__(self, maxsize: int = 0) -> None:
+                super().__init__(maxsize)
+                queues.append(self)
+
         while True:
             try:
                 async with aiomqtt.Client(
@@ -136,6 +146,7 @@ class FeedConsumer:
                     clean_session=not self._persistent,
                     tls_context=self._tls,
                     keepalive=15,
+                    queue_type=KeptQueue,
                 ) as client:
                     await client.subscribe(self.filter, qos=1)
                     self.connections += 1
@@ -148,6 +159,12 @@ class FeedConsumer:
             except aiomqtt.MqttError as error:
                 self.subscribed.clear()
                 logger.info("consumer: %s: %s", self.broker.url, error)
+            while queues:
+                queue = queues.pop(0)
+                while not queue.empty():
+                    received = self._receive(queue.get_nowait())
+                    if received is not None:
+                        yield received
             await self._sleep(self._backoff.next_delay())
 
     def _receive(self, message: aiomqtt.Message) -> Received | None:

@@ -6,6 +6,9 @@ table), publishes a batch with QoS 1 in seq order, and moves the cursor only
 once every message of the batch is acknowledged. When the broker goes away or
 the process dies, the unacknowledged batch is sent again after reconnecting:
 consumers see every seq at least once, in order, and drop repeats by seq.
+After each (re)connection the last `resend_on_connect` acknowledged entries go
+out again too: a broker without persistence, or one that crashed, may have
+acknowledged them without passing them on.
 
 The table never waits for the feed: the runtime appends to the journal, calls
 `notify()`, and carries on; with the broker down the backlog just grows.
@@ -215,6 +218,9 @@ class FeedPublisher:
 
     async def _pump(self, client: aiomqtt.Client, watcher: asyncio.Task[None]) -> None:
         batch_size = self.settings.batch_size
+        # Start a little before the cursor: a broker that acknowledged entries and then
+        # died (no persistence, or a crash) may never have passed them on.
+        position = max(0, self._cursor - self.settings.resend_on_connect)
         while True:
             self._wake.clear()
             if self._state is not None:
@@ -225,11 +231,13 @@ class FeedPublisher:
                     if self._state is None:
                         self._state = snapshot  # still the latest: send it after reconnecting
                     raise
-            entries = await asyncio.to_thread(self._read, self._cursor, batch_size)
+            entries = await asyncio.to_thread(self._read, position, batch_size)
             if entries:
                 messages = [message for entry in entries for message in messages_for_entry(self.topics, entry)]
                 await self._publish(client, watcher, messages)
-                await self._advance(entries[-1].seq)
+                position = entries[-1].seq
+                if position > self._cursor:
+                    await self._advance(position)
                 continue
             if self._stopped.is_set():
                 return

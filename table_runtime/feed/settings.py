@@ -110,12 +110,15 @@ class FeedSettings:
     backoff_max: float = 30.0
     poll_interval: float = 1.0
     publish_timeout: float = 10.0
+    resend_on_connect: int = 1000
     cursor_key: str = "feed.mqtt.cursor"
 
     def __post_init__(self) -> None:
         Topics(self.prefix, self.table_id)  # checks both
         if self.keepalive < 1:
             raise ConfigError("feed.keepalive", "must be at least 1 second")
+        if self.resend_on_connect < 0:
+            raise ConfigError("feed.resend_on_connect", "must be 0 or more")
         if self.batch_size < 1:
             raise ConfigError("feed.batch_size", "must be at least 1")
         if not 0 < self.backoff_initial <= self.backoff_max:
@@ -150,7 +153,7 @@ class FeedSettings:
         known = {
             "url", "table_id", "prefix", "username", "password_file", "ca_file", "cert_file", "key_file",
             "client_id", "keepalive", "batch_size", "backoff_initial", "backoff_max", "poll_interval",
-            "publish_timeout", "cursor_key",
+            "publish_timeout", "resend_on_connect", "cursor_key",
         }  # fmt: skip
         for key in mapping:
             if key not in known:
@@ -163,7 +166,7 @@ class FeedSettings:
         kwargs: dict[str, Any] = {}
         for key, kind in (
             ("keepalive", int), ("batch_size", int), ("backoff_initial", float), ("backoff_max", float),
-            ("poll_interval", float), ("publish_timeout", float),
+            ("poll_interval", float), ("publish_timeout", float), ("resend_on_connect", int),
         ):  # fmt: skip
             if key in mapping:
                 value = mapping[key]
