@@ -78,6 +78,7 @@ class FeedPublisher:
         self._running = False
         self._run_finished = asyncio.Event()
         self.connections = 0
+        self.last_error: str | None = None  # why the last connection failed or dropped
         self.published = 0  # messages acknowledged by the broker, this process
 
     # -- what the runtime calls -------------------------------------------------
@@ -146,11 +147,13 @@ class FeedPublisher:
                     await self._session()
                     return
                 except aiomqtt.MqttError as error:
+                    self.last_error = str(error) or type(error).__name__
                     if self._connected:
-                        logger.warning("feed: lost %s: %s", self.settings.broker.url, error)
+                        logger.warning("feed: lost %s: %s", self.settings.broker.url, self.last_error)
                     self._connected = False
                 delay = self._backoff.next_delay()
-                logger.info("feed: %s unreachable, retrying in %.2fs", self.settings.broker.url, delay)
+                log = logger.warning if self._backoff.attempts == 1 else logger.info
+                log("feed: cannot use %s (%s), retrying in %.2fs", self.settings.broker.url, self.last_error, delay)
                 await self._sleep_unless_stopped(delay)
         finally:
             self._connected = False
