@@ -7,69 +7,19 @@ past-posting, a counterfeit chip, and a wrong payout named with its difference.
 
 from __future__ import annotations
 
-import asyncio
-import random
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
-from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from simulators.live_table import LiveDevices, LiveHands
 from table_runtime.game.cards import parse_cards
-from table_runtime.game.rules import TableLimits, profile
-from table_runtime.journal import Journal, journal_path
-from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.controller import TableController
+from tests.e2e.conftest import Live
 
 STACK = parse_cards("9C 9D 9H 9S 8C  TS 5H 6D 9H 6H  TC  TD 8C")
-
-
-class Live:
-    def __init__(self, app: TableApp, devices: LiveDevices, hands: LiveHands) -> None:
-        self.app, self.devices, self.hands = app, devices, hands
-        self.controller = app.controller
-
-    def alarms(self, kind: str) -> list[dict[str, object]]:
-        return [a for a in self.controller.alarms.active if a["kind"] == kind]
-
-    async def draw(self, count: int = 1) -> None:
-        shoe = self.controller.table.shoe
-        for _ in range(count):
-            target = shoe.dealt + 1
-            await asyncio.to_thread(self.devices.shoe_sim.draw)
-            await self.hands.until("a card", lambda: shoe.dealt >= target)  # noqa: B023 - awaited at once
-
-
-@pytest.fixture
-async def live(tmp_path: Path) -> AsyncIterator[Live]:
-    journal = Journal.open(journal_path(tmp_path))
-    controller = TableController(table_id="E2E", rules=profile("fr-casino"), limits=TableLimits(),
-                                 journal=journal, clock=lambda: 1_800_000_000.0)
-    devices = LiveDevices(controller, seed=3, data_dir=tmp_path, pin_factory=MockFactory(pin_class=MockPWMPin))
-    devices.start()
-    app = devices.app(controller)
-    runner = asyncio.create_task(app.run())
-    hands = LiveHands(app, devices, random.Random(1), error_rate=0.0)
-    try:
-        await hands.until("shoe online", lambda: controller.devices["shoe"] == "online", 20)
-        await hands.until("reader online", lambda: controller.devices["chips"] == "online", 20)
-        yield Live(app, devices, hands)
-    finally:
-        app.stop("test over")
-        async with asyncio.timeout(20):
-            await runner
-        devices.stop()
-        journal.close()
 
 
 @pytest.mark.timeout(120)
 async def test_a_round_through_the_devices_catches_chip_fraud_and_a_wrong_payout(live: Live) -> None:
     controller, hands = live.controller, live.hands
     table = controller.table
-    shoe_id = table.shoe.shoe_id
-    await asyncio.to_thread(live.devices.shoe_sim.load_stack, STACK)
-    await hands.until("the stacked shoe", lambda: table.shoe.loaded and table.shoe.shoe_id != shoe_id)
+    await live.load_stack(STACK)
     await live.draw(5)  # burns (001:5)
     assert table.shoe.burns_left == 0
 
