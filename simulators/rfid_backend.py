@@ -87,6 +87,7 @@ class SimulatedReader:
         self._status: dict[int, AntennaStatus] = {}
         self._plugged = True
         self.generation = 0  # bumped by each replug: handles of an older plug are dead
+        self._errors: list[ErrorCode] = []
         self.inventories = 0  # how many inventories the firmware answered
 
     # -- the table, as scripts and simulated players see it --------------------------------------
@@ -123,6 +124,11 @@ class SimulatedReader:
         with self._lock:
             self._status[self.antenna(where)] = status
 
+    def fail_next(self, code: ErrorCode, count: int = 1) -> None:
+        """Answer the next `count` requests with an ERROR of `code` (section 3.5)."""
+        with self._lock:
+            self._errors += [code] * count
+
     @property
     def plugged(self) -> bool:
         return self._plugged
@@ -139,6 +145,10 @@ class SimulatedReader:
     # -- the firmware ----------------------------------------------------------------------------
     def answer(self, request: Message) -> Message:
         """The reply to one request (docs/protocols/rfid.md, section 3)."""
+        with self._lock:
+            error = self._errors.pop(0) if self._errors else None
+        if error is not None:
+            return ErrorReply(code=error, text=f"simulated {error.name.lower()}")
         if isinstance(request, Identify):
             return Identity(major=self.major, minor=self.minor, antennas=self.antenna_count,
                             max_tags=self.max_tags, firmware=self.firmware, serial=self.serial)

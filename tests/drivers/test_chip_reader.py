@@ -16,7 +16,7 @@ from drivers.chip_reader import (
     ReaderSettings,
     UsbChipReader,
 )
-from firmware_bridge.rfid import AntennaStatus, BlockStatus, Tag
+from firmware_bridge.rfid import AntennaStatus, BlockStatus, ErrorCode, Tag
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader, simulated_reader
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.errors import ConfigError
@@ -168,3 +168,21 @@ async def test_a_sim_url_builds_a_reader_the_driver_finds() -> None:
     assert (device.serial, device.miss_rate) == ("S-9", 0.5)
     async with UsbChipReader(settings(serial="S-9"), backend=backend) as reader:
         await until(reader, ReaderOnline)
+
+
+async def test_busy_replies_skip_scans_and_an_internal_error_reconnects(reader: UsbChipReader,
+                                                                         device: SimulatedReader) -> None:
+    await until(reader, ReaderOnline)
+    device.fail_next(ErrorCode.BUSY, 3)
+    chip = ChipIssuer(7).issue(500)[0]
+    device.place("box1", chip)
+    async with asyncio.timeout(5):
+        while True:  # the scans come back after the busy replies, with no offline in between
+            event = await reader.next_event()
+            assert not isinstance(event, ReaderOffline)
+            if isinstance(event, ChipsScanned) and event.readings[0].tags == (chip,):
+                break
+    device.fail_next(ErrorCode.INTERNAL)
+    offline = await until(reader, ReaderOffline)
+    assert isinstance(offline, ReaderOffline) and "INTERNAL" in offline.reason
+    await until(reader, ReaderOnline)
