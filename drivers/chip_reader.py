@@ -260,7 +260,7 @@ class UsbChipReader:
             if link is None:
                 try:
                     link = self._connect()
-                except (usb.core.USBError, TableError) as error:
+                except (usb.core.USBError, usb.core.NoBackendError, TableError) as error:  # no libusb: say so, retry
                     self._went_offline(str(error))
                     self._stop.wait(self.config.reconnect_interval)
                     continue
