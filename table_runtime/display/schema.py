@@ -1,0 +1,143 @@
+"""The display contract as JSON Schema: the table snapshot and a recalled round.
+
+docs/display.md describes the same shapes in prose; keep the two in sync. The
+schemas are plain data (no validator is imported here); tests validate with
+`jsonschema`, e.g. ``jsonschema.validate(snapshot, SNAPSHOT_SCHEMA)``, and so
+can the runtime's own tests of its snapshot builder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PHASES = ("betting", "dealing", "insurance", "playing", "bank", "settlement", "closed", "voided")
+HAND_STATUSES = ("waiting", "playing", "stood", "busted", "blackjack", "twenty_one", "doubled", "charlie", "done")
+OUTCOMES = ("blackjack", "win", "charlie", "push", "lose", "bust", "insurance_win", "insurance_lose", "void")
+STAKE_KINDS = ("original", "double", "split", "insurance")
+ALLOWED_COMMANDS = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID")
+ROUND_RESULTS = ("settled", "voided", "in_progress")
+
+_CENTS: dict[str, Any] = {"type": "integer"}
+_COUNT: dict[str, Any] = {"type": "integer", "minimum": 0}
+_BOX_NUMBER: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": 7}
+_CARD: dict[str, Any] = {"type": "string", "pattern": "^[A2-9TJQK][SHDC]$"}
+_CARDS: dict[str, Any] = {"type": "array", "items": _CARD}
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    """An object with exactly these keys, all required."""
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+_PAYOUT_FIELDS: dict[str, Any] = {
+    "hand": _COUNT,
+    "owner": {"type": "string"},
+    "kind": {"enum": list(STAKE_KINDS)},
+    "staked_cents": _CENTS,
+    "outcome": {"enum": list(OUTCOMES)},
+    "net_cents": _CENTS,
+}
+
+ALARM_SCHEMA: dict[str, Any] = _object(
+    {
+        "id": _COUNT,
+        "seq": _COUNT,
+        "kind": {"type": "string", "minLength": 1},
+        "box": {"oneOf": [_BOX_NUMBER, {"type": "null"}]},
+        "message": {"type": "string"},
+        "rule": {"type": "string"},
+        "amounts": {"type": "object", "additionalProperties": _CENTS},
+        "acknowledged": {"type": "boolean"},
+    }
+)
+
+_HAND = _object(
+    {
+        "cards": _CARDS,
+        "total": _COUNT,
+        "soft": {"type": "boolean"},
+        "stakes_cents": _CENTS,
+        "doubled": {"type": "boolean"},
+        "from_split": {"type": "boolean"},
+        "status": {"enum": list(HAND_STATUSES)},
+    }
+)
+
+_BOX = _object(
+    {
+        "box": _BOX_NUMBER,
+        "owner": {"type": ["string", "null"]},
+        "seated_cents": _CENTS,
+        "behind": {"type": "array", "items": _object({"owner": {"type": "string"}, "cents": _CENTS})},
+        "insurance_cents": _CENTS,
+        "insurance_offered": {"type": "boolean"},
+        "hands": {"type": "array", "items": _HAND},
+        "payouts": {"type": "array", "items": _object(_PAYOUT_FIELDS)},
+        "net_cents": {"type": ["integer", "null"]},
+    }
+)
+
+SNAPSHOT_SCHEMA: dict[str, Any] = _object(
+    {
+        "schema_version": {"const": 1},
+        "table_id": {"type": "string"},
+        "seq": _COUNT,
+        "round": _COUNT,
+        "phase": {"enum": list(PHASES)},
+        "profile": {"type": "string"},
+        "limits": _object({"min_cents": _CENTS, "max_cents": _CENTS}),
+        "turn": {"oneOf": [_object({"box": _BOX_NUMBER, "hand": _COUNT}), {"type": "null"}]},
+        "allowed": {"type": "array", "items": {"enum": list(ALLOWED_COMMANDS)}, "uniqueItems": True},
+        "next_card": {"type": "string", "pattern": r"^(box[1-7]\.hand[0-9]+|bank|burn|none)$"},
+        "bank": _object(
+            {
+                "cards": _CARDS,
+                "total": _COUNT,
+                "soft": {"type": "boolean"},
+                "blackjack": {"type": "boolean"},
+                "busted": {"type": "boolean"},
+                "must_draw": {"type": "boolean"},
+            }
+        ),
+        "boxes": {"type": "array", "items": _BOX, "maxItems": 7},
+        "held_cards": _CARDS,
+        "shoe": _object(
+            {
+                "shoe_id": {"type": ["string", "null"]},
+                "cards_dealt": _COUNT,
+                "cards_left": _COUNT,
+                "burns_left": _COUNT,
+                "cut_card_reached": {"type": "boolean"},
+                "online": {"type": "boolean"},
+            }
+        ),
+        "alarms": {"type": "array", "items": ALARM_SCHEMA},
+        "recovered": {"type": "boolean"},
+        "devices": {"type": "object", "additionalProperties": {"type": "string"}},
+    }
+)
+
+RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(
+    {
+        "round": _COUNT,
+        "table_id": {"type": "string"},
+        "shoe_id": {"type": ["string", "null"]},
+        "started_seq": _COUNT,
+        "closed_seq": {"type": ["integer", "null"]},
+        "result": {"enum": list(ROUND_RESULTS)},
+        "steps": {
+            "type": "array",
+            "items": _object(
+                {
+                    "seq": _COUNT,
+                    "ts": {"type": "number"},
+                    "type": {"type": "string"},
+                    "text": {"type": "string"},
+                    "snapshot": SNAPSHOT_SCHEMA,
+                }
+            ),
+        },
+        "payouts": {"type": "array", "items": _object({"box": _BOX_NUMBER, **_PAYOUT_FIELDS})},
+        "alarms": {"type": "array", "items": ALARM_SCHEMA},
+    }
+)

@@ -1,0 +1,76 @@
+"""The snapshot contract: the schema, the example in docs/display.md and every scripted snapshot agree."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]  # no stubs in the test environment
+import pytest
+
+from bench.display import table_snapshot
+from table_runtime.display.schema import RECALLED_ROUND_SCHEMA, SNAPSHOT_SCHEMA
+from tests.display.scripted import alarm, playing, recalled_round, settlement, with_alarms
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "display.md"
+
+
+def doc_example() -> dict[str, Any]:
+    """The snapshot example of docs/display.md, its // comments removed."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text[text.index("## The table snapshot (JSON)") :]
+    block = section.split("```json\n", 1)[1].split("```", 1)[0]
+    parsed: dict[str, Any] = json.loads(re.sub(r"\s*//[^\n]*", "", block))
+    return parsed
+
+
+def test_the_documented_example_follows_the_schema() -> None:
+    jsonschema.validate(doc_example(), SNAPSHOT_SCHEMA)
+
+
+def test_scripted_and_bench_snapshots_follow_the_schema() -> None:
+    snapshots = [
+        playing(),
+        settlement(),
+        with_alarms(settlement(), alarm(1, "wrong_payout", "m", box_number=3, amounts={"expected_cents": 1})),
+        table_snapshot(5),
+    ]
+    for snapshot in snapshots:
+        jsonschema.validate(snapshot, SNAPSHOT_SCHEMA)
+    jsonschema.validate(recalled_round(16, 1100), RECALLED_ROUND_SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("phase",), "shuffling"),
+        (("boxes", 0, "hands", 0, "total"), "7/17"),
+        (("boxes", 0, "hands", 0, "cards", 0), "10S"),
+        (("next_card",), "box8.hand0"),
+        (("bank", "must_draw"), None),
+        (("seq",), -1),
+        (("boxes", 0, "seated_cents"), 10.5),
+    ],
+)
+def test_the_schema_rejects_what_the_page_could_not_show(path: tuple[str | int, ...], value: object) -> None:
+    broken = copy.deepcopy(playing())
+    target: Any = broken
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, SNAPSHOT_SCHEMA)
+
+
+def test_a_missing_or_unknown_key_is_rejected() -> None:
+    missing = playing()
+    del missing["held_cards"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(missing, SNAPSHOT_SCHEMA)
+    extra = playing()
+    extra["dealer_name"] = "Paul"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(extra, SNAPSHOT_SCHEMA)
