@@ -33,6 +33,7 @@ from table_runtime.runtime.chip_link import ChipLink, expected_zones
 from table_runtime.runtime.controller import TableController
 
 CASINO_ID = 7
+TRAY_DENOMINATIONS = (*DENOMINATIONS_CENTS, 50)  # 3:2 on an odd number of euros needs a 50-cent chip
 DEMO_PINS = PanelPins(deal=5, next=6, double=13, split=19, undo=26, confirm=21,
                       box_lamps=(17, 27, 22, 23, 24, 25, 12), tower_green=16, tower_amber=20, tower_red=4,
                       buzzer=18, debounce_seconds=0.02, void_hold_seconds=3.0)
@@ -44,20 +45,20 @@ class ChipTray:
     def __init__(self, issuer: ChipIssuer, *, per_denomination: int = 400) -> None:
         self.issuer = issuer
         self.free: dict[int, list[Tag]] = defaultdict(list)
-        for denomination in DENOMINATIONS_CENTS:
+        for denomination in TRAY_DENOMINATIONS:
             self.free[denomination] = issuer.issue(denomination, per_denomination)
 
     def take(self, cents: int) -> list[Tag]:
         chips: list[Tag] = []
         left = cents
-        for denomination in sorted(DENOMINATIONS_CENTS, reverse=True):
+        for denomination in sorted(TRAY_DENOMINATIONS, reverse=True):
             while left >= denomination:
                 if not self.free[denomination]:
                     self.free[denomination] = self.issuer.issue(denomination, 50)
                 chips.append(self.free[denomination].pop())
                 left -= denomination
         if left:
-            raise ValueError(f"{cents} cents cannot be made of chips {DENOMINATIONS_CENTS}")
+            raise ValueError(f"{cents} cents cannot be made of chips {TRAY_DENOMINATIONS}")
         return chips
 
     def give_back(self, chips: list[Tag]) -> None:
