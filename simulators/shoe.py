@@ -118,6 +118,8 @@ class SimulatedShoe:
         self._unreadable_next = 0
         self._random = random.Random(seed)
         self._lock = threading.RLock()
+        self._cycled = threading.Condition(self._lock)
+        self._generation = 0  # firmware loop iterations: unplug() waits for one so the pty is really gone
         self._master: int | None = None
         self._slave: int | None = None
         self._decoder = FrameDecoder()
@@ -281,13 +283,26 @@ class SimulatedShoe:
             elif fault is Fault.DISCONNECT:
                 self._unplug()
                 self._replug_at = time.monotonic() + milliseconds / 1000
+                self._wait_for_the_loop()
         self._wake()
 
     def unplug(self) -> None:
-        """The USB cable is pulled: the device path vanishes. The firmware keeps running and buffering."""
+        """The USB cable is pulled: the device path vanishes. The firmware keeps running and buffering.
+
+        When this returns, an open port on the old device reads as disconnected.
+        """
         with self._lock:
             self._replug_at = None
             self._unplug()
+            self._wait_for_the_loop()
+
+    def _wait_for_the_loop(self) -> None:
+        """Until the firmware thread has left the select() that kept the closed pty alive. Holds the lock."""
+        thread = self._thread
+        if thread is None or thread is threading.current_thread() or not thread.is_alive():
+            return
+        generation = self._generation
+        self._cycled.wait_for(lambda: self._generation != generation, timeout=5)
 
     def replug(self) -> None:
         """The cable is back: a new device appears at the same path."""
@@ -401,6 +416,8 @@ class SimulatedShoe:
                 with contextlib.suppress(OSError):
                     os.read(self._wake_read, 512)
             with self._lock:
+                self._generation += 1
+                self._cycled.notify_all()
                 if self._master is not None and self._master in ready:
                     self._receive()
 

@@ -43,6 +43,7 @@ def test_documented_example_frame() -> None:
     assert Frame.from_bytes(data) == frame
 
 
+@settings(deadline=None)  # no timing in unit tests: CI machines are loaded
 @given(frames)
 def test_frame_round_trip(frame: Frame) -> None:
     data = frame.to_bytes()
@@ -51,6 +52,7 @@ def test_frame_round_trip(frame: Frame) -> None:
     assert Frame.from_bytes(data) == frame
 
 
+@settings(deadline=None)  # no timing in unit tests: CI machines are loaded
 @given(st.lists(frames, max_size=8), st.data())
 def test_stream_split_anywhere_gives_the_same_frames(sent: list[Frame], data: st.DataObject) -> None:
     stream = b"".join(frame.to_bytes() for frame in sent)
@@ -98,7 +100,7 @@ def test_from_bytes_refuses_anything_but_one_frame() -> None:
         raise AssertionError(f"accepted {bad.hex()}")
 
 
-@settings(derandomize=True, max_examples=400)
+@settings(derandomize=True, max_examples=400, deadline=None)
 @given(st.lists(frames, min_size=1, max_size=4), st.data())
 def test_a_corrupted_frame_is_never_accepted(sent: list[Frame], data: st.DataObject) -> None:
     encoded = [frame.to_bytes() for frame in sent]
@@ -117,6 +119,7 @@ def test_a_corrupted_frame_is_never_accepted(sent: list[Frame], data: st.DataObj
     assert decoder.bytes_skipped > 0
 
 
+@settings(deadline=None)  # no timing in unit tests: CI machines are loaded
 @given(st.lists(st.binary(max_size=200), max_size=20))
 def test_decoder_never_raises_on_arbitrary_bytes(chunks: list[bytes]) -> None:
     decoder = FrameDecoder()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge.shoe import (
@@ -75,6 +75,7 @@ commands: st.SearchStrategy[HostCommand] = st.one_of(
 )
 
 
+@settings(deadline=None)  # no timing in unit tests: CI machines are loaded
 @given(events, st.booleans())
 def test_events_round_trip_through_bytes(event: SequencedShoeEvent, retransmit: bool) -> None:
     frame = shoe_frame(event, retransmit=retransmit)
@@ -83,6 +84,7 @@ def test_events_round_trip_through_bytes(event: SequencedShoeEvent, retransmit: 
     assert parse_shoe_frame(decoded) == event
 
 
+@settings(deadline=None)  # no timing in unit tests: CI machines are loaded
 @given(st.one_of(hellos, heartbeats))
 def test_link_messages_round_trip(message: Hello | Heartbeat) -> None:
     frame = shoe_frame(message)
@@ -90,11 +92,13 @@ def test_link_messages_round_trip(message: Hello | Heartbeat) -> None:
     assert parse_shoe_frame(Frame.from_bytes(frame.to_bytes())) == message
 
 
+@settings(deadline=None)  # no timing in unit tests: CI machines are loaded
 @given(hellos)
 def test_version_is_read_before_anything_else(hello: Hello) -> None:
     assert protocol_version_of(shoe_frame(hello)) == hello.protocol_version
 
 
+@settings(deadline=None)  # no timing in unit tests: CI machines are loaded
 @given(commands, u16)
 def test_host_commands_round_trip(command: HostCommand, sequence: int) -> None:
     frame = host_frame(command, sequence)
@@ -119,6 +123,7 @@ def test_hello_protocol_version_is_one() -> None:
     assert PROTOCOL_VERSION == 1
 
 
+@settings(deadline=None)  # no timing in unit tests: CI machines are loaded
 @given(st.integers(0, 255), st.integers(0, 255), st.binary(max_size=64))
 def test_parsing_any_frame_raises_only_malformed_message(message_type: int, flags: int, payload: bytes) -> None:
     frame = Frame(sequence=0, message_type=message_type, flags=FrameFlags(flags), payload=payload)
