@@ -21,7 +21,9 @@ import hmac
 import ipaddress
 import json
 import logging
+import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -47,6 +49,8 @@ LANGUAGES = ("fr", "en")
 SEND_TIMEOUT_S = 5.0  # default: a screen that cannot take one message in this long is dropped
 COMMAND_TIMEOUT_S = 10.0  # the runtime answers commands at once; past this the page hears "no answer"
 RECALL_DEFAULT_ROUNDS = 10
+PIN_ATTEMPTS = 5  # wrong supervisor PINs in a row before VOID is locked
+PIN_LOCKOUT_S = 60.0  # how long VOID stays locked: a 4-digit PIN must not be guessable from the screen
 _CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -94,6 +98,7 @@ class DisplayServer:
         supervisor_pin: str | None = None,
         pit_token: str | None = None,
         send_timeout: float = SEND_TIMEOUT_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if language not in LANGUAGES:
             raise ConfigError("display.language", f"{language!r} is not one of {', '.join(LANGUAGES)}")
@@ -110,6 +115,9 @@ class DisplayServer:
         self._supervisor_pin = supervisor_pin
         self._pit_token = pit_token
         self._send_timeout = send_timeout
+        self._clock = clock
+        self._pin_failures = 0
+        self._pin_locked_until = float("-inf")
         self._screens: set[_Screen] = set()
         self._runner: web.AppRunner | None = None
         self._port = port
@@ -302,12 +310,9 @@ class DisplayServer:
             return {**base, "ok": False, "message": problem}
         acting: Role = "dealer"
         if name in SUPERVISOR_COMMANDS:
-            pin = request.get("pin")
-            if self._supervisor_pin is None:
-                return {**base, "ok": False, "message": "no supervisor PIN is configured on this table"}
-            if not isinstance(pin, str) or not hmac.compare_digest(pin.encode(), self._supervisor_pin.encode()):
-                log.warning("display: wrong supervisor PIN for %s", name)
-                return {**base, "ok": False, "message": "wrong supervisor PIN"}
+            refusal = self._check_pin(name, request.get("pin"))
+            if refusal is not None:
+                return {**base, "ok": False, "message": refusal}
             acting = "supervisor"
         try:
             async with asyncio.timeout(COMMAND_TIMEOUT_S):
@@ -317,6 +322,24 @@ class DisplayServer:
         except TableError as error:
             return {**base, "ok": False, "message": str(error)}
         return {**base, "ok": bool(result.get("ok")), "message": str(result.get("message", ""))}
+
+    def _check_pin(self, name: str, pin: object) -> str | None:
+        """Why a supervisor command is refused, or None; wrong PINs in a row lock it for a while."""
+        if self._supervisor_pin is None:
+            return "no supervisor PIN is configured on this table"
+        now = self._clock()
+        if now < self._pin_locked_until:
+            return f"too many wrong PINs: {name} locked for {int(self._pin_locked_until - now) + 1} s"
+        if isinstance(pin, str) and hmac.compare_digest(pin.encode(), self._supervisor_pin.encode()):
+            self._pin_failures = 0
+            return None
+        self._pin_failures += 1
+        log.warning("display: wrong supervisor PIN for %s (%d in a row)", name, self._pin_failures)
+        if self._pin_failures < PIN_ATTEMPTS:
+            return "wrong supervisor PIN"
+        self._pin_failures = 0
+        self._pin_locked_until = now + PIN_LOCKOUT_S
+        return f"wrong supervisor PIN: {name} locked for {PIN_LOCKOUT_S:g} s"
 
 
 def _check_args(name: str, args: dict[str, Any]) -> str | None:

@@ -7,6 +7,7 @@ since a page can be edited by whoever holds the tablet.
 from __future__ import annotations
 
 import copy
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -181,3 +182,64 @@ async def test_bad_configuration_names_the_key(backend: ScriptedBackend) -> None
         DisplayServer(backend, supervisor_pin="12")
     with pytest.raises(ConfigError, match=r"display\.pit_token"):
         DisplayServer(backend, pit_token="short")
+
+
+class ManualClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_wrong_pins_in_a_row_lock_void_for_a_minute(
+    backend: ScriptedBackend, http: aiohttp.ClientSession
+) -> None:
+    clock = ManualClock()
+    async with (
+        DisplayServer(backend, port=0, supervisor_pin=SUPERVISOR_PIN, clock=clock) as server,
+        http.ws_connect(f"{server.url}ws") as ws,
+    ):
+        for _ in range(4):
+            assert (await ask(ws, {"type": "command", "name": "VOID", "pin": "0000"}))["message"] == (
+                "wrong supervisor PIN"
+            )
+        fifth = await ask(ws, {"type": "command", "name": "VOID", "pin": "0000"})
+        assert fifth["message"] == "wrong supervisor PIN: VOID locked for 60 s"
+        clock.now += 30
+        locked = await ask(ws, {"type": "command", "name": "VOID", "pin": SUPERVISOR_PIN})
+        assert locked["ok"] is False and locked["message"] == "too many wrong PINs: VOID locked for 31 s"
+        assert backend.commands == []
+        clock.now += 31
+        assert (await ask(ws, {"type": "command", "name": "VOID", "pin": SUPERVISOR_PIN}))["ok"] is True
+        assert [(c.name, c.role) for c in backend.commands] == [("VOID", "supervisor")]
+
+
+def _outward_address() -> str | None:
+    """This machine's address on its first non-loopback interface, if it has one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the route
+        except OSError:
+            return None
+        address = str(probe.getsockname()[0])
+    return None if address.startswith("127.") else address
+
+
+async def test_from_another_machine_only_the_pit_token_opens_the_display(
+    backend: ScriptedBackend, http: aiohttp.ClientSession
+) -> None:
+    address = _outward_address()
+    if address is None:
+        pytest.skip("no non-loopback interface to connect from")
+    async with DisplayServer(backend, host="0.0.0.0", port=0, pit_token=PIT_TOKEN) as server:
+        base = f"http://{address}:{server.port}/"
+        for path in ("", "ws", "api/snapshot", "api/recall"):
+            async with http.get(base + path) as response:
+                assert response.status == 403, path
+        async with http.get(f"{base}api/snapshot?pit={PIT_TOKEN}") as response:
+            assert response.status == 200
+        async with http.ws_connect(f"{base}ws?pit={PIT_TOKEN}") as ws:
+            assert (await ws.receive_json(timeout=5))["role"] == "pit"

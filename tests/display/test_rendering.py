@@ -138,3 +138,21 @@ async def test_recovered_notice_device_status_and_held_cards(page: Page, server:
     await expect(page.locator("#devices [data-device='shoe']")).to_have_attribute("data-status", "online")
     await expect(page.locator("#held .card")).to_have_attribute("data-card", "QD")
     await expect(page.locator("#held [data-command='DISCARD']")).to_be_enabled()
+
+
+async def test_insurance_window_and_a_snapshot_with_only_the_boxes_in_play(page: Page, server: DisplayServer) -> None:
+    await open_display(page, server)
+    snapshot = playing(seq=1250)
+    snapshot.update(phase="insurance", turn=None, allowed=["CONFIRM", "VOID"], next_card="none")
+    third = snapshot["boxes"][2]
+    third.update(insurance_cents=0, insurance_offered=True)
+    # The runtime may list only the boxes in play; the page still shows all seven.
+    snapshot["boxes"] = [b for b in snapshot["boxes"] if b["hands"]]
+    assert [b["box"] for b in snapshot["boxes"]] == [1, 3, 5]
+    await publish_and_wait(page, server, snapshot)
+    await expect(page.locator("#phase")).to_have_text("Assurance")
+    await expect(page.locator("#boxes .box")).to_have_count(7)
+    await expect(box(page, 3).locator(".insurance.offered")).to_have_text("Assurance proposée")
+    await expect(box(page, 1).locator(".insurance")).to_have_count(0)
+    await expect(box(page, 4)).to_have_attribute("data-empty", "")
+    await expect(page.locator("#actions [data-command='CONFIRM']")).to_be_enabled()

@@ -279,8 +279,14 @@
 
   function renderBoxes(s) {
     const container = $("boxes");
-    const boxes = [...(s.boxes || [])].sort((a, b) => a.box - b.box);
+    // Always the seven boxes of the table; a box the snapshot leaves out is shown open.
+    const given = new Map((s.boxes || []).map((box) => [box.box, box]));
+    const boxes = [1, 2, 3, 4, 5, 6, 7].map((number) => given.get(number) || openBox(number));
     container.replaceChildren(...boxes.map((box) => boxNode(box, s)));
+  }
+
+  function openBox(number) {
+    return { box: number, owner: null, seated_cents: 0, behind: [], insurance_cents: 0, insurance_offered: false, hands: [], payouts: [], net_cents: null };
   }
 
   function boxNode(box, s) {
