@@ -205,10 +205,8 @@ class TableApp:
         async for event in reader.events():
             if self.chip_link is None:
                 continue
-            if isinstance(event, ChipsScanned):
-                self.chip_link.scan(event)
-            elif isinstance(event, ReaderOffline):
-                self.chip_link.offline(event)
+            if isinstance(event, (ChipsScanned, ReaderOffline)):
+                self.chip_link.reader_event(event)
             elif isinstance(event, ReaderOnline):
                 self.controller.set_device("chips", "online")
 

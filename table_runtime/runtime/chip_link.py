@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from drivers.chip_reader import ChipsScanned, ReaderOffline
+from table_runtime.chips.live import apply_reader_event
 from table_runtime.chips.watch import ChipAlarm, ChipWatcher, WindowClosed, WindowKind
 from table_runtime.chips.zones import ZoneChanged
 from table_runtime.game.events import Alarm
@@ -62,21 +63,18 @@ class ChipLink:
 
     # ------------------------------------------------------------- readings
 
-    def scan(self, event: ChipsScanned) -> None:
-        readings = {reading.zone: reading.tags for reading in event.readings}
-        incomplete = [reading.zone for reading in event.readings if not reading.complete]
+    def reader_event(self, event: ChipsScanned | ReaderOffline) -> None:
+        """A scan (zone changes, chip and antenna alarms) or a reader gone offline."""
+        if isinstance(event, ReaderOffline):
+            self.controller.set_device("chips", "offline")
         changed = False
-        for item in self.watcher.scan(readings, event.at, incomplete):
+        for item in apply_reader_event(self.watcher, event):
             if isinstance(item, ZoneChanged):
                 changed = True
             else:
                 self.controller.raise_alarm(game_alarm(item))
         if changed:
             self._publish_zones()
-
-    def offline(self, event: ReaderOffline) -> None:
-        self.controller.set_device("chips", "offline")
-        self.controller.raise_alarm(game_alarm(self.watcher.reader_offline(event.reader, event.zones, event.reason)))
 
     def _publish_zones(self) -> None:
         zones = {zone: self.watcher.total_cents(zone) for zone in self.watcher.zones}
