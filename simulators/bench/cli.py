@@ -1,0 +1,132 @@
+"""`table-bench`: run scenarios against the real runtime, or soak it with random faults (docs/bench.md).
+
+    table-bench run simulators/scenarios --junit report.xml
+    table-bench run my.yaml --devices bench-devices.toml
+    table-bench soak --rounds 200 --seed 3 --mqtt
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import multiprocessing
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from simulators.bench.devices import DeviceChoice, load_devices
+from simulators.bench.report import text_report, write_junit
+from simulators.bench.runner import ScenarioResult, SharedBroker, run_scenario
+from simulators.bench.scenario import Scenario, Step, load_scenario, scenario_paths
+from table_runtime.errors import TableError
+
+LIBRARY = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="table-bench", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run scenario files (or directories of them)")
+    run.add_argument("targets", nargs="*", default=[str(LIBRARY)],
+                     help="scenario files or directories (default: the shipped library)")
+    run.add_argument("--devices", default="sim", help="'sim' (default) or a TOML file naming real devices")
+    run.add_argument("--junit", help="write a JUnit XML report here")
+    run.add_argument("--mqtt", action="store_true",
+                     help="run every scenario with the feed on a bench Mosquitto and check every journal seq")
+    run.add_argument("--jobs", type=int, default=1, help="scenarios run in this many processes (default 1)")
+    run.add_argument("--keep", help="keep each scenario's data directory (journal, chips.db) under this directory")
+    run.add_argument("--json", action="store_true", help="print the results as JSON")
+    run.set_defaults(handler=run_command)
+    soak = commands.add_parser("soak", help="simulated rounds with random faults; a health report")
+    soak.add_argument("--rounds", type=int, default=100)
+    soak.add_argument("--seed", type=int, default=1)
+    soak.add_argument("--mqtt", action="store_true", help="publish the feed to a bench Mosquitto and count it")
+    soak.add_argument("--fault-rate", type=float, default=0.1, help="chance of a fault per round (default 0.1)")
+    soak.add_argument("--json", action="store_true")
+    soak.set_defaults(handler=soak_command)
+    return parser
+
+
+def with_feed_check(scenario: Scenario) -> Scenario:
+    """--mqtt: the feed on, and a last check that every journal seq reached the broker in order."""
+    check = Step("expect", {"feed": {"every_seq": True}}, "mqtt")
+    return dataclasses.replace(scenario, feed=True, steps=(*scenario.steps, check))
+
+
+def run_paths(paths: Sequence[str], *, devices: DeviceChoice, mqtt: bool, keep: str | None) -> list[ScenarioResult]:
+    """Run scenario files one after the other in this process."""
+    broker = SharedBroker()
+    results = []
+    try:
+        for path in paths:
+            scenario = load_scenario(path)
+            if mqtt:
+                scenario = with_feed_check(scenario)
+            work = Path(tempfile.mkdtemp(prefix="bench-", dir=keep))
+            try:
+                results.append(asyncio.run(run_scenario(scenario, work_dir=work, devices=devices, broker=broker)))
+            finally:
+                if keep is None:
+                    shutil.rmtree(work, ignore_errors=True)
+    finally:
+        broker.close()
+    return results
+
+
+def run_command(args: argparse.Namespace) -> int:
+    devices = load_devices(args.devices)
+    paths = [str(path) for path in scenario_paths(args.targets)]
+    for path in paths:
+        load_scenario(path)  # every file checked before anything runs
+    if args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
+    jobs = max(1, min(args.jobs, len(paths))) if devices.all_simulated else 1
+    if jobs == 1:
+        results = run_paths(paths, devices=devices, mqtt=args.mqtt, keep=args.keep)
+    else:
+        chunks = [paths[index::jobs] for index in range(jobs)]
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(run_paths, chunk, devices=devices, mqtt=args.mqtt, keep=args.keep)
+                       for chunk in chunks]
+            by_path = {result.path: result for future in futures for result in future.result()}
+        results = [by_path[path] for path in paths]
+    if args.junit:
+        write_junit(results, args.junit)
+    if args.json:
+        print(json.dumps([{"name": r.name, "path": r.path, "status": r.status, "seconds": round(r.seconds, 3),
+                           "first_difference": r.first_difference} for r in results], indent=2))
+    else:
+        print(text_report(results))
+    return 0 if all(result.ok for result in results) else 1
+
+
+def soak_command(args: argparse.Namespace) -> int:
+    from simulators.bench.soak import SoakSettings, soak
+
+    report = asyncio.run(soak(SoakSettings(rounds=args.rounds, seed=args.seed, mqtt=args.mqtt,
+                                           fault_rate=args.fault_rate)))
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2, sort_keys=True))
+    else:
+        print(report.text())
+    return 0 if report.healthy else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except TableError as error:
+        print(f"table-bench: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
