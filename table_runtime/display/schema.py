@@ -25,8 +25,9 @@ _CARDS: dict[str, Any] = {"type": "array", "items": _CARD}
 
 
 def _object(properties: dict[str, Any]) -> dict[str, Any]:
-    """An object with exactly these keys, all required."""
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+    """An object with at least these keys. More are allowed (the runtime adds e.g. a payout's
+    rounding note, a hand's stakes by owner); the page ignores what it does not know."""
+    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 _PAYOUT_FIELDS: dict[str, Any] = {

@@ -156,3 +156,21 @@ async def test_insurance_window_and_a_snapshot_with_only_the_boxes_in_play(page:
     await expect(box(page, 1).locator(".insurance")).to_have_count(0)
     await expect(box(page, 4)).to_have_attribute("data-empty", "")
     await expect(page.locator("#actions [data-command='CONFIRM']")).to_be_enabled()
+
+
+async def test_finished_soft_hand_shows_its_total_rounding_note_and_idle_device(
+    page: Page, server: DisplayServer
+) -> None:
+    await open_display(page, server)
+    snapshot = settlement(seq=1270)
+    first = snapshot["boxes"][0]
+    first["hands"][0].update(cards=["AH", "6S"], total=17, soft=True, status="stood")
+    note = "3:2 of 1005 cents is 1507.5 cents: paid 1507"
+    snapshot["boxes"][5]["payouts"][0]["note"] = note
+    snapshot["devices"]["broker"] = "disabled"
+    await publish_and_wait(page, server, snapshot)
+    await expect(box(page, 1).locator(".hand .total")).to_have_text("17")  # stood: no more "7/17"
+    await expect(box(page, 6).locator(".payout-note")).to_have_text(note)
+    broker = page.locator("#devices [data-device='broker']")
+    await expect(broker).to_have_class("device idle")
+    await expect(broker).to_contain_text("désactivé")

@@ -7,6 +7,8 @@
   const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
   const MAIN_COMMANDS = ["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM"];
+  const OPEN_STATUSES = new Set(["waiting", "playing"]); // hands that may still take a card
+  const DEVICE_IDLE = new Set(["disabled", "not configured"]); // not a fault: shown grey, not red
   const BACKOFF_MIN_MS = 250;
   const BACKOFF_MAX_MS = 4000;
   const params = new URLSearchParams(location.search);
@@ -107,11 +109,12 @@
     return el("div", { class: "cards" + many + (extraClass ? " " + extraClass : "") }, codes.map(cardNode));
   }
 
-  // A soft total reads "7/17" (ace as 1 / ace as 11); a soft 21 is just 21.
-  function totalText(total, soft, blackjack, cardCount) {
+  // A soft total reads "7/17" (ace as 1 / ace as 11) while the hand may still draw; once it has
+  // stood (or the bank stands) only the total that counts is shown. A soft 21 is just 21.
+  function totalText(total, soft, blackjack, cardCount, open) {
     if (!cardCount) return "";
     if (blackjack) return "BJ";
-    if (soft && total < 21) return `${total - 10}/${total}`;
+    if (soft && open && total < 21) return `${total - 10}/${total}`;
     return String(total);
   }
 
@@ -202,10 +205,10 @@
       ...Object.entries(devices).map(([name, status]) =>
         el(
           "span",
-          { class: "device", "data-device": name, "data-status": status },
+          { class: DEVICE_IDLE.has(status) ? "device idle" : "device", "data-device": name, "data-status": status },
           el("span", { class: "dot" }),
           tOr("device_" + name, name),
-          status === "online" ? null : el("small", { text: " " + status }),
+          status === "online" ? null : el("small", { text: " " + tOr("device_status_" + status, status) }),
         ),
       ),
     );
@@ -262,7 +265,8 @@
     const bank = s.bank || { cards: [] };
     $("bank-cards").replaceChildren(...bank.cards.map(cardNode));
     $("bank-cards").className = "cards" + (bank.cards.length > 4 ? " many" : bank.cards.length > 2 ? " some" : "");
-    $("bank-total").textContent = totalText(bank.total, bank.soft, bank.blackjack, bank.cards.length);
+    const bankOpen = bank.must_draw || bank.cards.length < 2;
+    $("bank-total").textContent = totalText(bank.total, bank.soft, bank.blackjack, bank.cards.length, bankOpen);
     const stateNode = $("bank-state");
     let key = "";
     if (bank.busted) key = "bank_bust";
@@ -316,7 +320,7 @@
         el(
           "div",
           { class: "hand-foot" },
-          el("span", { class: "total", "data-total": hand.total, "data-soft": hand.soft ? "yes" : "no", text: totalText(hand.total, hand.soft, hand.status === "blackjack", hand.cards.length) }),
+          el("span", { class: "total", "data-total": hand.total, "data-soft": hand.soft ? "yes" : "no", text: totalText(hand.total, hand.soft, hand.status === "blackjack", hand.cards.length, OPEN_STATUSES.has(hand.status)) }),
           el(
             "div",
             { class: "hand-side" },
@@ -361,6 +365,8 @@
               }),
             ),
             el("b", { class: "payout-net", text: money(p.net_cents, true) }),
+            // The runtime explains any rounding of a payout (RULES.md Money): the dealer must see it.
+            p.note ? el("div", { class: "payout-note", text: p.note }) : null,
           ),
         ),
       );
