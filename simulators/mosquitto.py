@@ -79,6 +79,7 @@ class MosquittoBroker:
         self.executable = executable
         self._own_directory = directory is None
         self.directory = Path(tempfile.mkdtemp(prefix="mosquitto-")) if directory is None else directory
+        self.directory.mkdir(parents=True, exist_ok=True)
         self.config_file = self.directory / "mosquitto.conf"
         self.log_file = self.directory / "mosquitto.log"
         self._process: subprocess.Popen[bytes] | None = None

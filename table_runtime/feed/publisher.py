@@ -21,12 +21,14 @@ import contextlib
 import logging
 import random
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Self
 
 import aiomqtt
 
+from table_runtime.errors import JournalError
 from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.messages import FeedMessage, messages_for_entry, state_message, status_message
 from table_runtime.feed.settings import FeedSettings
@@ -71,7 +73,8 @@ class FeedPublisher:
         self._wake = asyncio.Event()
         self._stopped = asyncio.Event()
         self._stop_reason = "shutdown"
-        self._progress = asyncio.Condition()
+        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._saved_cursor = 0
         self._state: Mapping[str, Any] | None = None
         self._cursor = 0
         self._connected = False
@@ -79,7 +82,7 @@ class FeedPublisher:
         self._run_finished = asyncio.Event()
         self.connections = 0
         self.last_error: str | None = None  # why the last connection failed or dropped
-        self.published = 0  # messages acknowledged by the broker, this process
+        self.published = 0  # journal messages acknowledged by the broker, this process
 
     # -- what the runtime calls -------------------------------------------------
 
@@ -110,13 +113,21 @@ class FeedPublisher:
 
     async def wait_published(self, seq: int) -> None:
         """Return once every journal entry up to `seq` is acknowledged (bound it with asyncio.timeout)."""
-        async with self._progress:
-            await self._progress.wait_for(lambda: self._cursor >= seq)
+        if self._cursor >= seq:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        entry = (seq, waiter)
+        self._waiters.append(entry)
+        try:
+            await waiter
+        finally:
+            if entry in self._waiters:
+                self._waiters.remove(entry)
 
     # -- lifetime -----------------------------------------------------------------
 
     async def __aenter__(self) -> Self:
-        self._cursor = await asyncio.to_thread(self._load_cursor)
+        self._cursor = self._saved_cursor = await asyncio.to_thread(self._load_cursor)
         return self
 
     async def __aexit__(
@@ -183,12 +194,12 @@ class FeedPublisher:
             clean_session=True,
             keepalive=settings.keepalive,
             timeout=settings.publish_timeout,
-            max_inflight_messages=settings.batch_size * 3,
+            max_inflight_messages=settings.max_inflight + 2,  # + status and state
             tls_context=settings.tls_context(),
             logger=logger,
         )
-        # A whole batch is in flight on purpose: no warning per pending publish.
-        client.pending_calls_threshold = settings.batch_size * 4
+        # A whole window is in flight on purpose: no warning per pending publish.
+        client.pending_calls_threshold = settings.max_inflight + 2
         return client
 
     async def _session(self) -> None:
@@ -220,48 +231,115 @@ class FeedPublisher:
         await self._publish(client, watcher, [offline])
 
     async def _pump(self, client: aiomqtt.Client, watcher: asyncio.Task[None]) -> None:
-        batch_size = self.settings.batch_size
+        """Publish entries after the cursor through a window of `max_inflight` unacknowledged messages.
+
+        Messages go out in seq order on one connection; the cursor moves to an
+        entry once its messages and every earlier one are acknowledged, and is
+        written to the journal after each batch read and whenever the window drains.
+        """
         # Start a little before the cursor: a broker that acknowledged entries and then
         # died (no persistence, or a crash) may never have passed them on.
         position = max(0, self._cursor - self.settings.resend_on_connect)
-        while True:
-            self._wake.clear()
-            if self._state is not None:
-                snapshot, self._state = self._state, None
+        inflight: deque[tuple[int, asyncio.Task[None]]] = deque()  # (seq if an entry's last message, else 0)
+        window = self.settings.max_inflight
+        try:
+            while True:
+                self._wake.clear()
+                if self._state is not None:
+                    await self._publish_state(client, watcher)
+                entries = await asyncio.to_thread(self._read, position, self.settings.batch_size)
+                for entry in entries:
+                    messages = messages_for_entry(self.topics, entry)
+                    for index, message in enumerate(messages):
+                        while len(inflight) >= window:
+                            await self._settle_oldest(inflight, watcher)
+                        task = asyncio.create_task(self._send(client, message))
+                        inflight.append((entry.seq if index == len(messages) - 1 else 0, task))
+                if entries:
+                    position = entries[-1].seq
+                    await self._save_cursor()
+                    continue
+                while inflight:
+                    await self._settle_oldest(inflight, watcher)
+                await self._save_cursor()
+                if self._stopped.is_set():
+                    return
+                waker = asyncio.ensure_future(self._wake.wait())
                 try:
-                    await self._publish(client, watcher, [state_message(self.topics, snapshot, ts=self._clock())])
-                except BaseException:
-                    if self._state is None:
-                        self._state = snapshot  # still the latest: send it after reconnecting
-                    raise
-            entries = await asyncio.to_thread(self._read, position, batch_size)
-            if entries:
-                messages = [message for entry in entries for message in messages_for_entry(self.topics, entry)]
-                await self._publish(client, watcher, messages)
-                position = entries[-1].seq
-                if position > self._cursor:
-                    await self._advance(position)
-                continue
-            if self._stopped.is_set():
-                return
-            waker = asyncio.ensure_future(self._wake.wait())
-            try:
-                await asyncio.wait({waker, watcher}, timeout=self.settings.poll_interval, return_when="FIRST_COMPLETED")
-            finally:
-                waker.cancel()
-                await asyncio.gather(waker, return_exceptions=True)
-            if watcher.done():
+                    await asyncio.wait(
+                        (waker, watcher), timeout=self.settings.poll_interval, return_when="FIRST_COMPLETED"
+                    )
+                finally:
+                    waker.cancel()
+                    await asyncio.gather(waker, return_exceptions=True)
+                if watcher.done():
+                    watcher.result()
+                    raise aiomqtt.MqttError("disconnected")
+        finally:
+            for _, task in inflight:
+                task.cancel()
+            await asyncio.gather(*(task for _, task in inflight), return_exceptions=True)
+            # What was acknowledged stays acknowledged, whatever ended the pump.
+            with contextlib.suppress(JournalError):
+                await asyncio.to_thread(self._store_cursor)
+
+    async def _send(self, client: aiomqtt.Client, message: FeedMessage) -> None:
+        await client.publish(
+            message.topic,
+            message.encode(),
+            qos=message.qos,
+            retain=message.retain,
+            timeout=self.settings.publish_timeout,
+        )
+
+    async def _settle_oldest(
+        self, inflight: deque[tuple[int, asyncio.Task[None]]], watcher: asyncio.Task[None]
+    ) -> None:
+        """Wait for the oldest message in flight to be acknowledged; move the cursor past its entry."""
+        seq, task = inflight[0]
+        if not task.done():
+            await asyncio.wait((task, watcher), return_when=asyncio.FIRST_COMPLETED)
+            if not task.done():
                 watcher.result()
-                raise aiomqtt.MqttError("disconnected")
+                raise aiomqtt.MqttError("disconnected while publishing")
+        task.result()
+        inflight.popleft()
+        self.published += 1
+        if seq > self._cursor:
+            self._cursor = seq
+            if self._waiters:
+                self._wake_waiters()
+
+    def _wake_waiters(self) -> None:
+        for seq, waiter in list(self._waiters):
+            if seq <= self._cursor:
+                self._waiters.remove((seq, waiter))
+                if not waiter.done():
+                    waiter.set_result(None)
+
+    async def _save_cursor(self) -> None:
+        if self._cursor != self._saved_cursor:
+            await asyncio.to_thread(self._store_cursor)
+
+    def _store_cursor(self) -> None:
+        cursor = self._cursor
+        if cursor != self._saved_cursor:
+            self._journal.set_meta(self.settings.cursor_key, str(cursor))
+            self._saved_cursor = cursor
+
+    async def _publish_state(self, client: aiomqtt.Client, watcher: asyncio.Task[None]) -> None:
+        snapshot, self._state = self._state, None
+        if snapshot is None:
+            return
+        try:
+            await self._publish(client, watcher, [state_message(self.topics, snapshot, ts=self._clock())])
+        except BaseException:
+            if self._state is None:
+                self._state = snapshot  # still the latest: send it after reconnecting
+            raise
 
     def _read(self, after_seq: int, limit: int) -> list[JournalEntry]:
         return list(self._journal.entries(after_seq, limit))
-
-    async def _advance(self, seq: int) -> None:
-        await asyncio.to_thread(self._journal.set_meta, self.settings.cursor_key, str(seq))
-        async with self._progress:
-            self._cursor = seq
-            self._progress.notify_all()
 
     async def _publish(
         self, client: aiomqtt.Client, watcher: asyncio.Task[None], messages: Sequence[FeedMessage]
@@ -292,7 +370,6 @@ class FeedPublisher:
             if not batch.done():
                 batch.cancel()
             await asyncio.gather(batch, return_exceptions=True)
-        self.published += len(messages)
 
 
 async def _watch_disconnect(client: aiomqtt.Client) -> None:

@@ -106,6 +106,7 @@ class FeedSettings:
     client_id: str | None = None
     keepalive: int = 15
     batch_size: int = 500
+    max_inflight: int = 100
     backoff_initial: float = 0.5
     backoff_max: float = 30.0
     poll_interval: float = 1.0
@@ -119,6 +120,8 @@ class FeedSettings:
             raise ConfigError("feed.keepalive", "must be at least 1 second")
         if self.resend_on_connect < 0:
             raise ConfigError("feed.resend_on_connect", "must be 0 or more")
+        if self.max_inflight < 1:
+            raise ConfigError("feed.max_inflight", "must be at least 1")
         if self.batch_size < 1:
             raise ConfigError("feed.batch_size", "must be at least 1")
         if not 0 < self.backoff_initial <= self.backoff_max:
@@ -152,7 +155,7 @@ class FeedSettings:
         env = os.environ if environ is None else environ
         known = {
             "url", "table_id", "prefix", "username", "password_file", "ca_file", "cert_file", "key_file",
-            "client_id", "keepalive", "batch_size", "backoff_initial", "backoff_max", "poll_interval",
+            "client_id", "keepalive", "batch_size", "max_inflight", "backoff_initial", "backoff_max", "poll_interval",
             "publish_timeout", "resend_on_connect", "cursor_key",
         }  # fmt: skip
         for key in mapping:
@@ -165,8 +168,8 @@ class FeedSettings:
         username, password = credentials(mapping, url_user, env)
         kwargs: dict[str, Any] = {}
         for key, kind in (
-            ("keepalive", int), ("batch_size", int), ("backoff_initial", float), ("backoff_max", float),
-            ("poll_interval", float), ("publish_timeout", float), ("resend_on_connect", int),
+            ("keepalive", int), ("batch_size", int), ("max_inflight", int), ("backoff_initial", float),
+            ("backoff_max", float), ("poll_interval", float), ("publish_timeout", float), ("resend_on_connect", int),
         ):  # fmt: skip
             if key in mapping:
                 value = mapping[key]
