@@ -9,9 +9,10 @@ and a real WebSocket screen on the display. One simulated reader watches all
 (`simulators.live_table`) plays whole rounds: bets on the zones, DEAL and the
 other commands as display touches, every card drawn from the shoe and waited for.
 
-Two latencies per card, both from the firmware's clock just before `os.write`
+Three latencies per card, all from the firmware's clock just before `os.write`
 of the CARD_DRAWN frame (`time.perf_counter_ns`, same process):
 
+- committed: the controller committed the card to the journal (its listeners run);
 - published: the app's publish loop finished the snapshot holding that card;
 - screen: a WebSocket client of the display received that snapshot.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shlex
 import statistics
 import sys
@@ -95,6 +97,7 @@ class Clocks:
     """perf_counter_ns of each card: written by the firmware, published by the app, received by a screen."""
 
     written: list[int] = field(default_factory=list)
+    committed: list[int] = field(default_factory=list)
     published: list[int] = field(default_factory=list)
     received: list[int] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -112,6 +115,19 @@ def new_cards(last: tuple[str, int] | None, shoe: dict[str, Any]) -> tuple[int, 
     if last is None or last[0] != now[0]:
         return (now[1] if last is not None else 0), now
     return now[1] - last[1], now
+
+
+def watch_committed(app: TableApp, clocks: Clocks) -> None:
+    """A controller listener: runs right after each commit, before the publish loop."""
+    table = app.controller.table
+    last = [(table.shoe.shoe_id, table.shoe.dealt)]
+
+    def on_commit() -> None:
+        count, last[0] = new_cards(last[0], {"shoe_id": table.shoe.shoe_id, "cards_dealt": table.shoe.dealt})
+        if count:
+            clocks.committed.extend([time.perf_counter_ns()] * count)
+
+    app.controller.subscribe(on_commit)
 
 
 async def watch_published(app: TableApp, clocks: Clocks) -> None:
@@ -170,6 +186,7 @@ async def measure(rounds: int, seed: int, data_dir: Path) -> tuple[Clocks, int]:
             async with asyncio.timeout(20):
                 while app.controller.devices.get("shoe") != "online" or not display.port:
                     await asyncio.sleep(0.05)
+            watch_committed(app, clocks)
             screen_ready = asyncio.Event()
             watchers = [tasks.create_task(watch_published(app, clocks)),
                         tasks.create_task(watch_screen(f"{display.url}ws", clocks, screen_ready))]
@@ -201,13 +218,17 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         clocks, played = asyncio.run(measure(args.rounds, args.seed, Path(directory)))
         elapsed = time.perf_counter() - started
+    committed = latencies(clocks.written, clocks.committed)
     published = latencies(clocks.written, clocks.published)
     received = latencies(clocks.written, clocks.received)
-    if len(clocks.published) != len(clocks.written) or len(clocks.received) != len(clocks.written):
-        print(f"warning: {len(clocks.written)} cards written, {len(clocks.published)} published, "
+    if not len(clocks.written) == len(clocks.committed) == len(clocks.published) == len(clocks.received):
+        print(f"warning: {len(clocks.written)} cards written, {len(clocks.committed)} committed, "
+              f"{len(clocks.published)} published, "
               f"{len(clocks.received)} received by the screen")
-    print(f"rounds={played} cards={len(published)} in {elapsed:.1f} s (journal fsync per input, no pause)")
-    for name, values in (("published", published), ("screen", received)):
+    load = os.getloadavg()[0]
+    print(f"rounds={played} cards={len(published)} in {elapsed:.1f} s (journal fsync per input, no pause); "
+          f"{os.cpu_count()} CPUs, load average {load:.1f} at the end")
+    for name, values in (("committed", committed), ("published", published), ("screen", received)):
         print(f"{name}: mean={statistics.fmean(values):.3f} ms p50={percentile(values, 0.50):.3f} ms "
               f"p99={percentile(values, 0.99):.3f} ms max={max(values):.3f} ms")
     print(f"card_to_state_ms p50={percentile(published, 0.50):.3f} p99={percentile(published, 0.99):.3f}")
