@@ -63,11 +63,13 @@ def decide(round_: Round, player: BasicStrategyPlayer) -> Decision:
     cards = hand.cards
     if len(cards) < 2 or hand.doubled:
         return None
-    allowed = round_.allowed()
-    first = cards[0].value
-    pair = first if len(cards) == 2 and cards[1].value == first else None
-    action = player.strategy.decide(hand.total, hand.soft, pair, round_.bank.cards[0].value,
-                                    "DOUBLE" in allowed, "SPLIT" in allowed)
+    if len(cards) == 2:
+        allowed = round_.allowed()
+        first = cards[0].value
+        action = player.strategy.decide(hand.total, hand.soft, first if cards[1].value == first else None,
+                                        round_.bank.cards[0].value, "DOUBLE" in allowed, "SPLIT" in allowed)
+    else:  # DOUBLE and SPLIT are only ever offered on the first two cards (000:30, 000:35)
+        action = player.strategy.decide(hand.total, hand.soft, None, round_.bank.cards[0].value, False, False)
     if action is _HIT:
         return None
     if action is _DOUBLE:

@@ -26,7 +26,7 @@ from typing import Any
 from simulators.players import BasicStrategyPlayer, decide
 from table_runtime.errors import TableError
 from table_runtime.game.cards import ALL_CARDS, new_shoe
-from table_runtime.game.events import Alarm, Payout
+from table_runtime.game.events import Alarm, CardHeld, Event, Payout
 from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, CutCardReached, ShoeShuffled, Void
 from table_runtime.game.round import BANK, DEALING, INSURANCE, PLAYING, SETTLEMENT, Round
 from table_runtime.game.rules import RuleOptions
@@ -45,6 +45,10 @@ class SimulationError(TableError, RuntimeError):
     """The engine refused what the simulation did: a bug in the simulation or the engine."""
 
 
+class BoxCountError(TableError, ValueError):
+    """More boxes than the table has, or fewer than the rules deal to."""
+
+
 class ShoeExhaustedError(SimulationError):
     """A round needed more cards than the shoe holds (cut card too deep for the boxes in play)."""
 
@@ -54,7 +58,8 @@ class DealingShoe:
 
     Cards are drawn by a lazy Fisher-Yates shuffle: each draw picks uniformly
     among the cards not yet drawn, which deals exactly the order of a full
-    shuffle without paying for the cards a shoe never reaches (`online`).
+    shuffle without paying for the cards a shoe never reaches (`online`). The
+    shoe holds each card as the `CardDrawn` input that reports it.
     """
 
     __slots__ = ("_apply", "_cards", "_cut_at", "_position", "_random", "rules", "shoes", "table")
@@ -65,7 +70,7 @@ class DealingShoe:
         self.shoes = 0
         self._apply = table.apply
         self._random = rng.random
-        self._cards = new_shoe(self.rules.decks)
+        self._cards = [_DRAWN[card.index] for card in new_shoe(self.rules.decks)]
         self._cut_at = len(self._cards) - self.rules.cut_card_depth
         self._position = 0
 
@@ -83,8 +88,8 @@ class DealingShoe:
         for _ in range(self.rules.burn_cards):
             self.draw()
 
-    def draw(self) -> None:
-        """The next card out of the shoe, after the cut card if it comes first."""
+    def draw(self) -> list[Event]:
+        """The next card out of the shoe, after the cut card if it comes first; the events of the card."""
         position = self._position
         cards = self._cards
         if position == self._cut_at and not self.table.shoe.cut_card_reached:
@@ -96,7 +101,7 @@ class DealingShoe:
         cards[pick] = cards[position]
         cards[position] = card
         self._position = position + 1
-        self._apply(_DRAWN[card.index])
+        return self._apply(card)
 
 
 def flat_bets(boxes: int, cents: int = UNIT_CENTS) -> BetsLocked:
@@ -131,10 +136,9 @@ def play_round(shoe: DealingShoe, bets: BetsLocked, player: BasicStrategyPlayer)
                     raise SimulationError(f"{decision!r} refused: {events[0].message}")
         elif phase == DEALING:
             draw()
-        elif phase == BANK:
-            if not round_.bank_must_draw:
-                raise SimulationError(f"round {round_.number} is stuck in phase bank")
-            draw()
+        elif phase == BANK:  # the engine settles as soon as the bank may stop
+            if type(draw()[-1]) is CardHeld:
+                raise SimulationError(f"round {round_.number}: the bank refused a card in phase bank")
         elif phase == INSURANCE:
             apply(_CONFIRM)  # nobody insures
         elif phase == SETTLEMENT:
@@ -274,14 +278,18 @@ class SimulationResult:
         }
 
 
-def simulate(rules: RuleOptions, rounds: int, *, boxes: int = 1, seed: int = 0, workers: int = 1,
+def simulate(rules: RuleOptions, rounds: int, *, boxes: int | None = None, seed: int = 0, workers: int = 1,
              progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Play `rounds` rounds of `rules` on `boxes` boxes split over `workers` processes.
 
+    `boxes` defaults to the fewest the rules deal to (`min_boxes_to_deal`).
     `progress(n)` is called in this process as workers report n more rounds.
     """
-    if not 1 <= boxes <= rules.boxes:
-        raise ValueError(f"boxes: {boxes} is not within 1..{rules.boxes}")
+    if boxes is None:
+        boxes = rules.min_boxes_to_deal
+    if not rules.min_boxes_to_deal <= boxes <= rules.boxes:
+        raise BoxCountError(
+            f"--boxes {boxes}: {rules.profile} deals to {rules.min_boxes_to_deal} to {rules.boxes} boxes")
     if rounds < 0 or workers < 1:
         raise ValueError(f"need rounds >= 0 and workers >= 1, got {rounds} and {workers}")
     player = BasicStrategyPlayer.for_rules(rules)  # computed once, before the clock and the workers start

@@ -19,7 +19,8 @@ def register(subparsers: Any) -> None:
         "simulate", help="play the computed basic strategy through the round engine and report the return")
     parser.add_argument("--profile", default="fr-casino", choices=sorted(PROFILES))
     parser.add_argument("--rounds", type=_positive, required=True, help="rounds to play")
-    parser.add_argument("--boxes", type=_positive, default=1, help="boxes in play each round, 1 to 7 (default 1)")
+    parser.add_argument("--boxes", type=_positive, default=None,
+                        help="boxes in play each round, up to 7 (default: the fewest the rules deal to)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the shuffles (default 0)")
     parser.add_argument("--workers", type=_positive, default=1,
                         help=f"processes, each with its own seeded shoe (default 1; this machine has {os.cpu_count()})")
@@ -36,9 +37,6 @@ def _positive(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     rules = profile(args.profile)
-    if args.boxes > rules.boxes:
-        print(f"table-runtime: error: --boxes {args.boxes}: the table has {rules.boxes} boxes", file=sys.stderr)
-        return 2
     with tqdm(total=args.rounds, unit="round", unit_scale=True, disable=not sys.stderr.isatty(),
               desc=f"simulate {args.profile}") as bar:
         result = simulate(rules, args.rounds, boxes=args.boxes, seed=args.seed, workers=args.workers,

@@ -78,7 +78,8 @@ class BoxState:
         self.number = bet.box
         self.bet = bet
         stakes = [Stake(bet.owner, bet.seated_cents, "original")]
-        stakes.extend(Stake(behind.owner, behind.cents, "original") for behind in bet.behind)
+        for behind in bet.behind:
+            stakes.append(Stake(behind.owner, behind.cents, "original"))
         self.hands = [Hand(bet.box, stakes)]
         self.insurance = 0
 
@@ -92,6 +93,7 @@ class Round:
         self.number = number
         self.phase = BETTING
         self.boxes: list[BoxState] = []
+        self._box_by_number: dict[int, BoxState] = {}
         self.hands: list[Hand] = []  # in play order: box order, then split order
         self.bank = Hand(0, [])
         self.deal_index = 0
@@ -120,16 +122,11 @@ class Round:
         return None if hand is None else self._hand_position(hand)
 
     def box(self, number: int) -> BoxState | None:
-        for box in self.boxes:
-            if box.number == number:
-                return box
-        return None
+        return self._box_by_number.get(number)
 
     def _hand_position(self, hand: Hand) -> tuple[int, int]:
-        for box in self.boxes:
-            if box.number == hand.box:
-                return box.number, box.hands.index(hand)
-        raise LookupError(hand.box)  # pragma: no cover - a hand always belongs to a box
+        box = self._box_by_number[hand.box]  # a hand always belongs to a box
+        return box.number, box.hands.index(hand)
 
     def target_name(self, hand: Hand) -> str:
         if hand is self.bank:
@@ -220,6 +217,7 @@ class Round:
             out.extend(problems)
             return
         self.boxes = [BoxState(bet) for bet in sorted(event.bets, key=lambda bet: bet.box)]
+        self._box_by_number = {box.number: box for box in self.boxes}
         self.hands = [box.hands[0] for box in self.boxes]
         self.deal_count = 2 * len(self.boxes) + 1
         out.append(RoundStarted(round=self.number, boxes=tuple(box.number for box in self.boxes),
@@ -309,7 +307,7 @@ class Round:
         hand.add(card)
         self._undo.append(("card", hand, None, dealing))
         out.append(CardAssigned(card=card, target=self.target_name(hand)))
-        if self.phase == DEALING:
+        if dealing:
             if self.deal_index == self.deal_count:
                 self._after_deal(out)
         else:
@@ -609,7 +607,7 @@ def _bet_problems(bets: tuple[BoxBet, ...], rules: RuleOptions, limits: TableLim
             continue
         seen.add(bet.box)
         total = bet.total_cents
-        if bet.seated_cents < limits.min_bet_cents or any(behind.cents <= 0 for behind in bet.behind):
+        if bet.seated_cents < limits.min_bet_cents or (bet.behind and any(b.cents <= 0 for b in bet.behind)):
             problems.append(Alarm(
                 kind="bet_under_minimum", box=bet.box, rule="002:31 (posted minimum)",
                 message=f"box {bet.box}: seated stake {bet.seated_cents} cents is under the minimum "
