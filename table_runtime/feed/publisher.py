@@ -44,15 +44,16 @@ class FeedPublisher:
 
     ::
 
-        async with FeedPublisher(settings, journal) as feed, asyncio.TaskGroup() as tasks:
+        async with asyncio.TaskGroup() as tasks, FeedPublisher(settings, journal) as feed:
             tasks.create_task(feed.run())
-            ...                       # journal.append(...); feed.notify(); feed.offer_state(snapshot)
-            feed.stop("runtime stopping")
+            ...   # entry = await asyncio.to_thread(journal.append, ...); feed.notify(); feed.offer_state(snapshot)
+        # leaving the `async with` stopped run(): backlog sent (broker permitting), then ``offline``
 
-    `run()` returns after `stop()`: it first sends what the journal holds (while
-    the broker is reachable), then the retained ``offline`` status with the
-    reason. Cancelling `run()` also tries to leave ``offline`` behind. Leaving
-    the ``async with`` stops a `run()` that is still going.
+    `run()` returns after `stop(reason)`: it first sends what the journal holds
+    (while the broker is reachable), then the retained ``offline`` status with
+    the reason. Cancelling `run()` also tries to leave ``offline`` behind.
+    Leaving the ``async with`` calls ``stop("shutdown")`` and waits (up to
+    `publish_timeout`) for `run()` to return, so put the task group outside.
     """
 
     def __init__(

@@ -107,7 +107,7 @@ async def test_online_is_retained_while_running_and_new_entries_follow_notify(
 
 
 async def test_the_table_runs_on_with_no_broker_and_the_backlog_goes_out_when_it_comes(
-    tmp_path: object, journal: Journal, prefix: str
+    journal: Journal, prefix: str
 ) -> None:
     delays: list[float] = []
 
@@ -138,3 +138,19 @@ async def test_the_table_runs_on_with_no_broker_and_the_backlog_goes_out_when_it
         ceiling = min(4.0, 0.5 * 2**attempt)
         assert ceiling / 2 <= delay <= ceiling
     assert delays[6] != delays[7]  # jitter, not a fixed schedule
+
+
+async def test_leaving_the_context_stops_run_promptly_even_with_the_broker_down(journal: Journal, prefix: str) -> None:
+    broker = MosquittoBroker()  # never started
+    try:
+        await append_entries(journal, 0, 10)
+        async with asyncio.timeout(5):
+            async with asyncio.TaskGroup() as tasks, FeedPublisher(settings(broker.url, prefix), journal) as feed:
+                runner = tasks.create_task(feed.run())
+                async with asyncio.timeout(5):
+                    while feed.last_error is None:
+                        await asyncio.sleep(0.01)
+            assert runner.done() and feed.cursor == 0
+    finally:
+        broker.close()
+    assert journal.get_meta("feed.mqtt.cursor") is None
