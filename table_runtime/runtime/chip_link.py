@@ -162,9 +162,9 @@ class ChipLink:
         if round_.phase == "playing":
             self._follow_turn(round_)
         if round_.phase == "settlement" and self.watcher.phase == "locked" and self._settling_round != round_.number:
+            self._settling_round = round_.number  # before closing: a closing alarm re-enters follow()
             for zone in list(self._open):
                 self._close(zone)
-            self._settling_round = round_.number
             known = set(self.watcher.zones)
             self.watcher.begin_settlement({z: c for z, c in expected_zones(round_).items() if z in known})
 
