@@ -98,7 +98,14 @@ def assemble(
     Raises `ConfigError` naming the key of a URL, registry or setting that cannot be used;
     whatever was opened before the error is closed again.
     """
-    registry = _registry(config)  # before anything is opened: a missing registry leaves no trace
+    # Everything that can be refused is checked before the journal is opened: a bad table leaves no trace.
+    registry = _registry(config)
+    accepted_casino = casino_id if casino_id is not None else _casino_id(registry)
+    simulated_readers: dict[str, SimulatedReader] = {}
+    readers = [_chip_reader(index, reader, simulated_readers)
+               for index, reader in enumerate(config.devices.chip_readers)]
+    panel = GpioDealerPanel(config.pins, pin_factory=pin_factory_for(config.devices.panel_pin_factory))
+    settings = feed_settings(config.mqtt, config.table_id) if with_feed and config.mqtt.enabled else None
     stack = contextlib.ExitStack()
     with stack:
         journal = stack.enter_context(Journal.open(config.journal_path))
@@ -107,14 +114,8 @@ def assemble(
         simulated_shoe = _simulated_shoe(config.devices.shoe, controller.table, stack)
         shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else config.devices.shoe,
                           heartbeat_timeout=SHOE_HEARTBEAT_TIMEOUT_S)
-        simulated_readers: dict[str, SimulatedReader] = {}
-        readers = [_chip_reader(index, reader, simulated_readers)
-                   for index, reader in enumerate(config.devices.chip_readers)]
-        watcher = ChipWatcher(config.zones, registry=registry,
-                              casino_id=casino_id if casino_id is not None else _casino_id(registry))
-        panel = GpioDealerPanel(config.pins, pin_factory=pin_factory_for(config.devices.panel_pin_factory))
-        feed = FeedPublisher(feed_settings(config.mqtt, config.table_id), journal) \
-            if with_feed and config.mqtt.enabled else None
+        watcher = ChipWatcher(config.zones, registry=registry, casino_id=accepted_casino)
+        feed = FeedPublisher(settings, journal) if settings is not None else None
         app = TableApp(controller, shoe=shoe, panel=panel, readers=readers,
                        chip_link=ChipLink(watcher, controller), feed=feed)
         if with_display:

@@ -11,6 +11,7 @@ restart resumes the same shoe. With a broker, the feed ends on a retained
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import re
@@ -28,7 +29,14 @@ import aiohttp
 import aiomqtt
 import pytest
 
+from drivers.shoe import SerialShoe
 from simulators.mosquitto import MOSQUITTO, MosquittoBroker, free_port
+from simulators.rfid_chips import ChipIssuer
+from table_runtime.chips.registry import ChipRegistry
+from table_runtime.config import ChipReaderConfig, DevicesConfig, DisplayConfig, MqttConfig, TableConfig, load_config
+from table_runtime.errors import ConfigError
+from table_runtime.journal import JournalClosedError
+from table_runtime.runtime.assembly import assemble
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = REPO / "configs" / "demo.toml"
@@ -220,4 +228,88 @@ def test_missing_chip_registry_exits_2_naming_the_key(tmp_path: Path) -> None:
     result = cli("run", "--config", str(config))
     assert result.returncode == 2
     assert "devices.chip_registry: no such file" in result.stderr
+    assert not (tmp_path / "data").exists()
+
+
+# ---------------------------------------------------------------- the assembly, in-process (no devices run)
+
+def demo_config(tmp_path: Path, **changes: Any) -> TableConfig:
+    config = load_config(table_config(tmp_path, port=free_port()), environ={})
+    return config.replace(**changes) if changes else config
+
+
+def test_assembly_maps_usb_readers_serial_shoe_and_feed_from_a_pi_like_config(tmp_path: Path) -> None:
+    base = demo_config(tmp_path)
+    readers = tuple(ChipReaderConfig(name=name, url=f"usb://1209:7ab1?serial={serial}", antennas=reader.antennas,
+                                     vendor_id=0x1209, product_id=0x7AB1, serial_number=serial)
+                    for name, serial, reader in zip(("left", "right"), ("RDR-0001", "RDR-0002"),
+                                                    base.devices.chip_readers, strict=True))
+    config = base.replace(
+        devices=DevicesConfig(shoe="serial:///dev/table-shoe?baudrate=115200", chip_readers=readers,
+                              panel_pin_factory="mock"),
+        mqtt=MqttConfig(url="mqtts://table-T01@broker.casino.lan:8883", prefix="casino", password="s3cret",
+                        client_id="table-T01"),
+        display=DisplayConfig(host="127.0.0.1", port=0, language="en", supervisor_pin="4711",
+                              pit_token="a-pit-token-of-16+"))
+    with assemble(config) as table:
+        assert table.simulated_shoe is None and table.simulated_readers == {}
+        app = table.app
+        assert isinstance(app.shoe, SerialShoe) and app.shoe.port == "/dev/table-shoe"
+        assert [reader.config.serial for reader in app.readers] == ["RDR-0001", "RDR-0002"]  # type: ignore[attr-defined]
+        assert all(reader.config.vendor_id == 0x1209 and reader._backend is None  # type: ignore[attr-defined]
+                   for reader in app.readers)
+        assert app.feed is not None
+        settings = app.feed.settings
+        assert (settings.broker.host, settings.broker.port, settings.broker.tls) == ("broker.casino.lan", 8883, True)
+        assert settings.username == "table-T01"  # from the URL when [mqtt] has none
+        assert settings.password is not None and settings.password.reveal() == "s3cret"
+        assert "s3cret" not in repr(settings)
+        assert settings.topics.status == "casino/tables/DEMO1/status"
+        assert app.display is not None and app.display.url.startswith("http://127.0.0.1:")
+        assert table.journal.path == tmp_path / "data" / "journal.db"
+    with pytest.raises(JournalClosedError):
+        table.journal.append("status", {"type": "late"}, ts=0.0)
+
+
+def test_assembly_reads_a_csv_registry_and_takes_its_casino(tmp_path: Path) -> None:
+    issuer = ChipIssuer(42, seed=1)
+    issuer.stack(12_500)
+    export = tmp_path / "chips.csv"
+    export.write_text(issuer.csv(), encoding="utf-8")
+    with assemble(demo_config(tmp_path, devices=dataclasses.replace(demo_config(tmp_path).devices,
+                                                                     chip_registry=export))) as table:
+        assert table.app.chip_link is not None
+        watcher = table.app.chip_link.watcher
+        assert watcher.casino_id == 42
+        chip = next(iter(issuer.issued.values()))
+        assert watcher.value_of(chip) == chip.denomination_cents
+        assert sorted(table.simulated_readers) == ["left", "right"]
+        assert table.simulated_shoe is not None and table.simulated_shoe.plugged
+        shoe = table.simulated_shoe
+    assert not shoe.plugged  # stopped with the assembly
+
+
+def test_assembly_refuses_a_registry_of_two_casinos(tmp_path: Path) -> None:
+    registry_path = tmp_path / "chips.sqlite"
+    with ChipRegistry(registry_path) as registry:
+        for casino in (7, 8):
+            issuer = ChipIssuer(casino, seed=casino)
+            issuer.stack(500)
+            registry.import_text(issuer.csv())
+    config = demo_config(tmp_path)
+    with pytest.raises(ConfigError) as refused:
+        assemble(config.replace(devices=dataclasses.replace(config.devices, chip_registry=registry_path)))
+    assert refused.value.key == "devices.chip_registry"
+    assert "several casinos ([7, 8])" in refused.value.message
+    assert not (tmp_path / "data").exists()
+
+
+def test_assembly_names_the_reader_key_of_a_bad_antenna(tmp_path: Path) -> None:
+    config = demo_config(tmp_path)
+    left = config.devices.chip_readers[0]
+    bad = dataclasses.replace(left, antennas={**left.antennas, 40: "box7.insurance"})
+    with pytest.raises(ConfigError) as refused:
+        assemble(config.replace(devices=dataclasses.replace(config.devices, chip_readers=(bad,))))
+    assert refused.value.key == "devices.chip_readers[0].antennas"
+    assert "antenna 40" in refused.value.message
     assert not (tmp_path / "data").exists()
