@@ -312,6 +312,16 @@ class SimulatedShoe:
                 self._plug()
         self._wake()
 
+    def write_raw(self, data: bytes) -> None:
+        """Put arbitrary bytes on the wire (line noise, a misbehaving firmware), in order with the frames."""
+        with self._lock:
+            if self._master is not None:
+                if self._outbox or self.byte_interval is not None or time.monotonic() < self._hold_until:
+                    self._outbox.append((self._hold_until, data))
+                    self._wake()
+                else:
+                    self._write_now(data)
+
     @property
     def sent_events(self) -> list[SequencedShoeEvent]:
         """Every event the firmware produced, in sequence order (sent or not)."""

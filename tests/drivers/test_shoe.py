@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from drivers.shoe import (
     JamCleared,
     MissedCards,
     SerialShoe,
+    ShoeCommandError,
     ShoeEvent,
     ShoeOffline,
     ShoeOnline,
@@ -163,6 +165,29 @@ async def test_damaged_dropped_or_doubled_frames_arrive_exactly_once(
     if fault is Fault.DUPLICATE:
         assert shoe.statistics.duplicates >= 2
     assert shoe.statistics.missed == 0
+
+
+async def test_line_noise_between_frames_costs_nothing_but_skipped_bytes(
+    sim: SimulatedShoe, shoe: SerialShoe
+) -> None:
+    noise = random.Random(11)
+    drawn: list[Card] = []
+    for _ in range(40):
+        # Noise may hold SYNC bytes and lengths that make the decoder wait for a frame that is not one.
+        sim.write_raw(bytes(noise.choice((0x7E, 0x00, 0x06, 0xFF, noise.randrange(256))) for _ in range(9)))
+        drawn.append(sim.draw())
+    assert await cards(shoe, 40) == drawn
+    assert shoe.statistics.bytes_skipped >= 40 * 9 - 8
+    assert shoe.statistics.missed == 0
+
+
+async def test_gate_command_while_unplugged_is_an_error(sim: SimulatedShoe) -> None:
+    async with SerialShoe(sim.url, command_timeout=0.3) as shoe:
+        await expect(shoe, ShoeShuffled)
+        sim.unplug()
+        await expect(shoe, ShoeOffline)
+        with pytest.raises(ShoeCommandError, match=r"lock gate.*offline"):
+            await shoe.lock_gate()
 
 
 async def test_delay(sim: SimulatedShoe, shoe: SerialShoe) -> None:
