@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import random
+import tty
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -297,6 +300,28 @@ async def test_offline_at_start_then_the_shoe_appears(tmp_path: Path) -> None:
             await expect(shoe, ShoeShuffled)
             drawn = sim.draw()
             assert await cards(shoe, 1) == [drawn]
+
+
+async def test_a_device_that_never_answers_identify_is_offline(tmp_path: Path) -> None:
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    os.set_blocking(master, False)
+    link = tmp_path / "ttyMUTE"
+    link.symlink_to(os.ttyname(slave))
+    try:
+        async with SerialShoe(str(link), identify_timeout=0.3, identify_interval=0.1, backoff_max=0.2) as shoe:
+            offline = await expect(shoe, ShoeOffline)
+            assert isinstance(offline, ShoeOffline) and "no answer to IDENTIFY within 0.3 s" in offline.reason
+            assert not shoe.online
+            async with asyncio.timeout(5):
+                asked = b""
+                while asked.count(b"\x7e") < 2:  # it keeps asking, with backoff
+                    await asyncio.sleep(0.05)
+                    with contextlib.suppress(BlockingIOError):
+                        asked += os.read(master, 4096)
+    finally:
+        os.close(master)
+        os.close(slave)
 
 
 async def test_unknown_protocol_version_is_refused() -> None:
