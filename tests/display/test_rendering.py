@@ -10,7 +10,7 @@ from playwright.async_api import Page, expect
 from table_runtime.display import DisplayServer
 from tests.display.conftest import screenshot
 from tests.display.helpers import box, open_display, publish_and_wait
-from tests.display.scripted import ScriptedBackend, alarm, bank_hand, playing, settlement, with_alarms
+from tests.display.scripted import ScriptedBackend, alarm, bank_hand, hand, playing, settlement, with_alarms
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
 
@@ -174,3 +174,26 @@ async def test_finished_soft_hand_shows_its_total_rounding_note_and_idle_device(
     broker = page.locator("#devices [data-device='broker']")
     await expect(broker).to_have_class("device idle")
     await expect(broker).to_contain_text("désactivé")
+
+
+async def test_crowded_boxes_keep_every_card_and_amount_inside_the_box(page: Page, server: DisplayServer) -> None:
+    await open_display(page, server)
+    snapshot = playing(seq=1280)
+    sixth = snapshot["boxes"][5]
+    sixth.update(owner="seat6", seated_cents=123400)
+    sixth["hands"] = [
+        hand(["4H", "6C", "3H", "2S", "AD", "2C", "3C"], 21, 246800, status="doubled", doubled=True, from_split=True)
+    ]
+    seventh = snapshot["boxes"][6]
+    seventh.update(owner="seat7", seated_cents=6000, behind=[{"owner": "a-long-behind-name", "cents": 7500}])
+    seventh["hands"] = [hand(["4H", "6C", "3H"], 13, 27000, status="doubled", doubled=True)]
+    await publish_and_wait(page, server, snapshot)
+    await expect(box(page, 6).locator(".card")).to_have_count(7)
+    overflowing = await page.evaluate(
+        "() => [...document.querySelectorAll('#boxes .box')]"
+        ".filter((b) => b.scrollWidth > b.clientWidth).map((b) => b.dataset.box)"
+    )
+    assert overflowing == []
+    for card in await box(page, 6).locator(".card").all():
+        await expect(card).to_be_in_viewport(ratio=1.0)
+    await screenshot(page, "crowded-fr")

@@ -122,7 +122,9 @@
   function shown() {
     if (state.recall) {
       const round = state.recall.rounds[state.recall.round];
-      return round.steps[state.recall.step].snapshot;
+      const step = round.steps[state.recall.step];
+      // A step's snapshot may carry only the game part: the round and the step fill in the rest.
+      return { table_id: round.table_id, alarms: [], ...step.snapshot, seq: step.snapshot.seq ?? step.seq };
     }
     return state.live;
   }
@@ -264,7 +266,7 @@
   function renderBank(s) {
     const bank = s.bank || { cards: [] };
     $("bank-cards").replaceChildren(...bank.cards.map(cardNode));
-    $("bank-cards").className = "cards" + (bank.cards.length > 4 ? " many" : bank.cards.length > 2 ? " some" : "");
+    $("bank-cards").className = "cards" + (bank.cards.length > 2 ? " some" : ""); // the bank has room
     const bankOpen = bank.must_draw || bank.cards.length < 2;
     $("bank-total").textContent = totalText(bank.total, bank.soft, bank.blackjack, bank.cards.length, bankOpen);
     const stateNode = $("bank-state");
