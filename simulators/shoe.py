@@ -46,7 +46,7 @@ from simulators.shoe_firmware import (
     FirmwareIdentity,
     ShoeFirmware,
 )
-from table_runtime.errors import ConfigError
+from table_runtime.errors import CardCodeError, ConfigError
 from table_runtime.game.cards import Card, parse_cards
 
 FrameHook = Callable[[Frame, int], None]
@@ -67,6 +67,19 @@ class Fault(enum.Enum):
 
 
 _FRAME_FAULTS = (Fault.CORRUPT, Fault.DROP, Fault.DUPLICATE, Fault.LOSE)
+
+
+def read_stack(path: Path) -> list[Card]:
+    """A stacked shoe file: card codes in draw order, separated by spaces, commas or lines; `#` starts a comment."""
+    cards: list[Card] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            cards += parse_cards(line.split("#", 1)[0])
+        except CardCodeError as error:
+            raise CardCodeError(f"{path}:{number}: {error}") from None
+    if not cards:
+        raise CardCodeError(f"{path}: no cards")
+    return cards
 
 
 class SimulatedShoe:
@@ -128,7 +141,7 @@ class SimulatedShoe:
         self._replug_at: float | None = None
         self._last_progress = time.monotonic()
         self._next_heartbeat = 0.0
-        self._wake_read, self._wake_write = os.pipe()
+        self._wake_read = self._wake_write = -1
         self._thread: threading.Thread | None = None
         self._running = False
         self.failure: Exception | None = None
@@ -157,7 +170,7 @@ class SimulatedShoe:
                 raise ConfigError("devices.shoe", f"{url!r}: {name} must be a whole number, not {text!r}") from None
 
         if "stack" in query:
-            options["stack"] = parse_cards(Path(query["stack"][-1]).read_text(encoding="utf-8").replace("\n", " "))
+            options["stack"] = read_stack(Path(query["stack"][-1]))
         return cls(
             seed=number("seed", 0),
             shoe_number=number("shoe", 1),
@@ -190,6 +203,7 @@ class SimulatedShoe:
             if self._running:
                 return self
             self._running = True
+            self._wake_read, self._wake_write = os.pipe()
             self._plug()
             if self._announce:
                 self._send(self.firmware.announce())
@@ -213,6 +227,7 @@ class SimulatedShoe:
         if self._temporary_dir is not None:
             with contextlib.suppress(OSError):
                 os.rmdir(self._temporary_dir)
+            self._temporary_dir = None
 
     def __enter__(self) -> Self:
         return self.start()

@@ -17,10 +17,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
-from simulators.shoe import Fault, SimulatedShoe
+from simulators.shoe import Fault, SimulatedShoe, read_stack
 from simulators.shoe_firmware import CUT_CARDS_BEHIND, DECKS, SimulatedShoeError
-from table_runtime.errors import CardCodeError, TableError
-from table_runtime.game.cards import Card, parse_cards
+from table_runtime.errors import TableError
 
 HELP = """commands:
   draw [N]                 the dealer pulls N cards (default 1)
@@ -34,19 +33,6 @@ HELP = """commands:
   unplug | replug          pull the cable, plug it back
   status                   shoe, cards drawn and left, door, gate
   quit"""
-
-
-def read_stack(path: Path) -> list[Card]:
-    """Card codes in draw order, separated by spaces, commas or lines; `#` starts a comment."""
-    cards: list[Card] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        try:
-            cards += parse_cards(line.split("#", 1)[0])
-        except CardCodeError as error:
-            raise CardCodeError(f"{path}:{number}: {error}") from None
-    if not cards:
-        raise CardCodeError(f"{path}: no cards")
-    return cards
 
 
 def status(shoe: SimulatedShoe) -> str:

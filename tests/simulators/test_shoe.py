@@ -21,8 +21,8 @@ from firmware_bridge.shoe import (
     host_frame,
     parse_shoe_frame,
 )
-from simulators.shoe import Fault, SimulatedShoe
-from simulators.shoe_console import execute, read_stack
+from simulators.shoe import Fault, SimulatedShoe, read_stack
+from simulators.shoe_console import execute
 from simulators.shoe_firmware import shuffled_shoe
 from table_runtime.errors import CardCodeError, ConfigError
 from table_runtime.game.cards import parse_cards
@@ -179,3 +179,13 @@ def test_simulated_shoe_from_configuration_url(tmp_path: Path) -> None:
         SimulatedShoe.from_url("sim://shoe?colour=red")
     with pytest.raises(ConfigError, match="seed must be a whole number"):
         SimulatedShoe.from_url("sim://shoe?seed=x")
+
+
+def test_a_simulated_shoe_can_be_started_again_after_stop() -> None:
+    shoe = SimulatedShoe(seed=2, announce=False)
+    for _ in range(2):
+        with shoe, serial.serial_for_url(str(shoe.link), timeout=0.05) as port:
+            port.write(host_frame(Identify(), 1).to_bytes())
+            (frame,) = read_frames(port, 1)
+            assert isinstance(parse_shoe_frame(frame), Hello)
+        assert not shoe.link.exists()
