@@ -28,16 +28,8 @@ from table_runtime.game.inputs import (
     Split,
     Undo,
 )
+from table_runtime.game.shoe_count import shoe_id_of, shoe_number_of
 from table_runtime.runtime.controller import TableController
-
-
-def shoe_id_of(number: int) -> str:
-    return f"S{number}"
-
-
-def shoe_number_of(shoe_id: str) -> int:
-    """The shoe number in an id made by `shoe_id_of`; 0 for anything else."""
-    return int(shoe_id[1:]) if shoe_id[:1] == "S" and shoe_id[1:].isdigit() else 0
 
 
 class DirectShoe:

@@ -21,13 +21,13 @@ from drivers.dealer_panel import GpioDealerPanel
 from drivers.shoe import SerialShoe
 from firmware_bridge.rfid import Tag
 from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Shuffle, SimulatedDealer
-from simulators.fast_table import shoe_number_of
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
 from simulators.rfid_chips import DENOMINATIONS_CENTS, ChipIssuer
 from simulators.shoe import SimulatedShoe
 from table_runtime.chips.registry import ChipRegistry
 from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import PanelPins, zone_names
+from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.chip_link import ChipLink, expected_zones
 from table_runtime.runtime.controller import TableController

@@ -9,6 +9,16 @@ from __future__ import annotations
 from table_runtime.game.cards import Card
 
 
+def shoe_id_of(number: int) -> str:
+    """The id the table gives the shoe the firmware numbers `number` (``S12``)."""
+    return f"S{number}"
+
+
+def shoe_number_of(shoe_id: str) -> int:
+    """The firmware's shoe number in an id made by `shoe_id_of`; 0 for anything else."""
+    return int(shoe_id[1:]) if shoe_id[:1] == "S" and shoe_id[1:].isdigit() else 0
+
+
 class ShoeAccount:
     """What has come out of the current shoe."""
 

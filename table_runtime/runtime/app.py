@@ -36,15 +36,12 @@ from table_runtime.game.inputs import (
     Undo,
     Void,
 )
+from table_runtime.game.shoe_count import shoe_id_of
 from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.recall import recall_rounds
 
 SHOE_RULE = "TABLE.md What the controller must catch: shoe integrity"
-
-
-def shoe_id_text(number: int) -> str:
-    return f"S{number}"
 
 
 class TableApp:
@@ -168,7 +165,7 @@ class TableApp:
             self._lock_on_first_card()
             controller.submit(CardDrawn(card=event.card), source="shoe")
         elif isinstance(event, shoe_events.ShoeShuffled):
-            controller.submit(ShoeShuffled(shoe_id=shoe_id_text(event.shoe_id)), source="shoe")
+            controller.submit(ShoeShuffled(shoe_id=shoe_id_of(event.shoe_id)), source="shoe")
         elif isinstance(event, shoe_events.CutCardReached):
             controller.submit(CutCardReached(), source="shoe")
         elif isinstance(event, shoe_events.UnreadableCard):
