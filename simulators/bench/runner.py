@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import random
 import time
+import traceback
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -335,7 +336,7 @@ class BenchTable:
         while not condition():
             if self.app_task is not None and self.app_task.done():
                 error = self.app_task.exception()
-                raise StepFailed(where, f"the runtime stopped: {error!r}")
+                raise StepFailed(where, "the runtime stopped: " + (describe(error) if error else "it returned"))
             if loop.time() > deadline:
                 raise StepFailed(where, f"the table did not see {what} within {seconds:.0f} s")
             await asyncio.sleep(POLL_SECONDS)
@@ -636,6 +637,15 @@ class BenchTable:
                     feed_types=list(self.feed_types), last_seq=last)
 
 
+def describe(error: BaseException) -> str:
+    """The innermost errors of a crash (TaskGroups wrap them), each with the line that raised it."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(describe(inner) for inner in error.exceptions)
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{type(error).__name__}: {error}{where}"
+
+
 def _chips_worth(chips: list[Tag], cents: int) -> list[Tag] | None:
     """Some of `chips` worth exactly `cents` (largest first, then a small search)."""
     ordered = sorted(chips, key=lambda chip: -(chip.denomination_cents or 0))
@@ -670,7 +680,7 @@ async def run_scenario(scenario: Scenario, *, work_dir: Path, devices: DeviceCho
     except TimeoutError:
         error = f"the scenario did not finish within its timeout of {scenario.timeout:.0f} s"
     except Exception as exception:  # a bench or runtime crash is a result too, with its reason
-        error = f"{type(exception).__name__}: {exception}"
+        error = describe(exception)
     failed = bool(found) or error is not None
     if scenario.expected_fail is not None:
         status = "xfail" if failed else "xpass"

@@ -202,6 +202,7 @@ def _cards(raw: Any, key: str) -> list[Card]:
         raw = raw.split()
     if not isinstance(raw, list):
         raise ScenarioError(key, "cards as a list or a space-separated string of codes (AS KD 9H...)")
+    raw = [code for item in raw for code in (item.split() if isinstance(item, str) else [item])]
     cards = []
     for index, code in enumerate(raw):
         try:
