@@ -103,3 +103,19 @@ async def test_language_from_the_address_and_from_the_server(page: Page, backend
         await expect(page.locator("#bank h2")).to_have_text("Banque")
         await publish_and_wait(page, server, playing(seq=2000))
         await expect(page.locator("#turn")).to_have_text("À jouer : case 3")
+
+
+async def test_recall_of_steps_that_carry_only_the_game_part(
+    page: Page, server: DisplayServer, backend: ScriptedBackend
+) -> None:
+    recalled = recalled_round(16, 1100)
+    for step in recalled["steps"]:
+        for key in ("schema_version", "table_id", "seq", "alarms", "devices", "recovered"):
+            del step["snapshot"][key]
+    backend.rounds = [recalled]
+    await open_display(page, server)
+    await page.locator("#recall-open").click()
+    await expect(page.locator("#recall-title")).to_have_text("Manche 16 (réglée) · étape 1/3")
+    await expect(page.locator("body")).to_have_attribute("data-shown-seq", "1101")  # the step's seq
+    await expect(page.locator("#table-id")).to_have_text("T1")  # the round's table
+    await expect(box(page, 2).locator(".card")).to_have_attribute("data-card", "9C")
