@@ -134,8 +134,8 @@ def _simulated_shoe(url: str, table: Table, stack: contextlib.ExitStack) -> Simu
     parts = urlsplit(url)
     if parts.scheme != "sim":
         return None
-    from simulators.fast_table import shoe_number_of
     from simulators.shoe import SimulatedShoe
+    from table_runtime.game.shoe_count import shoe_number_of
 
     query = dict(parse_qsl(parts.query))
     shoe = table.shoe
