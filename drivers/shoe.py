@@ -93,6 +93,9 @@ BAUD_RATE = 115200
 _PYSERIAL_SCHEMES = ("socket", "rfc2217", "loop")
 
 
+_OPEN = object()
+
+
 class ShoeCommandError(DeviceError, TimeoutError):
     """A command to the shoe (lock or unlock the gate) was not confirmed: the shoe is offline or silent."""
 
@@ -205,6 +208,7 @@ class SerialShoe:
         self._sequencer = Sequencer()
         self._decoder = FrameDecoder()
         self._queue: asyncio.Queue[ShoeEvent | BaseException | None] = asyncio.Queue()
+        self._final: BaseException | object | None = _OPEN  # the queue's last word: an error or None (closed)
         self._task: asyncio.Task[None] | None = None
         self._transport: asyncio.Transport | None = None
         self._hello: asyncio.Future[Hello] | None = None
@@ -244,24 +248,31 @@ class SerialShoe:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._close_transport()
+        self._online = False
         self._queue.put_nowait(None)
 
     async def events(self) -> AsyncIterator[ShoeEvent]:
-        while True:
-            item = await self._queue.get()
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
+        while (event := await self._next_item()) is not None:
+            yield event
 
     async def next_event(self) -> ShoeEvent:
-        """The next event (tests and simple callers); raises like events()."""
-        item = await self._queue.get()
-        if item is None:
+        """The next event (tests and simple callers); raises like events(), DeviceError once closed."""
+        event = await self._next_item()
+        if event is None:
             raise DeviceError(f"shoe on {self.port} is closed")
-        if isinstance(item, BaseException):
-            raise item
+        return event
+
+    async def _next_item(self) -> ShoeEvent | None:
+        # Once the driver failed or closed, every later call says so at once instead of hanging.
+        if self._queue.empty() and self._final is not _OPEN:
+            if isinstance(self._final, BaseException):
+                raise self._final
+            return None
+        item = await self._queue.get()
+        if item is None or isinstance(item, BaseException):
+            self._final = item
+            if item is not None:
+                raise item
         return item
 
     async def lock_gate(self) -> None:

@@ -138,7 +138,10 @@ async def test_events_iterator_ends_when_closed(sim: SimulatedShoe) -> None:
     async with asyncio.timeout(5):
         async for event in shoe.events():
             seen.append(event)
+        async for event in shoe.events():  # a second iterator ends at once too
+            seen.append(event)
     assert seen == []
+    assert not shoe.online
 
 
 async def test_byte_at_a_time() -> None:
@@ -331,6 +334,8 @@ async def test_unknown_protocol_version_is_refused() -> None:
                 async for _ in shoe.events():
                     pass
         assert not shoe.online
+        with pytest.raises(ShoeVersionError):  # said again, never a hang
+            await shoe.next_event()
 
 
 async def test_a_restarted_shoe_resumes_the_same_seeded_shoe(tmp_path: Path) -> None:
