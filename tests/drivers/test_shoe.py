@@ -255,6 +255,18 @@ async def test_disconnect_then_back_loses_and_doubles_nothing(sim: SimulatedShoe
     assert shoe.statistics.connections == 2
 
 
+async def test_more_cards_away_than_the_shoe_can_hold_is_a_missed_cards_alarm() -> None:
+    async with simulated(buffer_size=2) as sim, SerialShoe(sim.url) as shoe:
+        await expect(shoe, ShoeShuffled)
+        sim.unplug()
+        await expect(shoe, ShoeOffline)
+        away = [sim.draw() for _ in range(5)]
+        sim.replug()
+        missed = await expect(shoe, MissedCards)
+        assert isinstance(missed, MissedCards) and (missed.first_sequence, missed.count) == (1, 3)
+        assert await cards(shoe, 2) == away[3:]
+
+
 async def test_unplug_replug_many_times(sim: SimulatedShoe, shoe: SerialShoe) -> None:
     expected: list[Card] = []
     seen: list[ShoeEvent] = []
