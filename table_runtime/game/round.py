@@ -236,9 +236,13 @@ class Round:
                 message=f"card {card} drawn while the insurance window is open: CONFIRM closes it first",
                 rule="TABLE.md A round step 3; 000:25"))
         elif phase in (BANK, SETTLEMENT):
+            bank = self.bank
+            where = ("has busted" if bank.busted else
+                     "draws no card: no stake is left to compare" if len(bank.cards) < 2 else
+                     f"must stand on {bank.total}")
             self._hold(card, "bank_must_stand", out, Alarm(
                 kind="bank_must_stand",
-                message=f"card {card} drawn for the bank, which must stand on {self.bank.total}",
+                message=f"card {card} drawn for the bank, which {where} ({' '.join(map(str, bank.cards))})",
                 rule="RULES.md The bank; 000:15, 000:17"))
         else:
             self._hold(card, "no_hand", out, Alarm(
