@@ -100,7 +100,7 @@ def test_from_bytes_refuses_anything_but_one_frame() -> None:
         raise AssertionError(f"accepted {bad.hex()}")
 
 
-@settings(derandomize=True, max_examples=400, deadline=None)
+@settings(derandomize=True, max_examples=200, deadline=None)
 @given(st.lists(frames, min_size=1, max_size=4), st.data())
 def test_a_corrupted_frame_is_never_accepted(sent: list[Frame], data: st.DataObject) -> None:
     encoded = [frame.to_bytes() for frame in sent]
@@ -127,3 +127,14 @@ def test_decoder_never_raises_on_arbitrary_bytes(chunks: list[bytes]) -> None:
         for frame in decoder.feed(chunk):
             assert isinstance(frame, Frame)
     assert decoder.pending <= len(b"".join(chunks))
+
+
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.binary(max_size=30), frames), min_size=1, max_size=6), st.binary(max_size=30))
+def test_noise_between_frames_is_skipped_and_every_frame_recovered(
+    pieces: list[tuple[bytes, Frame]], tail: bytes
+) -> None:
+    stream = b"".join(noise + frame.to_bytes() for noise, frame in pieces) + tail
+    decoder = FrameDecoder()
+    received = [*decoder.feed(stream), *decoder.feed(b"\x7e" * 80)]
+    assert received == [frame for _, frame in pieces]
