@@ -35,14 +35,23 @@ async def browser() -> AsyncIterator[Browser]:
 
 @pytest_asyncio.fixture(loop_scope="session")
 async def page(browser: Browser) -> AsyncIterator[Page]:
-    """A fresh 1080p page; any JavaScript error on it fails the test."""
+    """A fresh 1080p page; a JavaScript error or a console error (a CSP violation, a missing file) fails the test.
+
+    Failed WebSocket connections are expected while a test has stopped the server.
+    """
     context = await browser.new_context(viewport={"width": 1920, "height": 1080}, locale="fr-FR")
     opened = await context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on(
+        "console",
+        lambda message: errors.append(message.text)
+        if message.type == "error" and "WebSocket connection" not in message.text
+        else None,
+    )
     yield opened
     await context.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
+    assert errors == [], f"errors on the page: {errors}"
 
 
 @pytest_asyncio.fixture(loop_scope="session")
