@@ -129,8 +129,9 @@ class DisplayServer:
 
     @property
     def url(self) -> str:
-        """The dealer page's address."""
-        host = f"[{self._host}]" if ":" in self._host else self._host
+        """The dealer page's address (on this machine when bound to every interface)."""
+        host = "127.0.0.1" if self._host in ("", "0.0.0.0", "::") else self._host
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self._port}/"
 
     @property
