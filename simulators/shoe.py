@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 import tty
+import uuid
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -122,7 +123,8 @@ class SimulatedShoe:
         )
         self._announce = cards_already_drawn == 0 if announce is None else announce
         self._requested_link = Path(link) if link is not None else None
-        self._temporary_dir: str | None = None
+        # Without a link, one private directory per shoe, made when it is plugged and removed on stop.
+        self._temporary_dir = Path(tempfile.gettempdir()) / f"shoe-{uuid.uuid4().hex[:12]}"
         self.heartbeat_interval = heartbeat_interval
         self.retransmit_timeout = retransmit_timeout
         self.byte_interval = byte_interval  # write one byte at a time, this far apart (seconds)
@@ -186,9 +188,7 @@ class SimulatedShoe:
         """The device path the driver opens (a symlink to the current pty slave)."""
         if self._requested_link is not None:
             return self._requested_link
-        if self._temporary_dir is None:
-            self._temporary_dir = tempfile.mkdtemp(prefix="shoe-")
-        return Path(self._temporary_dir) / "ttySHOE"
+        return self._temporary_dir / "ttySHOE"
 
     @property
     def url(self) -> str:
@@ -224,10 +224,9 @@ class SimulatedShoe:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._wake_read = self._wake_write = -1
-        if self._temporary_dir is not None:
+        if self._requested_link is None:
             with contextlib.suppress(OSError):
-                os.rmdir(self._temporary_dir)
-            self._temporary_dir = None
+                self._temporary_dir.rmdir()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -353,6 +352,8 @@ class SimulatedShoe:
         self._decoder.reset()
         self._outbox.clear()
         link = self.link
+        if self._requested_link is None:
+            self._temporary_dir.mkdir(mode=0o700, exist_ok=True)
         temporary = link.with_name(link.name + ".new")
         with contextlib.suppress(FileNotFoundError):
             temporary.unlink()
