@@ -112,6 +112,10 @@ def _mapping_exact(out: list[Difference], where: str, want: Mapping[str, Any], s
             out.append(Difference(f"{where}.{name}", None, value, "a stake settled that the scenario did not expect"))
 
 
+def _wanted(want: Mapping[str, Any] | str) -> dict[str, Any]:
+    return {"kind": want} if isinstance(want, str) else dict(want)
+
+
 def _alarm_matches(want: Mapping[str, Any], alarm: Mapping[str, Any]) -> str | None:
     """None when `alarm` is the expected one; else what differs."""
     if alarm.get("kind") != want["kind"]:
@@ -134,9 +138,9 @@ def _brief(alarm: Mapping[str, Any]) -> dict[str, Any]:
     return brief
 
 
-def _alarms_exact(out: list[Difference], where: str, want: Sequence[Mapping[str, Any]],
+def _alarms_exact(out: list[Difference], where: str, want: Sequence[Mapping[str, Any] | str],
                   seen: Sequence[Mapping[str, Any]]) -> None:
-    for index, expected in enumerate(want):
+    for index, expected in enumerate(map(_wanted, want)):
         if index >= len(seen):
             out.append(Difference(f"{where}[{index}]", dict(expected), None, "this alarm was not raised"))
             return
@@ -151,10 +155,10 @@ def _alarms_exact(out: list[Difference], where: str, want: Sequence[Mapping[str,
                               f"an alarm the scenario did not expect: {extra.get('message', '')}"))
 
 
-def _alarms_include(out: list[Difference], where: str, want: Sequence[Mapping[str, Any]],
+def _alarms_include(out: list[Difference], where: str, want: Sequence[Mapping[str, Any] | str],
                     seen: Sequence[Mapping[str, Any]]) -> None:
     position = 0
-    for index, expected in enumerate(want):
+    for index, expected in enumerate(map(_wanted, want)):
         while position < len(seen) and _alarm_matches(expected, seen[position]) is not None:
             position += 1
         if position >= len(seen):
