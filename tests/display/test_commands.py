@@ -134,6 +134,9 @@ async def test_pit_view_is_read_only(
     await expect(page.locator("body")).to_have_attribute("data-role", "pit")
     await expect(page.locator("#pit-banner")).to_be_visible()
     await expect(page.locator("#actions [data-command='NEXT']")).to_be_hidden()
+    await expect(page.locator("#allowed")).to_have_text(
+        "Actions possibles : SUIVANT · DOUBLER · ANNULER CARTE · ANNULER MANCHE"
+    )
     await expect(page.locator("#boxes .box[data-box='3'] .hand .total")).to_have_text("7/17")
     await screenshot(page, "pit-view-fr")
 

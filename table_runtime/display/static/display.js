@@ -188,6 +188,9 @@
     }
     $("next-card").textContent = `${t("next_card")} → ${nextCardText(s)}`;
     $("next-card").dataset.next = s.next_card;
+    // The pit has no buttons to read the allowed actions from: they are spelled out for it.
+    const allowed = (s.allowed || []).map((name) => t("cmd_" + name));
+    $("allowed").textContent = allowed.length ? `${t("allowed")} : ${allowed.join(" · ")}` : "";
 
     const shoe = s.shoe || {};
     const shoeNode = $("shoe");
