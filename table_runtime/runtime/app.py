@@ -184,6 +184,14 @@ class TableApp:
                                          message=f"shoe {event.device} offline: {event.reason}; the round waits"))
         elif isinstance(event, shoe_events.ShoeOnline):
             controller.set_device("shoe", "online")
+            shoe = controller.table.shoe
+            if shoe.loaded and shoe_id_of(event.shoe_id) == shoe.shoe_id and event.cards_drawn != shoe.dealt:
+                # After a restart of either side: cards the table never saw (or a shoe that went back).
+                controller.raise_alarm(Alarm(
+                    kind="shoe_count_mismatch", rule=SHOE_RULE,
+                    amounts=(("shoe_cards_drawn", event.cards_drawn), ("journal_cards", shoe.dealt)),
+                    message=f"shoe {shoe.shoe_id} says {event.cards_drawn} cards left it; "
+                            f"the journal counts {shoe.dealt}: check the round"))
         elif isinstance(event, shoe_events.MissedCards):
             controller.raise_alarm(Alarm(kind="missed_cards", rule=SHOE_RULE, amounts=(("cards", event.count),),
                                          message=f"{event.count} card message(s) from the shoe were lost "

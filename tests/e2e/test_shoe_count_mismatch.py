@@ -1,0 +1,46 @@
+"""After a restart, the shoe's own count of cards drawn must match the journal's (TABLE.md shoe integrity)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from drivers.shoe import SerialShoe
+from simulators.shoe import SimulatedShoe
+from table_runtime.game.cards import parse_cards
+from table_runtime.game.inputs import CardDrawn, ShoeShuffled
+from table_runtime.game.rules import TableLimits, profile
+from table_runtime.journal import Journal, journal_path
+from table_runtime.runtime.app import TableApp
+from table_runtime.runtime.controller import TableController
+
+
+async def run_until_online(controller: TableController, shoe: SimulatedShoe) -> list[str]:
+    app = TableApp(controller, shoe=SerialShoe(str(shoe.link)))
+    runner = asyncio.create_task(app.run())
+    try:
+        async with asyncio.timeout(20):
+            while controller.devices["shoe"] != "online":
+                await app.wait_for_change(1.0)
+    finally:
+        app.stop()
+        await runner
+    return [str(alarm["kind"]) for alarm in controller.alarms.active]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("drawn_by_shoe", "alarmed"), [(5, False), (7, True)])
+async def test_a_shoe_that_drew_cards_the_journal_never_saw_is_an_alarm(
+    tmp_path: Path, drawn_by_shoe: int, alarmed: bool
+) -> None:
+    with Journal.open(journal_path(tmp_path)) as journal:
+        controller = TableController(table_id="T", rules=profile("fr-casino"), limits=TableLimits(),
+                                     journal=journal, clock=lambda: 1.0)
+        controller.submit(ShoeShuffled(shoe_id="S1"))
+        for card in parse_cards("2C 3C 4C 5C 6C"):
+            controller.submit(CardDrawn(card=card))
+        with SimulatedShoe(seed=1, shoe_number=1, cards_already_drawn=drawn_by_shoe, announce=False) as shoe:
+            kinds = await run_until_online(controller, shoe)
+    assert ("shoe_count_mismatch" in kinds) == alarmed
