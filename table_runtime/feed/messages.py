@@ -113,7 +113,7 @@ def _header(table_id: str, seq: int, ts: float, type_: str) -> dict[str, Any]:
 DEFAULT_TYPES: dict[str, str] = {
     "alarm": "AlarmRaised",
     "alarm_cleared": "AlarmCleared",
-    "round": "RoundRecorded",
+    "round": "RoundRecord",
     "status": "RuntimeStatus",
 }
 
@@ -146,7 +146,7 @@ def alarm_cleared_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
 
 
 def round_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
-    payload = _header(topics.table_id, entry.seq, entry.ts, "RoundRecorded")
+    payload = _header(topics.table_id, entry.seq, entry.ts, "RoundRecord")
     payload["round"] = entry.body
     return FeedMessage(topics.rounds, payload, entry.seq)
 
