@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import Page, expect
 
 from table_runtime.display import DisplayServer
+from table_runtime.display.server import STATIC_DIR as STATIC
 from tests.display.conftest import screenshot
 from tests.display.helpers import box, open_display, publish_and_wait
 from tests.display.scripted import ScriptedBackend, playing, recalled_round, settlement
@@ -119,3 +122,15 @@ async def test_recall_of_steps_that_carry_only_the_game_part(
     await expect(page.locator("body")).to_have_attribute("data-shown-seq", "1101")  # the step's seq
     await expect(page.locator("#table-id")).to_have_text("T1")  # the round's table
     await expect(box(page, 2).locator(".card")).to_have_attribute("data-card", "9C")
+
+
+async def test_every_string_exists_in_both_languages(page: Page, server: DisplayServer) -> None:
+    await open_display(page, server)
+    dictionary: dict[str, dict[str, str]] = await page.evaluate("() => window.DISPLAY_STRINGS")
+    assert set(dictionary) == {"fr", "en"}
+    assert set(dictionary["fr"]) == set(dictionary["en"])
+    used_in_page = await page.evaluate("() => [...document.querySelectorAll('[data-i18n]')].map((n) => n.dataset.i18n)")
+    script = (STATIC / "display.js").read_text(encoding="utf-8")
+    used_in_script = re.findall(r"""\bt\("([a-z_A-Z]+)"[,)]""", script)
+    assert used_in_script, "no t(...) calls found: the pattern is out of date"
+    assert sorted(set(used_in_page + used_in_script) - set(dictionary["fr"])) == []
