@@ -197,3 +197,12 @@ async def test_crowded_boxes_keep_every_card_and_amount_inside_the_box(page: Pag
     for card in await box(page, 6).locator(".card").all():
         await expect(card).to_be_in_viewport(ratio=1.0)
     await screenshot(page, "crowded-fr")
+
+
+async def test_a_partial_snapshot_shows_what_it_has(page: Page, server: DisplayServer) -> None:
+    await open_display(page, server)
+    await publish_and_wait(page, server, {"seq": 5, "round": 0, "phase": "betting", "table_id": "T1"})
+    await expect(page.locator("#boxes .box[data-empty]")).to_have_count(7)
+    await expect(page.locator("#phase")).to_have_text("Mises")
+    await expect(page.locator("#bank-total")).to_have_text("")
+    await expect(page.locator("#actions [data-command='NEXT']")).to_be_disabled()

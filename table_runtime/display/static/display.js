@@ -129,13 +129,27 @@
     return state.live;
   }
 
+  // Defaults for anything a snapshot leaves out, so a partial snapshot shows what it has.
+  function normalize(s) {
+    const bank = { cards: [], total: 0, soft: false, blackjack: false, busted: false, must_draw: false, ...(s.bank || {}) };
+    const boxes = (s.boxes || []).map((b) => ({
+      ...openBox(b.box),
+      ...b,
+      hands: b.hands || [],
+      behind: b.behind || [],
+      payouts: b.payouts || [],
+    }));
+    const defaults = { allowed: [], alarms: [], held_cards: [], devices: {}, shoe: {}, next_card: "none", turn: null };
+    return { ...defaults, ...s, bank, boxes };
+  }
+
   function render() {
     applyStaticText();
     document.body.dataset.mode = state.recall ? "recall" : "live";
     document.body.dataset.role = state.role || "";
     renderConnection();
     renderRecallBar();
-    const snapshot = shown();
+    const snapshot = shown() && normalize(shown());
     if (!snapshot) return;
     document.title = t("title", { table: snapshot.table_id });
     renderTop(snapshot);
