@@ -63,13 +63,17 @@ def decide(round_: Round, player: BasicStrategyPlayer) -> Decision:
     cards = hand.cards
     if len(cards) < 2 or hand.doubled:
         return None
+    chart = player.strategy.decide
+    total, soft, up = hand.total, hand.soft, round_.bank.cards[0].value
     if len(cards) == 2:
-        allowed = round_.allowed()
         first = cards[0].value
-        action = player.strategy.decide(hand.total, hand.soft, first if cards[1].value == first else None,
-                                        round_.bank.cards[0].value, "DOUBLE" in allowed, "SPLIT" in allowed)
+        pair = first if cards[1].value == first else None
+        action = chart(total, soft, pair, up, True, True)
+        if action is _DOUBLE or action is _SPLIT:  # the chart wants it: do the rules offer it on this hand?
+            allowed = round_.allowed()
+            action = chart(total, soft, pair, up, "DOUBLE" in allowed, "SPLIT" in allowed)
     else:  # DOUBLE and SPLIT are only ever offered on the first two cards (000:30, 000:35)
-        action = player.strategy.decide(hand.total, hand.soft, None, round_.bank.cards[0].value, False, False)
+        action = chart(total, soft, None, up, False, False)
     if action is _HIT:
         return None
     if action is _DOUBLE:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from fractions import Fraction
 
@@ -98,3 +99,17 @@ def test_tallies_merge_field_by_field() -> None:
     b = Tally(rounds=2, hands=2, initial_bets=2, bet_cents=2000, net_cents=1500, net_squares=3 * 10**6, blackjacks=1)
     assert a.merged(b) == Tally(rounds=3, hands=4, initial_bets=3, bet_cents=3000, net_cents=500,
                                 net_squares=4 * 10**6, blackjacks=1, shoes=1)
+
+
+def test_simulate_command_prints_the_documented_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from table_runtime.cli import main
+
+    assert main(["simulate", "--profile", "fr-classic", "--rounds", "1000", "--seed", "3", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert {"profile", "rounds", "hands", "initial_bet_units", "net_units", "ev", "stderr", "blackjack_rate",
+            "rounds_per_second", "seed", "workers"} <= set(document)
+    assert document["profile"] == "fr-classic" and document["rounds"] == 1000 and document["seed"] == 3
+    assert document["initial_bet_units"] == 2000  # fr-classic deals to two boxes at least
+    assert document["ev"] == pytest.approx(document["net_units"] / document["initial_bet_units"])
+    assert main(["simulate", "--profile", "fr-classic", "--rounds", "10", "--boxes", "1"]) == 2
+    assert "deals to 2 to 7 boxes" in capsys.readouterr().err
