@@ -107,7 +107,7 @@ async def test_alarm_banner_names_box_amounts_rule_and_dealer_acknowledges_it(
 
     banner = page.locator("#alarms .alarm[data-alarm='13']")
     await expect(banner).to_be_visible()
-    await expect(banner).to_contain_text("wrong payout", ignore_case=True)
+    await expect(banner.locator(".alarm-kind")).to_have_text("Paiement erroné")
     await expect(banner.locator(".alarm-box")).to_have_text("case 3")
     await expect(banner).to_contain_text("15,00\u00a0€")
     await expect(banner).to_contain_text("10,00\u00a0€")

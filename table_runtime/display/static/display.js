@@ -265,7 +265,7 @@
           el(
             "div",
             { class: "alarm-head" },
-            el("b", { text: alarm.kind.replace(/_/g, " ") }),
+            el("b", { class: "alarm-kind", text: tOr("alarm_" + alarm.kind, alarm.kind.replace(/_/g, " ")) }),
             alarm.box ? el("span", { class: "alarm-box", text: t("alarm_box", { box: alarm.box }) }) : null,
             amounts,
           ),
