@@ -85,7 +85,6 @@ class TableApp:
                 await stack.enter_async_context(self.display)
             if self.feed is not None:
                 await stack.enter_async_context(self.feed)
-                self.controller.set_device("broker", "online")
             if self.shoe is not None:
                 await stack.enter_async_context(self.shoe)
             if self.panel is not None:
@@ -96,6 +95,7 @@ class TableApp:
                 workers = [tasks.create_task(self._publish_loop())]
                 if self.feed is not None:
                     workers.append(tasks.create_task(self.feed.run()))
+                    workers.append(tasks.create_task(self._broker_loop(self.feed)))
                 if self.shoe is not None:
                     workers.append(tasks.create_task(self._shoe_loop(self.shoe)))
                 if self.panel is not None:
@@ -113,6 +113,12 @@ class TableApp:
                 for worker in workers:
                     if self.feed is None or worker is not workers[1]:
                         worker.cancel()
+
+    async def _broker_loop(self, feed: FeedPublisher) -> None:
+        """The broker's state on the display: the table keeps playing while it is down (the journal holds all)."""
+        while True:
+            self.controller.set_device("broker", "online" if feed.connected else "offline")
+            await asyncio.sleep(1.0)
 
     # -------------------------------------------------------------- changes
 
