@@ -33,6 +33,7 @@ class ScriptedBackend:
         self.rounds = rounds or []
         self.commands: list[ReceivedCommand] = []
         self.received: asyncio.Queue[ReceivedCommand] = asyncio.Queue()
+        self.gate: asyncio.Event | None = None  # when set by a test, commands wait for it to open
 
     def snapshot(self) -> dict[str, Any]:
         return self.current
@@ -41,6 +42,9 @@ class ScriptedBackend:
         received = ReceivedCommand(name, dict(args), role)
         self.commands.append(received)
         self.received.put_nowait(received)
+        if self.gate is not None:
+            async with asyncio.timeout(10):
+                await self.gate.wait()
         if name not in ALWAYS_ACCEPTED and name not in self.current["allowed"]:
             return {"ok": False, "message": f"{name} is not allowed in phase {self.current['phase']}"}
         return {"ok": True, "message": f"{name} done"}

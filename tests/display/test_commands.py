@@ -6,6 +6,7 @@ since a page can be edited by whoever holds the tablet.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import socket
 from collections.abc import AsyncIterator
@@ -246,3 +247,22 @@ async def test_from_another_machine_only_the_pit_token_opens_the_display(
             assert response.status == 200
         async with http.ws_connect(f"{base}ws?pit={PIT_TOKEN}") as ws:
             assert (await ws.receive_json(timeout=5))["role"] == "pit"
+
+
+async def test_a_double_tap_sends_one_command(page: Page, server: DisplayServer, backend: ScriptedBackend) -> None:
+    await open_display(page, server)
+    backend.gate = asyncio.Event()  # the table takes its time to answer
+    await page.locator("#actions [data-command='NEXT']").dblclick()
+    assert (await backend.next_command()).name == "NEXT"
+    await expect(page.locator("#actions [data-command='NEXT']")).to_be_disabled()  # until the table answers
+    await expect(page.locator("body")).to_have_attribute("data-busy", "yes")
+    backend.gate.set()
+    await expect(page.locator("#toast")).to_have_text("SUIVANT : ok")
+    await expect(page.locator("#actions [data-command='NEXT']")).to_be_enabled()
+    # A marker command: had the second tap been sent, it would reach the table before this.
+    await page.locator("#actions [data-command='MANUAL_CARD']").click()
+    await page.locator("#manual-dialog [data-rank='A']").click()
+    await page.locator("#manual-dialog [data-suit='H']").click()
+    await page.locator("#manual-send").click()
+    assert (await backend.next_command()).name == "MANUAL_CARD"
+    assert [c.name for c in backend.commands] == ["NEXT", "MANUAL_CARD"]

@@ -27,6 +27,7 @@
     pending: new Map(), // request id -> callback(result)
     manual: { rank: null, suit: null },
     pin: "",
+    busy: false, // a command is on its way to the table
   };
 
   const $ = (id) => document.getElementById(id);
@@ -408,7 +409,7 @@
 
   function renderActions(s) {
     const allowed = new Set(s.allowed || []);
-    const live = !state.recall && state.connected && state.role === "dealer";
+    const live = !state.recall && state.connected && state.role === "dealer" && !state.busy;
     for (const button of document.querySelectorAll("button.command")) {
       const name = button.dataset.command;
       let enabled = live;
@@ -523,11 +524,24 @@
     state.socket.send(JSON.stringify({ ...message, request }));
   }
 
+  // One command at a time: the buttons stay disabled until the table has answered, so a double
+  // tap on NEXT cannot stand two boxes.
   function command(name, args, extra, onResult) {
+    if (state.busy) return;
+    state.busy = true;
+    renderBusy();
     send({ type: "command", name, args: args || {}, ...(extra || {}) }, (result) => {
+      state.busy = false;
+      renderBusy();
       toast(result.ok ? t("done", { command: t("cmd_" + name) }) : t("refused", { message: result.message }), result.ok);
       if (onResult) onResult(result);
     });
+  }
+
+  function renderBusy() {
+    document.body.dataset.busy = state.busy ? "yes" : "no";
+    const snapshot = shown();
+    if (snapshot) renderActions(normalize(snapshot));
   }
 
   let toastTimer = null;
