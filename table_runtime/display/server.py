@@ -49,6 +49,7 @@ LANGUAGES = ("fr", "en")
 SEND_TIMEOUT_S = 5.0  # default: a screen that cannot take one message in this long is dropped
 COMMAND_TIMEOUT_S = 10.0  # the runtime answers commands at once; past this the page hears "no answer"
 RECALL_DEFAULT_ROUNDS = 10
+KEEPALIVE_S = 5.0  # an idle screen still hears from us this often, so it can tell a frozen controller
 PIN_ATTEMPTS = 5  # wrong supervisor PINs in a row before VOID is locked
 PIN_LOCKOUT_S = 60.0  # how long VOID stays locked: a 4-digit PIN must not be guessable from the screen
 _CSP = (
@@ -98,6 +99,7 @@ class DisplayServer:
         supervisor_pin: str | None = None,
         pit_token: str | None = None,
         send_timeout: float = SEND_TIMEOUT_S,
+        keepalive: float = KEEPALIVE_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if language not in LANGUAGES:
@@ -115,6 +117,7 @@ class DisplayServer:
         self._supervisor_pin = supervisor_pin
         self._pit_token = pit_token
         self._send_timeout = send_timeout
+        self._keepalive = keepalive
         self._clock = clock
         self._pin_failures = 0
         self._pin_locked_until = float("-inf")
@@ -237,6 +240,7 @@ class DisplayServer:
                 "role": role,
                 "language": self._language,
                 "supervisor": self._supervisor_pin is not None and role == "dealer",
+                "keepalive_s": self._keepalive,
             }
         )
         # No await between reading the snapshot and joining: no publish can slip in between.
@@ -253,7 +257,11 @@ class DisplayServer:
 
     async def _send_loop(self, screen: _Screen) -> None:
         while not screen.ws.closed:
-            await screen.wakeup.wait()
+            try:
+                async with asyncio.timeout(self._keepalive):
+                    await screen.wakeup.wait()
+            except TimeoutError:
+                screen.push_message({"type": "keepalive"})
             screen.wakeup.clear()
             try:
                 while screen.messages:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import re
 import socket
+import time
 
 import pytest
 from playwright.async_api import Page, expect
@@ -86,3 +88,17 @@ async def test_stalled_screen_is_dropped_and_others_keep_up(page: Page, backend:
             await expect(page.locator("body")).to_have_attribute("data-seq", str(snapshot["seq"]))
         finally:
             stalled.close()
+
+
+async def test_a_frozen_controller_shows_as_disconnected_then_recovers(page: Page, backend: ScriptedBackend) -> None:
+    async with DisplayServer(backend, port=0, keepalive=0.2) as server:
+        await open_display(page, server)
+        await expect(page.locator("body")).not_to_have_attribute("data-watchdog-trips", re.compile("."))
+        # Idle but alive: keepalives keep the page connected well past three keepalive periods.
+        await asyncio.sleep(1.0)
+        await expect(page.locator("body")).to_have_attribute("data-connection", "connected")
+        # Freeze the controller's event loop (as a hung runtime would) for several keepalive periods.
+        time.sleep(1.5)  # noqa: ASYNC251 - blocking the loop is the point: a hung runtime
+        await expect(page.locator("body")).to_have_attribute("data-watchdog-trips", re.compile(r"^[1-9]"))
+        await expect(page.locator("body")).to_have_attribute("data-connection", "connected", timeout=15_000)
+        await expect(page.locator("body")).to_have_attribute("data-seq", "1234")

@@ -28,6 +28,9 @@
     manual: { rank: null, suit: null },
     pin: "",
     busy: false, // a command is on its way to the table
+    keepalive: 5, // seconds; the server says in its hello
+    lastHeard: 0,
+    watchdogTrips: 0,
   };
 
   const $ = (id) => document.getElementById(id);
@@ -479,27 +482,47 @@
     socket.onopen = () => {
       state.connected = true;
       state.attempt = 0;
+      state.lastHeard = Date.now();
     };
-    socket.onmessage = (event) => receive(JSON.parse(event.data));
-    socket.onclose = () => {
-      if (state.socket !== socket) return;
-      state.connected = false;
-      state.socket = null;
-      for (const callback of state.pending.values()) callback({ ok: false, message: t("disconnected") });
-      state.pending.clear();
-      closeDialogs();
-      render();
-      // Capped, jittered exponential backoff: the controller may take a few seconds to come back.
-      const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** state.attempt);
-      state.attempt += 1;
-      setTimeout(connect, base * (0.75 + Math.random() * 0.5));
+    socket.onmessage = (event) => {
+      state.lastHeard = Date.now();
+      receive(JSON.parse(event.data));
     };
+    socket.onclose = () => lost(socket);
+  }
+
+  // The server speaks at least every keepalive_s; silence for three times that means a frozen
+  // controller or a dead network path: give up on this socket and reconnect.
+  function watchdog() {
+    if (!state.socket || !state.connected) return;
+    if (Date.now() - state.lastHeard > 3000 * state.keepalive) {
+      state.watchdogTrips += 1;
+      document.body.dataset.watchdogTrips = String(state.watchdogTrips);
+      const socket = state.socket;
+      lost(socket);
+      socket.close();
+    }
+  }
+
+  function lost(socket) {
+    if (state.socket !== socket) return;
+    state.connected = false;
+    state.socket = null;
+    for (const callback of state.pending.values()) callback({ ok: false, message: t("disconnected") });
+    state.pending.clear();
+    closeDialogs();
+    render();
+    // Capped, jittered exponential backoff: the controller may take a few seconds to come back.
+    const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** state.attempt);
+    state.attempt += 1;
+    setTimeout(connect, base * (0.75 + Math.random() * 0.5));
   }
 
   function receive(message) {
     if (message.type === "hello") {
       state.role = message.role;
       state.supervisor = !!message.supervisor;
+      state.keepalive = message.keepalive_s || 5;
       state.defaultLanguage = message.language || "fr";
       render();
     } else if (message.type === "snapshot") {
@@ -509,6 +532,8 @@
       const callback = state.pending.get(message.request);
       state.pending.delete(message.request);
       if (callback) callback(message);
+    } else if (message.type === "keepalive") {
+      // only here to be heard (see watchdog)
     } else if (message.type === "error") {
       toast(message.message, false);
     }
@@ -671,4 +696,5 @@
   wire();
   render();
   connect();
+  setInterval(watchdog, 500);
 })();
