@@ -1,0 +1,336 @@
+// Rendering of a table snapshot into the page: top bar, alarms, bank, the seven boxes, buttons, recall bar.
+// Pure DOM work from the snapshot and a `view` ({role, recall, connected, busy, supervisor}); no state here.
+import { lang, money, t, tOr, totalText } from "./text.js";
+
+export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
+export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
+const MAIN_COMMANDS = ["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM"];
+const OPEN_STATUSES = new Set(["waiting", "playing"]); // hands that may still take a card
+const DEVICE_IDLE = new Set(["disabled", "not configured"]); // not a fault: shown grey, not red
+
+export const $ = (id) => document.getElementById(id);
+
+// --- DOM helpers -------------------------------------------------------------------------------
+export function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name === "text") node.textContent = value;
+    else if (name.startsWith("data-")) node.setAttribute(name, value === true ? "" : String(value));
+    else node.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+// Like node.replaceChildren, but skips null/false (which the DOM would print as "null").
+export function replaceChildren(node, ...children) {
+  node.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+}
+
+export function cardNode(code) {
+  const rank = code[0] === "T" ? "10" : code[0];
+  const suit = code[1];
+  const red = suit === "H" || suit === "D";
+  return el(
+    "span",
+    { class: red ? "card red" : "card", "data-card": code },
+    el("span", { class: "rank", text: rank }),
+    el("span", { class: "suit", text: SUIT_SYMBOL[suit] || "?" }),
+  );
+}
+
+function cardsNode(codes, extraClass) {
+  const many = codes.length > 4 ? " many" : codes.length > 2 ? " some" : "";
+  return el("div", { class: "cards" + many + (extraClass ? " " + extraClass : "") }, codes.map(cardNode));
+}
+
+// Defaults for anything a snapshot leaves out, so a partial snapshot shows what it has.
+export function normalize(s) {
+  const bank = { cards: [], total: 0, soft: false, blackjack: false, busted: false, must_draw: false, ...(s.bank || {}) };
+  const boxes = (s.boxes || []).map((b) => ({
+    ...openBox(b.box),
+    ...b,
+    hands: b.hands || [],
+    behind: b.behind || [],
+    payouts: b.payouts || [],
+  }));
+  const defaults = { allowed: [], alarms: [], held_cards: [], devices: {}, shoe: {}, next_card: "none", turn: null };
+  return { ...defaults, ...s, bank, boxes };
+}
+
+function openBox(number) {
+  return { box: number, owner: null, seated_cents: 0, behind: [], insurance_cents: 0, insurance_offered: false, hands: [], payouts: [], net_cents: null };
+}
+
+function renderTop(s) {
+  $("table-id").textContent = s.table_id;
+  $("round").textContent = String(s.round);
+  const phase = $("phase");
+  phase.textContent = tOr("phase_" + s.phase, s.phase);
+  phase.dataset.phase = s.phase;
+  $("limits").textContent = s.limits ? t("limits", { min: money(s.limits.min_cents), max: money(s.limits.max_cents) }) : "";
+
+  const turn = $("turn");
+  if (s.turn) {
+    const box = s.boxes.find((b) => b.box === s.turn.box);
+    const split = box && box.hands.length > 1;
+    turn.textContent = split
+      ? t("turn_hand", { box: s.turn.box, hand: s.turn.hand + 1 })
+      : t("turn", { box: s.turn.box });
+    turn.dataset.box = String(s.turn.box);
+  } else {
+    turn.textContent = t("no_turn");
+    delete turn.dataset.box;
+  }
+  $("next-card").textContent = `${t("next_card")} → ${nextCardText(s)}`;
+  $("next-card").dataset.next = s.next_card;
+  // The pit has no buttons to read the allowed actions from: they are spelled out for it.
+  const allowed = (s.allowed || []).map((name) => t("cmd_" + name));
+  $("allowed").textContent = allowed.length ? `${t("allowed")} : ${allowed.join(" · ")}` : "";
+
+  const shoe = s.shoe || {};
+  const shoeNode = $("shoe");
+  replaceChildren(
+    shoeNode,
+    el("span", { class: "label", text: `${t("shoe")} ${shoe.shoe_id || ""}` }),
+    el("span", { class: "big", id: "cards-left", text: String(shoe.cards_left ?? "–") }),
+    el("span", { class: "label", text: t("cards_left") }),
+    shoe.burns_left ? el("span", { class: "badge amber", text: t("burns_left", { n: shoe.burns_left }) }) : null,
+    shoe.cut_card_reached ? el("span", { class: "badge red", id: "cut-card", text: t("cut_card") }) : null,
+    shoe.online === false ? el("span", { class: "badge red", text: t("shoe_offline") }) : null,
+  );
+  shoeNode.dataset.cut = shoe.cut_card_reached ? "yes" : "no";
+
+  const devices = s.devices || {};
+  $("devices").replaceChildren(
+    ...Object.entries(devices).map(([name, status]) =>
+      el(
+        "span",
+        { class: DEVICE_IDLE.has(status) ? "device idle" : "device", "data-device": name, "data-status": status },
+        el("span", { class: "dot" }),
+        tOr("device_" + name, name),
+        status === "online" ? null : el("small", { text: " " + tOr("device_status_" + status, status) }),
+      ),
+    ),
+  );
+}
+
+function nextCardText(s) {
+  const next = s.next_card || "none";
+  if (next === "bank") return t("next_bank");
+  if (next === "burn") return t("next_burn");
+  const match = /^box(\d+)\.hand(\d+)$/.exec(next);
+  if (match) {
+    const box = s.boxes.find((b) => b.box === Number(match[1]));
+    if (box && box.hands.length > 1) return t("next_box_hand", { box: match[1], hand: Number(match[2]) + 1 });
+    return t("next_box", { box: match[1] });
+  }
+  return t("next_none");
+}
+
+function renderAlarms(s, view) {
+  const section = $("alarms");
+  const open = (s.alarms || []).filter((a) => !a.acknowledged);
+  const acknowledged = (s.alarms || []).length - open.length;
+  section.hidden = open.length === 0;
+  const rows = open.map((alarm) => {
+    const amounts = Object.entries(alarm.amounts || {}).map(([key, cents]) =>
+      el("span", { class: "amount" }, `${tOr("amount_" + key, key.replace(/_cents$/, ""))} `, el("b", { text: money(cents) })),
+    );
+    return el(
+      "div",
+      { class: "alarm", "data-alarm": alarm.id, "data-kind": alarm.kind },
+      el("span", { class: "alarm-icon", text: "⚠" }),
+      el(
+        "div",
+        { class: "alarm-body" },
+        el(
+          "div",
+          { class: "alarm-head" },
+          el("b", { class: "alarm-kind", text: tOr("alarm_" + alarm.kind, alarm.kind.replace(/_/g, " ")) }),
+          alarm.box ? el("span", { class: "alarm-box", text: t("alarm_box", { box: alarm.box }) }) : null,
+          amounts,
+        ),
+        el("div", { class: "alarm-message", text: alarm.message }),
+        el("div", { class: "alarm-rule", text: alarm.rule }),
+      ),
+      view.role === "dealer" && !view.recall
+        ? el("button", { type: "button", class: "ack", "data-ack": alarm.id, text: t("ack") })
+        : null,
+    );
+  });
+  replaceChildren(section, rows, acknowledged ? el("div", { class: "small", text: t("alarms_acknowledged", { n: acknowledged }) }) : null);
+}
+
+function renderBank(s) {
+  const bank = s.bank || { cards: [] };
+  $("bank-cards").replaceChildren(...bank.cards.map(cardNode));
+  $("bank-cards").className = "cards" + (bank.cards.length > 2 ? " some" : ""); // the bank has room
+  const bankOpen = bank.must_draw || bank.cards.length < 2;
+  $("bank-total").textContent = totalText(bank.total, bank.soft, bank.blackjack, bank.cards.length, bankOpen);
+  const stateNode = $("bank-state");
+  let key = "";
+  if (bank.busted) key = "bank_bust";
+  else if (bank.blackjack) key = "blackjack";
+  else if (bank.must_draw) key = "must_draw";
+  else if (bank.cards.length >= 2 || s.phase === "settlement" || s.phase === "closed") key = bank.cards.length ? "stands" : "";
+  stateNode.textContent = key ? t(key) : "";
+  stateNode.dataset.state = key;
+  $("bank").dataset.mustDraw = bank.must_draw ? "yes" : "no";
+  const held = s.held_cards || [];
+  $("held").hidden = held.length === 0;
+  $("held-cards").replaceChildren(...held.map(cardNode));
+}
+
+function renderBoxes(s) {
+  const container = $("boxes");
+  // Always the seven boxes of the table; a box the snapshot leaves out is shown open.
+  const given = new Map((s.boxes || []).map((box) => [box.box, box]));
+  const boxes = [1, 2, 3, 4, 5, 6, 7].map((number) => given.get(number) || openBox(number));
+  container.replaceChildren(...boxes.map((box) => boxNode(box, s)));
+}
+
+function boxNode(box, s) {
+  const behind = box.behind || [];
+  const empty = !box.seated_cents && behind.length === 0 && box.hands.length === 0;
+  const isTurn = s.turn && s.turn.box === box.box;
+  const stakes = el(
+    "div",
+    { class: "stakes" },
+    el("div", { class: "stake seated" }, el("span", { class: "label", text: t("seated") }), el("b", { class: "seated-cents", text: money(box.seated_cents || 0) })),
+    behind.map((b) =>
+      el("div", { class: "stake behind", "data-owner": b.owner }, el("span", { class: "label", text: `${t("behind")} ${b.owner}` }), el("b", { text: money(b.cents) })),
+    ),
+  );
+  let insurance = null;
+  if (box.insurance_cents) {
+    insurance = el("div", { class: "insurance" }, el("span", { class: "label", text: t("insurance") }), el("b", { text: money(box.insurance_cents) }));
+  } else if (box.insurance_offered) {
+    insurance = el("div", { class: "insurance offered", text: t("insurance_offered") });
+  }
+  const hands = box.hands.map((hand, index) => {
+    const handTurn = isTurn && s.turn.hand === index;
+    return el(
+      "div",
+      { class: "hand", "data-hand": index, "data-status": hand.status, "data-turn": handTurn },
+      cardsNode(hand.cards),
+      el(
+        "div",
+        { class: "hand-foot" },
+        el("span", { class: "total", "data-total": hand.total, "data-soft": hand.soft ? "yes" : "no", text: totalText(hand.total, hand.soft, hand.status === "blackjack", hand.cards.length, OPEN_STATUSES.has(hand.status)) }),
+        el(
+          "div",
+          { class: "hand-side" },
+          el(
+            "span",
+            { class: "status" },
+            box.hands.length > 1 ? el("span", { class: "hand-label", text: `${t("hand")} ${index + 1} · ` }) : null,
+            tOr("status_" + hand.status, hand.status),
+          ),
+          el(
+            "span",
+            { class: "hand-stake" },
+            hand.doubled ? el("span", { class: "tag", text: t("doubled") }) : null,
+            hand.from_split ? el("span", { class: "tag", text: t("from_split") }) : null,
+            money(hand.stakes_cents),
+          ),
+        ),
+      ),
+    );
+  });
+  let payouts = null;
+  if ((box.payouts || []).length > 0) {
+    payouts = el(
+      "div",
+      { class: "payouts" },
+      box.payouts.map((p) =>
+        el(
+          "div",
+          { class: "payout", "data-outcome": p.outcome, "data-net": p.net_cents },
+          el(
+            "span",
+            { class: "payout-who" },
+            el("span", { class: "payout-outcome", text: tOr("outcome_" + p.outcome, p.outcome) }),
+            el("span", {
+              class: "payout-owner",
+              text:
+                // The seated player's own payouts need no name; players behind are named.
+                [p.owner === box.owner ? "" : p.owner, box.hands.length > 1 ? `${t("hand")} ${p.hand + 1}` : ""]
+                  .filter(Boolean)
+                  .join(" · ") +
+                (p.kind === "double" ? ` · ${tOr("kind_" + p.kind, p.kind)}` : ""),
+            }),
+          ),
+          el("b", { class: "payout-net", text: money(p.net_cents, true) }),
+          // The runtime explains any rounding of a payout (RULES.md Money): the dealer must see it.
+          p.note ? el("div", { class: "payout-note", text: p.note }) : null,
+        ),
+      ),
+    );
+  }
+  const net =
+    box.net_cents === null || box.net_cents === undefined
+      ? null
+      : el("div", { class: "net", "data-net": box.net_cents }, el("span", { class: "label", text: t("net") }), el("b", { text: money(box.net_cents, true) }));
+  return el(
+    "article",
+    { class: box.hands.length > 1 ? "box split" : "box", "data-box": box.box, "data-turn": isTurn, "data-empty": empty },
+    el("header", {}, el("span", { class: "box-no", text: String(box.box) }), el("span", { class: "owner", text: box.owner || t("open_box") })),
+    empty ? null : stakes,
+    insurance,
+    el("div", { class: "hands" }, hands),
+    payouts,
+    net,
+  );
+}
+
+export function renderActions(s, view) {
+  const allowed = new Set(s.allowed || []);
+  const live = !view.recall && view.connected && view.role === "dealer" && !view.busy;
+  for (const button of document.querySelectorAll("button.command")) {
+    const name = button.dataset.command;
+    let enabled = live;
+    if (MAIN_COMMANDS.includes(name) || name === "VOID") enabled = live && allowed.has(name);
+    if (name === "VOID") enabled = enabled && view.supervisor;
+    button.disabled = !enabled;
+    button.dataset.allowed = allowed.has(name) ? "yes" : "no";
+  }
+  $("recall-open").disabled = !!view.recall || !view.connected;
+}
+
+export function renderRecallBar(recall) {
+  const bar = $("recall-bar");
+  bar.hidden = !recall;
+  if (!recall) return;
+  const round = recall.rounds[recall.round];
+  const step = round.steps[recall.step];
+  const time = new Date(step.ts * 1000).toLocaleTimeString(lang() === "fr" ? "fr-FR" : "en-GB");
+  $("recall-title").textContent =
+    `${t("recall_round", { round: round.round })} (${tOr("result_" + round.result, round.result)}) · ` +
+    t("recall_step", { step: recall.step + 1, steps: round.steps.length });
+  $("recall-step-text").textContent = `${time} · ${step.type} — ${step.text}`;
+  $("recall-bar").dataset.round = String(round.round);
+  $("recall-bar").dataset.step = String(recall.step);
+  $("recall-prev-round").disabled = recall.round === 0;
+  $("recall-next-round").disabled = recall.round === recall.rounds.length - 1;
+  $("recall-prev-step").disabled = recall.step === 0 && recall.round === 0;
+  $("recall-next-step").disabled =
+    recall.step === round.steps.length - 1 && recall.round === recall.rounds.length - 1;
+}
+
+// Everything that comes from the snapshot; `view` says who looks and how.
+export function renderTable(snapshot, view) {
+  document.title = t("title", { table: snapshot.table_id });
+  renderTop(snapshot);
+  renderAlarms(snapshot, view);
+  renderBank(snapshot);
+  renderBoxes(snapshot);
+  renderActions(snapshot, view);
+  $("recovered").hidden = !snapshot.recovered;
+  $("recovered").textContent = t("recovered", { round: snapshot.round });
+}

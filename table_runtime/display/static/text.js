@@ -1,0 +1,59 @@
+// Text of the dealer display: the language in use, strings, money and totals as the dealer reads them.
+import { STRINGS } from "./i18n.js";
+
+let chosen = null; // the language this screen chose (FR/EN buttons, ?lang=)
+let fallback = "fr"; // the table's default, from the server's hello
+
+export function setLanguage({ choice, table }) {
+  if (choice !== undefined) chosen = choice;
+  if (table !== undefined) fallback = table;
+}
+
+// --- text ------------------------------------------------------------------------------------
+export function lang() {
+  const code = chosen || fallback;
+  return STRINGS[code] ? code : "fr";
+}
+
+export function t(key, vars) {
+  const table = STRINGS[lang()];
+  let text = key in table ? table[key] : key in STRINGS.en ? STRINGS.en[key] : key;
+  if (vars) {
+    for (const [name, value] of Object.entries(vars)) text = text.split("{" + name + "}").join(String(value));
+  }
+  return text;
+}
+
+export function tOr(key, fallback) {
+  return key in STRINGS[lang()] ? STRINGS[lang()][key] : fallback;
+}
+
+export function money(cents, signed) {
+  const negative = cents < 0;
+  const absolute = Math.abs(cents);
+  const units = Math.floor(absolute / 100);
+  const rest = String(absolute % 100).padStart(2, "0");
+  const sep = lang() === "fr" ? "\u202f" : ",";
+  const grouped = String(units).replace(/\B(?=(\d{3})+(?!\d))/g, sep);
+  const body = lang() === "fr" ? `${grouped},${rest}\u00a0€` : `€${grouped}.${rest}`;
+  const sign = negative ? "−" : signed && cents > 0 ? "+" : "";
+  return sign + body;
+}
+
+export function applyStaticText() {
+  document.documentElement.lang = lang();
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  for (const button of document.querySelectorAll("#lang button")) {
+    button.classList.toggle("selected", button.dataset.lang === lang());
+  }
+}
+
+// A soft total reads "7/17" (ace as 1 / ace as 11) while the hand may still draw; once it has
+// stood (or the bank stands) only the total that counts is shown. A soft 21 is just 21.
+export function totalText(total, soft, blackjack, cardCount, open) {
+  if (!cardCount) return "";
+  if (blackjack) return "BJ";
+  if (soft && open && total < 21) return `${total - 10}/${total}`;
+  return String(total);
+}
+
