@@ -43,6 +43,7 @@ from simulators.live_table import CASINO_ID, ChipTray, LiveDevices, deal_rounds
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.registry import ChipRegistry
 from table_runtime.config import ChipReaderConfig, DevicesConfig, DisplayConfig, load_config, zone_names
+from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.assembly import AssembledTable, assemble
 
@@ -203,6 +204,18 @@ async def measure(rounds: int, seed: int, data_dir: Path) -> tuple[Clocks, int]:
     return clocks, played
 
 
+def journal_commits(directory: Path, count: int) -> list[float]:
+    """For reference: ms per durable append of a card-sized row to a fresh journal on the same disk."""
+    times: list[float] = []
+    with Journal.open(journal_path(directory / "reference")) as journal:
+        for index in range(count):
+            started = time.perf_counter_ns()
+            journal.append_many([("input", {"type": "CardDrawn", "card": "QS", "source": "shoe"}),
+                                 ("event", {"type": "CardDealt", "card": "QS", "round": index})], ts=time.time())
+            times.append((time.perf_counter_ns() - started) / 1e6)
+    return times
+
+
 def latencies(written: list[int], seen: list[int]) -> list[float]:
     count = min(len(written), len(seen))
     return [(seen[index] - written[index]) / 1e6 for index in range(count)]
@@ -218,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         clocks, played = asyncio.run(measure(args.rounds, args.seed, Path(directory)))
         elapsed = time.perf_counter() - started
+        commits = journal_commits(Path(directory), 300)
     committed = latencies(clocks.written, clocks.committed)
     published = latencies(clocks.written, clocks.published)
     received = latencies(clocks.written, clocks.received)
@@ -231,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, values in (("committed", committed), ("published", published), ("screen", received)):
         print(f"{name}: mean={statistics.fmean(values):.3f} ms p50={percentile(values, 0.50):.3f} ms "
               f"p99={percentile(values, 0.99):.3f} ms max={max(values):.3f} ms")
+    print(f"reference, a journal commit alone (input + event, fsynced, {len(commits)} times): "
+          f"p50={percentile(commits, 0.50):.3f} ms p99={percentile(commits, 0.99):.3f} ms "
+          f"max={max(commits):.3f} ms")
     print(f"card_to_state_ms p50={percentile(published, 0.50):.3f} p99={percentile(published, 0.99):.3f}")
     return 0
 
