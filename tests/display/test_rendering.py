@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Browser, Page, expect
 
 from table_runtime.display import DisplayServer
-from tests.display.conftest import screenshot
+from tests.display.conftest import PIT_TOKEN, screenshot
 from tests.display.helpers import box, open_display, publish_and_wait
 from tests.display.scripted import ScriptedBackend, alarm, bank_hand, hand, playing, settlement, with_alarms
 
@@ -206,3 +206,21 @@ async def test_a_partial_snapshot_shows_what_it_has(page: Page, server: DisplayS
     await expect(page.locator("#phase")).to_have_text("Mises")
     await expect(page.locator("#bank-total")).to_have_text("")
     await expect(page.locator("#actions [data-command='NEXT']")).to_be_disabled()
+
+
+async def test_a_pit_tablet_sees_the_whole_table_without_scrolling(browser: Browser, server: DisplayServer) -> None:
+    context = await browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        tablet = await context.new_page()
+        await open_display(tablet, server, f"?pit={PIT_TOKEN}")
+        await publish_and_wait(tablet, server, settlement())
+        fits = await tablet.evaluate(
+            "() => ({page: document.documentElement.scrollHeight <= innerHeight"
+            " && document.documentElement.scrollWidth <= innerWidth,"
+            " boxes: [...document.querySelectorAll('#boxes .box')].every((b) => b.scrollWidth <= b.clientWidth)})"
+        )
+        assert fits == {"page": True, "boxes": True}
+        await expect(box(tablet, 3).locator(".net b")).to_be_in_viewport(ratio=1.0)
+        await screenshot(tablet, "pit-tablet-1280")
+    finally:
+        await context.close()
