@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from simulators.bench.runner import describe
 from simulators.live_table import LiveDevices, deal_rounds
 from simulators.mosquitto import MosquittoBroker
 from simulators.shoe import Fault
@@ -155,6 +156,12 @@ async def _soak(settings: SoakSettings, data_dir: Path, journal: Journal,
             faults[fault] += 1
             await _inject(fault, devices, broker)
 
+    rounds_seen = [0]
+
+    def count(done: int) -> None:
+        rounds_seen[0] = done
+        on_round(done)
+
     rss_start = rss_kib()
     started = time.monotonic()
     done = 0
@@ -162,9 +169,18 @@ async def _soak(settings: SoakSettings, data_dir: Path, journal: Journal,
         app = devices.app(controller, **extra)
         runner = asyncio.create_task(app.run())
         injector = asyncio.create_task(fault_loop())
+        dealer = asyncio.create_task(deal_rounds(app, devices, rounds=settings.rounds, seed=settings.seed, pace=0,
+                                                 error_rate=settings.error_rate, on_round=count))
         try:
-            done = await deal_rounds(app, devices, rounds=settings.rounds, seed=settings.seed, pace=0,
-                                     error_rate=settings.error_rate, on_round=on_round)
+            await asyncio.wait({dealer, runner}, return_when=asyncio.FIRST_COMPLETED)
+            if runner.done():
+                crash = runner.exception()
+                notes.append("the runtime stopped: " + (describe(crash) if crash is not None else "it returned"))
+                dealer.cancel()
+                with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                    await dealer
+            else:
+                done = dealer.result()
         except TimeoutError as error:
             notes.append(f"the table stalled: {error}")
         finally:
@@ -174,8 +190,9 @@ async def _soak(settings: SoakSettings, data_dir: Path, journal: Journal,
             if broker is not None and not broker.running:
                 broker.start()
             app.stop("soak finished")
-            async with asyncio.timeout(30):
-                await runner
+            if not runner.done():
+                async with asyncio.timeout(30):
+                    await runner
     finally:
         devices.stop()
     seconds = time.monotonic() - started
@@ -191,6 +208,7 @@ async def _soak(settings: SoakSettings, data_dir: Path, journal: Journal,
         with contextlib.suppress(asyncio.CancelledError):
             await consumer_task
         published = len({seq for seq in received if seq <= journaled})
+    done = max(done, rounds_seen[0])
     if done < settings.rounds and not notes:
         notes.append(f"only {done} of {settings.rounds} rounds were played")
     return SoakReport(rounds=done, seconds=seconds, alarms=dict(controller.alarms.counts), faults=dict(faults),
