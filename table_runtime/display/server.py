@@ -298,10 +298,16 @@ class DisplayServer:
                 reply = await self._command(screen.role, request)
                 screen.push_message({"type": "result", "request": request.get("request"), **reply})
             elif kind == "recall":
-                rounds = self._backend.recall(_recall_count(request.get("last")))
-                screen.push_message({"type": "recall", "request": request.get("request"), "rounds": rounds})
+                screen.push_message({"type": "recall", "request": request.get("request"), **self._recall(request)})
             else:
                 screen.push_message({"type": "error", "message": f"unknown message type {kind!r}"})
+
+    def _recall(self, request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return {"rounds": self._backend.recall(_recall_count(request.get("last")))}
+        except Exception as error:
+            log.exception("display: the backend failed to recall rounds")
+            return {"rounds": [], "message": f"recall failed: {error!r}"}
 
     async def _command(self, role: Role, request: dict[str, Any]) -> dict[str, Any]:
         """Check a command from a page and hand it to the runtime; every refusal says why."""
@@ -330,6 +336,10 @@ class DisplayServer:
             return {**base, "ok": False, "message": "no answer from the table"}
         except TableError as error:
             return {**base, "ok": False, "message": str(error)}
+        except Exception as error:
+            # A bug in the runtime must not cut the dealer's screen off; it is logged in full.
+            log.exception("display: the backend failed on %s", name)
+            return {**base, "ok": False, "message": f"the table could not apply {name}: {error!r}"}
         return {**base, "ok": bool(result.get("ok")), "message": str(result.get("message", ""))}
 
     def _check_pin(self, name: str, pin: object) -> str | None:

@@ -266,3 +266,32 @@ async def test_a_double_tap_sends_one_command(page: Page, server: DisplayServer,
     await page.locator("#manual-send").click()
     assert (await backend.next_command()).name == "MANUAL_CARD"
     assert [c.name for c in backend.commands] == ["NEXT", "MANUAL_CARD"]
+
+
+class BrokenBackend(ScriptedBackend):
+    """A backend with a bug: every command and every recall raises."""
+
+    async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
+        await super().command(name, args, role=role)
+        raise RuntimeError("bug in the runtime")
+
+    def recall(self, last: int) -> list[dict[str, Any]]:
+        raise RuntimeError("journal unreadable")
+
+
+async def test_a_failing_backend_answers_the_page_and_keeps_it_connected(
+    page: Page, http: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = BrokenBackend(playing())
+    async with DisplayServer(broken, port=0) as server:
+        await open_display(page, server)
+        await page.locator("#actions [data-command='NEXT']").click()
+        await expect(page.locator("#toast")).to_have_text(
+            "Refusé : the table could not apply NEXT: RuntimeError('bug in the runtime')"
+        )
+        await expect(page.locator("body")).to_have_attribute("data-connection", "connected")
+        async with http.ws_connect(f"{server.url}ws") as ws:
+            reply = await ask(ws, {"type": "recall", "last": 10})
+            assert reply["rounds"] == [] and "journal unreadable" in reply["message"]
+    assert [c.name for c in broken.commands] == ["NEXT"]
+    assert "the backend failed on NEXT" in caplog.text

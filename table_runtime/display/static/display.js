@@ -92,7 +92,7 @@ function openRecall() {
   send({ type: "recall", last: 10 }, (reply) => {
     const rounds = (reply.rounds || []).filter((r) => r.steps && r.steps.length > 0);
     if (rounds.length === 0) {
-      toast(t("recall_empty"), false);
+      toast(reply.message ? t("refused", { message: reply.message }) : t("recall_empty"), false);
       return;
     }
     state.recall = { rounds, round: rounds.length - 1, step: 0 };
