@@ -68,15 +68,15 @@ class TableApp:
         self.changed = asyncio.Event()
         self._dirty = asyncio.Event()
         self._stopping = asyncio.Event()
+        self._stop_reason = "shutdown"
         controller.subscribe(self._on_change)
 
     # ------------------------------------------------------------- lifetime
 
     def stop(self, reason: str = "shutdown") -> None:
-        """Ask `run` to return (SIGTERM, end of a demo)."""
+        """Ask `run` to return (SIGTERM, end of a demo); the feed stops after the last row is published."""
+        self._stop_reason = reason
         self._stopping.set()
-        if self.feed is not None:
-            self.feed.stop(reason)
 
     async def run(self) -> None:
         """Run until `stop()`; leaves nothing half-written (the journal commits per input)."""
@@ -109,7 +109,7 @@ class TableApp:
                     with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(5):
                             await self.feed.wait_published(self.controller.journal.last_seq)
-                    self.feed.stop("shutdown")
+                    self.feed.stop(self._stop_reason)
                 for worker in workers:
                     if self.feed is None or worker is not workers[1]:
                         worker.cancel()
