@@ -11,7 +11,7 @@ from table_runtime.display import DisplayServer
 from table_runtime.display.server import STATIC_DIR as STATIC
 from tests.display.conftest import screenshot
 from tests.display.helpers import box, open_display, publish_and_wait
-from tests.display.scripted import ScriptedBackend, playing, recalled_round, settlement
+from tests.display.scripted import ScriptedBackend, alarm, playing, recalled_round, settlement
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
 
@@ -115,6 +115,8 @@ async def test_recall_of_steps_that_carry_only_the_game_part(
     for step in recalled["steps"]:
         for key in ("schema_version", "table_id", "seq", "alarms", "devices", "recovered"):
             del step["snapshot"][key]
+    recalled["alarms"] = [alarm(2, "card_no_hand", "card 7S with no hand to take it", box_number=None, amounts={})]
+    recalled["alarms"][0]["seq"] = 1102
     backend.rounds = [recalled]
     await open_display(page, server)
     await page.locator("#recall-open").click()
@@ -122,6 +124,10 @@ async def test_recall_of_steps_that_carry_only_the_game_part(
     await expect(page.locator("body")).to_have_attribute("data-shown-seq", "1101")  # the step's seq
     await expect(page.locator("#table-id")).to_have_text("T1")  # the round's table
     await expect(box(page, 2).locator(".card")).to_have_attribute("data-card", "9C")
+    await expect(page.locator("#alarms")).to_be_hidden()  # raised at the next step
+    await page.locator("#recall-next-step").click()
+    await expect(page.locator("#alarms .alarm[data-alarm='2']")).to_contain_text("Carte sans main")
+    await expect(page.locator("#alarms button.ack")).to_have_count(0)  # nothing to acknowledge in recall
 
 
 async def test_every_string_exists_in_both_languages(page: Page, server: DisplayServer) -> None:

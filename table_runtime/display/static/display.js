@@ -35,8 +35,11 @@ function shown() {
   if (state.recall) {
     const round = state.recall.rounds[state.recall.round];
     const step = round.steps[state.recall.step];
-    // A step's snapshot may carry only the game part: the round and the step fill in the rest.
-    return { table_id: round.table_id, alarms: [], ...step.snapshot, seq: step.snapshot.seq ?? step.seq };
+    // A step's snapshot may carry only the game part: the round and the step fill in the rest
+    // (the round's alarms raised up to this step).
+    const seq = step.snapshot.seq ?? step.seq;
+    const alarms = (round.alarms || []).filter((alarm) => alarm.seq <= seq);
+    return { table_id: round.table_id, alarms, ...step.snapshot, seq };
   }
   return state.live;
 }
