@@ -184,8 +184,11 @@ def _journal(out: list[Difference], where: str, want: Mapping[str, Any], seen: S
 
 
 def _subset(pattern: Any, value: Any) -> bool:
+    """`value` has what `pattern` names: mappings by key (others allowed), lists item by item."""
     if isinstance(pattern, Mapping):
         return isinstance(value, Mapping) and all(k in value and _subset(v, value[k]) for k, v in pattern.items())
+    if isinstance(pattern, list) and isinstance(value, list):
+        return len(pattern) == len(value) and all(_subset(p, v) for p, v in zip(pattern, value, strict=True))
     return bool(pattern == value)
 
 
