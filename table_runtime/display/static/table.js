@@ -236,7 +236,8 @@ function boxNode(box, s) {
             "span",
             { class: "hand-stake" },
             hand.doubled ? el("span", { class: "tag", text: t("doubled") }) : null,
-            hand.from_split ? el("span", { class: "tag", text: t("from_split") }) : null,
+            // A split box already labels its hands "hand 1", "hand 2": the split tag would only crowd it.
+            hand.from_split && box.hands.length < 2 ? el("span", { class: "tag", text: t("from_split") }) : null,
             money(hand.stakes_cents),
           ),
         ),
