@@ -49,6 +49,7 @@ LANGUAGES = ("fr", "en")
 SEND_TIMEOUT_S = 5.0  # default: a screen that cannot take one message in this long is dropped
 COMMAND_TIMEOUT_S = 10.0  # the runtime answers commands at once; past this the page hears "no answer"
 RECALL_DEFAULT_ROUNDS = 10
+RECALL_INTERVAL_S = 1.0  # per screen: reading and encoding rounds is work for the runtime's loop
 KEEPALIVE_S = 5.0  # an idle screen still hears from us this often, so it can tell a frozen controller
 PIN_ATTEMPTS = 5  # wrong supervisor PINs in a row before VOID is locked
 PIN_LOCKOUT_S = 60.0  # how long VOID stays locked: a 4-digit PIN must not be guessable from the screen
@@ -71,6 +72,7 @@ class _Screen:
     role: Role
     messages: deque[str] = field(default_factory=deque)  # replies, sent in order
     snapshot: str | None = None  # newest snapshot not yet sent; a newer one replaces it
+    last_recall: float = float("-inf")
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
 
     def push_snapshot(self, text: str) -> None:
@@ -298,11 +300,16 @@ class DisplayServer:
                 reply = await self._command(screen.role, request)
                 screen.push_message({"type": "result", "request": request.get("request"), **reply})
             elif kind == "recall":
-                screen.push_message({"type": "recall", "request": request.get("request"), **self._recall(request)})
+                rounds = self._recall(screen, request)
+                screen.push_message({"type": "recall", "request": request.get("request"), **rounds})
             else:
                 screen.push_message({"type": "error", "message": f"unknown message type {kind!r}"})
 
-    def _recall(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _recall(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
+        now = self._clock()
+        if now - screen.last_recall < RECALL_INTERVAL_S:
+            return {"rounds": [], "message": "recall: one request a second"}
+        screen.last_recall = now
         try:
             return {"rounds": self._backend.recall(_recall_count(request.get("last")))}
         except Exception as error:

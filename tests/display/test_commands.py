@@ -21,7 +21,7 @@ from table_runtime.display import DisplayServer
 from table_runtime.errors import ConfigError
 from tests.display.conftest import PIT_TOKEN, SUPERVISOR_PIN, screenshot
 from tests.display.helpers import open_display, publish_and_wait
-from tests.display.scripted import ScriptedBackend, playing
+from tests.display.scripted import ScriptedBackend, playing, recalled_round
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
 
@@ -295,3 +295,15 @@ async def test_a_failing_backend_answers_the_page_and_keeps_it_connected(
             assert reply["rounds"] == [] and "journal unreadable" in reply["message"]
     assert [c.name for c in broken.commands] == ["NEXT"]
     assert "the backend failed on NEXT" in caplog.text
+
+
+async def test_recall_is_one_request_a_second_per_screen(backend: ScriptedBackend, http: aiohttp.ClientSession) -> None:
+    backend.rounds = [recalled_round(16, 1100)]
+    clock = ManualClock()
+    async with DisplayServer(backend, port=0, pit_token=PIT_TOKEN, clock=clock) as server:
+        async with http.ws_connect(f"{server.url}ws?pit={PIT_TOKEN}") as ws:
+            assert len((await ask(ws, {"type": "recall", "last": 10}))["rounds"]) == 1
+            again = await ask(ws, {"type": "recall", "last": 10})
+            assert again["rounds"] == [] and again["message"] == "recall: one request a second"
+            clock.now += 1.0
+            assert len((await ask(ws, {"type": "recall", "last": 10}))["rounds"]) == 1
