@@ -123,6 +123,7 @@ class DisplayServer:
         self._clock = clock
         self._pin_failures = 0
         self._pin_locked_until = float("-inf")
+        self._last_api_recall = float("-inf")
         self._screens: set[_Screen] = set()
         self._runner: web.AppRunner | None = None
         self._port = port
@@ -206,6 +207,10 @@ class DisplayServer:
 
     async def _api_recall(self, request: web.Request) -> web.Response:
         self._role_of(request)
+        now = self._clock()
+        if now - self._last_api_recall < RECALL_INTERVAL_S:
+            raise web.HTTPTooManyRequests(text="recall: one request a second")
+        self._last_api_recall = now
         last = _recall_count(request.query.get("last"))
         return web.json_response(self._backend.recall(last))
 

@@ -307,3 +307,8 @@ async def test_recall_is_one_request_a_second_per_screen(backend: ScriptedBacken
             assert again["rounds"] == [] and again["message"] == "recall: one request a second"
             clock.now += 1.0
             assert len((await ask(ws, {"type": "recall", "last": 10}))["rounds"]) == 1
+        recall_url = f"{server.url}api/recall?last=5&pit={PIT_TOKEN}"
+        async with http.get(recall_url) as response:
+            assert response.status == 200 and len(await response.json()) == 1
+        async with http.get(recall_url) as response:
+            assert response.status == 429
