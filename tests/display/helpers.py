@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from playwright.async_api import Page, expect
+from playwright.async_api import Locator, Page, expect
 
 from table_runtime.display import DisplayServer
 
@@ -23,5 +23,6 @@ async def publish_and_wait(page: Page, server: DisplayServer, snapshot: dict[str
     await expect(page.locator("body")).to_have_attribute("data-seq", str(snapshot["seq"]))
 
 
-def box(page: Page, number: int) -> Any:
+def box(page: Page, number: int) -> Locator:
+    """The box `number` (1-7) on the page."""
     return page.locator(f"#boxes .box[data-box='{number}']")
