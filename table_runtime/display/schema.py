@@ -14,7 +14,7 @@ PHASES = ("betting", "dealing", "insurance", "playing", "bank", "settlement", "c
 HAND_STATUSES = ("waiting", "playing", "stood", "busted", "blackjack", "twenty_one", "doubled", "charlie", "done")
 OUTCOMES = ("blackjack", "win", "charlie", "push", "lose", "bust", "insurance_win", "insurance_lose", "void")
 STAKE_KINDS = ("original", "double", "split", "insurance")
-ALLOWED_COMMANDS = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID")
+ALLOWED_COMMANDS = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD")
 ROUND_RESULTS = ("settled", "voided", "in_progress")
 
 _CENTS: dict[str, Any] = {"type": "integer"}

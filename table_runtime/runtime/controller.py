@@ -206,6 +206,7 @@ class TableController:
     def snapshot(self) -> dict[str, Any]:
         """The whole snapshot contract of docs/display.md."""
         snapshot = table_snapshot(self.table)
+        snapshot["shoe"]["online"] = self.devices.get("shoe") == "online"
         snapshot.update({
             "schema_version": SCHEMA_VERSION,
             "table_id": self.table_id,

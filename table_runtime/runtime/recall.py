@@ -25,7 +25,7 @@ from table_runtime.game.events import (
     RoundStarted,
     RoundVoided,
 )
-from table_runtime.game.inputs import BetsLocked, Input
+from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, Input
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import payout_dict, table_snapshot
 from table_runtime.game.table import Table
@@ -105,6 +105,10 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
             if current["result"] != "in_progress":
                 continue
             snapshot = table_snapshot(table)
+            snapshot["shoe"]["online"] = True
+            snapshot.update({  # the runtime's part of the snapshot contract, as it stood at this step
+                "schema_version": SCHEMA_VERSION, "table_id": table_id, "seq": entry.seq, "recovered": False,
+                "devices": {}, "alarms": [alarm for alarm in current["alarms"] if int(alarm["seq"]) <= entry.seq]})
             current["steps"].append({"seq": entry.seq, "ts": entry.ts, "type": entry.body.get("type"),
                                      "source": entry.body.get("source", ""), "text": describe(item, events),
                                      "snapshot": snapshot})
