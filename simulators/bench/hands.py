@@ -228,8 +228,12 @@ class BenchHands:
             pin.drive_low()
             await asyncio.sleep(DEMO_PINS.debounce_seconds * 3)
             pin.drive_high()
-        if wait:
-            await self.until(f"the {button} button", lambda: self.ctl.journal.last_seq > seq, where, real="panel")
+        if wait:  # the press became an input from the panel (other rows, e.g. a device status, do not count)
+            await self.until(f"the {button} button", lambda: self._panel_input_after(seq), where, real="panel")
+
+    def _panel_input_after(self, seq: int) -> bool:
+        return any(row["seq"] > seq and row["row"] == "input" and row.get("source") == "panel"
+                   for row in reversed(self.rows()))
 
     def _touch(self, args: dict[str, Any], where: str) -> list[Difference]:
         assert self.app is not None
