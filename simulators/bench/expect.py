@@ -40,6 +40,8 @@ class Seen:
     feed_seqs: list[int] | None = None  # events seqs received by the bench's consumer (None: no feed)
     feed_types: list[str] = field(default_factory=list)
     last_seq: int = 0
+    display_snapshot: dict[str, Any] | None = None  # what the display served on /api/snapshot (None: no display)
+    recall: list[dict[str, Any]] = field(default_factory=list)  # the last rounds recalled from the journal
 
 
 def payout_key(payout: Mapping[str, Any]) -> str:
@@ -84,6 +86,17 @@ def differences(expected: Mapping[str, Any], seen: Seen, where: str) -> list[Dif
             _journal(out, at, want, seen)
         elif key == "feed":
             _feed(out, at, want, seen)
+        elif key == "display":
+            if seen.display_snapshot is None:
+                out.append(Difference(at, dict(want), None, "the scenario ran without the display (display: true)"))
+            else:
+                for name, value in want.items():
+                    _equal(out, f"{at}.{name}", value, seen.display_snapshot.get(name))
+        elif key == "recall":
+            if "rounds" in want:
+                _equal(out, f"{at}.rounds", want["rounds"], [item["round"] for item in seen.recall])
+            if "results" in want:
+                _equal(out, f"{at}.results", want["results"], [item["result"] for item in seen.recall])
     return out
 
 

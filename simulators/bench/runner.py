@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+
 from drivers.chip_reader import ReaderSettings, UsbChipReader
 from drivers.dealer_panel import GpioDealerPanel
 from drivers.shoe import SerialShoe
@@ -40,6 +42,7 @@ from simulators.rfid_chips import DENOMINATIONS_CENTS, ChipIssuer
 from simulators.shoe import SimulatedShoe
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
 from table_runtime.chips.watch import ChipWatcher
+from table_runtime.display.server import DisplayServer
 from table_runtime.feed.consumer import FeedConsumer
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings, parse_broker_url
@@ -47,6 +50,7 @@ from table_runtime.journal import Journal, journal_path, verify_file
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.recall import recall_rounds
 
 SCAN_INTERVAL = 0.02  # the simulated reader is scanned 50 times a second: zones settle in ~0.1 s
 FEED_PREFIX = "bench"
@@ -216,6 +220,8 @@ class BenchTable(BenchHands):
         self.controller = controller
         self.app = TableApp(controller, shoe=shoe, panel=panel, readers=[reader],
                             chip_link=ChipLink(watcher, controller), feed=feed)
+        if scenario.display:
+            self.app.display = DisplayServer(self.app, host="127.0.0.1", port=0, language="fr")
         self.app_task = asyncio.create_task(self.app.run(), name=f"bench-app-{self.table_id}")
         self._rows, self._rows_seq = [], 0
 
@@ -317,7 +323,28 @@ class BenchTable(BenchHands):
             with contextlib.suppress(StepFailed):
                 await self.until("the feed catching up", lambda: bool(seqs) and max(seqs) >= last, where, seconds=20)
         await asyncio.sleep(0)
-        return differences(expected, self.seen(), f"expect[{where}]" if where != "expect" else "expect")
+        seen = self.seen()
+        if "display" in expected:
+            seen.display_snapshot = await self._display_snapshot(where)
+        if "recall" in expected:
+            controller = self.ctl
+            seen.recall = recall_rounds(controller.journal, controller.rules, controller.limits,
+                                        last=int(expected["recall"].get("last", 10)), table_id=self.table_id)
+        return differences(expected, seen, f"expect[{where}]" if where != "expect" else "expect")
+
+    async def _display_snapshot(self, where: str) -> dict[str, Any] | None:
+        """The snapshot the dealer display serves, over HTTP as the page gets it."""
+        if self.app is None or self.app.display is None:
+            return None
+        url = f"http://127.0.0.1:{self.app.display.port}/api/snapshot"
+        try:
+            async with (aiohttp.ClientSession() as session, asyncio.timeout(WAIT_SECONDS),
+                        session.get(url) as response):
+                response.raise_for_status()
+                snapshot: dict[str, Any] = await response.json()
+                return snapshot
+        except (aiohttp.ClientError, TimeoutError) as error:
+            raise StepFailed(where, f"the display did not answer {url}: {error}") from error
 
     def seen(self) -> Seen:
         controller = self.ctl

@@ -40,12 +40,12 @@ FAULTS = (
 )  # fmt: skip
 EXPECT_KEYS = (
     "phase", "round", "hands", "bank", "totals", "payouts", "alarms", "alarms_include", "active_alarms",
-    "journal", "feed", "recovered", "devices", "zones", "held_cards", "allowed", "turn", "shoe",
+    "journal", "feed", "recovered", "devices", "zones", "held_cards", "allowed", "turn", "shoe", "display", "recall",
 )  # fmt: skip
 STEP_ACTIONS = ("place", "chip", "remove", "clear", "press", "touch", "draw", "settle", "fault", "load_shoe",
                 "wait", "expect")
 TOP_KEYS = ("name", "cites", "description", "profile", "rules", "limits", "shoe", "cut_after", "feed",
-            "expected_fail", "timeout", "steps", "expect")
+            "display", "expected_fail", "timeout", "steps", "expect")
 
 
 class ScenarioError(ConfigError):
@@ -75,6 +75,7 @@ class Scenario:
     steps: tuple[Step, ...]
     description: str = ""
     feed: bool = False
+    display: bool = False
     expected_fail: str | None = None
     timeout: float = 60.0
     zones: tuple[str, ...] = field(default=())
@@ -157,11 +158,15 @@ def scenario_from_mapping(document: Any, *, path: Path | None = None) -> Scenari
     feed = document.get("feed", False)
     if not isinstance(feed, bool):
         raise ScenarioError("feed", "true or false")
+    display = document.get("display", False)
+    if not isinstance(display, bool):
+        raise ScenarioError("display", "true or false")
     description = document.get("description", "")
     if not isinstance(description, str):
         raise ScenarioError("description", "a string")
     return Scenario(name=name, path=path, cites=tuple(cites), rules=rules, limits=limits, shoe=shoe,
                     cut_after=cut_after, steps=tuple(steps), description=description, feed=feed,
+                    display=display or any(step.action == "expect" and "display" in step.args for step in steps),
                     expected_fail=expected_fail, timeout=float(timeout), zones=zones)
 
 
@@ -458,6 +463,13 @@ def _expect(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
         bad = sorted(set(journal) - {"verify", "inputs", "contains"})
         if bad:
             raise ScenarioError(f"{key}.journal.{bad[0]}", "unknown key; known: verify, inputs, contains")
+    if "display" in out and (not isinstance(out["display"], Mapping) or not out["display"]):
+        raise ScenarioError(f"{key}.display", "snapshot keys and values the display's /api/snapshot must show")
+    if "recall" in out:
+        recall = out["recall"]
+        if not isinstance(recall, Mapping) or set(recall) - {"last", "rounds", "results"} or not _whole(
+                recall.get("last", 10)):
+            raise ScenarioError(f"{key}.recall", "{last: 10, rounds: [1, 2], results: [settled, voided]}")
     if "feed" in out:
         feed = out["feed"]
         if not isinstance(feed, Mapping) or set(feed) - {"every_seq", "types"}:

@@ -111,3 +111,12 @@ def test_junit_xml_has_a_testcase_per_scenario_with_the_first_difference_as_mess
     assert cases["known"].find("skipped") is not None
     error = cases["crash"].find("error")
     assert error is not None and error.get("message") == "ValueError: boom"
+
+
+def test_display_and_recall_are_compared_when_asked() -> None:
+    shown = seen(display_snapshot={"phase": "settlement", "round": 1},
+                 recall=[{"round": 1, "result": "settled"}, {"round": 2, "result": "voided"}])
+    assert differences({"display": {"phase": "settlement"}, "recall": {"rounds": [1, 2]}}, shown, "x") == []
+    found = differences({"display": {"phase": "closed"}, "recall": {"results": ["settled", "settled"]}}, shown, "x")
+    assert [d.where for d in found] == ["x.display.phase", "x.recall.results"]
+    assert "without the display" in differences({"display": {"phase": "x"}}, seen(), "x")[0].note
