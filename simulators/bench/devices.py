@@ -8,6 +8,7 @@ The file is TOML; every key is optional and defaults to ``"sim"``::
     casino_id = 7
     antennas = { 1 = "box1", 2 = "box1.behind", 3 = "box1.insurance" }
     panel = "gpio"                      # the real buttons (gpiozero's default pin factory)
+    table_config = "/etc/table/table.toml"  # pins, pin factory, antennas and registry from the table's config
     broker = "mqtt://10.0.0.5:1883"     # a real broker (broker_down/up become operator prompts)
     operator_timeout = 300               # seconds the bench waits for a person to act
 
@@ -25,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_runtime.config import PanelPins, load_config
 from table_runtime.errors import ConfigError
 
 DEVICE_KEYS = ("shoe", "chips", "panel", "broker")
-KNOWN_KEYS = (*DEVICE_KEYS, "chips_registry", "casino_id", "antennas", "operator_timeout")
+KNOWN_KEYS = (*DEVICE_KEYS, "chips_registry", "casino_id", "antennas", "operator_timeout", "table_config")
 
 
 class DevicesFileError(ConfigError):
@@ -47,6 +49,8 @@ class DeviceChoice:
     casino_id: int = 7
     antennas: Mapping[int, str] = field(default_factory=dict)
     operator_timeout: float = 300.0
+    pins: PanelPins | None = None  # the real panel's pins (None: the demo's, on mock pins)
+    pin_factory: str | None = None  # gpiozero pin factory name for the real panel (None: gpiozero's default)
 
     def real(self, device: str) -> bool:
         return str(getattr(self, device)) != "sim"
@@ -64,6 +68,11 @@ def devices_from_mapping(raw: Mapping[str, Any]) -> DeviceChoice:
     if unknown:
         raise DevicesFileError(unknown[0], f"unknown key; known: {', '.join(KNOWN_KEYS)}")
     values: dict[str, Any] = {}
+    if "table_config" in raw:
+        raw = {**_from_table_config(raw["table_config"]), **raw}
+        values["pins"] = raw.pop("pins")
+        values["pin_factory"] = raw.pop("pin_factory")
+        raw.pop("table_config")
     prefixes = {"shoe": ("serial://", "/dev/"), "chips": ("usb://",), "panel": ("gpio",), "broker": ("mqtt://",
                                                                                                       "mqtts://")}
     for key in DEVICE_KEYS:
@@ -92,6 +101,22 @@ def devices_from_mapping(raw: Mapping[str, Any]) -> DeviceChoice:
         raise DevicesFileError("operator_timeout", "seconds, positive")
     values["operator_timeout"] = float(timeout)
     return DeviceChoice(**values)
+
+
+def _from_table_config(path: Any) -> dict[str, Any]:
+    """Defaults from the table's own configuration file (table_runtime.config): pins, antennas, registry."""
+    if not isinstance(path, str):
+        raise DevicesFileError("table_config", "the path of the table's TOML configuration")
+    try:
+        config = load_config(path)
+    except ConfigError as error:
+        raise DevicesFileError("table_config", f"{path}: {error}") from error
+    defaults: dict[str, Any] = {"pins": config.pins, "pin_factory": config.devices.panel_pin_factory}
+    if config.devices.chip_registry is not None:
+        defaults["chips_registry"] = str(config.devices.chip_registry)
+    if config.devices.chip_readers:
+        defaults["antennas"] = dict(config.devices.chip_readers[0].antennas)
+    return defaults
 
 
 def load_devices(spec: str) -> DeviceChoice:

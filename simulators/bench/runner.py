@@ -28,7 +28,7 @@ from typing import Any
 import aiohttp
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
-from drivers.dealer_panel import GpioDealerPanel
+from drivers.dealer_panel import GpioDealerPanel, pin_factory_for
 from drivers.shoe import SerialShoe
 from firmware_bridge.rfid.messages import Tag
 from simulators.bench.devices import SIMULATED, DeviceChoice, Operator
@@ -209,7 +209,10 @@ class BenchTable(BenchHands):
                                                   antenna_zones=self.antennas, name="bench-reader",
                                                   scan_interval=SCAN_INTERVAL, reconnect_interval=0.1),
                                    backend=self.backend)
-        panel = GpioDealerPanel(DEMO_PINS, pin_factory=None if self.choice.real("panel") else self.pin_factory)
+        if self.choice.real("panel"):
+            panel = GpioDealerPanel(self.choice.pins or DEMO_PINS, pin_factory=pin_factory_for(self.choice.pin_factory))
+        else:
+            panel = GpioDealerPanel(DEMO_PINS, pin_factory=self.pin_factory)
         feed = None
         if self.broker is not None or self.choice.real("broker"):
             url = self.choice.broker if self.choice.real("broker") else self._broker().url

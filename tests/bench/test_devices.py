@@ -16,6 +16,8 @@ from simulators.bench.scenario import load_scenario
 from simulators.shoe import SimulatedShoe
 from table_runtime.game.cards import parse_cards
 
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
 
 def test_sim_is_everything_simulated_and_a_file_names_the_real_ones(tmp_path: Path) -> None:
     assert load_devices("sim").all_simulated
@@ -28,6 +30,15 @@ def test_sim_is_everything_simulated_and_a_file_names_the_real_ones(tmp_path: Pa
     choice = load_devices(str(devices))
     assert choice.real("shoe") and choice.real("chips") and not choice.real("panel") and not choice.real("broker")
     assert choice.antennas == {1: "box1", 2: "box1.behind"}
+
+
+def test_the_table_config_gives_the_real_panel_its_pins_and_pin_factory() -> None:
+    choice = devices_from_mapping({"table_config": str(CONFIGS / "demo.toml"), "panel": "gpio"})
+    assert choice.real("panel") and choice.pins is not None
+    assert choice.pins.buttons["DEAL"] == 5 and choice.pin_factory == "mock"
+    with pytest.raises(DevicesFileError) as raised:
+        devices_from_mapping({"table_config": str(CONFIGS / "missing.toml")})
+    assert raised.value.key == "table_config"
 
 
 @pytest.mark.parametrize(("raw", "key"), [
