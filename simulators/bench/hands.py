@@ -41,10 +41,11 @@ OTHER_CASINO_ID = 9
 class StepFailed(Exception):
     """A step could not be carried out, or its effect never reached the runtime."""
 
-    def __init__(self, where: str, message: str) -> None:
+    def __init__(self, where: str, message: str, *, expected: str = "the step carried out") -> None:
         super().__init__(f"{where}: {message}")
         self.where = where
         self.message = message
+        self.expected = expected
 
 
 
@@ -136,7 +137,7 @@ class BenchHands:
                 error = self.app_task.exception()
                 raise StepFailed(where, "the runtime stopped: " + (describe(error) if error else "it returned"))
             if loop.time() > deadline:
-                raise StepFailed(where, f"the table did not see {what} within {seconds:.0f} s")
+                raise StepFailed(where, f"not seen by the runtime within {seconds:.0f} s", expected=what)
             await asyncio.sleep(POLL_SECONDS)
 
     # chips -----------------------------------------------------------------------------------

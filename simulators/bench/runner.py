@@ -178,7 +178,7 @@ class BenchTable(BenchHands):
                 try:
                     found += await self._do(step)
                 except StepFailed as failure:
-                    found.append(Difference(failure.where, "the step done", "not done", failure.message))
+                    found.append(Difference(failure.where, failure.expected, failure.message))
                     break
         finally:
             await self._stop_runtime()
