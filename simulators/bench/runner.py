@@ -116,7 +116,8 @@ class BenchTable(BenchHands):
         self.antennas = {index + 1: zone for index, zone in enumerate(self.zones)}
         # the simulated devices (they outlive a power loss of the runtime)
         self.shoe_sim = SimulatedShoe(seed=seed, announce=False, cut_cards_behind=0)
-        self.reader_sim = SimulatedReader(self.antennas, antennas=len(self.zones) + 1, seed=seed)
+        self.reader_sim = SimulatedReader(self.antennas, antennas=len(self.zones) + 1, seed=seed,
+                                          miss_rate=scenario.reader_miss_rate)
         self.backend = RfidBackend([self.reader_sim])
         self.issuer = ChipIssuer(CASINO_ID, seed=seed)
         self.tray = ChipTray(self.issuer, per_denomination=60)

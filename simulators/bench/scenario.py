@@ -45,7 +45,7 @@ EXPECT_KEYS = (
 STEP_ACTIONS = ("place", "chip", "remove", "clear", "press", "touch", "draw", "settle", "fault", "load_shoe",
                 "wait", "expect")
 TOP_KEYS = ("name", "cites", "description", "profile", "rules", "limits", "shoe", "cut_after", "feed",
-            "display", "expected_fail", "timeout", "steps", "expect")
+            "display", "reader_miss_rate", "expected_fail", "timeout", "steps", "expect")
 
 
 class ScenarioError(ConfigError):
@@ -76,6 +76,7 @@ class Scenario:
     description: str = ""
     feed: bool = False
     display: bool = False
+    reader_miss_rate: float = 0.0
     expected_fail: str | None = None
     timeout: float = 60.0
     zones: tuple[str, ...] = field(default=())
@@ -161,11 +162,15 @@ def scenario_from_mapping(document: Any, *, path: Path | None = None) -> Scenari
     display = document.get("display", False)
     if not isinstance(display, bool):
         raise ScenarioError("display", "true or false")
+    miss_rate = document.get("reader_miss_rate", 0.0)
+    if isinstance(miss_rate, bool) or not isinstance(miss_rate, (int, float)) or not 0 <= miss_rate < 1:
+        raise ScenarioError("reader_miss_rate", "the chance that a chip is missed by one scan, 0 to below 1")
     description = document.get("description", "")
     if not isinstance(description, str):
         raise ScenarioError("description", "a string")
     return Scenario(name=name, path=path, cites=tuple(cites), rules=rules, limits=limits, shoe=shoe,
                     cut_after=cut_after, steps=tuple(steps), description=description, feed=feed,
+                    reader_miss_rate=float(miss_rate),
                     display=display or any(step.action == "expect" and "display" in step.args for step in steps),
                     expected_fail=expected_fail, timeout=float(timeout), zones=zones)
 
