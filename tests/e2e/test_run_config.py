@@ -150,7 +150,7 @@ async def test_run_comes_up_plays_a_touch_and_stops_cleanly(started: tuple[Path,
     snapshot = table.wait_for("shoe and readers online", devices_online)
     assert snapshot["table_id"] == "DEMO1"
     assert snapshot["shoe"] == {"shoe_id": "S1", "cards_dealt": 0, "cards_left": 312, "burns_left": 5,
-                                "cut_card_reached": False, "loaded": True}
+                                "cut_card_reached": False, "loaded": True, "online": True}
     assert snapshot["devices"]["broker"] == "disabled"
     assert set(snapshot["zones"]) == {f"box{box}{part}" for box in range(1, 8)
                                       for part in ("", ".behind", ".insurance")}

@@ -75,9 +75,11 @@ async def test_broker_restarted_mid_stream_every_event_arrives_in_order(
             runner = tasks.create_task(feed.run())
 
             async def stream() -> None:
+                # Paced so the table is still journaling when the broker goes down: the publisher
+                # cannot have sent what is not journaled yet, so it must reconnect to finish.
                 for first in range(0, TOTAL, 100):
                     await append_entries(journal, first, first + 100, after_chunk=feed.notify)
-                    await asyncio.sleep(0.002)
+                    await asyncio.sleep(0.03)
 
             streaming = tasks.create_task(stream())
             await collector.wait_for(3000, timeout=30)
