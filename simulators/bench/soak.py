@@ -233,13 +233,17 @@ async def _inject(fault: str, devices: LiveDevices, broker: MosquittoBroker | No
 
 
 def _recoveries(journal: Journal) -> dict[str, int]:
-    """Devices that came back online after going offline, by device."""
+    """Devices that came back online after going offline while in service (not the first connection)."""
     state: dict[str, str] = {}
+    lost: set[str] = set()
     back: Counter[str] = Counter()
     for entry in journal.entries():
         if entry.kind == "status" and entry.body.get("type") == "DeviceStatus":
             device, status = str(entry.body["device"]), str(entry.body["status"])
-            if status == "online" and state.get(device) == "offline":
+            if status == "online" and device in lost:
                 back[device] += 1
+                lost.discard(device)
+            elif status != "online" and state.get(device) == "online":
+                lost.add(device)
             state[device] = status
     return dict(back)
