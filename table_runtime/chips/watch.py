@@ -371,6 +371,13 @@ class ChipWatcher:
                          f"{euros(abs(difference))} {'over' if difference > 0 else 'short'}")))
         return verdicts
 
+    def reopen(self) -> None:
+        """UNDO took the round back out of settlement: the zones are locked again, nothing is expected yet."""
+        if self._phase != "settling":
+            raise WatcherUseError(f"no settlement to reopen (phase {self._phase})")
+        self._phase = "locked"
+        self._expected.clear()
+
     def end_round(self) -> None:
         """The round is closed: zones are free for the next bets."""
         self._phase = "betting"

@@ -42,6 +42,7 @@ from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.recall import recall_rounds
 
 SHOE_RULE = "TABLE.md What the controller must catch: shoe integrity"
+SHOE_COUNT_GRACE_S = 2.0  # time for the shoe to resend what was in flight when it went offline
 
 
 class TableApp:
@@ -191,17 +192,30 @@ class TableApp:
         elif isinstance(event, shoe_events.ShoeOnline):
             controller.set_device("shoe", "online")
             shoe = controller.table.shoe
-            if shoe.loaded and shoe_id_of(event.shoe_id) == shoe.shoe_id and event.cards_drawn != shoe.dealt:
-                # After a restart of either side: cards the table never saw (or a shoe that went back).
-                controller.raise_alarm(Alarm(
-                    kind="shoe_count_mismatch", rule=SHOE_RULE,
-                    amounts=(("shoe_cards_drawn", event.cards_drawn), ("journal_cards", shoe.dealt)),
-                    message=f"shoe {shoe.shoe_id} says {event.cards_drawn} cards left it; "
-                            f"the journal counts {shoe.dealt}: check the round"))
+            if shoe.loaded and shoe_id_of(event.shoe_id) == shoe.shoe_id:
+                if event.cards_drawn < shoe.dealt:
+                    self._count_mismatch(event.cards_drawn)  # the shoe went back: not the shoe we counted
+                else:
+                    # Cards still in flight are resent right after the shoe comes online: judge a moment later.
+                    asyncio.get_running_loop().call_later(SHOE_COUNT_GRACE_S, self._check_shoe_count,
+                                                          shoe.shoe_id, event.cards_drawn)
         elif isinstance(event, shoe_events.MissedCards):
             controller.raise_alarm(Alarm(kind="missed_cards", rule=SHOE_RULE, amounts=(("cards", event.count),),
                                          message=f"{event.count} card message(s) from the shoe were lost "
                                                  f"(from sequence {event.first_sequence}): check the round"))
+
+    def _check_shoe_count(self, shoe_id: str, cards_drawn: int) -> None:
+        shoe = self.controller.table.shoe
+        if not self._stopping.is_set() and shoe.shoe_id == shoe_id and shoe.dealt < cards_drawn:
+            self._count_mismatch(cards_drawn)
+
+    def _count_mismatch(self, cards_drawn: int) -> None:
+        shoe = self.controller.table.shoe
+        self.controller.raise_alarm(Alarm(
+            kind="shoe_count_mismatch", rule=SHOE_RULE,
+            amounts=(("shoe_cards_drawn", cards_drawn), ("journal_cards", shoe.dealt)),
+            message=f"shoe {shoe.shoe_id} says {cards_drawn} cards left it; the journal counts {shoe.dealt}: "
+                    "check the round"))
 
     def _lock_on_first_card(self) -> None:
         """The first card out of the shoe locks the bets (TABLE.md step 1) if the dealer did not."""
@@ -227,7 +241,7 @@ class TableApp:
         async for command in panel.commands():
             result = self.apply_command(str(command), {}, role="supervisor" if command == "VOID" else "dealer",
                                         source="panel")
-            if not result["ok"]:
+            if not result["ok"] and not result.get("alarmed"):
                 self.controller.raise_alarm(Alarm(kind="command_refused", message=result["message"],
                                                   rule="TABLE.md A round"))
 
@@ -276,7 +290,7 @@ class TableApp:
             item = simple[name]
         events = controller.submit(item, source=source)
         refusals = [event.message for event in events if isinstance(event, Alarm) and event.kind == "command_refused"]
-        return {"ok": not refusals, "message": refusals[0] if refusals else f"{name} done"}
+        return {"ok": not refusals, "message": refusals[0] if refusals else f"{name} done", "alarmed": bool(refusals)}
 
     # -------------------------------------------------------- display backend
 

@@ -59,6 +59,10 @@ class ChipLink:
         self._open: dict[str, int] = {}  # zone -> box of the open double/split window
         self._insurance_open = False
         self._settling_round = 0
+        self._recovered_insurance: dict[int, int] = {}  # box -> cents on its line when a round was adopted
+        self._scans = 0
+        self._following = False
+        self._again = False
         self._publish_zones()
 
     # ------------------------------------------------------------- readings
@@ -67,6 +71,8 @@ class ChipLink:
         """A scan (zone changes, chip and antenna alarms) or a reader gone offline."""
         if isinstance(event, ReaderOffline):
             self.controller.set_device("chips", "offline")
+        else:
+            self._scans += 1
         changed = False
         for item in apply_reader_event(self.watcher, event):
             if isinstance(item, ZoneChanged):
@@ -75,6 +81,8 @@ class ChipLink:
                 self.controller.raise_alarm(game_alarm(item))
         if changed:
             self._publish_zones()
+        if self.watcher.phase == "betting" and self.controller.table.round_in_play:
+            self.follow()  # a recovered round waits for a full read of the zones
 
     def _publish_zones(self) -> None:
         zones = {zone: self.watcher.total_cents(zone) for zone in self.watcher.zones}
@@ -121,7 +129,8 @@ class ChipLink:
 
     def insurance_inputs(self) -> list[InsurancePlaced]:
         """CONFIRM in the insurance window: the chips on each insurance segment."""
-        placed = []
+        placed = [InsurancePlaced(box=box, cents=cents) for box, cents in sorted(self._recovered_insurance.items())]
+        self._recovered_insurance.clear()
         if self._insurance_open:
             self._insurance_open = False
             for zone in list(self._open):
@@ -143,24 +152,50 @@ class ChipLink:
                 self.controller.raise_alarm(game_alarm(verdict))
 
     def follow(self) -> None:
-        """After every change of the round: open and close windows, start or end the settlement."""
+        """After every change of the round: open and close windows, start or end the settlement.
+
+        An alarm raised here changes the table again and calls back in: that call only asks for one
+        more pass, so the watcher is never driven from two places at once.
+        """
+        if self._following:
+            self._again = True
+            return
+        self._following = True
+        try:
+            self._again = True
+            while self._again:
+                self._again = False
+                self._follow_once()
+        finally:
+            self._following = False
+
+    def _follow_once(self) -> None:
         table = self.controller.table
         round_ = table.round
         if round_ is None or round_.phase in ("closed", "voided"):
             if self.watcher.phase != "betting":
                 self._open.clear()
                 self._insurance_open = False
+                self._recovered_insurance.clear()
                 self.watcher.end_round()
                 self._publish_zones()
             return
         if self.watcher.phase == "betting":
-            return  # a recovered round whose chips were not locked in this run: nothing to watch
+            self._adopt(round_)  # a round recovered from the journal: lock the zones as they stand
+            if self.watcher.phase == "betting":
+                return
+        if self.watcher.phase == "settling" and round_.phase != "settlement":
+            self.watcher.reopen()  # UNDO took the round back out of settlement
+            self._settling_round = 0
         if round_.phase == "insurance" and not self._insurance_open and self.watcher.phase == "locked":
             self._insurance_open = True
             for box in round_.boxes:
-                self._window(f"box{box.number}.insurance", box.number, "insurance", box.bet.seated_cents // 2)
+                if box.number not in self._recovered_insurance:
+                    self._window(f"box{box.number}.insurance", box.number, "insurance", box.bet.seated_cents // 2)
         if round_.phase == "playing":
             self._follow_turn(round_)
+        elif round_.phase in ("bank", "settlement"):
+            self._close_play_windows(None)  # the last box's window closes when the bank plays
         if round_.phase == "settlement" and self.watcher.phase == "locked" and self._settling_round != round_.number:
             self._settling_round = round_.number  # before closing: a closing alarm re-enters follow()
             for zone in list(self._open):
@@ -168,18 +203,48 @@ class ChipLink:
             known = set(self.watcher.zones)
             self.watcher.begin_settlement({z: c for z, c in expected_zones(round_).items() if z in known})
 
-    def _follow_turn(self, round_: Round) -> None:
-        hand = round_.current_hand
-        allowed = round_.allowed()
-        box = None if hand is None or not ({"DOUBLE", "SPLIT"} & set(allowed)) else hand.box
+    def _adopt(self, round_: Round) -> None:
+        """After a restart mid-round: once every zone has been read, lock what is there and check it."""
+        if self._scans < 3 or round_.phase not in ("insurance", "playing", "bank", "settlement"):
+            return  # a chip counts after 2 reads: wait for a full picture of the table
+        snapshot = self.watcher.lock_bets(self.controller.limits)
+        for box in round_.boxes:
+            seated = sum(s.cents for hand in box.hands for s in hand.stakes if s.owner == box.bet.owner)
+            behind = sum(s.cents for hand in box.hands for s in hand.stakes if s.owner != box.bet.owner)
+            line = snapshot.zones.get(f"box{box.number}.insurance", 0)
+            if round_.phase == "insurance" and line:
+                self._recovered_insurance[box.number] = line
+            insured = box.insurance or self._recovered_insurance.get(box.number, 0)
+            for zone, due in ((f"box{box.number}", seated), (f"box{box.number}.behind", behind),
+                              (f"box{box.number}.insurance", insured)):
+                seen = snapshot.zones.get(zone)
+                if seen is not None and seen != due and round_.phase != "settlement":
+                    self.controller.raise_alarm(Alarm(
+                        kind="past_posting", box=box.number, rule="TABLE.md Power loss; past-posting",
+                        message=f"{zone}: {seen / 100:.2f} € on the zone after the restart, "
+                                f"the recovered round has {due / 100:.2f} € there",
+                        amounts=(("expected_cents", due), ("seen_cents", seen))))
+        if round_.phase == "settlement":
+            # The dealer may be paying already: what the zones held at the lock is unknown; check the end.
+            self._settling_round = round_.number
+            known = set(self.watcher.zones)
+            self.watcher.begin_settlement({z: c for z, c in expected_zones(round_).items() if z in known})
+
+    def _close_play_windows(self, keep_box: int | None) -> None:
         for zone, owner_box in list(self._open.items()):
-            if owner_box != box and not zone.endswith(".insurance"):
+            if owner_box != keep_box and not zone.endswith(".insurance"):
                 verdict = self._close(zone)
                 if isinstance(verdict, WindowClosed) and verdict.added_cents:
                     self.controller.raise_alarm(Alarm(
                         kind="past_posting", box=owner_box, rule="TABLE.md past-posting",
                         message=f"{zone}: {verdict.added_cents / 100:.2f} € added with no double or split",
                         amounts=(("added_cents", verdict.added_cents),)))
+
+    def _follow_turn(self, round_: Round) -> None:
+        hand = round_.current_hand
+        allowed = round_.allowed()
+        box = None if hand is None or not ({"DOUBLE", "SPLIT"} & set(allowed)) else hand.box
+        self._close_play_windows(box)
         if hand is None or box is None:
             return
         stakes = hand.base_stakes()

@@ -13,17 +13,19 @@ from table_runtime.game.cards import parse_cards
 from table_runtime.game.inputs import CardDrawn, ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
-from table_runtime.runtime.app import TableApp
+from table_runtime.runtime.app import SHOE_COUNT_GRACE_S, TableApp
 from table_runtime.runtime.controller import TableController
 
 
 async def run_until_online(controller: TableController, shoe: SimulatedShoe) -> list[str]:
+    """Until the shoe is online and the runtime has had time to count what it resends."""
     app = TableApp(controller, shoe=SerialShoe(str(shoe.link)))
     runner = asyncio.create_task(app.run())
     try:
         async with asyncio.timeout(20):
             while controller.devices["shoe"] != "online":
                 await app.wait_for_change(1.0)
+        await asyncio.sleep(SHOE_COUNT_GRACE_S + 0.5)
     finally:
         app.stop()
         await runner
@@ -31,7 +33,7 @@ async def run_until_online(controller: TableController, shoe: SimulatedShoe) -> 
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize(("drawn_by_shoe", "alarmed"), [(5, False), (7, True)])
+@pytest.mark.parametrize(("drawn_by_shoe", "alarmed"), [(5, False), (7, True), (3, True)])
 async def test_a_shoe_that_drew_cards_the_journal_never_saw_is_an_alarm(
     tmp_path: Path, drawn_by_shoe: int, alarmed: bool
 ) -> None:
