@@ -167,6 +167,7 @@ class ChipWatcher:
         self._locks: dict[str, _Lock] = {}
         self._windows: dict[str, _Window] = {}
         self._expected: dict[str, int] = {}
+        self._before_window: dict[str, _Lock] = {}  # the lock each zone had before its last window closed
         self._antennas: dict[str, str] = {}  # zone -> last antenna status name that was not OK
 
     # -- state ---------------------------------------------------------------------------------
@@ -320,6 +321,7 @@ class ChipWatcher:
         lock = self._locks[zone]
         now = self.total_cents(zone)
         added = now - lock.cents
+        self._before_window[zone] = lock
         self._locks[zone] = _Lock(now, frozenset(tag.uid for tag in self.tracker.chips(zone)))
         box = zone_box(zone)
         if added in (0, window.expected_cents):
@@ -371,6 +373,13 @@ class ChipWatcher:
                          f"{euros(abs(difference))} {'over' if difference > 0 else 'short'}")))
         return verdicts
 
+    def restore_lock(self, zone: str) -> None:
+        """UNDO took back the double or split this zone's last window took: lock the zone as it was before,
+        so the dealer handing those chips back is quiet and anything else is still past-posting."""
+        lock = self._before_window.pop(zone, None)
+        if lock is not None and self._phase == "locked":
+            self._locks[zone] = lock
+
     def reopen(self) -> None:
         """UNDO took the round back out of settlement: the zones are locked again, nothing is expected yet."""
         if self._phase != "settling":
@@ -381,6 +390,7 @@ class ChipWatcher:
     def end_round(self) -> None:
         """The round is closed: zones are free for the next bets."""
         self._phase = "betting"
+        self._before_window.clear()
         self._locks.clear()
         self._windows.clear()
         self._expected.clear()

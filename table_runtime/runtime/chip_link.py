@@ -61,6 +61,7 @@ class ChipLink:
         self._settling_round = 0
         self._recovered_insurance: dict[int, int] = {}  # box -> cents on its line when a round was adopted
         self._scans = 0
+        self._window_actions: list[tuple[str, ...]] = []  # zones closed by each DOUBLE/SPLIT, in order
         self._following = False
         self._again = False
         self._publish_zones()
@@ -113,18 +114,28 @@ class ChipLink:
         return True
 
     def before_double_or_split(self) -> tuple[str, ...]:
-        """Close the current box's windows: the behind players who added their stake follow."""
+        """Close the current box's windows: the behind players who added their stake follow.
+
+        The round changes only when the command is applied, just after: until then, the alarms
+        raised here must not make `follow` judge the windows against the round of before.
+        """
         following: list[str] = []
-        for zone in list(self._open):
-            verdict = self._close(zone)
-            if isinstance(verdict, WindowClosed) and zone.endswith(".behind") and verdict.accepted:
-                following.append(zone)
-            if isinstance(verdict, WindowClosed) and not zone.endswith(".behind") and not verdict.accepted:
-                self.controller.raise_alarm(Alarm(
-                    kind="wrong_window_amount", box=verdict.box, rule="000:30, 000:35 (an equal stake is added)",
-                    message=f"{zone}: the {verdict.kind} was pressed but no stake of "
-                            f"{verdict.expected_cents / 100:.2f} € was added",
-                    amounts=(("expected_cents", verdict.expected_cents), ("seen_cents", verdict.added_cents))))
+        self._following = True
+        try:
+            self._window_actions.append(tuple(self._open))
+            for zone in list(self._open):
+                verdict = self._close(zone)
+                if isinstance(verdict, WindowClosed) and zone.endswith(".behind") and verdict.accepted:
+                    following.append(zone)
+                if isinstance(verdict, WindowClosed) and not zone.endswith(".behind") and not verdict.accepted:
+                    self.controller.raise_alarm(Alarm(
+                        kind="wrong_window_amount", box=verdict.box, rule="000:30, 000:35 (an equal stake is added)",
+                        message=f"{zone}: the {verdict.kind} was pressed but no stake of "
+                                f"{verdict.expected_cents / 100:.2f} € was added",
+                        amounts=(("expected_cents", verdict.expected_cents), ("seen_cents", verdict.added_cents))))
+        finally:
+            self._following = False
+            self._again = False
         return tuple(following)
 
     def insurance_inputs(self) -> list[InsurancePlaced]:
@@ -177,6 +188,7 @@ class ChipLink:
                 self._open.clear()
                 self._insurance_open = False
                 self._recovered_insurance.clear()
+                self._window_actions.clear()
                 self.watcher.end_round()
                 self._publish_zones()
             return
@@ -187,6 +199,11 @@ class ChipLink:
         if self.watcher.phase == "settling" and round_.phase != "settlement":
             self.watcher.reopen()  # UNDO took the round back out of settlement
             self._settling_round = 0
+        if self.watcher.phase == "locked":
+            taken = sum(hand.doubled for hand in round_.hands) + len(round_.hands) - len(round_.boxes)
+            while len(self._window_actions) > taken:  # a double or split undone (or refused by the rules)
+                for zone in self._window_actions.pop():
+                    self.watcher.restore_lock(zone)
         if round_.phase == "insurance" and not self._insurance_open and self.watcher.phase == "locked":
             self._insurance_open = True
             for box in round_.boxes:
