@@ -149,13 +149,17 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
         runner = asyncio.create_task(app.run())
         if http is not None and not args.json:
             print(f"dealer display: http://{http[0]}:{http[1]}/", file=sys.stderr)
-        done = 0
+        played = [0]  # rounds finished so far, also when a signal stops the demo
+
+        def count(done: int) -> None:
+            played[0] = done
+
         try:
             dealer = asyncio.create_task(deal_rounds(app, devices, rounds=args.rounds, seed=args.seed,
-                                                     pace=args.pace, error_rate=args.error_rate))
+                                                     pace=args.pace, error_rate=args.error_rate, on_round=count))
             finished, _ = await asyncio.wait({dealer, runner}, return_when=asyncio.FIRST_COMPLETED)
             if dealer in finished:
-                done = dealer.result()
+                played[0] = dealer.result()
             else:
                 dealer.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -165,7 +169,7 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
             await runner
     finally:
         devices.stop()
-    return {"rounds": done, "alarms": dict(controller.alarms.counts), "recovered": recovered,
+    return {"rounds": played[0], "alarms": dict(controller.alarms.counts), "recovered": recovered,
             "net_by_box": {}, "journal_rows": controller.journal.last_seq}
 
 
