@@ -18,6 +18,7 @@ from drivers.chip_reader import ChipReader, ChipsScanned, ReaderOffline, ReaderO
 from drivers.dealer_panel import DealerPanel, Tower
 from drivers.shoe import CardShoe
 from firmware_bridge.shoe import events as shoe_events
+from table_runtime.chips.watch import WatcherUseError
 from table_runtime.display.server import DisplayServer
 from table_runtime.errors import CardCodeError
 from table_runtime.feed.publisher import FeedPublisher
@@ -247,6 +248,15 @@ class TableApp:
 
     def apply_command(self, name: str, args: dict[str, Any], *, role: str, source: str) -> dict[str, Any]:
         """A dealer command from the panel or the display; refusals by the rules arrive as alarms."""
+        try:
+            return self._apply_command(name, args, role=role, source=source)
+        except WatcherUseError as error:
+            # The chip watch lost step: the command is not applied; the watch restarts with the next round.
+            assert self.chip_link is not None
+            self.chip_link.suspend(error)
+            return {"ok": False, "message": f"{name} not applied: {error}", "alarmed": True}
+
+    def _apply_command(self, name: str, args: dict[str, Any], *, role: str, source: str) -> dict[str, Any]:
         controller = self.controller
         table = controller.table
         link = self.chip_link

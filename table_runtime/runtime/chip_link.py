@@ -18,7 +18,7 @@ from typing import Any
 
 from drivers.chip_reader import ChipsScanned, ReaderOffline
 from table_runtime.chips.live import apply_reader_event
-from table_runtime.chips.watch import ChipAlarm, ChipWatcher, WindowClosed, WindowKind
+from table_runtime.chips.watch import ChipAlarm, ChipWatcher, WatcherUseError, WindowClosed, WindowKind
 from table_runtime.chips.zones import ZoneChanged
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import BehindBet, BetsLocked, BoxBet, InsurancePlaced
@@ -62,6 +62,7 @@ class ChipLink:
         self._recovered_insurance: dict[int, int] = {}  # box -> cents on its line when a round was adopted
         self._scans = 0
         self._window_actions: list[tuple[str, ...]] = []  # zones closed by each DOUBLE/SPLIT, in order
+        self._suspended_round = 0
         self._following = False
         self._again = False
         self._publish_zones()
@@ -172,13 +173,34 @@ class ChipLink:
             self._again = True
             return
         self._following = True
+        failure: WatcherUseError | None = None
         try:
             self._again = True
             while self._again:
                 self._again = False
-                self._follow_once()
+                try:
+                    self._follow_once()
+                except WatcherUseError as error:
+                    failure = error
         finally:
             self._following = False
+        if failure is not None:
+            self.suspend(failure)
+
+    def suspend(self, failure: Exception) -> None:
+        """Chip bookkeeping out of step must never stop the table: say so, and watch again from the
+        next round (the game, the journal and the shoe go on)."""
+        self._open.clear()
+        self._insurance_open = False
+        self._recovered_insurance.clear()
+        self._window_actions.clear()
+        round_ = self.controller.table.round
+        self._suspended_round = 0 if round_ is None else round_.number
+        self.watcher.end_round()
+        self.controller.raise_alarm(Alarm(
+            kind="chip_watch_suspended", rule="TABLE.md What the controller must catch",
+            message=f"the chip watch lost step with the round ({failure}); chips are not verified "
+                    "until the next round: check the zones by eye"))
 
     def _follow_once(self) -> None:
         table = self.controller.table
@@ -193,6 +215,8 @@ class ChipLink:
                 self._publish_zones()
             return
         if self.watcher.phase == "betting":
+            if self._suspended_round == round_.number:
+                return
             self._adopt(round_)  # a round recovered from the journal: lock the zones as they stand
             if self.watcher.phase == "betting":
                 return
