@@ -223,6 +223,8 @@ class TableApp:
         table = self.controller.table
         if self.chip_link is None or table.round_in_play or not table.shoe.loaded or table.shoe.burns_left:
             return
+        if not self.chip_link.has_stakes():
+            return  # no bets on the table: the card is one no hand may take (an alarm from the round)
         self.chip_link.lock_bets(source="first card")
 
     # ---------------------------------------------------------------- chips

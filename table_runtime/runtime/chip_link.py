@@ -94,6 +94,10 @@ class ChipLink:
 
     # ------------------------------------------------------------ the round
 
+    def has_stakes(self) -> bool:
+        """Chips on any seated zone: a card out of the shoe then means NO MORE BETS."""
+        return any(self.watcher.total_cents(zone) for zone in self.watcher.zones if "." not in zone)
+
     def lock_bets(self, *, source: str) -> bool:
         """NO MORE BETS: the zones become the locked stakes. False when no round started."""
         if self.watcher.phase != "betting":
