@@ -243,7 +243,7 @@ class Round:
             self._hold(card, "bank_must_stand", out, Alarm(
                 kind="bank_must_stand",
                 message=f"card {card} drawn for the bank, which {where} ({' '.join(map(str, bank.cards))})",
-                rule="RULES.md The bank; 000:15, 000:17"))
+                rule="RULES.md The bank; 000:15, 000:17", amounts=(("bank_total", bank.total),)))
         else:
             self._hold(card, "no_hand", out, Alarm(
                 kind="card_no_hand",
@@ -574,7 +574,7 @@ class Round:
         elif phase == BANK:
             out.append(Alarm(kind="bank_must_draw",
                              message=f"CONFIRM refused: the bank has {self.bank.total} and must draw",
-                             rule="RULES.md The bank; 000:16"))
+                             rule="RULES.md The bank; 000:16", amounts=(("bank_total", self.bank.total),)))
         else:
             self._refuse("CONFIRM", f"nothing to confirm in phase {phase}", out, "TABLE.md A round")
 

@@ -139,8 +139,10 @@ function renderAlarms(s, view) {
   const acknowledged = (s.alarms || []).length - open.length;
   section.hidden = open.length === 0;
   const rows = open.map((alarm) => {
-    const amounts = Object.entries(alarm.amounts || {}).map(([key, cents]) =>
-      el("span", { class: "amount" }, `${tOr("amount_" + key, key.replace(/_cents$/, ""))} `, el("b", { text: money(cents) })),
+    // Names ending in _cents are money; the others are counts or totals (cards seen, the bank's total).
+    const amounts = Object.entries(alarm.amounts || {}).map(([key, value]) =>
+      el("span", { class: "amount" }, `${tOr("amount_" + key, key.replace(/_cents$/, "").replace(/_/g, " "))} `,
+        el("b", { text: key.endsWith("_cents") ? money(value) : String(value) })),
     );
     return el(
       "div",
