@@ -23,7 +23,8 @@ class Stake:
 class Hand:
     """Cards and stakes of one hand of a box (a box holds several after a split)."""
 
-    __slots__ = ("aces", "box", "cards", "doubled", "from_split", "hard", "split_aces", "stakes", "stood")
+    __slots__ = ("aces", "box", "cards", "doubled", "from_split", "hard", "index", "name", "split_aces", "stakes",
+                 "stood")
 
     def __init__(self, box: int, stakes: list[Stake], *, from_split: bool = False, split_aces: bool = False) -> None:
         self.box = box
@@ -35,6 +36,8 @@ class Hand:
         self.stood = False
         self.from_split = from_split
         self.split_aces = split_aces
+        self.index = 0  # position among its box's hands; the round keeps it (and `name`) up to date
+        self.name = f"box{box}.hand0" if box else "bank"
 
     def add(self, card: Card) -> None:
         self.cards.append(card)

@@ -124,15 +124,21 @@ class Round:
     def box(self, number: int) -> BoxState | None:
         return self._box_by_number.get(number)
 
-    def _hand_position(self, hand: Hand) -> tuple[int, int]:
-        box = self._box_by_number[hand.box]  # a hand always belongs to a box
-        return box.number, box.hands.index(hand)
+    @staticmethod
+    def _hand_position(hand: Hand) -> tuple[int, int]:
+        return hand.box, hand.index
 
-    def target_name(self, hand: Hand) -> str:
-        if hand is self.bank:
-            return "bank"
-        number, index = self._hand_position(hand)
-        return f"box{number}.hand{index}"
+    @staticmethod
+    def target_name(hand: Hand) -> str:
+        """``boxN.handK`` or ``bank``."""
+        return hand.name
+
+    @staticmethod
+    def _renumber(box: BoxState) -> None:
+        """After a split (or its undo) the hands of `box` after it move: their positions and names follow."""
+        for index, hand in enumerate(box.hands):
+            hand.index = index
+            hand.name = f"box{box.number}.hand{index}"
 
     @property
     def bank_up_card(self) -> Card | None:
@@ -365,7 +371,8 @@ class Round:
             self._settle(out)
 
     def _announce_turn(self, out: list[Event]) -> None:
-        turn = self.turn
+        hand = self.current_hand
+        turn = None if hand is None else (hand.box, hand.index)
         if turn != self._turn:
             self._turn = turn
             out.append(TurnChanged(box=None if turn is None else turn[0], hand=None if turn is None else turn[1]))
@@ -504,6 +511,7 @@ class Round:
         box = self.box(hand.box)
         assert box is not None
         box.hands.insert(box.hands.index(hand) + 1, new)
+        self._renumber(box)
         self.hands.insert(self.hands.index(hand) + 1, new)
         self._undo.append(("split", hand, new, was[0] * 1 + was[1] * 2))
         number, index = self._hand_position(hand)
@@ -538,6 +546,7 @@ class Round:
             box = self.box(hand.box)
             assert box is not None
             box.hands.remove(other)
+            self._renumber(box)
             self.hands.remove(other)
         self.payouts = ()
         out.append(ActionUndone(action=action, target=target, card=card, by=command.by))
