@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from table_runtime.errors import TableError
+from table_runtime.cli import run_handler
 
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "simulators.shoe_console",
@@ -27,15 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    handler: Callable[[argparse.Namespace], int] = args.handler
-    try:
-        return handler(args)
-    except TableError as error:
-        print(f"table-sim: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    return run_handler(build_parser(), argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

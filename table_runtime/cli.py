@@ -32,17 +32,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def run_handler(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
+    """Parse, run the chosen command's handler; our errors are one line on stderr and exit 2.
+
+    Shared by `table-runtime`, `table-sim` and `table-bench`.
+    """
     args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
-        return handler(args)
+        return int(handler(args))
     except TableError as error:
-        print(f"table-runtime: error: {error}", file=sys.stderr)
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_handler(build_parser(), argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

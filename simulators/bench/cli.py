@@ -23,7 +23,7 @@ from simulators.bench.devices import DeviceChoice, load_devices
 from simulators.bench.report import text_report, write_junit
 from simulators.bench.runner import ScenarioResult, SharedBroker, run_scenario
 from simulators.bench.scenario import Scenario, Step, load_scenario, scenario_paths
-from table_runtime.errors import TableError
+from table_runtime.cli import run_handler
 
 LIBRARY = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -118,14 +118,7 @@ def soak_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.handler(args))
-    except TableError as error:
-        print(f"table-bench: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    return run_handler(build_parser(), argv)
 
 
 if __name__ == "__main__":  # pragma: no cover
