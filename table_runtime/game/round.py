@@ -371,8 +371,7 @@ class Round:
             self._settle(out)
 
     def _announce_turn(self, out: list[Event]) -> None:
-        hand = self.current_hand
-        turn = None if hand is None else (hand.box, hand.index)
+        turn = self.turn
         if turn != self._turn:
             self._turn = turn
             out.append(TurnChanged(box=None if turn is None else turn[0], hand=None if turn is None else turn[1]))

@@ -94,9 +94,9 @@ class TableApp:
             for reader in self.readers:
                 await stack.enter_async_context(reader)
             async with asyncio.TaskGroup() as tasks:
-                workers = [tasks.create_task(self._publish_loop())]
+                workers = [tasks.create_task(self._publish_loop())]  # cancelled at the stop
                 if self.feed is not None:
-                    workers.append(tasks.create_task(self.feed.run()))
+                    tasks.create_task(self.feed.run())  # ends by itself once the feed is stopped
                     workers.append(tasks.create_task(self._broker_loop(self.feed)))
                 if self.shoe is not None:
                     workers.append(tasks.create_task(self._shoe_loop(self.shoe)))
@@ -113,8 +113,7 @@ class TableApp:
                             await self.feed.wait_published(self.controller.journal.last_seq)
                     self.feed.stop(self._stop_reason)
                 for worker in workers:
-                    if self.feed is None or worker is not workers[1]:
-                        worker.cancel()
+                    worker.cancel()
 
     async def _broker_loop(self, feed: FeedPublisher) -> None:
         """The broker's state on the display: the table keeps playing while it is down (the journal holds all)."""

@@ -13,9 +13,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from drivers.chip_reader import ChipsScanned, ReaderOffline
 from table_runtime.chips.live import apply_reader_event
 from table_runtime.chips.watch import ChipAlarm, ChipWatcher, WatcherUseError, WindowClosed, WindowKind
@@ -314,6 +311,3 @@ class ChipLink:
     @staticmethod
     def _box_of(zone: str) -> int:
         return int(zone[3:].split(".")[0])
-
-    def zones(self) -> Mapping[str, Any]:
-        return {zone: self.watcher.total_cents(zone) for zone in self.watcher.zones}
