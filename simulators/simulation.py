@@ -24,7 +24,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from simulators.players import BasicStrategyPlayer, decide
-from table_runtime.errors import TableError
+from simulators.simulation_errors import BoxCountError, ShoeExhaustedError, SimulationError
 from table_runtime.game.cards import ALL_CARDS, new_shoe
 from table_runtime.game.events import Alarm, CardHeld, Event, Payout
 from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, CutCardReached, ShoeShuffled, Void
@@ -39,18 +39,6 @@ PROGRESS_EVERY = 5000  # rounds between progress reports of a worker
 _DRAWN = tuple(CardDrawn(card=card) for card in ALL_CARDS)
 _CUT_CARD = CutCardReached()
 _CONFIRM = Confirm()
-
-
-class SimulationError(TableError, RuntimeError):
-    """The engine refused what the simulation did: a bug in the simulation or the engine."""
-
-
-class BoxCountError(TableError, ValueError):
-    """More boxes than the table has, or fewer than the rules deal to."""
-
-
-class ShoeExhaustedError(SimulationError):
-    """A round needed more cards than the shoe holds (cut card too deep for the boxes in play)."""
 
 
 class DealingShoe:
