@@ -20,7 +20,7 @@ import random
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from simulators.players import BasicStrategyPlayer, decide
@@ -307,7 +307,7 @@ def _in_processes(rules: RuleOptions, player: BasicStrategyPlayer, counts: list[
                 if progress is not None:
                     progress(payload)
             elif kind == "done":
-                tallies[index] = payload
+                tallies[index] = Tally(**payload)
             else:
                 raise SimulationError(f"worker {index} failed:\n{payload}")
     finally:
@@ -329,4 +329,4 @@ def _worker(rules: RuleOptions, player: BasicStrategyPlayer, rounds: int, boxes:
     except Exception:  # reported to the parent, which raises it there
         queue.put(("error", index, traceback.format_exc()))
         return
-    queue.put(("done", index, tally))
+    queue.put(("done", index, asdict(tally)))  # a dict: a frozen class compiled by mypyc does not unpickle
