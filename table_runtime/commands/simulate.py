@@ -11,6 +11,7 @@ from typing import Any
 from tqdm import tqdm
 
 from simulators.simulation import simulate
+from table_runtime.game import round as round_module
 from table_runtime.game.rules import PROFILES, profile
 
 
@@ -35,13 +36,18 @@ def _positive(text: str) -> int:
     return value
 
 
+def engine_compiled() -> bool:
+    """True when the round machine runs compiled by mypyc (``TABLE_RUNTIME_COMPILE=1 pip install .``)."""
+    return not str(round_module.__file__).endswith(".py")
+
+
 def run(args: argparse.Namespace) -> int:
     rules = profile(args.profile)
     with tqdm(total=args.rounds, unit="round", unit_scale=True, disable=not sys.stderr.isatty(),
               desc=f"simulate {args.profile}") as bar:
         result = simulate(rules, args.rounds, boxes=args.boxes, seed=args.seed, workers=args.workers,
                           progress=bar.update)
-    document = result.document()
+    document = result.document() | {"compiled": engine_compiled()}
     if args.json:
         print(json.dumps(document, indent=2))
         return 0
@@ -50,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"player return {100 * result.ev:+.3f}% ± {100 * result.stderr:.3f}% per initial bet "
           f"(house edge {-100 * result.ev:.3f}%), net {document['net_units']:+g} units")
     print(f"player blackjacks {document['blackjack_rate']:.4f} per box per round")
-    print(f"{document['rounds_per_second']:,.0f} rounds/s with {args.workers} worker(s), seed {args.seed}")
+    engine = "compiled engine" if document["compiled"] else "interpreted engine"
+    print(f"{document['rounds_per_second']:,.0f} rounds/s with {args.workers} worker(s), {engine}, seed {args.seed}")
     if document["voided_rounds"]:
         print(f"{document['voided_rounds']} round(s) voided: the shoe ran out of cards")
     return 0

@@ -1,0 +1,122 @@
+"""The mypyc-compiled engine is the same engine (setup.py, ``TABLE_RUNTIME_COMPILE=1``).
+
+The wheel is built here the way a user builds it (pip, from a copy of the
+sources), unpacked, and put first on the path of subprocesses. Against it:
+every module setup.py names must be compiled, the engine's own tests must pass,
+the digest of every event over simulated rounds must equal the interpreted
+engine's, and `simulate` with two workers must give the same document.
+One test, so the two pytest-xdist workers do not both build the wheel.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("firmware_bridge", "drivers", "table_runtime", "simulators")
+ENGINE_TESTS = (
+    "tests/table_runtime/test_golden_rounds.py",
+    "tests/table_runtime/test_round_properties.py",
+    "tests/table_runtime/test_cards_rules.py",
+    "tests/table_runtime/test_snapshot_contract.py",
+    "tests/table_runtime/strategy",
+    "tests/simulators/test_simulation.py",
+    "tests/simulators/test_players.py",
+)
+# Imported before pytest starts, so the compiled packages are the ones in sys.modules whatever pytest puts on sys.path.
+PRELOAD = """
+import sys
+import simulators.simulation, table_runtime.game.round, table_runtime.strategy.chart
+for module in (simulators.simulation, table_runtime.game.round, table_runtime.strategy.chart):
+    assert not module.__file__.endswith(".py"), module.__file__
+import pytest
+sys.exit(pytest.main(sys.argv[1:]))
+"""
+
+
+def compiled_modules() -> list[str]:
+    """COMPILED_MODULES of setup.py, read without running it."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "COMPILED_MODULES" for t in node.targets):
+            modules: list[str] = ast.literal_eval(node.value)
+            return modules
+    raise AssertionError("setup.py has no COMPILED_MODULES")
+
+
+def build_compiled(tmp: Path) -> Path:
+    """Build the compiled wheel from a copy of the sources; the directory it is unpacked in."""
+    source = tmp / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    wheels = tmp / "wheels"
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
+         str(source)],
+        env=os.environ | {"TABLE_RUNTIME_COMPILE": "1"}, capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    (wheel,) = wheels.glob("*.whl")
+    assert "-cp3" in wheel.name, f"{wheel.name} is not a compiled wheel"
+    site = tmp / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    return site
+
+
+def run_python(args: list[str], path: list[Path], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"PYTHONPATH": os.pathsep.join(str(p) for p in path), "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_the_compiled_build_is_the_same_engine(tmp_path: Path) -> None:
+    headers = Path(sysconfig.get_paths()["include"], "Python.h")
+    if shutil.which(os.environ.get("CC", "cc")) is None or not headers.exists():
+        pytest.skip("no C compiler or no Python headers: the compiled build cannot be made on this machine")
+    site = build_compiled(tmp_path)
+    elsewhere = tmp_path / "cwd"  # not the repository: the interpreter puts the working directory first on sys.path
+    elsewhere.mkdir()
+
+    for module in compiled_modules():
+        stem = module.removesuffix(".py")
+        assert list(site.glob(f"{stem}.*.so")), f"{module} is not compiled in the wheel"
+
+    # The engine's own tests, against the compiled modules (the repository last, for the `tests` package only).
+    tests = run_python(["-c", PRELOAD, "-q", "-p", "no:cacheprovider", "--import-mode=append",
+                        "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT),
+                        *(str(ROOT / test) for test in ENGINE_TESTS)], [site, ROOT], elsewhere)
+    assert tests.returncode == 0, tests.stdout[-5000:] + tests.stderr[-3000:]
+
+    digest = str(ROOT / "tests" / "table_runtime" / "engine_digest.py")
+    interpreted = run_python([digest, "150"], [ROOT], elsewhere)
+    compiled = run_python([digest, "150"], [site], elsewhere)
+    assert interpreted.returncode == 0 and compiled.returncode == 0, interpreted.stderr + compiled.stderr
+    assert compiled.stdout == interpreted.stdout, "the compiled engine's events differ from the interpreted engine's"
+
+    for profile in ("fr-casino", "fr-classic", "online"):
+        command = ["-m", "table_runtime", "simulate", "--profile", profile, "--boxes", "3", "--rounds", "4000",
+                   "--workers", "2", "--seed", "7", "--json"]
+        documents = []
+        for path in ([ROOT], [site]):
+            run = run_python(command, path, elsewhere)
+            assert run.returncode == 0, run.stderr[-3000:]
+            documents.append(json.loads(run.stdout))
+        plain, fast = documents
+        assert (plain.pop("compiled"), fast.pop("compiled")) == (False, True)
+        plain.pop("rounds_per_second")
+        fast.pop("rounds_per_second")
+        assert fast == plain, f"{profile}: compiled {fast} != interpreted {plain}"
