@@ -13,17 +13,14 @@ from __future__ import annotations
 import ast
 import json
 import os
-import shutil
 import subprocess
 import sys
-import sysconfig
-import zipfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("firmware_bridge", "drivers", "table_runtime", "simulators")
+from bench.compiled import ROOT, build_compiled, can_compile
+
 ENGINE_TESTS = (
     "tests/table_runtime/test_golden_rounds.py",
     "tests/table_runtime/test_round_properties.py",
@@ -54,28 +51,6 @@ def compiled_modules() -> list[str]:
     raise AssertionError("setup.py has no COMPILED_MODULES")
 
 
-def build_compiled(tmp: Path) -> Path:
-    """Build the compiled wheel from a copy of the sources; the directory it is unpacked in."""
-    source = tmp / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):
-        shutil.copy2(ROOT / name, source / name)
-    for package in PACKAGES:
-        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    wheels = tmp / "wheels"
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
-         str(source)],
-        env=os.environ | {"TABLE_RUNTIME_COMPILE": "1"}, capture_output=True, text=True, timeout=900)
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    (wheel,) = wheels.glob("*.whl")
-    assert "-cp3" in wheel.name, f"{wheel.name} is not a compiled wheel"
-    site = tmp / "site"
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(site)
-    return site
-
-
 def run_python(args: list[str], path: list[Path], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = os.environ | {"PYTHONPATH": os.pathsep.join(str(p) for p in path), "PYTHONDONTWRITEBYTECODE": "1"}
     return subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=900)
@@ -84,9 +59,9 @@ def run_python(args: list[str], path: list[Path], cwd: Path) -> subprocess.Compl
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
 def test_the_compiled_build_is_the_same_engine(tmp_path: Path) -> None:
-    headers = Path(sysconfig.get_paths()["include"], "Python.h")
-    if shutil.which(os.environ.get("CC", "cc")) is None or not headers.exists():
-        pytest.skip("no C compiler or no Python headers: the compiled build cannot be made on this machine")
+    missing = can_compile()
+    if missing is not None:
+        pytest.skip(f"{missing}: the compiled build cannot be made on this machine")
     site = build_compiled(tmp_path)
     elsewhere = tmp_path / "cwd"  # not the repository: the interpreter puts the working directory first on sys.path
     elsewhere.mkdir()
