@@ -105,6 +105,9 @@ class Round:
         self._cursor = 0
         self._turn: tuple[int, int] | None = None
         self._charlie = rules.ten_card_charlie
+        # Fixed while the round is in a phase, so computed once on entering it instead of per card:
+        self._deal_order: list[Hand] = []  # the hand of each card of the deal (set by the bet lock)
+        self._bank_target = 0  # bank_draw_target() while the bank plays (the hands are finished; UNDO recomputes)
 
     # ----------------------------------------------------------------- queries
 
@@ -119,14 +122,10 @@ class Round:
     def turn(self) -> tuple[int, int] | None:
         """(box, hand index within the box) whose turn it is, or None."""
         hand = self.current_hand
-        return None if hand is None else self._hand_position(hand)
+        return None if hand is None else (hand.box, hand.index)
 
     def box(self, number: int) -> BoxState | None:
         return self._box_by_number.get(number)
-
-    @staticmethod
-    def _hand_position(hand: Hand) -> tuple[int, int]:
-        return hand.box, hand.index
 
     @staticmethod
     def target_name(hand: Hand) -> str:
@@ -163,7 +162,7 @@ class Round:
     def bank_must_draw(self) -> bool:
         if self.phase != BANK:
             return False
-        return self._bank_needs_card(self.bank_draw_target())
+        return self._bank_needs_card(self._bank_target)
 
     def _bank_needs_card(self, target: int) -> bool:
         bank = self.bank
@@ -225,7 +224,8 @@ class Round:
         self.boxes = [BoxState(bet) for bet in sorted(event.bets, key=lambda bet: bet.box)]
         self._box_by_number = {box.number: box for box in self.boxes}
         self.hands = [box.hands[0] for box in self.boxes]
-        self.deal_count = 2 * len(self.boxes) + 1
+        self._deal_order = [*self.hands, self.bank, *self.hands]  # box order, the bank, box order (000:10)
+        self.deal_count = len(self._deal_order)
         out.append(RoundStarted(round=self.number, boxes=tuple(box.number for box in self.boxes),
                                 total_cents=sum(box.bet.total_cents for box in self.boxes)))
         self._set_phase(DEALING, out)
@@ -233,7 +233,7 @@ class Round:
     def card(self, card: Card, out: list[Event]) -> None:
         """A card out of the shoe: to the hand that must take it, or held with an alarm."""
         phase = self.phase
-        if phase in (DEALING, PLAYING) or (phase == BANK and self.bank_must_draw):
+        if phase in (DEALING, PLAYING) or (phase == BANK and self._bank_needs_card(self._bank_target)):
             self._route(card, out)
             return
         if phase == INSURANCE:
@@ -296,27 +296,22 @@ class Round:
 
     def _deal_target(self) -> Hand:
         """Box order, the bank, box order again (000:10; no hole card: 002:34)."""
-        index = self.deal_index
-        count = len(self.boxes)
-        if index < count:
-            return self.boxes[index].hands[0]
-        if index == count:
-            return self.bank
-        return self.boxes[index - count - 1].hands[0]
+        return self._deal_order[self.deal_index]
 
     def _route(self, card: Card, out: list[Event]) -> None:
         """Give `card` to the hand that must take it now (the phase allows a card)."""
-        dealing = self.phase == DEALING
+        phase = self.phase
+        dealing = phase == DEALING
         if dealing:
-            hand = self._deal_target()
+            hand = self._deal_order[self.deal_index]
             self.deal_index += 1
-        elif self.phase == PLAYING:
+        elif phase == PLAYING:
             hand = self.hands[self._cursor]
         else:
             hand = self.bank
         hand.add(card)
         self._undo.append(("card", hand, None, dealing))
-        out.append(CardAssigned(card=card, target=self.target_name(hand)))
+        out.append(CardAssigned(card=card, target=hand.name))
         if dealing:
             if self.deal_index == self.deal_count:
                 self._after_deal(out)
@@ -367,7 +362,8 @@ class Round:
                 return
             self._announce_turn(out)
             self._set_phase(BANK, out)
-        if self.phase == BANK and not self._bank_needs_card(self.bank_draw_target()):
+            self._bank_target = self.bank_draw_target()
+        if self.phase == BANK and not self._bank_needs_card(self._bank_target):
             self._settle(out)
 
     def _announce_turn(self, out: list[Event]) -> None:
@@ -456,7 +452,7 @@ class Round:
             return
         hand.stood = True
         self._undo.append(("stand", hand, None, 0))
-        number, index = self._hand_position(hand)
+        number, index = hand.box, hand.index
         out.append(HandStood(box=number, hand=index))
         self._advance(out)
         self._drain(out)
@@ -480,7 +476,7 @@ class Round:
         hand.stakes.extend(added)
         hand.doubled = True
         self._undo.append(("double", hand, None, len(added)))
-        number, index = self._hand_position(hand)
+        number, index = hand.box, hand.index
         out.append(HandDoubled(box=number, hand=index, added_cents=sum(stake.cents for stake in added),
                                behind_declined=tuple(declined)))
         self._drain(out)
@@ -513,7 +509,7 @@ class Round:
         self._renumber(box)
         self.hands.insert(self.hands.index(hand) + 1, new)
         self._undo.append(("split", hand, new, was[0] * 1 + was[1] * 2))
-        number, index = self._hand_position(hand)
+        number, index = hand.box, hand.index
         out.append(HandSplit(box=number, hand=index, new_hand=index + 1,
                              added_cents=sum(stake.cents for stake in stakes), behind_declined=tuple(declined)))
         self._drain(out)
@@ -563,6 +559,7 @@ class Round:
             self._announce_turn(out)
         else:
             self._set_phase(BANK, out)
+            self._bank_target = self.bank_draw_target()
             self._announce_turn(out)
             self._advance(out)
 
