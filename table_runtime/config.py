@@ -325,7 +325,7 @@ def _devices(reader: _Reader, document: dict[str, Any], boxes: int) -> tuple[Dev
                                                              "chip_registry"})
     shoe = reader.required(table, "shoe", prefix, str)
     if shoe is not None:
-        _check_url(reader, "devices.shoe", shoe, SHOE_SCHEMES)
+        _check_shoe(reader, shoe)
     factory = reader.value(table, "panel_pin_factory", prefix, str, "") or None
     if factory is not None and factory not in PIN_FACTORIES:
         reader.problem("devices.panel_pin_factory", f"{factory!r} is not one of {', '.join(PIN_FACTORIES)}")
@@ -425,6 +425,18 @@ def _antennas(reader: _Reader, key: str, raw: Any, valid_zones: set[str], boxes:
             continue
         antennas[int(number_text)] = zone
     return dict(sorted(antennas.items()))
+
+
+def _check_shoe(reader: _Reader, url: str) -> None:
+    """A device path (``/dev/table-shoe``, as the driver takes it) or a URL; the line settings are the protocol's."""
+    if url.startswith("/"):
+        return
+    if not _check_url(reader, "devices.shoe", url, SHOE_SCHEMES):
+        return
+    parts = urlsplit(url)
+    if parts.scheme == "serial" and parts.query not in ("", "baudrate=115200"):
+        reader.problem("devices.shoe", f"{url!r}: the shoe protocol fixes the line at 115200 baud 8N1 "
+                                       f"(docs/protocols/shoe.md); remove '?{parts.query}'")
 
 
 def _check_url(reader: _Reader, key: str, url: str, schemes: tuple[str, ...]) -> bool:

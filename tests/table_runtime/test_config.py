@@ -217,6 +217,16 @@ def test_unreadable_and_invalid_files(tmp_path: Path) -> None:
         load_config(write(tmp_path, "table_id = "))
 
 
+def test_the_shoe_is_a_device_path_or_a_url_without_line_settings(tmp_path: Path) -> None:
+    path_config = load_config(write(tmp_path, MINIMAL.replace('shoe = "sim://shoe"', 'shoe = "/dev/table-shoe"')),
+                              environ={})
+    assert path_config.devices.shoe == "/dev/table-shoe"
+    baud = problems(tmp_path, MINIMAL.replace('shoe = "sim://shoe"', 'shoe = "serial:///dev/ttyACM0?baudrate=9600"'))
+    assert "115200 baud" in baud["devices.shoe"] and "baudrate=9600" in baud["devices.shoe"]
+    relative = problems(tmp_path, MINIMAL.replace('shoe = "sim://shoe"', 'shoe = "ttyACM0"'))
+    assert "scheme" in relative["devices.shoe"]
+
+
 def test_zone_helpers() -> None:
     assert zone_names(1) == ("box1", "box1.behind", "box1.insurance")
     assert zone_box("box7.insurance") == 7 and zone_box("box3") == 3
