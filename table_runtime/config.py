@@ -83,6 +83,7 @@ class DevicesConfig:
     chip_readers: tuple[ChipReaderConfig, ...]
     panel_pin_factory: str | None = None  # None: gpiozero's default (GPIOZERO_PIN_FACTORY)
     chip_registry: Path | None = None
+    casino_id: int | None = None  # the casino whose chips the table accepts; None: the one the registry's chips carry
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -322,7 +323,7 @@ def _limits(reader: _Reader, document: dict[str, Any]) -> TableLimits | None:
 def _devices(reader: _Reader, document: dict[str, Any], boxes: int) -> tuple[DevicesConfig | None, tuple[str, ...]]:
     prefix = "devices"
     table = reader.table(document, "devices", "", allowed={"shoe", "chip_readers", "panel_pin_factory",
-                                                             "chip_registry"})
+                                                             "chip_registry", "casino_id"})
     shoe = reader.required(table, "shoe", prefix, str)
     if shoe is not None:
         _check_shoe(reader, shoe)
@@ -330,6 +331,9 @@ def _devices(reader: _Reader, document: dict[str, Any], boxes: int) -> tuple[Dev
     if factory is not None and factory not in PIN_FACTORIES:
         reader.problem("devices.panel_pin_factory", f"{factory!r} is not one of {', '.join(PIN_FACTORIES)}")
     registry = reader.path(table, "chip_registry", prefix, must_exist=False)
+    casino_id = reader.value(table, "casino_id", prefix, int, 0) if "casino_id" in table else None
+    if casino_id is not None and not 0 <= casino_id <= 0xFFFF:
+        reader.problem("devices.casino_id", f"{casino_id} is not a casino id of the chips' tags (0..65535)")
     raw_readers = table.get("chip_readers", [])
     if not isinstance(raw_readers, list):
         reader.problem("devices.chip_readers", "expected an array of tables ([[devices.chip_readers]])")
@@ -355,7 +359,7 @@ def _devices(reader: _Reader, document: dict[str, Any], boxes: int) -> tuple[Dev
     if shoe is None:
         return None, ordered
     return DevicesConfig(shoe=shoe, chip_readers=tuple(readers), panel_pin_factory=factory,
-                         chip_registry=registry), ordered
+                         chip_registry=registry, casino_id=casino_id), ordered
 
 
 def _chip_reader(reader: _Reader, key: str, raw: Any, index: int, valid_zones: set[str],

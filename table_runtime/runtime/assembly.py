@@ -100,6 +100,8 @@ def assemble(
     """
     # Everything that can be refused is checked before the journal is opened: a bad table leaves no trace.
     registry = _registry(config)
+    if casino_id is None:
+        casino_id = config.devices.casino_id
     accepted_casino = casino_id if casino_id is not None else _casino_id(registry)
     simulated_readers: dict[str, SimulatedReader] = {}
     readers = [_chip_reader(index, reader, simulated_readers)
@@ -196,10 +198,11 @@ def _registry(config: TableConfig) -> Mapping[str, RegisteredChip]:
 
 
 def _casino_id(registry: Mapping[str, RegisteredChip]) -> int:
-    """The casino whose chips this table accepts: the one the registry's chips carry."""
+    """The casino whose chips this table accepts when `devices.casino_id` does not say: the registry's chips' one."""
     casinos = sorted({chip.casino_id for chip in registry.values()})
     if len(casinos) > 1:
-        raise ConfigError("devices.chip_registry", f"chips of several casinos ({casinos}): a table accepts one")
+        raise ConfigError("devices.casino_id", f"the registry holds chips of several casinos ({casinos}): "
+                                               "name the one this table accepts")
     return casinos[0] if casinos else 0
 
 

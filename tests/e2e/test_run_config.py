@@ -30,6 +30,7 @@ import aiomqtt
 import pytest
 
 from drivers.shoe import SerialShoe
+from firmware_bridge.rfid.messages import Tag
 from simulators.mosquitto import MOSQUITTO, MosquittoBroker, free_port
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.registry import ChipRegistry
@@ -316,9 +317,30 @@ def test_assembly_refuses_a_registry_of_two_casinos(tmp_path: Path) -> None:
     config = demo_config(tmp_path)
     with pytest.raises(ConfigError) as refused:
         assemble(config.replace(devices=dataclasses.replace(config.devices, chip_registry=registry_path)))
-    assert refused.value.key == "devices.chip_registry"
+    assert refused.value.key == "devices.casino_id"
     assert "several casinos ([7, 8])" in refused.value.message
     assert not (tmp_path / "data").exists()
+
+
+def test_devices_casino_id_names_the_casino_of_a_shared_registry(tmp_path: Path) -> None:
+    registry_path = tmp_path / "chips.sqlite"
+    with ChipRegistry(registry_path) as registry:
+        for casino in (7, 8):
+            issuer = ChipIssuer(casino, seed=casino)
+            issuer.stack(500)
+            registry.import_text(issuer.csv())
+        ours, theirs = (next(chip for chip in registry.snapshot().values() if chip.casino_id == casino)
+                        for casino in (8, 7))
+    config = demo_config(tmp_path)
+    devices = dataclasses.replace(config.devices, chip_registry=registry_path, casino_id=8)
+    with assemble(config.replace(devices=devices), with_display=False, with_feed=False) as table:
+        assert table.app.chip_link is not None
+        watcher = table.app.chip_link.watcher
+        assert watcher.casino_id == 8
+        tag = {chip.uid: Tag(uid=chip.uid, denomination_cents=chip.denomination_cents, casino_id=chip.casino_id)
+               for chip in (ours, theirs)}
+        assert watcher.value_of(tag[ours.uid]) == ours.denomination_cents
+        assert watcher.value_of(tag[theirs.uid]) == 0  # another casino's chip counts for nothing here
 
 
 def test_assembly_names_the_reader_key_of_a_bad_antenna(tmp_path: Path) -> None:

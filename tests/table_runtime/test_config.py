@@ -227,6 +227,14 @@ def test_the_shoe_is_a_device_path_or_a_url_without_line_settings(tmp_path: Path
     assert "scheme" in relative["devices.shoe"]
 
 
+def test_casino_id_is_optional_and_checked(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, MINIMAL), environ={}).devices.casino_id is None
+    named = MINIMAL.replace('shoe = "sim://shoe"', 'shoe = "sim://shoe"\ncasino_id = 42')
+    assert load_config(write(tmp_path, named), environ={}).devices.casino_id == 42
+    wide = problems(tmp_path, MINIMAL.replace('shoe = "sim://shoe"', 'shoe = "sim://shoe"\ncasino_id = 70000'))
+    assert "0..65535" in wide["devices.casino_id"]
+
+
 def test_zone_helpers() -> None:
     assert zone_names(1) == ("box1", "box1.behind", "box1.insurance")
     assert zone_box("box7.insurance") == 7 and zone_box("box3") == 3
