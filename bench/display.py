@@ -65,6 +65,9 @@ class BenchBackend:
     def recall(self, last: int) -> list[dict[str, Any]]:
         return []
 
+    def security_alarm(self, kind: str, message: str, rule: str) -> None:
+        raise AssertionError(f"the bench enters no PIN, yet: {message}")
+
 
 def table_snapshot(seq: int) -> dict[str, Any]:
     """A full seven-box table in play; which cards and stakes change with `seq`."""

@@ -40,3 +40,7 @@ class DisplayBackend(Protocol):
     def recall(self, last: int) -> list[dict[str, Any]]:
         """The last `last` rounds from the journal, newest last (docs/display.md, "A recalled round")."""
         ...
+
+    def security_alarm(self, kind: str, message: str, rule: str) -> None:
+        """A security event at the display (supervisor PIN locked): journaled as an alarm, shown, published."""
+        ...

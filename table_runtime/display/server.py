@@ -370,6 +370,12 @@ class DisplayServer:
             return "wrong supervisor PIN"
         self._pin_failures = 0
         self._pin_locked_until = now + PIN_LOCKOUT_S
+        # One count for every screen: a second screen must not give a guesser more tries.
+        self._backend.security_alarm(
+            "supervisor_pin_locked",
+            f"{PIN_ATTEMPTS} wrong supervisor PINs in a row for {name}: supervisor commands locked for "
+            f"{PIN_LOCKOUT_S:g} s on every screen",
+            "TABLE.md Corrections and recall (only a supervisor voids a round)")
         return f"wrong supervisor PIN: {name} locked for {PIN_LOCKOUT_S:g} s"
 
 

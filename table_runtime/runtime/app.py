@@ -311,6 +311,9 @@ class TableApp:
     async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
         return self.apply_command(name, args, role=role, source="display")
 
+    def security_alarm(self, kind: str, message: str, rule: str) -> None:
+        self.controller.raise_alarm(Alarm(kind=kind, message=message, rule=rule))
+
     def recall(self, last: int) -> list[dict[str, Any]]:
         controller = self.controller
         return recall_rounds(controller.journal, controller.rules, controller.limits, last=last,

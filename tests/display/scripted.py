@@ -34,6 +34,7 @@ class ScriptedBackend:
         self.commands: list[ReceivedCommand] = []
         self.received: asyncio.Queue[ReceivedCommand] = asyncio.Queue()
         self.gate: asyncio.Event | None = None  # when set by a test, commands wait for it to open
+        self.alarms: list[tuple[str, str, str]] = []  # (kind, message, rule) of security alarms
 
     def snapshot(self) -> dict[str, Any]:
         return self.current
@@ -51,6 +52,9 @@ class ScriptedBackend:
 
     def recall(self, last: int) -> list[dict[str, Any]]:
         return self.rounds[-last:]
+
+    def security_alarm(self, kind: str, message: str, rule: str) -> None:
+        self.alarms.append((kind, message, rule))
 
     async def next_command(self, timeout: float = 5.0) -> ReceivedCommand:
         async with asyncio.timeout(timeout):

@@ -210,8 +210,12 @@ async def test_wrong_pins_in_a_row_lock_void_for_a_minute(
             assert (await ask(ws, {"type": "command", "name": "VOID", "pin": "0000"}))["message"] == (
                 "wrong supervisor PIN"
             )
+        assert backend.alarms == []
         fifth = await ask(ws, {"type": "command", "name": "VOID", "pin": "0000"})
         assert fifth["message"] == "wrong supervisor PIN: VOID locked for 60 s"
+        ((kind, message, rule),) = backend.alarms  # surveillance sees the lockout on the feed
+        assert kind == "supervisor_pin_locked" and "5 wrong supervisor PINs in a row for VOID" in message
+        assert rule.startswith("TABLE.md")
         clock.now += 30
         locked = await ask(ws, {"type": "command", "name": "VOID", "pin": SUPERVISOR_PIN})
         assert locked["ok"] is False and locked["message"] == "too many wrong PINs: VOID locked for 31 s"
