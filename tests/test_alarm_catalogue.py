@@ -1,0 +1,252 @@
+"""docs/alarms.md lists exactly the alarm kinds the code can raise, each under the source that raises it.
+
+The kinds are read from the source with `ast` (never by matching text):
+
+- the string literal `kind=` keyword of every `Alarm(...)` / `ChipAlarm(...)` call;
+- the members of the `AlarmKind` Literal (table_runtime/chips/watch.py) and of `ChipProblemKind`
+  (table_runtime/chips/integrity.py), whose values `ChipAlarm(kind=problem.kind, ...)` passes on;
+- the first positional string argument of every `security_alarm(...)` call.
+
+A construction whose kind is not a literal must be one of `FORWARDERS` below (each passes on a kind
+that one of the patterns above already reads); any other one fails the test, as does a call with a
+`kind=` keyword to a callee this test does not know, so that a new way of building an alarm is
+looked at instead of silently missed.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DOC = REPO / "docs" / "alarms.md"
+SOURCE_ROOTS = ("firmware_bridge", "drivers", "table_runtime")
+
+ALARM_CONSTRUCTORS = frozenset({"Alarm", "ChipAlarm"})
+SECURITY_ALARM = "security_alarm"
+# Literal type aliases whose members are alarm kinds (the chip watcher's AlarmKind; the integrity check's
+# kinds, passed on by ChipWatcher._integrity as `ChipAlarm(kind=problem.kind, ...)`).
+KIND_LITERALS = frozenset({"AlarmKind", "ChipProblemKind"})
+# Callees that take a `kind=` keyword that is not an alarm's kind.
+NOT_ALARMS = frozenset({
+    "Payout",  # a payout's kind: original / double / split / insurance
+    "ChipProblem",  # its kind is a ChipProblemKind, read from the Literal
+    "WindowClosed",  # the window's kind: double / split / insurance
+    "update",  # feed/messages.py: payload.update(kind=entry.kind, ...) copies a journal row's kind
+})
+# (file, enclosing function) of the constructions whose kind is not a literal, and why that is safe:
+FORWARDERS = frozenset({
+    # ChipAlarm(kind=problem.kind): a ChipProblemKind member, all read from the Literal in integrity.py.
+    ("table_runtime/chips/watch.py", "_integrity"),
+    # Alarm(kind=alarm.kind) from a ChipAlarm: an AlarmKind member, read from the Literal in watch.py.
+    ("table_runtime/runtime/chip_link.py", "game_alarm"),
+    # Alarm(kind=kind) in TableApp.security_alarm: the kinds are the literals of security_alarm(...) calls.
+    ("table_runtime/runtime/app.py", "security_alarm"),
+})
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What the source says: literal kinds per file, and the non-literal constructions (file, function)."""
+
+    kinds: dict[str, set[str]]
+    dynamic: set[tuple[str, str]]
+    unknown_kind_callees: set[tuple[str, str]]
+
+
+def _callee(call: ast.Call) -> str | None:
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return None
+
+
+def _literal_str(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _literal_members(node: ast.expr) -> list[str]:
+    """`Literal["a", "b"]` (or `typing.Literal[...]`) -> ["a", "b"]."""
+    if not isinstance(node, ast.Subscript):
+        return []
+    base = node.value
+    name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
+    if name != "Literal":
+        return []
+    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    members = [_literal_str(element) for element in elements]
+    assert all(member is not None for member in members), f"a non-string member in {ast.unparse(node)}"
+    return [member for member in members if member is not None]
+
+
+def _walk_with_function(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
+    """Every node with the name of the innermost function around it ("<module>" at the top)."""
+    stack: list[tuple[ast.AST, str]] = [(tree, "<module>")]
+    while stack:
+        node, function = stack.pop()
+        yield node, function
+        inner = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
+def alarm_kinds_in(source: str, filename: str) -> Found:
+    """The alarm kinds one module can raise (see the module docstring)."""
+    found = Found(kinds={}, dynamic=set(), unknown_kind_callees=set())
+    tree = ast.parse(source, filename=filename)
+    kinds = found.kinds.setdefault(filename, set())
+    for node, function in _walk_with_function(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if node.value is not None and any(isinstance(t, ast.Name) and t.id in KIND_LITERALS for t in targets):
+                members = _literal_members(node.value)
+                assert members, f"{filename}: {ast.unparse(node)} is not a Literal of strings"
+                kinds.update(members)
+        if not isinstance(node, ast.Call):
+            continue
+        callee = _callee(node)
+        if callee in ALARM_CONSTRUCTORS:
+            kind = next((keyword.value for keyword in node.keywords if keyword.arg == "kind"), None)
+            literal = None if kind is None else _literal_str(kind)
+            if literal is None:  # kind=<expression>, **fields, or no kind at all
+                found.dynamic.add((filename, function))
+            else:
+                kinds.add(literal)
+        elif callee == SECURITY_ALARM:
+            first = node.args[0] if node.args else next(
+                (keyword.value for keyword in node.keywords if keyword.arg == "kind"), None)
+            literal = None if first is None else _literal_str(first)
+            if literal is None:
+                found.dynamic.add((filename, function))
+            else:
+                kinds.add(literal)
+        elif any(keyword.arg == "kind" for keyword in node.keywords) and callee not in NOT_ALARMS:
+            found.unknown_kind_callees.add((filename, str(callee)))
+    if not kinds:
+        del found.kinds[filename]
+    return found
+
+
+def source_alarms() -> Found:
+    total = Found(kinds={}, dynamic=set(), unknown_kind_callees=set())
+    for root in SOURCE_ROOTS:
+        for path in sorted((REPO / root).rglob("*.py")):
+            name = path.relative_to(REPO).as_posix()
+            found = alarm_kinds_in(path.read_text(encoding="utf-8"), name)
+            total.kinds.update(found.kinds)
+            total.dynamic.update(found.dynamic)
+            total.unknown_kind_callees.update(found.unknown_kind_callees)
+    return total
+
+
+def documented_kinds(markdown: str) -> dict[str, list[str]]:
+    """First column of every table, by the source path named in backticks in its `## ` heading."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in markdown.splitlines():
+        if line.startswith("#"):
+            current = None
+            if line.startswith("## ") and line.count("`") >= 2:
+                current = sections.setdefault(line.split("`")[1], [])
+            continue
+        if current is None or not line.startswith("|"):
+            continue
+        first = line.split("|")[1].strip()
+        if first == "kind" or set(first) <= set("-: "):
+            continue  # the header row and its separator
+        assert first.startswith("`") and first.endswith("`"), f"docs/alarms.md: a kind in backticks, not {first!r}"
+        current.append(first.strip("`"))
+    return sections
+
+
+def _section_of(filename: str, sections: dict[str, list[str]]) -> str | None:
+    matching = [path for path in sections if filename.startswith(path)]
+    return max(matching, key=len) if matching else None
+
+
+def test_every_alarm_kind_is_documented_under_its_source_and_nothing_else_is() -> None:
+    found = source_alarms()
+    sections = documented_kinds(DOC.read_text(encoding="utf-8"))
+
+    raised: dict[str, set[str]] = {path: set() for path in sections}
+    for filename, kinds in found.kinds.items():
+        section = _section_of(filename, sections)
+        assert section is not None, f"{filename} raises {sorted(kinds)}: docs/alarms.md has no section for it"
+        raised[section] |= kinds
+
+    for path, listed in sections.items():
+        assert len(listed) == len(set(listed)), f"docs/alarms.md ({path}): a kind listed twice in {listed}"
+        missing = raised[path] - set(listed)
+        stale = set(listed) - raised[path]
+        assert not missing, f"raised in {path} but not in its table of docs/alarms.md: {sorted(missing)}"
+        assert not stale, f"listed under {path} in docs/alarms.md but not raised there: {sorted(stale)}"
+    every_raised = set().union(*found.kinds.values())
+    every_listed = {kind for listed in sections.values() for kind in listed}
+    assert every_raised == every_listed
+
+
+def test_every_alarm_built_from_a_non_literal_kind_is_a_known_forwarder() -> None:
+    found = source_alarms()
+    assert found.dynamic == FORWARDERS, (
+        "an alarm whose kind is not a string literal: teach tests/test_alarm_catalogue.py where its kinds come "
+        f"from (new: {sorted(found.dynamic - FORWARDERS)}, gone: {sorted(FORWARDERS - found.dynamic)})")
+    assert not found.unknown_kind_callees, (
+        f"calls with kind= this test does not know (an alarm built another way?): {sorted(found.unknown_kind_callees)}")
+
+
+def test_the_catalogue_reads_the_alarms_of_each_source() -> None:
+    kinds = source_alarms().kinds
+    assert "bank_must_stand" in kinds["table_runtime/game/round.py"]
+    assert "shoe_jam" in kinds["table_runtime/runtime/app.py"]
+    assert {"past_posting", "counterfeit_chip"} <= kinds["table_runtime/chips/watch.py"]
+    assert "tag_mismatch" in kinds["table_runtime/chips/integrity.py"]
+    assert kinds["table_runtime/display/server.py"] == {"supervisor_pin_locked"}
+
+
+SAMPLE = '''
+from typing import Literal
+AlarmKind = Literal["from_literal_a", "from_literal_b"]
+WindowKind = Literal["double"]
+
+def raise_some(controller, backend, kind):
+    controller.raise_alarm(Alarm(kind="plain", message="m", rule="r"))
+    ChipAlarm(zone=None, kind="chip_kind", box=None, message="m", rule="r")
+    backend.security_alarm("security_kind", "message", "rule")
+    Payout(kind="insurance")
+
+def forward(kind):
+    return Alarm(kind=kind, message="m", rule="r")
+
+def spread(fields):
+    return Alarm(**fields)
+
+def other():
+    return Warning(kind="strange")
+'''
+
+
+@pytest.mark.parametrize("expected", ["from_literal_a", "from_literal_b", "plain", "chip_kind", "security_kind"])
+def test_the_extractor_finds_each_construction_pattern(expected: str) -> None:
+    found = alarm_kinds_in(SAMPLE, "sample.py")
+    assert expected in found.kinds["sample.py"]
+
+
+def test_the_extractor_flags_what_it_cannot_read() -> None:
+    found = alarm_kinds_in(SAMPLE, "sample.py")
+    assert found.kinds["sample.py"] == {"from_literal_a", "from_literal_b", "plain", "chip_kind", "security_kind"}
+    assert found.dynamic == {("sample.py", "forward"), ("sample.py", "spread")}
+    assert found.unknown_kind_callees == {("sample.py", "Warning")}
+
+
+def test_the_markdown_reader_takes_the_first_column_by_section() -> None:
+    markdown = "\n".join([
+        "# Alarms", "intro | not a table row of a section", "## Round engine (`table_runtime/game/`)", "",
+        "| kind | when |", "|---|---|", "| `a_kind` | when `x` |", "| `b_kind` | ... |",
+        "## Display (`table_runtime/display/`)", "| kind | when |", "|---|---|", "| `c_kind` | ... |",
+    ])
+    assert documented_kinds(markdown) == {"table_runtime/game/": ["a_kind", "b_kind"],
+                                          "table_runtime/display/": ["c_kind"]}
