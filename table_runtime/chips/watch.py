@@ -330,7 +330,7 @@ class ChipWatcher:
         if added < 0:
             return ChipAlarm(kind="past_posting", zone=zone, box=box, expected_cents=lock.cents, seen_cents=now,
                              rule=RULE_PAST_POSTING,
-                             message=(f"{zone}: {euros(-added)} taken off a locked stake during a {window.kind} "
+                             message=(f"{zone}: {euros(-added)} taken off a locked stake during the {window.kind} "
                                       f"window; locked {euros(lock.cents)}, now {euros(now)}"))
         return ChipAlarm(kind="wrong_window_amount", zone=zone, box=box, expected_cents=window.expected_cents,
                          seen_cents=added, rule=RULE_WINDOW,

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from drivers.chip_reader import ChipsScanned, ReaderOffline
 from table_runtime.chips.live import apply_reader_event
 from table_runtime.chips.watch import ChipAlarm, ChipWatcher, WatcherUseError, WindowClosed, WindowKind
@@ -100,9 +102,6 @@ class ChipLink:
         if self.watcher.phase != "betting":
             return False
         snapshot = self.watcher.lock_bets(self.controller.limits)
-        for alarm in snapshot.alarms:
-            if alarm.kind not in ("bet_under_minimum", "bet_over_maximum"):  # the round checks the limits itself
-                self.controller.raise_alarm(game_alarm(alarm))
         bets = tuple(
             BoxBet(box=stake.box, seated_cents=stake.seated_cents, owner=f"box{stake.box}",
                    behind=(BehindBet(owner=f"box{stake.box}.behind", cents=stake.behind_cents),)
@@ -110,10 +109,18 @@ class ChipLink:
             for stake in snapshot.stakes if stake.seated_cents)
         self.controller.submit(BetsLocked(bets=bets), source=source)
         round_ = self.controller.table.round
-        if round_ is None or not self.controller.table.round_in_play:
+        locked = round_ is not None and self.controller.table.round_in_play
+        if not locked:
             self.watcher.end_round()  # refused (limits, too few boxes): the chips stay free
-            return False
-        return True
+        # Only now: an alarm calls `follow`, which ends a lock that has no round in play yet.
+        self._raise_lock_alarms(snapshot.alarms)
+        return locked
+
+    def _raise_lock_alarms(self, alarms: Iterable[ChipAlarm]) -> None:
+        """What the lock found on the zones (chips out of place, behind with no seated stake...)."""
+        for alarm in alarms:
+            if alarm.kind not in ("bet_under_minimum", "bet_over_maximum"):  # the round checks the limits itself
+                self.controller.raise_alarm(game_alarm(alarm))
 
     def before_double_or_split(self) -> tuple[str, ...]:
         """Close the current box's windows: the behind players who added their stake follow.
@@ -154,6 +161,8 @@ class ChipLink:
                 elif isinstance(verdict, ChipAlarm) and verdict.seen_cents and verdict.kind == "wrong_window_amount":
                     # the round refuses it with its own alarm naming the amounts
                     placed.append(InsurancePlaced(box=box, cents=verdict.seen_cents))
+                elif isinstance(verdict, ChipAlarm):  # e.g. chips taken off the line during its window
+                    self.controller.raise_alarm(game_alarm(verdict))
         return placed
 
     def verify_payouts(self) -> None:
@@ -250,6 +259,7 @@ class ChipLink:
         if self._scans < 3 or round_.phase not in ("insurance", "playing", "bank", "settlement"):
             return  # a chip counts after 2 reads: wait for a full picture of the table
         snapshot = self.watcher.lock_bets(self.controller.limits)
+        self._raise_lock_alarms(snapshot.alarms)  # the zones as they stand now: chips out of place are still so
         for box in round_.boxes:
             seated = sum(s.cents for hand in box.hands for s in hand.stakes if s.owner == box.bet.owner)
             behind = sum(s.cents for hand in box.hands for s in hand.stakes if s.owner != box.bet.owner)

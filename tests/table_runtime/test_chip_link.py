@@ -89,3 +89,48 @@ def test_bets_locked_from_the_zones_and_a_lost_step_suspends_the_watch_not_the_t
     assert table.link.lock_bets(source="test")  # the next round is watched again
     assert watch_phase(table) == "locked"
     table.journal.close()
+
+
+def test_chips_taken_off_the_insurance_line_during_its_window_are_past_posting(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    controller = table.controller
+    controller.submit(ShoeShuffled(shoe_id="S1"))
+    table.draw("9C 9D 9H 9S 8C")
+    table.put("box1", 2)
+    table.put("box1.insurance", 1)  # on the line before the deal: out of place at the lock
+    table.scan()
+    assert table.link.lock_bets(source="test")
+    assert [alarm["kind"] for alarm in controller.alarms.active] == ["chips_out_of_place"]
+    assert watch_phase(table) == "locked"  # the lock's own alarm does not undo the lock
+    table.draw("TS AH 5D")  # the bank's ace: the insurance window opens
+    assert controller.table.round is not None and controller.table.round.phase == "insurance"
+    table.zones["box1.insurance"] = []  # the chip leaves the line while the window is open
+    table.scan(6)
+    assert table.link.insurance_inputs() == []  # CONFIRM closes the window: nothing is on the line to insure
+    alarms = {alarm["kind"]: alarm for alarm in controller.alarms.active}
+    past = alarms["past_posting"]  # TABLE.md What the controller must catch: chips removed from a locked zone
+    assert past["box"] == 1 and past["amounts"] == {"expected_cents": 500, "seen_cents": 0}
+    assert "during the insurance window" in past["message"]
+    table.journal.close()
+
+
+def test_after_a_restart_the_lock_of_the_zones_still_reports_chips_out_of_place(tmp_path: Path) -> None:
+    first = Table(tmp_path)
+    first.controller.submit(ShoeShuffled(shoe_id="S1"))
+    first.draw("9C 9D 9H 9S 8C")
+    first.put("box1", 2)
+    first.scan()
+    assert first.link.lock_bets(source="test")
+    first.draw("TS 6H 5D")  # box1 plays 15 against a 6
+    first.journal.close()  # the power goes
+
+    second = Table(tmp_path)  # the journal replays the round
+    round_ = second.controller.table.round
+    assert round_ is not None and round_.phase == "playing"
+    second.put("box1", 2)
+    second.put("box2.behind", 1)  # a behind stake on a box nobody plays
+    second.scan(4)
+    assert watch_phase(second) == "locked"  # the recovered round adopted the zones
+    alarms = [alarm for alarm in second.controller.alarms.active if alarm["kind"] == "behind_without_seated"]
+    assert [alarm["box"] for alarm in alarms] == [2]
+    second.journal.close()
