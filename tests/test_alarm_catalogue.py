@@ -250,3 +250,13 @@ def test_the_markdown_reader_takes_the_first_column_by_section() -> None:
     ])
     assert documented_kinds(markdown) == {"table_runtime/game/": ["a_kind", "b_kind"],
                                           "table_runtime/display/": ["c_kind"]}
+
+
+def test_the_display_names_every_alarm_in_both_languages() -> None:
+    """The banner shows a label, not the raw kind, for every alarm of the catalogue (docs/display.md)."""
+    strings = (REPO / "table_runtime" / "display" / "static" / "i18n.js").read_text(encoding="utf-8")
+    english = strings.index("\n  en: {")
+    kinds = {kind for section in documented_kinds(DOC.read_text(encoding="utf-8")).values() for kind in section}
+    for language, text in (("fr", strings[:english]), ("en", strings[english:])):
+        missing = sorted(kind for kind in kinds if f"\n    alarm_{kind}: " not in text)
+        assert not missing, f"no {language} label in i18n.js for {missing}"
