@@ -42,12 +42,13 @@ Phase = Literal["betting", "locked", "settling"]
 
 RULE_PAST_POSTING = ("TABLE.md past-posting: no chip is added to or removed from a locked zone "
                      "outside a double, split or insurance window")
-RULE_WINDOW = ("RULES.md: a double or a split adds a stake equal to the original (000); "
-               "insurance is half the original bet (000)")
+RULE_WINDOW = ("RULES.md Player decisions: a double or a split adds a stake equal to the original (000:30, 000:35); "
+               "insurance is half the original bet (000:26)")
 RULE_PAYOUT = ("TABLE.md settlement: lost stakes collected (zone empty), winners' zones equal stake + payout, "
                "pushes unchanged")
-RULE_LIMITS = "RULES.md: the total on one box (seated + behind) is within the table minimum and maximum (000, 002)"
-RULE_BEHIND = "RULES.md: players behind bet on a seated player's box (000, 002)"
+RULE_LIMITS = ("RULES.md Equipment and seats: the total on one box (seated + behind) is within the posted "
+               "minimum and maximum (000:3, 002:31)")
+RULE_BEHIND = "RULES.md Equipment and seats: a player behind bets on a seated player's box (000:3)"
 RULE_INSURANCE_LINE = "TABLE.md: the insurance line holds chips only inside the insurance window"
 RULE_READER = "TABLE.md shoe integrity: shoe or reader disconnected"
 RULE_ANTENNA = "TABLE.md: every zone is read by its antenna several times a second"
