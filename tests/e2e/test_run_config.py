@@ -307,13 +307,19 @@ def test_assembly_reads_a_csv_registry_and_takes_its_casino(tmp_path: Path) -> N
     assert not shoe.plugged  # stopped with the assembly
 
 
-def test_assembly_refuses_a_registry_of_two_casinos(tmp_path: Path) -> None:
+def two_casinos_registry(tmp_path: Path) -> Path:
+    """A registry holding chips of casinos 7 and 8."""
     registry_path = tmp_path / "chips.sqlite"
     with ChipRegistry(registry_path) as registry:
         for casino in (7, 8):
             issuer = ChipIssuer(casino, seed=casino)
             issuer.stack(500)
             registry.import_text(issuer.csv())
+    return registry_path
+
+
+def test_assembly_refuses_a_registry_of_two_casinos(tmp_path: Path) -> None:
+    registry_path = two_casinos_registry(tmp_path)
     config = demo_config(tmp_path)
     with pytest.raises(ConfigError) as refused:
         assemble(config.replace(devices=dataclasses.replace(config.devices, chip_registry=registry_path)))
@@ -323,12 +329,8 @@ def test_assembly_refuses_a_registry_of_two_casinos(tmp_path: Path) -> None:
 
 
 def test_devices_casino_id_names_the_casino_of_a_shared_registry(tmp_path: Path) -> None:
-    registry_path = tmp_path / "chips.sqlite"
+    registry_path = two_casinos_registry(tmp_path)
     with ChipRegistry(registry_path) as registry:
-        for casino in (7, 8):
-            issuer = ChipIssuer(casino, seed=casino)
-            issuer.stack(500)
-            registry.import_text(issuer.csv())
         ours, theirs = (next(chip for chip in registry.snapshot().values() if chip.casino_id == casino)
                         for casino in (8, 7))
     config = demo_config(tmp_path)
