@@ -12,7 +12,8 @@ registry) and follows the round through plain values the round engine gives:
    declined); any other change of a locked zone is **past-posting**;
 4. `begin_settlement(expected_final)` then `verify_payouts()`: each zone must end
    at its expected amount (0 collected, stake untouched for a push, stake +
-   payout paid); a wrong zone is an alarm naming the difference;
+   payout paid); a wrong zone is an alarm naming the difference. Meanwhile
+   `expected_final` says what each zone must end at, for a live check as the dealer pays;
 5. `end_round()`: back to betting.
 
 Pure: the caller passes scans with their time; nothing here reads a clock or
@@ -186,6 +187,12 @@ class ChipWatcher:
     def locked_cents(self, zone: str) -> int | None:
         lock = self._locks.get(zone)
         return None if lock is None else lock.cents
+
+    @property
+    def expected_final(self) -> Mapping[str, int]:
+        """While settling, the amount each zone must end at (every locked zone); empty otherwise.
+        A copy: the display reads it as the dealer pays, before CONFIRM checks it."""
+        return dict(self._expected)
 
     def value_of(self, tag: Tag) -> int:
         return chip_value(tag, self._registry, self.casino_id)

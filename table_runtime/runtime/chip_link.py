@@ -9,6 +9,8 @@
   closes it and the chips there become `InsurancePlaced`.
 - At settlement each zone must end at stake + net payout (0 when collected);
   CONFIRM checks it and a wrong zone is a `wrong_payout` alarm with the difference.
+  Before that, the snapshot's `payout_check` shows the dealer, after every scan that
+  changes a zone, what each zone must end at and what is on it now.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ class ChipLink:
                 self.controller.raise_alarm(game_alarm(item))
         if changed:
             self._publish_zones()
+            self._publish_payout_check()
         if self.watcher.phase == "betting" and self.controller.table.round_in_play:
             self.follow()  # a recovered round waits for a full read of the zones
 
@@ -89,6 +92,27 @@ class ChipLink:
         zones = {zone: self.watcher.total_cents(zone) for zone in self.watcher.zones}
         if self.controller.extra.get("zones") != zones:
             self.controller.extra["zones"] = zones
+            self.controller.touch()
+
+    def _publish_payout_check(self) -> None:
+        """While settling, `extra["payout_check"]`: per zone whose end is checked, what is due and what
+        is on it now, so a wrong payout is seen (and put right) before CONFIRM; absent otherwise.
+
+        Every zone is checked; one that had no stake, is owed nothing and holds nothing is left out
+        (a box nobody played), until chips appear on it.
+        """
+        check: dict[str, dict[str, int]] = {}
+        if self.watcher.phase == "settling":
+            for zone, due in self.watcher.expected_final.items():
+                seen = self.watcher.total_cents(zone)
+                if due or seen or self.watcher.locked_cents(zone):
+                    check[zone] = {"due_cents": due, "seen_cents": seen}
+        if check:
+            if self.controller.extra.get("payout_check") != check:
+                self.controller.extra["payout_check"] = check
+                self.controller.touch()
+        elif "payout_check" in self.controller.extra:
+            del self.controller.extra["payout_check"]
             self.controller.touch()
 
     # ------------------------------------------------------------ the round
@@ -196,6 +220,8 @@ class ChipLink:
             self._following = False
         if failure is not None:
             self.suspend(failure)
+        # After the passes: settlement begun, reopened by UNDO or ended (close, void, suspension).
+        self._publish_payout_check()
 
     def suspend(self, failure: Exception) -> None:
         """Chip bookkeeping out of step must never stop the table: say so, and watch again from the
@@ -211,6 +237,7 @@ class ChipLink:
             kind="chip_watch_suspended", rule="TABLE.md What the controller must catch",
             message=f"the chip watch lost step with the round ({failure}); chips are not verified "
                     "until the next round: check the zones by eye"))
+        self._publish_payout_check()
 
     def _follow_once(self) -> None:
         table = self.controller.table

@@ -14,7 +14,7 @@ from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import zone_names
 from table_runtime.game.cards import parse_cards
-from table_runtime.game.inputs import CardDrawn, Confirm, Next, ShoeShuffled
+from table_runtime.game.inputs import CardDrawn, Confirm, Next, ShoeShuffled, Undo
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.chip_link import ChipLink
@@ -134,3 +134,109 @@ def test_after_a_restart_the_lock_of_the_zones_still_reports_chips_out_of_place(
     alarms = [alarm for alarm in second.controller.alarms.active if alarm["kind"] == "behind_without_seated"]
     assert [alarm["box"] for alarm in alarms] == [2]
     second.journal.close()
+
+
+def payout_check(table: Table) -> object:
+    return table.controller.snapshot().get("payout_check")
+
+
+def test_the_snapshot_shows_each_zone_due_and_seen_as_the_dealer_pays_and_drops_it_at_close(tmp_path: Path) -> None:
+    """TABLE.md A round, step 6: the dealer sees a wrong payout on the display before CONFIRM closes the round."""
+    table = Table(tmp_path)
+    controller = table.controller
+    pushed: list[object] = []  # what the display was last told, as the runtime pushes it after every change
+    controller.subscribe(lambda: pushed.append(controller.snapshot().get("payout_check")))
+    controller.submit(ShoeShuffled(shoe_id="S1"))
+    table.draw("9C 9D 9H 9S 8C")
+    table.put("box1", 2)  # 10.00 € (5.00 € chips)
+    table.put("box2", 2)
+    table.scan()
+    assert table.link.lock_bets(source="test")
+    table.draw("TS 9H 6D TC 7C")  # box1 20, box2 16, the bank shows a 6
+    assert payout_check(table) is None  # nothing is checked while the round is played
+    controller.submit(Next(), source="panel")
+    controller.submit(Next(), source="panel")
+    table.draw("TH 2S")  # the bank 18: box1 wins, box2 loses
+    round_ = controller.table.round
+    assert round_ is not None and round_.phase == "settlement" and watch_phase(table) == "settling"
+    # Settlement begins: the untouched zones against what each must end at; empty zones of unplayed boxes are left out.
+    assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 1000},
+                                   "box2": {"due_cents": 0, "seen_cents": 1000}}
+    assert pushed[-1] == payout_check(table)
+
+    table.put("box1", 1)  # paid 5.00 € short...
+    table.zones["box2"] = []  # ...and box2's stake collected
+    table.scan(2)  # a chip counts after 2 reads, a chip gone after 5
+    assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 1500},
+                                   "box2": {"due_cents": 0, "seen_cents": 1000}}
+    assert pushed[-1] == payout_check(table)
+    table.scan(3)
+    assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 1500},
+                                   "box2": {"due_cents": 0, "seen_cents": 0}}
+    assert pushed[-1] == payout_check(table)
+    table.put("box1", 2)  # then 5.00 € too much
+    table.scan()
+    assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 2500},
+                                   "box2": {"due_cents": 0, "seen_cents": 0}}
+    assert pushed[-1] == payout_check(table)
+    table.free.append(table.zones["box1"].pop())  # the dealer takes one back: right now
+    table.scan(5)
+    assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 2000},
+                                   "box2": {"due_cents": 0, "seen_cents": 0}}
+    assert pushed[-1] == payout_check(table)
+    assert table.watcher.expected_final["box1"] == 2000
+
+    table.link.verify_payouts()  # CONFIRM, as the runtime does it: no alarm, the round closes
+    controller.submit(Confirm())
+    assert round_.phase == "closed"
+    assert [alarm["kind"] for alarm in controller.alarms.active] == []
+    assert payout_check(table) is None and "payout_check" not in controller.snapshot() and pushed[-1] is None
+    assert table.watcher.expected_final == {}
+    table.journal.close()
+
+
+def test_a_payout_still_wrong_at_confirm_is_raised_and_the_round_closes_as_before(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    controller = table.controller
+    controller.submit(ShoeShuffled(shoe_id="S1"))
+    table.draw("9C 9D 9H 9S 8C")
+    table.put("box1", 2)
+    table.scan()
+    assert table.link.lock_bets(source="test")
+    table.draw("TS 6D TC")  # box1 20 against a 6
+    controller.submit(Next(), source="panel")
+    table.draw("TH 2S")  # the bank 18: box1 is paid 10.00 €
+    table.put("box1", 1)
+    table.scan()
+    assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 1500}}
+    table.link.verify_payouts()
+    controller.submit(Confirm())
+    alarms = [alarm for alarm in controller.alarms.active if alarm["kind"] == "wrong_payout"]
+    assert [(alarm["box"], alarm["amounts"]) for alarm in alarms] == [(1, {"expected_cents": 2000, "seen_cents": 1500})]
+    assert controller.table.round is not None and controller.table.round.phase == "closed"
+    assert "payout_check" not in controller.snapshot()
+    table.journal.close()
+
+
+def test_undo_out_of_settlement_takes_the_check_off_and_the_bank_card_again_brings_it_back(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    controller = table.controller
+    controller.submit(ShoeShuffled(shoe_id="S1"))
+    table.draw("9C 9D 9H 9S 8C")
+    table.put("box1", 2)
+    table.scan()
+    assert table.link.lock_bets(source="test")
+    table.draw("TS 6D TC")
+    controller.submit(Next(), source="panel")
+    table.draw("TH 2S")
+    assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 1000}}
+    controller.submit(Undo())  # the bank's last card taken back: nothing is due yet
+    round_ = controller.table.round
+    assert round_ is not None and round_.phase == "bank" and watch_phase(table) == "locked"
+    assert "payout_check" not in controller.snapshot()
+    table.scan()
+    assert "payout_check" not in controller.snapshot()  # a scan outside settlement does not bring it back
+    table.draw("5S")  # the bank 21 this time: box1 loses
+    assert round_.phase == "settlement"
+    assert payout_check(table) == {"box1": {"due_cents": 0, "seen_cents": 1000}}
+    table.journal.close()
