@@ -68,6 +68,31 @@ WAITING_REASONS = frozenset(("undo", "insurance_open"))
 
 COMMANDS = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD")
 
+# Events are frozen values. The few that every round repeats (a phase change, a turn, a card to a hand) are
+# made once and shared, like the cards themselves: building a frozen dataclass costs more than the rest of
+# the step (and a mypyc build does not compile slotted dataclasses, so it pays for it too).
+_PHASE_CHANGED = {phase: PhaseChanged(phase=phase) for phase in PHASES}
+_TURN_CHANGED: dict[tuple[int, int] | None, TurnChanged] = {None: TurnChanged(box=None, hand=None)}
+_CARD_ASSIGNED: dict[str, list[CardAssigned | None]] = {}  # by target, then by Card.index
+
+
+def _turn_changed(turn: tuple[int, int] | None) -> TurnChanged:
+    event = _TURN_CHANGED.get(turn)
+    if event is None:
+        assert turn is not None
+        event = _TURN_CHANGED[turn] = TurnChanged(box=turn[0], hand=turn[1])
+    return event
+
+
+def _card_assigned(card: Card, target: str) -> CardAssigned:
+    by_card = _CARD_ASSIGNED.get(target)
+    if by_card is None:
+        by_card = _CARD_ASSIGNED[target] = [None] * 52
+    event = by_card[card.index]
+    if event is None:
+        event = by_card[card.index] = CardAssigned(card=card, target=target)
+    return event
+
 
 class BoxState:
     """One box in play: its bet, its hands (several after splits) and its insurance."""
@@ -311,12 +336,13 @@ class Round:
             hand = self.bank
         hand.add(card)
         self._undo.append(("card", hand, None, dealing))
-        out.append(CardAssigned(card=card, target=hand.name))
+        out.append(_card_assigned(card, hand.name))
         if dealing:
             if self.deal_index == self.deal_count:
                 self._after_deal(out)
-        else:
+        elif phase != PLAYING or hand.finished(self._charlie):
             self._advance(out)
+        # else: the hand that took the card keeps the turn, announced when it got it: nothing moves
 
     def _hold(self, card: Card, reason: str, out: list[Event], alarm: Alarm) -> None:
         self.held.append((card, reason))
@@ -370,12 +396,12 @@ class Round:
         turn = self.turn
         if turn != self._turn:
             self._turn = turn
-            out.append(TurnChanged(box=None if turn is None else turn[0], hand=None if turn is None else turn[1]))
+            out.append(_turn_changed(turn))
 
     def _set_phase(self, phase: str, out: list[Event]) -> None:
         if phase != self.phase:
             self.phase = phase
-            out.append(PhaseChanged(phase=phase))
+            out.append(_PHASE_CHANGED[phase])
 
     def _settle(self, out: list[Event]) -> None:
         bank = self.bank
