@@ -24,10 +24,11 @@ _CARD: dict[str, Any] = {"type": "string", "pattern": "^[A2-9TJQK][SHDC]$"}
 _CARDS: dict[str, Any] = {"type": "array", "items": _CARD}
 
 
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
-    """An object with at least these keys. More are allowed (the runtime adds e.g. a payout's
-    rounding note, a hand's stakes by owner); the page ignores what it does not know."""
-    return {"type": "object", "properties": properties, "required": list(properties)}
+def _object(properties: dict[str, Any], *, optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An object with at least these keys, and the `optional` ones checked when present. More are
+    allowed (the runtime adds e.g. a payout's rounding note, a hand's stakes by owner); the page
+    ignores what it does not know."""
+    return {"type": "object", "properties": {**properties, **(optional or {})}, "required": list(properties)}
 
 
 _PAYOUT_FIELDS: dict[str, Any] = {
@@ -78,6 +79,14 @@ _BOX = _object(
     }
 )
 
+# While the chip readers check the settlement: per zone (`box3`, `box3.behind`, `box3.insurance`) what it
+# must end at and what is on it now. Absent outside settlement.
+_PAYOUT_CHECK: dict[str, Any] = {
+    "type": "object",
+    "propertyNames": {"pattern": r"^box[1-7](\.behind|\.insurance)?$"},
+    "additionalProperties": _object({"due_cents": _COUNT, "seen_cents": _COUNT}),
+}
+
 SNAPSHOT_SCHEMA: dict[str, Any] = _object(
     {
         "schema_version": {"const": 1},
@@ -115,7 +124,8 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
         "alarms": {"type": "array", "items": ALARM_SCHEMA},
         "recovered": {"type": "boolean"},
         "devices": {"type": "object", "additionalProperties": {"type": "string"}},
-    }
+    },
+    optional={"payout_check": _PAYOUT_CHECK},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

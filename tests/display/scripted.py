@@ -347,3 +347,20 @@ def recalled_round(round_number: int, first_seq: int) -> dict[str, Any]:
         ],
         "alarms": [],
     }
+
+
+def being_paid(seq: int = 1270) -> dict[str, Any]:
+    """`settlement()` while the dealer pays: box 3's seated zone is right (10.00 + 10.00), its player
+    behind 5.00 € short, its insurance collected; box 1 (push) right; box 5 not paid yet (its stake
+    of two split hands, 40.00 €, is still there); box 6 paid 5.00 € too much; chips on unplayed box 7."""
+    changed = settlement(seq)
+    changed["payout_check"] = {
+        "box1": {"due_cents": 1000, "seen_cents": 1000},
+        "box3": {"due_cents": 2000, "seen_cents": 2000},
+        "box3.behind": {"due_cents": 1000, "seen_cents": 500},
+        "box3.insurance": {"due_cents": 0, "seen_cents": 0},
+        "box5": {"due_cents": 8000, "seen_cents": 4000},
+        "box6": {"due_cents": 3750, "seen_cents": 4250},
+        "box7": {"due_cents": 0, "seen_cents": 2500},
+    }
+    return changed

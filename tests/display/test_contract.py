@@ -13,7 +13,7 @@ import pytest
 
 from bench.display import table_snapshot
 from table_runtime.display.schema import RECALLED_ROUND_SCHEMA, SNAPSHOT_SCHEMA
-from tests.display.scripted import alarm, playing, recalled_round, settlement, with_alarms
+from tests.display.scripted import alarm, being_paid, playing, recalled_round, settlement, with_alarms
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "display.md"
 
@@ -35,6 +35,7 @@ def test_scripted_and_bench_snapshots_follow_the_schema() -> None:
     snapshots = [
         playing(),
         settlement(),
+        being_paid(),
         with_alarms(settlement(), alarm(1, "wrong_payout", "m", box_number=3, amounts={"expected_cents": 1})),
         table_snapshot(5),
     ]
@@ -73,3 +74,20 @@ def test_a_missing_key_is_rejected_an_extra_one_allowed() -> None:
     extra = settlement()
     extra["boxes"][2]["payouts"][0]["note"] = "3:2 of 1005 cents is 1507.5 cents: paid 1507"
     jsonschema.validate(extra, SNAPSHOT_SCHEMA)
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        {"box8": {"due_cents": 0, "seen_cents": 0}},
+        {"box3.hand0": {"due_cents": 0, "seen_cents": 0}},
+        {"box3": {"due_cents": 2000}},
+        {"box3": {"due_cents": 2000, "seen_cents": -5}},
+        {"box3": {"due_cents": "20,00", "seen_cents": 2000}},
+    ],
+)
+def test_the_schema_checks_payout_check_when_present(check: dict[str, Any]) -> None:
+    broken = being_paid()
+    broken["payout_check"] = check
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, SNAPSHOT_SCHEMA)

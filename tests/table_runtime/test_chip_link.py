@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jsonschema  # type: ignore[import-untyped]  # no stubs in the test environment
+
 from drivers.chip_reader import ChipsScanned, ZoneReading
 from firmware_bridge.rfid import Tag
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import zone_names
+from table_runtime.display.schema import SNAPSHOT_SCHEMA
 from table_runtime.game.cards import parse_cards
 from table_runtime.game.inputs import CardDrawn, Confirm, Next, ShoeShuffled, Undo
 from table_runtime.game.rules import TableLimits, profile
@@ -163,6 +166,7 @@ def test_the_snapshot_shows_each_zone_due_and_seen_as_the_dealer_pays_and_drops_
     assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 1000},
                                    "box2": {"due_cents": 0, "seen_cents": 1000}}
     assert pushed[-1] == payout_check(table)
+    jsonschema.validate(controller.snapshot(), SNAPSHOT_SCHEMA)  # the display contract, payout_check included
 
     table.put("box1", 1)  # paid 5.00 € short...
     table.zones["box2"] = []  # ...and box2's stake collected

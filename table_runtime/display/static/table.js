@@ -7,6 +7,8 @@ export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q"
 const MAIN_COMMANDS = ["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM"];
 const OPEN_STATUSES = new Set(["waiting", "playing"]); // hands that may still take a card
 const DEVICE_IDLE = new Set(["disabled", "not configured"]); // not a fault: shown grey, not red
+// A box's chip zones, in the order they lie on the felt, with the label the page gives each.
+const ZONES = [["", "seated"], [".behind", "behind"], [".insurance", "insurance"]];
 
 export const $ = (id) => document.getElementById(id);
 
@@ -199,7 +201,9 @@ function renderBoxes(s) {
 
 function boxNode(box, s) {
   const behind = box.behind || [];
-  const empty = !box.seated_cents && behind.length === 0 && box.hands.length === 0;
+  const check = chipCheckNode(box, s);
+  // Chips that turn up on an unplayed box at settlement are a wrong payout: the box is not dimmed then.
+  const empty = !box.seated_cents && behind.length === 0 && box.hands.length === 0 && !check;
   const isTurn = s.turn && s.turn.box === box.box;
   const stakes = el(
     "div",
@@ -282,14 +286,42 @@ function boxNode(box, s) {
       : el("div", { class: "net", "data-net": box.net_cents }, el("span", { class: "label", text: t("net") }), el("b", { text: money(box.net_cents, true) }));
   return el(
     "article",
-    { class: box.hands.length > 1 ? "box split" : "box", "data-box": box.box, "data-turn": isTurn, "data-empty": empty },
+    { class: box.hands.length > 1 ? "box split" : "box", "data-box": box.box, "data-turn": isTurn, "data-empty": empty, "data-checking": !!check },
     el("header", {}, el("span", { class: "box-no", text: String(box.box) }), el("span", { class: "owner", text: box.owner || t("open_box") })),
     empty ? null : stakes,
     insurance,
     el("div", { class: "hands" }, hands),
     payouts,
+    check,
     net,
   );
+}
+
+// Settlement: each zone of the box against what it must end at, as the chip readers see it now, so the
+// dealer puts a wrong payout right before CONFIRM (TABLE.md A round, step 6). `payout_check` is in the
+// snapshot only while the chips are being checked. A zone that is right takes one line (what is due is what
+// is there); a wrong one says what is due, what is seen and the difference.
+function chipCheckNode(box, s) {
+  const check = s.phase === "settlement" ? s.payout_check || {} : {};
+  const rows = ZONES.filter(([suffix]) => check[`box${box.box}${suffix}`]).map(([suffix, label]) => {
+    const zone = `box${box.box}${suffix}`;
+    const due = check[zone].due_cents;
+    const seen = check[zone].seen_cents;
+    const difference = seen - due;
+    const attrs = { class: "zone-check", "data-zone": zone, "data-match": difference === 0 ? "yes" : "no", "data-difference": difference };
+    const name = el("span", { class: "zone-name", text: t(label) });
+    if (difference === 0) {
+      return el("div", attrs, el("div", { class: "zone-check-line" }, name, el("span", { class: "zone-verdict", title: t("check_ok") }, "✓ ", el("b", { class: "zone-seen", text: money(seen) }))));
+    }
+    const verdict = difference < 0 ? t("check_short", { amount: money(-difference) }) : t("check_over", { amount: money(difference) });
+    return el(
+      "div",
+      attrs,
+      el("div", { class: "zone-check-line" }, name, el("span", { class: "zone-due" }, `${t("check_due")} `, el("b", { text: money(due) }))),
+      el("div", { class: "zone-check-line" }, el("span", { class: "zone-seen" }, `${t("check_seen")} `, el("b", { text: money(seen) })), el("span", { class: "zone-verdict", text: verdict })),
+    );
+  });
+  return rows.length ? el("div", { class: "chip-check" }, el("div", { class: "chip-check-title", text: t("check_title") }), rows) : null;
 }
 
 export function renderActions(s, view) {
