@@ -14,6 +14,8 @@ take back the last action.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from table_runtime.game.cards import Card
 from table_runtime.game.events import (
     ActionUndone,
@@ -84,6 +86,17 @@ def _turn_changed(turn: tuple[int, int] | None) -> TurnChanged:
     return event
 
 
+@lru_cache(maxsize=256)
+def _hand_stood(box: int, hand: int) -> HandStood:
+    return HandStood(box=box, hand=hand)
+
+
+@lru_cache(maxsize=1024)
+def _original_stake(owner: str, cents: int) -> Stake:
+    """A stake is a frozen value too: the same bets round after round share theirs."""
+    return Stake(owner, cents, "original")
+
+
 def _card_assigned(card: Card, target: str) -> CardAssigned:
     by_card = _CARD_ASSIGNED.get(target)
     if by_card is None:
@@ -102,9 +115,9 @@ class BoxState:
     def __init__(self, bet: BoxBet) -> None:
         self.number = bet.box
         self.bet = bet
-        stakes = [Stake(bet.owner, bet.seated_cents, "original")]
+        stakes = [_original_stake(bet.owner, bet.seated_cents)]
         for behind in bet.behind:
-            stakes.append(Stake(behind.owner, behind.cents, "original"))
+            stakes.append(_original_stake(behind.owner, behind.cents))
         self.hands = [Hand(bet.box, stakes)]
         self.insurance = 0
 
@@ -479,7 +492,7 @@ class Round:
         hand.stood = True
         self._undo.append(("stand", hand, None, 0))
         number, index = hand.box, hand.index
-        out.append(HandStood(box=number, hand=index))
+        out.append(_hand_stood(number, index))
         self._advance(out)
         self._drain(out)
 

@@ -7,6 +7,8 @@ silently); a house may round blackjack payouts down to its smallest chip.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from table_runtime.game.events import Payout
 from table_runtime.game.hand import Hand
 from table_runtime.game.rules import RuleOptions
@@ -44,9 +46,17 @@ def hand_payouts(
         outcome, net, note = _stake_result(
             hand, stake.kind, stake.cents, charlie, bank_total, bank_blackjack, paid_early, rules
         )
-        payouts.append(Payout(box=hand.box, hand=index, owner=stake.owner, kind=stake.kind,
-                              staked_cents=stake.cents, outcome=outcome, net_cents=net, note=note))
+        payouts.append(_payout(hand.box, index, stake.owner, stake.kind, stake.cents, outcome, net, note))
     return payouts
+
+
+@lru_cache(maxsize=4096)
+def _payout(box: int, hand: int, owner: str, kind: str, staked_cents: int, outcome: str, net_cents: int,
+            note: str) -> Payout:
+    """Payouts are frozen values and a table settles the same ones round after round: each is made once
+    (the last few thousand kept) instead of per stake; building a frozen dataclass is the costly part."""
+    return Payout(box=box, hand=hand, owner=owner, kind=kind, staked_cents=staked_cents, outcome=outcome,
+                  net_cents=net_cents, note=note)
 
 
 def _stake_result(
