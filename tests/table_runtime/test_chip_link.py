@@ -17,7 +17,7 @@ from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import zone_names
 from table_runtime.display.schema import SNAPSHOT_SCHEMA
 from table_runtime.game.cards import parse_cards
-from table_runtime.game.inputs import CardDrawn, Confirm, Next, ShoeShuffled, Undo
+from table_runtime.game.inputs import CardDrawn, Confirm, Next, ShoeShuffled, Undo, Void
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.chip_link import ChipLink
@@ -243,4 +243,22 @@ def test_undo_out_of_settlement_takes_the_check_off_and_the_bank_card_again_brin
     table.draw("5S")  # the bank 21 this time: box1 loses
     assert round_.phase == "settlement"
     assert payout_check(table) == {"box1": {"due_cents": 0, "seen_cents": 1000}}
+    table.journal.close()
+
+
+def test_a_round_voided_at_settlement_takes_the_check_off(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    controller = table.controller
+    controller.submit(ShoeShuffled(shoe_id="S1"))
+    table.draw("9C 9D 9H 9S 8C")
+    table.put("box1", 2)
+    table.scan()
+    assert table.link.lock_bets(source="test")
+    table.draw("TS 6D TC")
+    controller.submit(Next(), source="panel")
+    table.draw("TH 2S")
+    assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 1000}}
+    controller.submit(Void())
+    assert controller.table.round is not None and controller.table.round.phase == "voided"
+    assert "payout_check" not in controller.snapshot() and watch_phase(table) == "betting"
     table.journal.close()
