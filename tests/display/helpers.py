@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import aiohttp
 from playwright.async_api import Locator, Page, expect
 
 from table_runtime.display import DisplayServer
@@ -26,3 +27,13 @@ async def publish_and_wait(page: Page, server: DisplayServer, snapshot: dict[str
 def box(page: Page, number: int) -> Locator:
     """The box `number` (1-7) on the page."""
     return page.locator(f"#boxes .box[data-box='{number}']")
+
+
+async def ask(ws: aiohttp.ClientWebSocketResponse, message: dict[str, Any]) -> dict[str, Any]:
+    """Send one request on the display's WebSocket and return the reply carrying its request id
+    (snapshots in between are skipped)."""
+    await ws.send_json({**message, "request": 99})
+    while True:
+        reply: dict[str, Any] = await ws.receive_json(timeout=5)
+        if reply.get("request") == 99:
+            return reply

@@ -20,7 +20,7 @@ from playwright.async_api import Page, expect
 from table_runtime.display import DisplayServer
 from table_runtime.errors import ConfigError
 from tests.display.conftest import PIT_TOKEN, SUPERVISOR_PIN, screenshot
-from tests.display.helpers import open_display, publish_and_wait
+from tests.display.helpers import ask, open_display, publish_and_wait
 from tests.display.scripted import ScriptedBackend, playing, recalled_round
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
@@ -30,15 +30,6 @@ pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)
 async def http() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
         yield session
-
-
-async def ask(ws: aiohttp.ClientWebSocketResponse, message: dict[str, Any]) -> dict[str, Any]:
-    """Send one request and return the reply carrying its request id (snapshots in between are skipped)."""
-    await ws.send_json({**message, "request": 99})
-    while True:
-        reply: dict[str, Any] = await ws.receive_json(timeout=5)
-        if reply.get("request") == 99:
-            return reply
 
 
 async def test_touch_next_reaches_backend_as_dealer(

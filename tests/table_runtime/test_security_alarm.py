@@ -7,7 +7,6 @@ wrong PINs for VOID lock supervisor commands and raise `supervisor_pin_locked`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 import pytest
@@ -17,14 +16,7 @@ from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.controller import TableController
-
-
-async def ask(ws: aiohttp.ClientWebSocketResponse, message: dict[str, Any]) -> dict[str, Any]:
-    await ws.send_json({**message, "request": 7})
-    while True:
-        reply: dict[str, Any] = await ws.receive_json(timeout=5)
-        if reply.get("request") == 7:
-            return reply
+from tests.display.helpers import ask
 
 
 @pytest.mark.timeout(60)
