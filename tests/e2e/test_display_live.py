@@ -73,6 +73,14 @@ async def test_the_display_follows_and_drives_a_live_round(live: Live, browser: 
     await expect(page.locator("#phase")).to_have_text("Paiement")
     await expect(first.locator(".payout[data-outcome='win']")).to_contain_text("+10,00\u00a0€")
     await expect(second.locator(".payout[data-outcome='win']")).to_have_count(2)
+    # Not paid yet: the chip readers say what is missing on each zone (TABLE.md A round, step 6)...
+    check = first.locator(".zone-check[data-zone='box1']")
+    await expect(check).to_have_attribute("data-match", "no")
+    await expect(check).to_have_attribute("data-difference", "-1000")
+    await expect(second.locator(".zone-check[data-zone='box2']")).to_have_attribute("data-difference", "-4000")
+    hands.put("box1", 1000)  # ...the dealer pays box1 its 10,00 €, and the page says it is right
+    await hands.settle_zones()
+    await expect(check).to_have_attribute("data-match", "yes")
 
     await live.draw(1)  # a card for a bank that has finished: an alarm on the banner
     alarm = page.locator("[data-alarm]").first
