@@ -10,6 +10,7 @@ simulation and the demo's simulated players both call it.
 from __future__ import annotations
 
 import random
+from typing import Final
 
 from table_runtime.game.inputs import BehindBet, BetsLocked, BoxBet, Double, Next, Split
 from table_runtime.game.round import Round
@@ -18,8 +19,10 @@ from table_runtime.strategy import Action, Strategy
 
 Decision = Next | Double | Split | None  # None: hit, the dealer draws a card for the hand
 
-_STAND = Next()
-_HIT, _DOUBLE, _SPLIT = Action.HIT, Action.DOUBLE, Action.SPLIT
+_STAND: Final = Next()
+_HIT: Final = Action.HIT
+_DOUBLE: Final = Action.DOUBLE
+_SPLIT: Final = Action.SPLIT
 
 
 class NoTurnError(ValueError):

@@ -21,7 +21,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Final
 
 from simulators.players import BasicStrategyPlayer, decide
 from simulators.simulation_errors import BoxCountError, ShoeExhaustedError, SimulationError
@@ -32,13 +32,13 @@ from table_runtime.game.round import BANK, DEALING, INSURANCE, PLAYING, SETTLEME
 from table_runtime.game.rules import RuleOptions
 from table_runtime.game.table import Table
 
-UNIT_CENTS = 1000  # one initial bet; even, so 3:2 is exact
-PROGRESS_EVERY = 5000  # rounds between progress reports of a worker
+UNIT_CENTS: Final = 1000  # one initial bet; even, so 3:2 is exact
+PROGRESS_EVERY: Final = 5000  # rounds between progress reports of a worker
 
-# Inputs are immutable: one instance of each is applied again and again.
-_DRAWN = tuple(CardDrawn(card=card) for card in ALL_CARDS)
-_CUT_CARD = CutCardReached()
-_CONFIRM = Confirm()
+# Inputs are immutable: one instance of each is applied again and again (Final: constants in a mypyc build).
+_DRAWN: Final = tuple(CardDrawn(card=card) for card in ALL_CARDS)
+_CUT_CARD: Final = CutCardReached()
+_CONFIRM: Final = Confirm()
 
 
 class DealingShoe:

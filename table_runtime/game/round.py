@@ -15,6 +15,7 @@ take back the last action.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from table_runtime.game.cards import Card
 from table_runtime.game.events import (
@@ -53,29 +54,30 @@ from table_runtime.game.inputs import (
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.settlement import hand_payouts, insurance_payout
 
-BETTING = "betting"
-DEALING = "dealing"
-INSURANCE = "insurance"
-PLAYING = "playing"
-BANK = "bank"
-SETTLEMENT = "settlement"
-CLOSED = "closed"
-VOIDED = "voided"
-PHASES = (BETTING, DEALING, INSURANCE, PLAYING, BANK, SETTLEMENT, CLOSED, VOIDED)
-IN_PLAY = frozenset((DEALING, INSURANCE, PLAYING, BANK, SETTLEMENT))
+BETTING: Final = "betting"
+DEALING: Final = "dealing"
+INSURANCE: Final = "insurance"
+PLAYING: Final = "playing"
+BANK: Final = "bank"
+SETTLEMENT: Final = "settlement"
+CLOSED: Final = "closed"
+VOIDED: Final = "voided"
+PHASES: Final = (BETTING, DEALING, INSURANCE, PLAYING, BANK, SETTLEMENT, CLOSED, VOIDED)
+IN_PLAY: Final = frozenset((DEALING, INSURANCE, PLAYING, BANK, SETTLEMENT))
 
 # Held cards that wait for the dealer's next decision go to the next hand that
 # may take a card; the others (a card no hand may take) wait for DISCARD.
-WAITING_REASONS = frozenset(("undo", "insurance_open"))
+WAITING_REASONS: Final = frozenset(("undo", "insurance_open"))
 
-COMMANDS = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD")
+COMMANDS: Final = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD")
+# (Final: a mypyc build reads these as constants, not from the module's dict on every use.)
 
 # Events are frozen values. The few that every round repeats (a phase change, a turn, a card to a hand) are
 # made once and shared, like the cards themselves: building a frozen dataclass costs more than the rest of
 # the step (and a mypyc build does not compile slotted dataclasses, so it pays for it too).
-_PHASE_CHANGED = {phase: PhaseChanged(phase=phase) for phase in PHASES}
-_TURN_CHANGED: dict[tuple[int, int] | None, TurnChanged] = {None: TurnChanged(box=None, hand=None)}
-_CARD_ASSIGNED: dict[str, list[CardAssigned | None]] = {}  # by target, then by Card.index
+_PHASE_CHANGED: Final = {phase: PhaseChanged(phase=phase) for phase in PHASES}
+_TURN_CHANGED: Final[dict[tuple[int, int] | None, TurnChanged]] = {None: TurnChanged(box=None, hand=None)}
+_CARD_ASSIGNED: Final[dict[str, list[CardAssigned | None]]] = {}  # by target, then by Card.index
 
 
 def _turn_changed(turn: tuple[int, int] | None) -> TurnChanged:

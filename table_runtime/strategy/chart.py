@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import IntEnum
+from typing import Final
 
 from table_runtime.game.rules import RuleOptions
 from table_runtime.strategy.terms import PlayTerms
 
-UP_VALUES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)  # chart column order: 2..9, T, A
-CHART_WIDTH = 11  # index by value 0..10
+UP_VALUES: Final = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)  # chart column order: 2..9, T, A
+CHART_WIDTH: Final = 11  # index by value 0..10
 
 
 class Action(IntEnum):
@@ -26,7 +27,10 @@ class Action(IntEnum):
     SPLIT = 3
 
 
-_HIT, _STAND, _DOUBLE, _SPLIT = Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT
+_HIT: Final = Action.HIT
+_STAND: Final = Action.STAND
+_DOUBLE: Final = Action.DOUBLE
+_SPLIT: Final = Action.SPLIT
 
 
 def cell_index(total: int, soft: bool, up_value: int) -> int:
