@@ -314,10 +314,14 @@ class ChipLink:
             if owner_box != keep_box and not zone.endswith(".insurance"):
                 verdict = self._close(zone)
                 if isinstance(verdict, WindowClosed) and verdict.added_cents:
+                    seen = self.watcher.total_cents(zone)
+                    locked = seen - verdict.added_cents
                     self.controller.raise_alarm(Alarm(
                         kind="past_posting", box=owner_box, rule="TABLE.md past-posting",
-                        message=f"{zone}: {verdict.added_cents / 100:.2f} € added with no double or split",
-                        amounts=(("added_cents", verdict.added_cents),)))
+                        message=f"{zone}: {verdict.added_cents / 100:.2f} € added with no double or split; "
+                                f"locked {locked / 100:.2f} €, now {seen / 100:.2f} €",
+                        amounts=(("expected_cents", locked), ("seen_cents", seen),
+                                 ("added_cents", verdict.added_cents))))
 
     def _follow_turn(self, round_: Round) -> None:
         hand = round_.current_hand

@@ -262,3 +262,22 @@ def test_a_round_voided_at_settlement_takes_the_check_off(tmp_path: Path) -> Non
     assert controller.table.round is not None and controller.table.round.phase == "voided"
     assert "payout_check" not in controller.snapshot() and watch_phase(table) == "betting"
     table.journal.close()
+
+
+def test_chips_added_in_an_open_window_then_no_double_is_past_posting_with_the_amounts(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    controller = table.controller
+    controller.submit(ShoeShuffled(shoe_id="S1"))
+    table.draw("9C 9D 9H 9S 8C")
+    table.put("box1", 2)
+    table.scan()
+    assert table.link.lock_bets(source="test")
+    table.draw("TS 6H 5D")  # box1 15 against a 6: its double window is open
+    table.put("box1", 2)  # a stake equal to the original appears...
+    table.scan(3)
+    controller.submit(Next(), source="panel")  # ...but the dealer stands the hand (TABLE.md past-posting)
+    (alarm,) = [alarm for alarm in controller.alarms.active if alarm["kind"] == "past_posting"]
+    assert alarm["box"] == 1
+    assert alarm["amounts"] == {"expected_cents": 1000, "seen_cents": 2000, "added_cents": 1000}
+    assert "added with no double or split; locked 10.00 €, now 20.00 €" in alarm["message"]
+    table.journal.close()
