@@ -50,7 +50,7 @@ class DealingShoe:
     shoe holds each card as the `CardDrawn` input that reports it.
     """
 
-    __slots__ = ("_apply", "_cards", "_cut_at", "_position", "_random", "rules", "shoes", "table")
+    __slots__ = ("_apply", "_cards", "_cut_at", "_position", "_random", "_size", "rules", "shoes", "table")
 
     def __init__(self, table: Table, rng: random.Random) -> None:
         self.table = table
@@ -59,7 +59,8 @@ class DealingShoe:
         self._apply = table.apply
         self._random = rng.random
         self._cards = [_DRAWN[card.index] for card in new_shoe(self.rules.decks)]
-        self._cut_at = len(self._cards) - self.rules.cut_card_depth
+        self._size = len(self._cards)  # the shoe's card count never changes: not re-read per draw
+        self._cut_at = self._size - self.rules.cut_card_depth
         self._position = 0
 
     @property
@@ -82,9 +83,10 @@ class DealingShoe:
         cards = self._cards
         if position == self._cut_at and not self.table.shoe.cut_card_reached:
             self._apply(_CUT_CARD)
-        if position == len(cards):
+        size = self._size
+        if position == size:
             raise ShoeExhaustedError(f"shoe sim-{self.shoes} is empty: the round needs another card")
-        pick = position + int(self._random() * (len(cards) - position))
+        pick = position + int(self._random() * (size - position))
         card = cards[pick]
         cards[pick] = cards[position]
         cards[position] = card
