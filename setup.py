@@ -5,9 +5,10 @@ modules below are compiled by mypyc from the same source files (the code that
 `mypy --strict` checks): the round state machine and what it runs per card,
 the strategy chart and the Monte Carlo loop. Nothing else changes; the
 compiled build gives the same events byte for byte
-(tests/test_compiled_engine.py) and runs `table-runtime simulate` about three
-times faster (bench/README.md). An editable install (``pip install -e``) is
-refused compiled: the sources you edit must be the code that runs.
+(tests/table_runtime/test_compiled_engine.py) and runs `table-runtime simulate`
+four to five times faster (bench/README.md, "Speed comparison"). An editable
+install (``pip install -e``) is refused compiled: the sources you edit must be
+the code that runs.
 
     TABLE_RUNTIME_COMPILE=1 pip install .
 """
