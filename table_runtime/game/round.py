@@ -504,7 +504,7 @@ class Round:
             return
         refusal = self._double_refusal(hand)
         if refusal is not None:
-            self._refuse("DOUBLE", refusal, out, "RULES.md Double; 000:35", hand.box)
+            self._refuse("DOUBLE", refusal, out, "RULES.md Player decisions (Double); 000:35", hand.box)
             return
         following = set(command.behind_following)
         added = []
@@ -528,7 +528,7 @@ class Round:
             return
         refusal = self._split_refusal(hand)
         if refusal is not None:
-            self._refuse("SPLIT", refusal, out, "RULES.md Split; 000:30-32", hand.box)
+            self._refuse("SPLIT", refusal, out, "RULES.md Player decisions (Split); 000:30-32", hand.box)
             return
         following = set(command.behind_following)
         stakes = []

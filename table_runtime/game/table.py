@@ -66,7 +66,9 @@ class Table:
             self._lock(item, out)
         elif isinstance(item, InsurancePlaced):
             if self.round is None:
-                out.append(Alarm(kind="insurance_refused", message="no round in play", rule="000:25", box=item.box))
+                out.append(Alarm(kind="insurance_refused", rule="000:25 (insurance on the bank's ace, in a round)",
+                                 message=f"insurance of {item.cents} cents on box {item.box} refused: no round in play",
+                                 box=item.box, amounts=(("seen_cents", item.cents),)))
             else:
                 self.round.insurance(item, out)
         elif isinstance(item, ShoeShuffled):
@@ -151,7 +153,8 @@ class Table:
 
     def _shuffle(self, item: ShoeShuffled, out: list[Event]) -> None:
         if self.round_in_play:
-            out.append(Alarm(kind="shuffle_mid_round", rule="001:5 (a new shoe after the round)",
+            out.append(Alarm(kind="shuffle_mid_round",
+                             rule="RULES.md Equipment and seats (a new shoe only after the round); 001:5",
                              message=f"shoe {item.shoe_id} loaded while round {self.rounds_started} is in play"))
         self.shoe.start(item.shoe_id, self.rules.burn_cards)
         out.append(ShoeStarted(shoe_id=item.shoe_id, burn_cards=self.rules.burn_cards))

@@ -6,7 +6,10 @@ Seeds: /shared/seeds/000 (regulation), 001, 002, 003, 004 (online).
 
 from __future__ import annotations
 
+from table_runtime.game.events import Alarm
+from table_runtime.game.inputs import InsurancePlaced
 from table_runtime.game.rules import TableLimits, profile
+from table_runtime.game.table import Table
 
 from .scenario import play
 
@@ -360,3 +363,10 @@ def test_house_rounding_of_blackjack_to_the_smallest_chip_rules_money() -> None:
     played = play("AS 9H KD 8C", bets="1:500", rules=rules)
     (payout,) = played.payouts
     assert payout.net_cents == 700 and "rounded down" in payout.note
+
+
+def test_insurance_with_no_round_names_the_box_and_the_amount_000_25() -> None:
+    (alarm,) = Table(profile("fr-casino")).apply(InsurancePlaced(box=3, cents=500))
+    assert isinstance(alarm, Alarm)
+    assert alarm.kind == "insurance_refused" and alarm.box == 3
+    assert dict(alarm.amounts) == {"seen_cents": 500} and alarm.rule.startswith("000:25")
