@@ -51,6 +51,15 @@ class Table:
             readings = tuple(ZoneReading(zone=zone, tags=tuple(tags)) for zone, tags in self.zones.items())
             self.link.reader_event(ChipsScanned(reader="r", at=self.now, readings=readings))
 
+    def lock(self, chips: dict[str, int]) -> None:
+        """A new shoe and its burns, then `chips` (zone -> number of chips) on the zones and NO MORE BETS."""
+        self.controller.submit(ShoeShuffled(shoe_id="S1"))
+        self.draw("9C 9D 9H 9S 8C")
+        for zone, count in chips.items():
+            self.put(zone, count)
+        self.scan()
+        assert self.link.lock_bets(source="test")
+
     def draw(self, text: str) -> None:
         for card in parse_cards(text):
             self.controller.submit(CardDrawn(card=card), source="shoe")
@@ -63,11 +72,7 @@ def watch_phase(table: Table) -> str:
 def test_bets_locked_from_the_zones_and_a_lost_step_suspends_the_watch_not_the_table(tmp_path: Path) -> None:
     table = Table(tmp_path)
     controller = table.controller
-    controller.submit(ShoeShuffled(shoe_id="S1"))
-    table.draw("9C 9D 9H 9S 8C")
-    table.put("box1", 2)
-    table.scan()
-    assert table.link.lock_bets(source="test")
+    table.lock({"box1": 2})
     round_ = controller.table.round
     assert round_ is not None and [(b.number, b.bet.seated_cents) for b in round_.boxes] == [(1, 1000)]
     table.draw("TS 6H 5D")  # box1 15 against a 6: DOUBLE is allowed, so box1's window is open
@@ -97,12 +102,7 @@ def test_bets_locked_from_the_zones_and_a_lost_step_suspends_the_watch_not_the_t
 def test_chips_taken_off_the_insurance_line_during_its_window_are_past_posting(tmp_path: Path) -> None:
     table = Table(tmp_path)
     controller = table.controller
-    controller.submit(ShoeShuffled(shoe_id="S1"))
-    table.draw("9C 9D 9H 9S 8C")
-    table.put("box1", 2)
-    table.put("box1.insurance", 1)  # on the line before the deal: out of place at the lock
-    table.scan()
-    assert table.link.lock_bets(source="test")
+    table.lock({"box1": 2, "box1.insurance": 1})  # a chip on the line before the deal: out of place at the lock
     assert [alarm["kind"] for alarm in controller.alarms.active] == ["chips_out_of_place"]
     assert watch_phase(table) == "locked"  # the lock's own alarm does not undo the lock
     table.draw("TS AH 5D")  # the bank's ace: the insurance window opens
@@ -119,11 +119,7 @@ def test_chips_taken_off_the_insurance_line_during_its_window_are_past_posting(t
 
 def test_after_a_restart_the_lock_of_the_zones_still_reports_chips_out_of_place(tmp_path: Path) -> None:
     first = Table(tmp_path)
-    first.controller.submit(ShoeShuffled(shoe_id="S1"))
-    first.draw("9C 9D 9H 9S 8C")
-    first.put("box1", 2)
-    first.scan()
-    assert first.link.lock_bets(source="test")
+    first.lock({"box1": 2})
     first.draw("TS 6H 5D")  # box1 plays 15 against a 6
     first.journal.close()  # the power goes
 
@@ -149,12 +145,7 @@ def test_the_snapshot_shows_each_zone_due_and_seen_as_the_dealer_pays_and_drops_
     controller = table.controller
     pushed: list[object] = []  # what the display was last told, as the runtime pushes it after every change
     controller.subscribe(lambda: pushed.append(controller.snapshot().get("payout_check")))
-    controller.submit(ShoeShuffled(shoe_id="S1"))
-    table.draw("9C 9D 9H 9S 8C")
-    table.put("box1", 2)  # 10.00 € (5.00 € chips)
-    table.put("box2", 2)
-    table.scan()
-    assert table.link.lock_bets(source="test")
+    table.lock({"box1": 2, "box2": 2})  # 10.00 € each (5.00 € chips)
     table.draw("TS 9H 6D TC 7C")  # box1 20, box2 16, the bank shows a 6
     assert payout_check(table) is None  # nothing is checked while the round is played
     controller.submit(Next(), source="panel")
@@ -202,11 +193,7 @@ def test_the_snapshot_shows_each_zone_due_and_seen_as_the_dealer_pays_and_drops_
 def test_a_payout_still_wrong_at_confirm_is_raised_and_the_round_closes_as_before(tmp_path: Path) -> None:
     table = Table(tmp_path)
     controller = table.controller
-    controller.submit(ShoeShuffled(shoe_id="S1"))
-    table.draw("9C 9D 9H 9S 8C")
-    table.put("box1", 2)
-    table.scan()
-    assert table.link.lock_bets(source="test")
+    table.lock({"box1": 2})
     table.draw("TS 6D TC")  # box1 20 against a 6
     controller.submit(Next(), source="panel")
     table.draw("TH 2S")  # the bank 18: box1 is paid 10.00 €
@@ -225,11 +212,7 @@ def test_a_payout_still_wrong_at_confirm_is_raised_and_the_round_closes_as_befor
 def test_undo_out_of_settlement_takes_the_check_off_and_the_bank_card_again_brings_it_back(tmp_path: Path) -> None:
     table = Table(tmp_path)
     controller = table.controller
-    controller.submit(ShoeShuffled(shoe_id="S1"))
-    table.draw("9C 9D 9H 9S 8C")
-    table.put("box1", 2)
-    table.scan()
-    assert table.link.lock_bets(source="test")
+    table.lock({"box1": 2})
     table.draw("TS 6D TC")
     controller.submit(Next(), source="panel")
     table.draw("TH 2S")
@@ -249,11 +232,7 @@ def test_undo_out_of_settlement_takes_the_check_off_and_the_bank_card_again_brin
 def test_a_round_voided_at_settlement_takes_the_check_off(tmp_path: Path) -> None:
     table = Table(tmp_path)
     controller = table.controller
-    controller.submit(ShoeShuffled(shoe_id="S1"))
-    table.draw("9C 9D 9H 9S 8C")
-    table.put("box1", 2)
-    table.scan()
-    assert table.link.lock_bets(source="test")
+    table.lock({"box1": 2})
     table.draw("TS 6D TC")
     controller.submit(Next(), source="panel")
     table.draw("TH 2S")
@@ -267,11 +246,7 @@ def test_a_round_voided_at_settlement_takes_the_check_off(tmp_path: Path) -> Non
 def test_chips_added_in_an_open_window_then_no_double_is_past_posting_with_the_amounts(tmp_path: Path) -> None:
     table = Table(tmp_path)
     controller = table.controller
-    controller.submit(ShoeShuffled(shoe_id="S1"))
-    table.draw("9C 9D 9H 9S 8C")
-    table.put("box1", 2)
-    table.scan()
-    assert table.link.lock_bets(source="test")
+    table.lock({"box1": 2})
     table.draw("TS 6H 5D")  # box1 15 against a 6: its double window is open
     table.put("box1", 2)  # a stake equal to the original appears...
     table.scan(3)
