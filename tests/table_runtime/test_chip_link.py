@@ -65,6 +65,14 @@ class Table:
             self.controller.submit(CardDrawn(card=card), source="shoe")
 
 
+def box1_wins_ten(table: Table) -> None:
+    """To settlement: box1 (10.00 €) stands on 20 against a 6, the bank ends on 18: 20.00 € due on box1."""
+    table.lock({"box1": 2})
+    table.draw("TS 6D TC")
+    table.controller.submit(Next(), source="panel")
+    table.draw("TH 2S")
+
+
 def watch_phase(table: Table) -> str:
     return table.watcher.phase
 
@@ -193,10 +201,7 @@ def test_the_snapshot_shows_each_zone_due_and_seen_as_the_dealer_pays_and_drops_
 def test_a_payout_still_wrong_at_confirm_is_raised_and_the_round_closes_as_before(tmp_path: Path) -> None:
     table = Table(tmp_path)
     controller = table.controller
-    table.lock({"box1": 2})
-    table.draw("TS 6D TC")  # box1 20 against a 6
-    controller.submit(Next(), source="panel")
-    table.draw("TH 2S")  # the bank 18: box1 is paid 10.00 €
+    box1_wins_ten(table)
     table.put("box1", 1)
     table.scan()
     assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 1500}}
@@ -212,10 +217,7 @@ def test_a_payout_still_wrong_at_confirm_is_raised_and_the_round_closes_as_befor
 def test_undo_out_of_settlement_takes_the_check_off_and_the_bank_card_again_brings_it_back(tmp_path: Path) -> None:
     table = Table(tmp_path)
     controller = table.controller
-    table.lock({"box1": 2})
-    table.draw("TS 6D TC")
-    controller.submit(Next(), source="panel")
-    table.draw("TH 2S")
+    box1_wins_ten(table)
     assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 1000}}
     controller.submit(Undo())  # the bank's last card taken back: nothing is due yet
     round_ = controller.table.round
@@ -232,10 +234,7 @@ def test_undo_out_of_settlement_takes_the_check_off_and_the_bank_card_again_brin
 def test_a_round_voided_at_settlement_takes_the_check_off(tmp_path: Path) -> None:
     table = Table(tmp_path)
     controller = table.controller
-    table.lock({"box1": 2})
-    table.draw("TS 6D TC")
-    controller.submit(Next(), source="panel")
-    table.draw("TH 2S")
+    box1_wins_ten(table)
     assert payout_check(table) == {"box1": {"due_cents": 2000, "seen_cents": 1000}}
     controller.submit(Void())
     assert controller.table.round is not None and controller.table.round.phase == "voided"
