@@ -23,10 +23,19 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--boxes", type=_positive, default=None,
                         help="boxes in play each round, up to 7 (default: the fewest the rules deal to)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the shuffles (default 0)")
-    parser.add_argument("--workers", type=_positive, default=1,
-                        help=f"processes, each with its own seeded shoe (default 1; this machine has {os.cpu_count()})")
+    parser.add_argument("--workers", type=_workers, default=1,
+                        help="processes, each with its own seeded shoe; the result depends on seed and workers "
+                             f"(default 1; 0: one per core, {os.cpu_count()} on this machine)")
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
+
+
+def _workers(text: str) -> int:
+    """A number of processes; 0 means one per core."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: a whole number >= 0 (0: one per core)")
+    return value or os.cpu_count() or 1
 
 
 def _positive(text: str) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from fractions import Fraction
 
@@ -113,3 +114,5 @@ def test_simulate_command_prints_the_documented_json(capsys: pytest.CaptureFixtu
     assert document["ev"] == pytest.approx(document["net_units"] / document["initial_bet_units"])
     assert main(["simulate", "--profile", "fr-classic", "--rounds", "10", "--boxes", "1"]) == 2
     assert "deals to 2 to 7 boxes" in capsys.readouterr().err
+    assert main(["simulate", "--rounds", "200", "--workers", "0", "--json"]) == 0  # 0: one worker per core
+    assert json.loads(capsys.readouterr().out)["workers"] == (os.cpu_count() or 1)
