@@ -170,6 +170,7 @@ class ChipWatcher:
         self._windows: dict[str, _Window] = {}
         self._expected: dict[str, int] = {}
         self._before_window: dict[str, _Lock] = {}  # the lock each zone had before its last window closed
+        self._paid_early: frozenset[str] = frozenset()  # zones whose stakes were paid before the bank drew
         self._antennas: dict[str, str] = {}  # zone -> last antenna status name that was not OK
 
     # -- state ---------------------------------------------------------------------------------
@@ -249,7 +250,7 @@ class ChipWatcher:
 
     def _past_posting(self, change: ZoneChanged) -> list[ChipAlarm]:
         lock = self._locks.get(change.zone)
-        if self._phase != "locked" or lock is None or change.zone in self._windows:
+        if self._phase != "locked" or lock is None or change.zone in self._windows or change.zone in self._paid_early:
             return []
         uids = frozenset(tag.uid for tag in change.chips)
         if uids == lock.uids:
@@ -320,6 +321,13 @@ class ChipWatcher:
         if expected_cents <= 0:
             raise WatcherUseError(f"{zone}: a {kind} window expects a positive amount, not {expected_cents}")
         self._windows[zone] = _Window(kind, expected_cents)
+
+    def pay_early(self, zones: Iterable[str]) -> None:
+        """The zones whose stakes are paid before the bank draws (RULES.md Settlement, 002: a blackjack paid and
+        removed at once): chips leaving them are that payment, not past-posting. Replaces the previous set."""
+        if self._phase != "locked":
+            raise WatcherUseError(f"an early payment needs locked bets (phase {self._phase})")
+        self._paid_early = frozenset(zones) & frozenset(self._locks)
 
     def close_window(self, zone: str) -> WindowClosed | ChipAlarm:
         """The window's verdict; the zone is locked again at what it holds now."""
@@ -398,6 +406,7 @@ class ChipWatcher:
     def end_round(self) -> None:
         """The round is closed: zones are free for the next bets."""
         self._phase = "betting"
+        self._paid_early = frozenset()
         self._before_window.clear()
         self._locks.clear()
         self._windows.clear()

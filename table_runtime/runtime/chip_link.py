@@ -31,8 +31,15 @@ def game_alarm(alarm: ChipAlarm) -> Alarm:
     return Alarm(kind=alarm.kind, message=alarm.message, rule=alarm.rule, box=alarm.box, amounts=alarm.amounts)
 
 
+def paid_early_zones(round_: Round) -> tuple[str, ...]:
+    """The zones of the hands whose blackjack was paid before the bank drew (RULES.md Settlement, 002)."""
+    return tuple(zone for box in round_.boxes if any(id(hand) in round_.paid_early for hand in box.hands)
+                 for zone in (f"box{box.number}", f"box{box.number}.behind"))
+
+
 def expected_zones(round_: Round) -> dict[str, int]:
-    """What each zone must hold once the dealer has paid: stake + net payout per stake (0 when collected)."""
+    """What each zone must hold once the dealer has paid: stake + net payout per stake (0 when collected,
+    and 0 for a blackjack paid and removed before the bank drew)."""
     expected: dict[str, int] = {}
     for box in round_.boxes:
         seated = box.bet.owner
@@ -41,6 +48,8 @@ def expected_zones(round_: Round) -> dict[str, int]:
         for payout in round_.payouts:
             if payout.box != box.number:
                 continue
+            if payout.kind != "insurance" and id(box.hands[payout.hand]) in round_.paid_early:
+                continue  # paid and removed at once: the zone ends empty
             if payout.kind == "insurance":
                 zone = f"box{box.number}.insurance"
             elif payout.owner == seated:
@@ -261,6 +270,7 @@ class ChipLink:
             self.watcher.reopen()  # UNDO took the round back out of settlement
             self._settling_round = 0
         if self.watcher.phase == "locked":
+            self.watcher.pay_early(paid_early_zones(round_))
             taken = sum(hand.doubled for hand in round_.hands) + len(round_.hands) - len(round_.boxes)
             while len(self._window_actions) > taken:  # a double or split undone (or refused by the rules)
                 for zone in self._window_actions.pop():
@@ -287,6 +297,7 @@ class ChipLink:
             return  # a chip counts after 2 reads: wait for a full picture of the table
         snapshot = self.watcher.lock_bets(self.controller.limits)
         self._raise_lock_alarms(snapshot.alarms)  # the zones as they stand now: chips out of place are still so
+        paid_early = set(paid_early_zones(round_))  # paid, maybe removed already: no stake to compare
         for box in round_.boxes:
             seated = sum(s.cents for hand in box.hands for s in hand.stakes if s.owner == box.bet.owner)
             behind = sum(s.cents for hand in box.hands for s in hand.stakes if s.owner != box.bet.owner)
@@ -297,7 +308,7 @@ class ChipLink:
             for zone, due in ((f"box{box.number}", seated), (f"box{box.number}.behind", behind),
                               (f"box{box.number}.insurance", insured)):
                 seen = snapshot.zones.get(zone)
-                if seen is not None and seen != due and round_.phase != "settlement":
+                if seen is not None and seen != due and round_.phase != "settlement" and zone not in paid_early:
                     self.controller.raise_alarm(Alarm(
                         kind="past_posting", box=box.number, rule="TABLE.md Power loss; past-posting",
                         message=f"{zone}: {seen / 100:.2f} € on the zone after the restart, "

@@ -1,0 +1,92 @@
+"""Review of the chip link: each test drives a real watcher and a real controller with the reader events the
+driver yields, and pins a bug found in review (TABLE.md What the controller must catch)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drivers.chip_reader import ChipsScanned, ZoneReading
+from firmware_bridge.rfid import Tag
+from simulators.rfid_chips import ChipIssuer
+from table_runtime.chips.registry import RegisteredChip
+from table_runtime.chips.watch import ChipWatcher
+from table_runtime.config import zone_names
+from table_runtime.game.cards import parse_cards
+from table_runtime.game.inputs import CardDrawn, Confirm, Next, ShoeShuffled
+from table_runtime.game.rules import TableLimits, profile
+from table_runtime.journal import Journal, journal_path
+from table_runtime.runtime.chip_link import ChipLink
+from table_runtime.runtime.controller import TableController
+
+
+class Table:
+    def __init__(self, path: Path, rules: str = "fr-casino") -> None:
+        self.journal = Journal.open(journal_path(path))
+        self.controller = TableController(table_id="T", rules=profile(rules), limits=TableLimits(),
+                                          journal=self.journal, clock=lambda: 1.0)
+        self.issuer = ChipIssuer(7, seed=1)
+        self.zones: dict[str, list[Tag]] = {zone: [] for zone in zone_names(7)}
+        self.now = 0.0
+        registry = {}
+        for chip in self.issuer.issue(500, 60):
+            assert chip.denomination_cents is not None
+            registry[chip.uid] = RegisteredChip(uid=chip.uid, denomination_cents=chip.denomination_cents,
+                                                casino_id=7, status="active")
+        self.free = list(self.issuer.issued.values())
+        self.watcher = ChipWatcher(self.zones, registry=registry, casino_id=7)
+        self.link = ChipLink(self.watcher, self.controller)
+        self.controller.subscribe(self.link.follow)
+
+    def put(self, zone: str, chips: int) -> None:
+        self.zones[zone] += [self.free.pop() for _ in range(chips)]
+
+    def take(self, zone: str, chips: int | None = None) -> None:
+        count = len(self.zones[zone]) if chips is None else chips
+        for _ in range(count):
+            self.free.append(self.zones[zone].pop())
+
+    def scan(self, times: int = 6) -> None:
+        for _ in range(times):
+            self.now += 0.1
+            readings = tuple(ZoneReading(zone=zone, tags=tuple(tags)) for zone, tags in self.zones.items())
+            self.link.reader_event(ChipsScanned(reader="r", at=self.now, readings=readings))
+
+    def lock(self, chips: dict[str, int]) -> None:
+        self.controller.submit(ShoeShuffled(shoe_id="S1"))
+        self.draw("9C 9D 9H 9S 8C")
+        for zone, count in chips.items():
+            self.put(zone, count)
+        self.scan()
+        assert self.link.lock_bets(source="test")
+
+    def draw(self, text: str) -> None:
+        for card in parse_cards(text):
+            self.controller.submit(CardDrawn(card=card), source="shoe")
+
+    def alarms(self) -> list[dict[str, object]]:
+        return list(self.controller.alarms.active)
+
+
+def test_a_blackjack_paid_before_the_bank_draws_is_not_past_posting_nor_a_wrong_payout(tmp_path: Path) -> None:
+    """RULES.md Settlement, 002: with pay_blackjack_before_bank a blackjack is paid and removed before the bank
+    draws; the chips leaving its zone are that payment, not past-posting, and the zone then ends empty."""
+    table = Table(tmp_path, "fr-classic")
+    table.lock({"box1": 2, "box2": 2})  # 10.00 € each; fr-classic deals with 2 boxes at least
+    table.draw("AS 9C 9D TS 7C")  # box1 blackjack, box2 16, the bank shows a 9: box1 is paid at once
+    round_ = table.controller.table.round
+    assert round_ is not None and round_.phase == "playing"
+    table.put("box1", 3)  # 15.00 € paid (3:2)...
+    table.scan()
+    table.take("box1")  # ...and the player takes stake and payout away
+    table.scan()
+    assert [alarm["kind"] for alarm in table.alarms()] == []
+    table.controller.submit(Next(), source="panel")  # box2 stands on 16
+    table.draw("TH")  # the bank 19: box2 loses
+    assert round_.phase == "settlement"
+    table.take("box2")
+    table.scan()
+    table.link.verify_payouts()
+    table.controller.submit(Confirm())
+    assert round_.phase == "closed"
+    assert [alarm["kind"] for alarm in table.alarms()] == []
+    table.journal.close()
