@@ -116,7 +116,35 @@ class TableController:
             listener()
 
     def submit(self, item: Input, *, source: str = "dealer") -> list[Event]:
-        """Apply one input: journal it and its events in one transaction, then tell the listeners."""
+        """Apply one input: journal it and its events in one transaction, then tell the listeners.
+
+        If the journal refuses the rows (a full or failing card), the table is put back as the
+        journal has it and the `JournalError` is raised: nothing is shown or acted on that a
+        restart would not replay.
+        """
+        round_alarms, round_started_seq = list(self._round_alarms), self._round_started_seq
+        try:
+            events, alarms, closed = self._apply_and_journal(item, source)
+        except BaseException:
+            self._round_alarms, self._round_started_seq = round_alarms, round_started_seq
+            self.table = self._journaled_table()
+            raise
+        for body in alarms:
+            self.alarms.raised(body)
+        if closed:
+            self.recovered = False
+        self._changed()
+        return events
+
+    def _journaled_table(self) -> Table:
+        """The table rebuilt from the journal's inputs alone."""
+        table = Table(self.rules, self.limits)
+        for entry in self.journal.entries():
+            if entry.kind == "input":
+                table.apply(input_from_dict(entry.body))
+        return table
+
+    def _apply_and_journal(self, item: Input, source: str) -> tuple[list[Event], list[dict[str, Any]], bool]:
         events = self.table.apply(item)
         rows: list[tuple[str, dict[str, Any]]] = [("input", {**to_dict(item), "source": source})]
         input_seq = seq = self.journal.last_seq + 1
@@ -140,12 +168,7 @@ class TableController:
         if closed:
             rows.append(("round", self._round_record(seq + 1)))
         self.journal.append_many(rows, ts=self.clock())
-        for body in alarms:
-            self.alarms.raised(body)
-        if closed:
-            self.recovered = False
-        self._changed()
-        return events
+        return events, alarms, closed
 
     def _alarm_body(self, alarm: Alarm, seq: int, number: int) -> dict[str, Any]:
         return {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": alarm.kind,
