@@ -70,7 +70,7 @@ class ChipLink:
         self._insurance_open = False
         self._settling_round = 0
         self._recovered_insurance: dict[int, int] = {}  # box -> cents on its line when a round was adopted
-        self._scans = 0
+        self._reads: dict[str, int] = {}  # zone -> scans that read it (a recovered round waits for every zone)
         self._window_actions: list[tuple[str, ...]] = []  # zones closed by each DOUBLE/SPLIT, in order
         self._suspended_round = 0
         self._following = False
@@ -84,7 +84,8 @@ class ChipLink:
         if isinstance(event, ReaderOffline):
             self.controller.set_device("chips", "offline")
         else:
-            self._scans += 1
+            for reading in event.readings:
+                self._reads[reading.zone] = self._reads.get(reading.zone, 0) + 1
         changed = False
         for item in apply_reader_event(self.watcher, event):
             if isinstance(item, ZoneChanged):
@@ -293,8 +294,11 @@ class ChipLink:
 
     def _adopt(self, round_: Round) -> None:
         """After a restart mid-round: once every zone has been read, lock what is there and check it."""
-        if self._scans < 3 or round_.phase not in ("insurance", "playing", "bank", "settlement"):
-            return  # a chip counts after 2 reads: wait for a full picture of the table
+        if round_.phase not in ("insurance", "playing", "bank", "settlement"):
+            return
+        enough = self.watcher.tracker.rule.appear_scans + 1
+        if any(self._reads.get(zone, 0) < enough for zone in self.watcher.zones):
+            return  # a chip counts after 2 reads: wait for a full picture of the table, every reader's zones
         snapshot = self.watcher.lock_bets(self.controller.limits)
         self._raise_lock_alarms(snapshot.alarms)  # the zones as they stand now: chips out of place are still so
         paid_early = set(paid_early_zones(round_))  # paid, maybe removed already: no stake to compare
