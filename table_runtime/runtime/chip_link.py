@@ -327,16 +327,21 @@ class ChipLink:
     def _close_play_windows(self, keep_box: int | None) -> None:
         for zone, owner_box in list(self._open.items()):
             if owner_box != keep_box and not zone.endswith(".insurance"):
-                verdict = self._close(zone)
-                if isinstance(verdict, WindowClosed) and verdict.added_cents:
+                self._open.pop(zone, None)
+                verdict = self.watcher.close_window(zone)
+                # No double or split was asked: any chips added are past-posting, whatever their amount.
+                added = (verdict.added_cents if isinstance(verdict, WindowClosed) else
+                         verdict.seen_cents or 0 if verdict.kind == "wrong_window_amount" else 0)
+                if added > 0:
                     seen = self.watcher.total_cents(zone)
-                    locked = seen - verdict.added_cents
+                    locked = seen - added
                     self.controller.raise_alarm(Alarm(
                         kind="past_posting", box=owner_box, rule="TABLE.md past-posting",
-                        message=f"{zone}: {verdict.added_cents / 100:.2f} € added with no double or split; "
+                        message=f"{zone}: {added / 100:.2f} € added with no double or split; "
                                 f"locked {locked / 100:.2f} €, now {seen / 100:.2f} €",
-                        amounts=(("expected_cents", locked), ("seen_cents", seen),
-                                 ("added_cents", verdict.added_cents))))
+                        amounts=(("expected_cents", locked), ("seen_cents", seen), ("added_cents", added))))
+                elif isinstance(verdict, ChipAlarm):
+                    self.controller.raise_alarm(game_alarm(verdict))
 
     def _follow_turn(self, round_: Round) -> None:
         hand = round_.current_hand

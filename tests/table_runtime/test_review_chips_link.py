@@ -116,3 +116,19 @@ def test_after_a_restart_the_round_waits_for_every_reader_before_locking_the_zon
     assert second.watcher.locked_cents("box2") == 1000
     assert [alarm["kind"] for alarm in second.alarms()] == []
     second.journal.close()
+
+
+def test_chips_of_any_amount_added_in_a_window_then_standing_are_past_posting(tmp_path: Path) -> None:
+    """TABLE.md past-posting: 5.00 € slipped onto a 10.00 € stake while a double was possible, then NEXT: no
+    double was ever asked, so it is past-posting (not a double of the wrong amount)."""
+    table = Table(tmp_path)
+    table.lock({"box1": 2})
+    table.draw("TS 6H 5D")  # box1 15 against a 6: its double window is open
+    table.put("box1", 1)
+    table.scan()
+    table.controller.submit(Next(), source="panel")
+    assert [alarm["kind"] for alarm in table.alarms()] == ["past_posting"]
+    (alarm,) = table.alarms()
+    assert alarm["box"] == 1
+    assert alarm["amounts"] == {"expected_cents": 1000, "seen_cents": 1500, "added_cents": 500}
+    table.journal.close()
