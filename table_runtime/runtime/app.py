@@ -23,7 +23,7 @@ from table_runtime.display.server import DisplayServer
 from table_runtime.errors import CardCodeError
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.game.cards import Card
-from table_runtime.game.events import Alarm
+from table_runtime.game.events import Alarm, Event
 from table_runtime.game.inputs import (
     CardDrawn,
     Confirm,
@@ -285,8 +285,12 @@ class TableApp:
         elif name == "CONFIRM":
             round_ = table.round
             if link is not None and round_ is not None and round_.phase == "insurance":
-                for placed in link.insurance_inputs():
-                    controller.submit(placed, source="chips")
+                # The chips on the line and the CONFIRM that closes it are one step: the link follows
+                # the round once, after the window closed (not between two boxes' insurance, which
+                # would open the line again for the rest of the round), and a crash keeps all or none.
+                placed: list[tuple[Input, str]] = [(insured, "chips") for insured in link.insurance_inputs()]
+                events = controller.submit_all([*placed, (Confirm(), source)])[-1]
+                return self._result(name, events)
             if link is not None and round_ is not None and round_.phase == "settlement" and not round_.held:
                 link.verify_payouts()
             item = Confirm()
@@ -299,7 +303,10 @@ class TableApp:
             if name not in simple:
                 return {"ok": False, "message": f"unknown command {name!r}"}
             item = simple[name]
-        events = controller.submit(item, source=source)
+        return self._result(name, controller.submit(item, source=source))
+
+    @staticmethod
+    def _result(name: str, events: list[Event]) -> dict[str, Any]:
         refusals = [event.message for event in events if isinstance(event, Alarm) and event.kind == "command_refused"]
         return {"ok": not refusals, "message": refusals[0] if refusals else f"{name} done", "alarmed": bool(refusals)}
 

@@ -11,7 +11,7 @@ controller says "recovered" (journal, display, feed).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from table_runtime.errors import ConfigError
@@ -116,7 +116,13 @@ class TableController:
             listener()
 
     def submit(self, item: Input, *, source: str = "dealer") -> list[Event]:
-        """Apply one input: journal it and its events in one transaction, then tell the listeners.
+        """Apply one input: journal it and its events in one transaction, then tell the listeners."""
+        return self.submit_all([(item, source)])[0]
+
+    def submit_all(self, items: Sequence[tuple[Input, str]]) -> list[list[Event]]:
+        """Apply inputs (each with its source) as one step: all journaled in one transaction, the
+        listeners told once, after the last (CONFIRM of the insurance window places every box's
+        insurance and closes the window at once: a crash keeps all or none). The events per input.
 
         If the journal refuses the rows (a full or failing card), the table is put back as the
         journal has it and the `JournalError` is raised: nothing is shown or acted on that a
@@ -124,7 +130,7 @@ class TableController:
         """
         round_alarms, round_started_seq = list(self._round_alarms), self._round_started_seq
         try:
-            events, alarms, closed = self._apply_and_journal(item, source)
+            applied, alarms, closed = self._apply_and_journal(items)
         except BaseException:
             self._round_alarms, self._round_started_seq = round_alarms, round_started_seq
             self.table = self._journaled_table()
@@ -134,7 +140,7 @@ class TableController:
         if closed:
             self.recovered = False
         self._changed()
-        return events
+        return applied
 
     def _journaled_table(self) -> Table:
         """The table rebuilt from the journal's inputs alone."""
@@ -144,31 +150,42 @@ class TableController:
                 table.apply(input_from_dict(entry.body))
         return table
 
-    def _apply_and_journal(self, item: Input, source: str) -> tuple[list[Event], list[dict[str, Any]], bool]:
-        events = self.table.apply(item)
-        rows: list[tuple[str, dict[str, Any]]] = [("input", {**to_dict(item), "source": source})]
-        input_seq = seq = self.journal.last_seq + 1
-        round_ = self.table.round
-        number = 0 if round_ is None else round_.number
+    def _apply_and_journal(
+        self, items: Sequence[tuple[Input, str]]
+    ) -> tuple[list[list[Event]], list[dict[str, Any]], bool]:
+        rows: list[tuple[str, dict[str, Any]]] = []
+        applied: list[list[Event]] = []
         alarms: list[dict[str, Any]] = []
         closed = False
-        for event in events:
+        seq = self.journal.last_seq
+        for item, source in items:
+            events = self.table.apply(item)
+            applied.append(events)
             seq += 1
-            if isinstance(event, Alarm):
-                body = self._alarm_body(event, seq, number)
-                alarms.append(body)
-                rows.append(("alarm", body))
-                continue
-            if isinstance(event, RoundStarted):
-                self._round_alarms = []
-                self._round_started_seq = input_seq
-            closed = closed or isinstance(event, (RoundClosed, RoundVoided))
-            rows.append(("event", {**to_dict(event), "round": number}))
-        self._round_alarms.extend(alarms)
-        if closed:
-            rows.append(("round", self._round_record(seq + 1)))
+            rows.append(("input", {**to_dict(item), "source": source}))
+            input_seq = seq
+            round_ = self.table.round
+            number = 0 if round_ is None else round_.number
+            closes = False
+            for event in events:
+                seq += 1
+                if isinstance(event, Alarm):
+                    body = self._alarm_body(event, seq, number)
+                    alarms.append(body)
+                    self._round_alarms.append(body)
+                    rows.append(("alarm", body))
+                    continue
+                if isinstance(event, RoundStarted):
+                    self._round_alarms = [alarm for alarm in self._round_alarms if alarm["seq"] > input_seq]
+                    self._round_started_seq = input_seq
+                closes = closes or isinstance(event, (RoundClosed, RoundVoided))
+                rows.append(("event", {**to_dict(event), "round": number}))
+            if closes:
+                seq += 1
+                rows.append(("round", self._round_record(seq)))
+            closed = closed or closes
         self.journal.append_many(rows, ts=self.clock())
-        return events, alarms, closed
+        return applied, alarms, closed
 
     def _alarm_body(self, alarm: Alarm, seq: int, number: int) -> dict[str, Any]:
         return {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": alarm.kind,
