@@ -9,7 +9,8 @@ over), so one scan is not the truth. The debounce rule, per zone and per chip:
   *complete* scans of that zone (default 5). A scan from a faulty antenna or a
   truncated report (too many tags) is not complete and counts as no miss;
 * a chip that joins another zone leaves its old zone at once: a chip is in
-  one place.
+  one place. It joins only once its old zone's last scan did not read it: a chip
+  at the edge of a zone read by the next antenna too (crosstalk) stays put.
 
 So a chip missed in up to `vanish_scans - 1` consecutive scans never leaves;
 at 10 scans/s a chip put down appears 0.1 to 0.2 s later and one taken away
@@ -68,6 +69,7 @@ class _Zone:
     stable: dict[str, Tag] = field(default_factory=dict)
     misses: dict[str, int] = field(default_factory=dict)
     streaks: dict[str, int] = field(default_factory=dict)
+    last_seen: frozenset[str] = frozenset()  # the UIDs its last scan read
 
 
 class ZoneTracker:
@@ -138,8 +140,11 @@ class ZoneTracker:
             if streak < self.rule.appear_scans:
                 state.streaks[uid] = streak
                 continue
-            state.streaks.pop(uid, None)
             old_zone = self._where.get(uid)
+            if old_zone is not None and uid in self._zones[old_zone].last_seen:
+                state.streaks[uid] = streak  # read by two antennas (crosstalk): it stays where it is until
+                continue  # its zone stops reading it
+            state.streaks.pop(uid, None)
             if old_zone is not None:
                 moved_from.setdefault(old_zone, []).append(self._zones[old_zone].stable[uid])
             state.stable[uid] = tag
@@ -148,6 +153,7 @@ class ZoneTracker:
             added.append(tag)
         for uid in [uid for uid in state.streaks if uid not in seen]:
             del state.streaks[uid]  # appearances must be consecutive
+        state.last_seen = frozenset(seen)
         removed: list[Tag] = []
         if complete:
             for uid in [uid for uid in state.stable if uid not in seen]:
