@@ -4,7 +4,10 @@ The publisher sends every journal entry at least once and in order; after an
 outage it sends again what the broker had not acknowledged. A consumer keeps
 the last seq it handled per table: a seq at or below it is a repeat (drop it),
 one above the next expected means entries were missed (flag the gap: the
-journal on the table still has them).
+journal on the table still has them). Only ``events`` carries every seq:
+``alarms`` and ``rounds`` are deduplicated but jump between seqs, and the
+retained ``status`` and ``state`` carry the latest seq known (an ``offline``
+after ``online`` may repeat it), so every one of them is new.
 
 To miss nothing while the consumer itself is disconnected, connect with a
 fixed client id and ``persistent=True`` (a persistent session, QoS 1) to a
@@ -32,6 +35,9 @@ logger = logging.getLogger("table_runtime.feed.consumer")
 
 Verdict = Literal["new", "duplicate", "gap"]
 
+# Retained topics whose seq is the journal's last seq when sent: no repeat or gap by seq.
+LATEST_VALUE_TOPICS: frozenset[str] = frozenset({"status", "state"})
+
 
 @dataclass(frozen=True, slots=True)
 class Observation:
@@ -50,14 +56,16 @@ class SequenceTracker:
     duplicates: int = 0
     gaps: int = 0
 
-    def observe(self, table_id: str, seq: int) -> Observation:
+    def observe(self, table_id: str, seq: int, *, contiguous: bool = True) -> Observation:
+        """What `seq` means; with `contiguous` False (a topic that carries some entries only, like
+        ``alarms``), a jump is not a gap."""
         last = self.last.get(table_id)
         if last is not None and seq <= last:
             self.duplicates += 1
             return Observation("duplicate", seq)
         self.last[table_id] = seq
         expected = 1 if last is None else last + 1
-        if seq > expected and last is not None:
+        if contiguous and seq > expected and last is not None:
             self.gaps += 1
             return Observation("gap", seq, (expected, seq - 1))
         return Observation("new", seq)
@@ -111,6 +119,7 @@ class FeedConsumer:
             raise ValueError("a persistent session needs a fixed client_id")
         self.broker = broker
         self.filter = topic_filter(prefix, table_id, topic)
+        self.topic = topic
         self.tracker = tracker if tracker is not None else SequenceTracker()
         self.subscribed = asyncio.Event()
         self._username = username
@@ -177,7 +186,11 @@ class FeedConsumer:
             logger.warning("consumer: %s: not a feed message, skipped", message.topic)
             return None
         table_id = str(decoded.get("table_id", ""))
-        observation = self.tracker.observe(table_id, decoded["seq"])
+        if self.topic in LATEST_VALUE_TOPICS:
+            # The latest known seq, not an entry's: a newer status or state may repeat it.
+            observation = Observation("new", decoded["seq"])
+        else:
+            observation = self.tracker.observe(table_id, decoded["seq"], contiguous=self.topic == "events")
         if observation.verdict == "duplicate" and not self._keep_duplicates:
             return None
         return Received(str(message.topic), decoded, observation)
