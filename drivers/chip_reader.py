@@ -286,7 +286,7 @@ class UsbChipReader:
         match: dict[str, Any] = {"idVendor": self.config.vendor_id, "idProduct": self.config.product_id}
         devices = list(usb.core.find(find_all=True, backend=self._backend, **match))
         if self.config.serial is not None:
-            devices = [device for device in devices if device.serial_number == self.config.serial]
+            devices = [device for device in devices if self._serial_of(device) == self.config.serial]
         if not devices:
             raise DeviceError(f"{self.name}: no reader {self.config.vendor_id:04x}:{self.config.product_id:04x}"
                               + (f" serial {self.config.serial}" if self.config.serial else ""))
@@ -310,6 +310,16 @@ class UsbChipReader:
             self._emit(ReaderOnline(reader=self.name, at=self._clock(), serial=identity.serial,
                                     firmware=identity.firmware, protocol=f"{identity.major}.{identity.minor}"))
         return link
+
+    @staticmethod
+    def _serial_of(device: Any) -> str | None:
+        """The device's serial number, None when it cannot be read: pyusb raises ValueError for a device whose
+        string descriptors it may not read (no udev permission), which must not end the reader's thread."""
+        try:
+            serial: str | None = device.serial_number
+        except (ValueError, usb.core.USBError):
+            return None
+        return serial
 
     def _went_offline(self, reason: str) -> None:
         if self._online is not False:
