@@ -199,6 +199,10 @@ class TableApp:
                     # Cards still in flight are resent right after the shoe comes online: judge a moment later.
                     asyncio.get_running_loop().call_later(SHOE_COUNT_GRACE_S, self._check_shoe_count,
                                                           shoe.shoe_id, event.cards_drawn)
+            elif shoe.loaded:
+                # Another shoe than the journal's: its SHOE_LOADED must follow (resent), or it was lost.
+                asyncio.get_running_loop().call_later(SHOE_COUNT_GRACE_S, self._check_same_shoe,
+                                                      shoe_id_of(event.shoe_id), event.cards_drawn)
         elif isinstance(event, shoe_events.MissedCards):
             controller.raise_alarm(Alarm(kind="missed_cards", rule=SHOE_RULE, amounts=(("cards", event.count),),
                                          message=f"{event.count} card message(s) from the shoe were lost "
@@ -208,6 +212,16 @@ class TableApp:
         shoe = self.controller.table.shoe
         if not self._stopping.is_set() and shoe.shoe_id == shoe_id and shoe.dealt < cards_drawn:
             self._count_mismatch(cards_drawn)
+
+    def _check_same_shoe(self, reported: str, cards_drawn: int) -> None:
+        shoe = self.controller.table.shoe
+        if self._stopping.is_set() or shoe.shoe_id == reported:
+            return
+        self.controller.raise_alarm(Alarm(
+            kind="shoe_count_mismatch", rule=SHOE_RULE,
+            amounts=(("shoe_cards_drawn", cards_drawn), ("journal_cards", shoe.dealt)),
+            message=f"the shoe holds shoe {reported} ({cards_drawn} cards drawn); the journal counts shoe "
+                    f"{shoe.shoe_id} ({shoe.dealt} cards) and never saw {reported} loaded: shuffle and load again"))
 
     def _count_mismatch(self, cards_drawn: int) -> None:
         shoe = self.controller.table.shoe
