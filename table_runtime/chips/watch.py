@@ -169,7 +169,7 @@ class ChipWatcher:
         self._locks: dict[str, _Lock] = {}
         self._windows: dict[str, _Window] = {}
         self._expected: dict[str, int] = {}
-        self._before_window: dict[str, _Lock] = {}  # the lock each zone had before its last window closed
+        self._before_action: dict[str, list[_Lock]] = {}  # per zone, its lock before each DOUBLE/SPLIT, in order
         self._paid_early: frozenset[str] = frozenset()  # zones whose stakes were paid before the bank drew
         self._antennas: dict[str, str] = {}  # zone -> last antenna status name that was not OK
 
@@ -329,15 +329,17 @@ class ChipWatcher:
             raise WatcherUseError(f"an early payment needs locked bets (phase {self._phase})")
         self._paid_early = frozenset(zones) & frozenset(self._locks)
 
-    def close_window(self, zone: str) -> WindowClosed | ChipAlarm:
-        """The window's verdict; the zone is locked again at what it holds now."""
+    def close_window(self, zone: str, *, action: bool = False) -> WindowClosed | ChipAlarm:
+        """The window's verdict; the zone is locked again at what it holds now. `action`: closed by a DOUBLE or
+        a SPLIT, which UNDO may take back (`restore_lock`)."""
         window = self._windows.pop(zone, None)
         if window is None:
             raise WatcherUseError(f"{zone}: no window is open")
         lock = self._locks[zone]
         now = self.total_cents(zone)
         added = now - lock.cents
-        self._before_window[zone] = lock
+        if action:
+            self._before_action.setdefault(zone, []).append(lock)
         self._locks[zone] = _Lock(now, frozenset(tag.uid for tag in self.tracker.chips(zone)))
         box = zone_box(zone)
         if added in (0, window.expected_cents):
@@ -390,9 +392,10 @@ class ChipWatcher:
         return verdicts
 
     def restore_lock(self, zone: str) -> None:
-        """UNDO took back the double or split this zone's last window took: lock the zone as it was before,
-        so the dealer handing those chips back is quiet and anything else is still past-posting."""
-        lock = self._before_window.pop(zone, None)
+        """UNDO took back the last DOUBLE or SPLIT that closed this zone's window: lock the zone as it was
+        before it, so the dealer handing those chips back is quiet and anything else is still past-posting."""
+        saved = self._before_action.get(zone)
+        lock = saved.pop() if saved else None
         if lock is not None and self._phase == "locked":
             self._locks[zone] = lock
 
@@ -407,7 +410,7 @@ class ChipWatcher:
         """The round is closed: zones are free for the next bets."""
         self._phase = "betting"
         self._paid_early = frozenset()
-        self._before_window.clear()
+        self._before_action.clear()
         self._locks.clear()
         self._windows.clear()
         self._expected.clear()

@@ -167,7 +167,7 @@ class ChipLink:
         try:
             self._window_actions.append(tuple(self._open))
             for zone in list(self._open):
-                verdict = self._close(zone)
+                verdict = self._close(zone, action=True)
                 if isinstance(verdict, WindowClosed) and zone.endswith(".behind") and verdict.accepted:
                     following.append(zone)
                 if isinstance(verdict, WindowClosed) and not zone.endswith(".behind") and not verdict.accepted:
@@ -362,9 +362,9 @@ class ChipLink:
         self.watcher.open_window(zone, kind, cents)
         self._open[zone] = box
 
-    def _close(self, zone: str) -> WindowClosed | ChipAlarm:
+    def _close(self, zone: str, *, action: bool = False) -> WindowClosed | ChipAlarm:
         self._open.pop(zone, None)
-        verdict = self.watcher.close_window(zone)
+        verdict = self.watcher.close_window(zone, action=action)
         if isinstance(verdict, ChipAlarm) and not zone.endswith(".insurance"):
             self.controller.raise_alarm(game_alarm(verdict))
         return verdict

@@ -12,7 +12,7 @@ from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import zone_names
 from table_runtime.game.cards import parse_cards
-from table_runtime.game.inputs import CardDrawn, Confirm, Next, ShoeShuffled
+from table_runtime.game.inputs import CardDrawn, Confirm, Discard, Next, ShoeShuffled, Split, Undo
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.chip_link import ChipLink
@@ -131,4 +131,42 @@ def test_chips_of_any_amount_added_in_a_window_then_standing_are_past_posting(tm
     (alarm,) = table.alarms()
     assert alarm["box"] == 1
     assert alarm["amounts"] == {"expected_cents": 1000, "seen_cents": 1500, "added_cents": 500}
+    table.journal.close()
+
+
+def split(table: Table) -> None:
+    """SPLIT as the runtime applies it: the link closes the box's windows, then the round splits."""
+    following = table.link.before_double_or_split()
+    table.controller.submit(Split(behind_following=following), source="panel")
+
+
+def test_undoing_a_resplit_then_the_split_lets_the_dealer_hand_back_both_stakes(tmp_path: Path) -> None:
+    """TABLE.md Corrections: each UNDO of a split gives its stake back to the player without past-posting,
+    the first split's too (the zone was left locked at the stake of two hands)."""
+    table = Table(tmp_path)
+    table.lock({"box1": 2})  # 10.00 €
+    table.draw("8S 6H 8D")  # a pair of 8s against a 6
+    table.put("box1", 2)
+    table.scan()
+    split(table)
+    table.draw("8C")  # the first hand pairs again
+    table.put("box1", 2)
+    table.scan()
+    split(table)
+    round_ = table.controller.table.round
+    assert round_ is not None and len(round_.hands) == 3 and table.alarms() == []
+    table.controller.submit(Undo(), source="panel")  # the resplit taken back...
+    table.take("box1", 2)  # ...and its stake handed back
+    table.scan()
+    assert len(round_.hands) == 2 and table.alarms() == []
+    table.controller.submit(Undo(), source="panel")  # the 8C taken back (held for the dealer)
+    table.controller.submit(Undo(), source="panel")  # the split taken back...
+    assert len(round_.hands) == 1
+    table.take("box1", 2)  # ...and its stake handed back
+    table.scan()
+    table.controller.submit(Discard(), source="panel")  # the held 8C goes to the discard
+    table.controller.submit(Next(), source="panel")  # box1 stands on 16: its window closes
+    assert round_.phase == "bank"
+    assert [alarm["kind"] for alarm in table.alarms()] == []
+    assert table.watcher.total_cents("box1") == table.watcher.locked_cents("box1") == 1000
     table.journal.close()
