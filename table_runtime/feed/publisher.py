@@ -11,7 +11,9 @@ out again too: a broker without persistence, or one that crashed, may have
 acknowledged them without passing them on.
 
 The table never waits for the feed: the runtime appends to the journal, calls
-`notify()`, and carries on; with the broker down the backlog just grows.
+`notify()`, and carries on; with the broker down the backlog just grows. Nor
+does the feed stop the table: `run()` retries any failure of a session, not
+only the broker's, and raises only when cancelled.
 """
 
 from __future__ import annotations
@@ -162,6 +164,13 @@ class FeedPublisher:
                     self.last_error = str(error) or type(error).__name__
                     if self._connected:
                         logger.warning("feed: lost %s: %s", self.settings.broker.url, self.last_error)
+                    self._connected = False
+                except Exception as error:
+                    # Not the broker's (TLS files, the journal read, a bug): the table must not stop
+                    # for the feed; the journal keeps everything, so retry like a lost broker.
+                    self.last_error = f"{type(error).__name__}: {error}"
+                    if self._backoff.attempts == 0:  # in full once, then one line per retry
+                        logger.exception("feed: session on %s failed", self.settings.broker.url)
                     self._connected = False
                 delay = self._backoff.next_delay()
                 log = logger.warning if self._backoff.attempts == 1 else logger.info
