@@ -60,6 +60,11 @@ def expected_zones(round_: Round) -> dict[str, int]:
     return expected
 
 
+def _doubles_and_splits(round_: Round) -> int:
+    """The DOUBLE and SPLIT actions the round holds (UNDO takes them back one by one)."""
+    return sum(hand.doubled for hand in round_.hands) + len(round_.hands) - len(round_.boxes)
+
+
 class ChipLink:
     """The bridge between one table's chip watcher and its controller."""
 
@@ -272,7 +277,7 @@ class ChipLink:
             self._settling_round = 0
         if self.watcher.phase == "locked":
             self.watcher.pay_early(paid_early_zones(round_))
-            taken = sum(hand.doubled for hand in round_.hands) + len(round_.hands) - len(round_.boxes)
+            taken = _doubles_and_splits(round_)
             while len(self._window_actions) > taken:  # a double or split undone (or refused by the rules)
                 for zone in self._window_actions.pop():
                     self.watcher.restore_lock(zone)
@@ -300,6 +305,8 @@ class ChipLink:
         if any(self._reads.get(zone, 0) < enough for zone in self.watcher.zones):
             return  # a chip counts after 2 reads: wait for a full picture of the table, every reader's zones
         snapshot = self.watcher.lock_bets(self.controller.limits)
+        # The doubles and splits the journal replayed: their chips are in the lock, there is nothing to restore.
+        self._window_actions = [() for _ in range(_doubles_and_splits(round_))]
         self._raise_lock_alarms(snapshot.alarms)  # the zones as they stand now: chips out of place are still so
         paid_early = set(paid_early_zones(round_))  # paid, maybe removed already: no stake to compare
         for box in round_.boxes:

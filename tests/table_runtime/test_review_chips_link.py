@@ -12,7 +12,7 @@ from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import zone_names
 from table_runtime.game.cards import parse_cards
-from table_runtime.game.inputs import CardDrawn, Confirm, Discard, Next, ShoeShuffled, Split, Undo
+from table_runtime.game.inputs import CardDrawn, Confirm, Discard, Double, Next, ShoeShuffled, Split, Undo
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.chip_link import ChipLink
@@ -170,3 +170,40 @@ def test_undoing_a_resplit_then_the_split_lets_the_dealer_hand_back_both_stakes(
     assert [alarm["kind"] for alarm in table.alarms()] == []
     assert table.watcher.total_cents("box1") == table.watcher.locked_cents("box1") == 1000
     table.journal.close()
+
+
+def double(table: Table) -> None:
+    following = table.link.before_double_or_split()
+    table.controller.submit(Double(behind_following=following), source="panel")
+
+
+def test_after_a_restart_undoing_a_new_double_lets_the_dealer_hand_its_stake_back(tmp_path: Path) -> None:
+    """TABLE.md Power loss and Corrections: a split made before the power cut, a double after it, then UNDO of
+    the double: its stake handed back is not past-posting (the link counted the split the journal replayed as
+    if it were the double, and kept the zone locked at the doubled stake)."""
+    first = Table(tmp_path)
+    first.lock({"box1": 2})  # 10.00 €
+    first.draw("8S 6H 8D")
+    first.put("box1", 2)
+    first.scan()
+    split(first)
+    first.draw("3C")  # the first hand: 8 + 3
+    first.journal.close()  # the power goes
+
+    second = Table(tmp_path)
+    round_ = second.controller.table.round
+    assert round_ is not None and len(round_.hands) == 2
+    second.put("box1", 4)  # both hands' stakes, as before the cut
+    second.scan()
+    assert second.watcher.phase == "locked" and second.alarms() == []
+    second.put("box1", 2)
+    second.scan()
+    double(second)
+    assert round_.hands[0].doubled
+    second.controller.submit(Undo(), source="panel")  # the double taken back...
+    second.take("box1", 2)  # ...and its stake handed back
+    second.scan()
+    second.controller.submit(Next(), source="panel")  # the first hand stands on 11
+    assert [alarm["kind"] for alarm in second.alarms()] == []
+    assert second.watcher.locked_cents("box1") == 2000
+    second.journal.close()
