@@ -215,7 +215,9 @@ class ChipWatcher:
         return out
 
     def reader_offline(self, reader: str, zones: Iterable[str], reason: str) -> ChipAlarm:
-        names = ", ".join(zones)
+        unread = tuple(zones)
+        self.tracker.unread(unread)
+        names = ", ".join(unread)
         return ChipAlarm(kind="reader_offline", zone=None, box=None,
                          message=f"chip reader {reader} offline ({reason}); zones not read: {names}",
                          rule=RULE_READER)

@@ -107,6 +107,13 @@ class ZoneTracker:
     def totals(self) -> dict[str, int]:
         return {zone: self.total_cents(zone) for zone in self._zones}
 
+    def unread(self, zones: Iterable[str]) -> None:
+        """These zones are not read any more (their reader went offline): their last scan no longer keeps
+        a chip from joining another zone."""
+        for zone in zones:
+            if zone in self._zones:
+                self._zones[zone].last_seen = frozenset()
+
     def zone_of(self, uid: str) -> str | None:
         return self._where.get(uid)
 

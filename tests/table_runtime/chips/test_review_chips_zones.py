@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from drivers.chip_reader import ChipsScanned, ReaderOffline, ZoneReading
 from firmware_bridge.rfid import Tag
+from table_runtime.chips.live import apply_reader_event
+from table_runtime.chips.registry import RegisteredChip
+from table_runtime.chips.watch import ChipWatcher
 from table_runtime.chips.zones import DebounceRule, ZoneTracker
 
 FIVE = Tag(uid="E004000000000005", denomination_cents=500, casino_id=1)
@@ -41,3 +45,20 @@ def test_a_chip_moved_off_a_faulty_antenna_still_joins_its_new_zone() -> None:
     for scan in range(2):
         zones.observe_scan({"box1": [], "box2": [FIVE]}, at=0.2 + scan / 10, incomplete=["box1"])
     assert zones.zone_of(FIVE.uid) == "box2"
+
+
+def test_a_chip_moved_off_the_zones_of_a_reader_gone_offline_joins_its_new_zone() -> None:
+    """The reader under box1 went offline while box1 still read the chip: its last scan is no proof the chip
+    is still there, so the chip read twice on box2 (another reader) moves."""
+    watcher = ChipWatcher(["box1", "box2"], registry={FIVE.uid: RegisteredChip(
+        uid=FIVE.uid, denomination_cents=500, casino_id=1, status="active")}, casino_id=1)
+    left = ChipsScanned(reader="left", at=0.0, readings=(ZoneReading(zone="box1", tags=(FIVE,)),))
+    for _ in range(2):
+        apply_reader_event(watcher, left)
+    assert watcher.tracker.zone_of(FIVE.uid) == "box1"
+    apply_reader_event(watcher, ReaderOffline(reader="left", at=0.2, zones=("box1",), reason="unplugged"))
+    right = ChipsScanned(reader="right", at=0.3, readings=(ZoneReading(zone="box2", tags=(FIVE,)),))
+    for _ in range(2):
+        apply_reader_event(watcher, right)
+    assert watcher.tracker.zone_of(FIVE.uid) == "box2"
+    assert (watcher.total_cents("box1"), watcher.total_cents("box2")) == (0, 500)
