@@ -106,9 +106,11 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
                 continue
             snapshot = table_snapshot(table)
             snapshot["shoe"]["online"] = True
+            # The input's own rows follow it in its transaction: its events, alarms among them.
+            last_seq = entry.seq + len(events)
             snapshot.update({  # the runtime's part of the snapshot contract, as it stood at this step
                 "schema_version": SCHEMA_VERSION, "table_id": table_id, "seq": entry.seq, "recovered": False,
-                "devices": {}, "alarms": [alarm for alarm in current["alarms"] if int(alarm["seq"]) <= entry.seq]})
+                "devices": {}, "alarms": [alarm for alarm in current["alarms"] if int(alarm["seq"]) <= last_seq]})
             current["steps"].append({"seq": entry.seq, "ts": entry.ts, "type": entry.body.get("type"),
                                      "source": entry.body.get("source", ""), "text": describe(item, events),
                                      "snapshot": snapshot})
