@@ -73,6 +73,7 @@ class ChipLink:
         self.controller = controller
         self._open: dict[str, int] = {}  # zone -> box of the open double/split window
         self._insurance_open = False
+        self._insurance_round = 0  # the round whose insurance window was opened
         self._settling_round = 0
         self._recovered_insurance: dict[int, int] = {}  # box -> cents on its line when a round was adopted
         self._reads: dict[str, int] = {}  # zone -> scans that read it (a recovered round waits for every zone)
@@ -281,7 +282,9 @@ class ChipLink:
             while len(self._window_actions) > taken:  # a double or split undone (or refused by the rules)
                 for zone in self._window_actions.pop():
                     self.watcher.restore_lock(zone)
-        if round_.phase == "insurance" and not self._insurance_open and self.watcher.phase == "locked":
+        if round_.phase == "insurance" and self._insurance_round != round_.number and self.watcher.phase == "locked":
+            # Once per round: CONFIRM closes the window before the insurance is submitted, still in this phase.
+            self._insurance_round = round_.number
             self._insurance_open = True
             for box in round_.boxes:
                 if box.number not in self._recovered_insurance:

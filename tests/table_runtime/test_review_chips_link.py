@@ -207,3 +207,31 @@ def test_after_a_restart_undoing_a_new_double_lets_the_dealer_hand_its_stake_bac
     assert [alarm["kind"] for alarm in second.alarms()] == []
     assert second.watcher.locked_cents("box1") == 2000
     second.journal.close()
+
+
+def confirm_insurance(table: Table) -> None:
+    """CONFIRM in the insurance window as the runtime applies it: the chips on the line, then Confirm."""
+    for placed in table.link.insurance_inputs():
+        table.controller.submit(placed, source="chips")
+    table.controller.submit(Confirm(), source="panel")
+
+
+def test_chips_put_on_the_insurance_line_after_its_window_closed_are_past_posting(tmp_path: Path) -> None:
+    """TABLE.md past-posting: once CONFIRM closed the insurance window, a chip slipped onto the line (when the
+    bank's second card is seen coming) is past-posting at once, the insured box's line and the other's."""
+    table = Table(tmp_path)
+    table.lock({"box1": 2, "box2": 2})
+    table.draw("TS 9H AD TC 7C")  # box1 20, box2 16, the bank's ace: insurance
+    round_ = table.controller.table.round
+    assert round_ is not None and round_.phase == "insurance"
+    table.put("box1.insurance", 1)  # box1 insures for 5.00 €
+    table.scan()
+    confirm_insurance(table)
+    assert round_.phase == "playing" and table.alarms() == []
+    assert [box.insurance for box in round_.boxes] == [500, 0]
+    table.put("box2.insurance", 1)
+    table.put("box1.insurance", 1)
+    table.scan()
+    alarms = [alarm for alarm in table.alarms() if alarm["kind"] == "past_posting"]
+    assert sorted((alarm["box"], alarm["amounts"]["seen_cents"]) for alarm in alarms) == [(1, 1000), (2, 500)]
+    table.journal.close()
