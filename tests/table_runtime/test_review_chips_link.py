@@ -4,6 +4,7 @@ driver yields, and pins a bug found in review (TABLE.md What the controller must
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from drivers.chip_reader import ChipsScanned, ZoneReading
 from firmware_bridge.rfid import Tag
@@ -65,7 +66,7 @@ class Table:
         for card in parse_cards(text):
             self.controller.submit(CardDrawn(card=card), source="shoe")
 
-    def alarms(self) -> list[dict[str, object]]:
+    def alarms(self) -> list[dict[str, Any]]:
         return list(self.controller.alarms.active)
 
 
