@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import threading
 import time
 import urllib.parse
@@ -82,8 +83,11 @@ class ReaderSettings:
         zones = list(self.antenna_zones.values())
         if len(set(zones)) != len(zones):
             raise ConfigError(f"{self.name}.antenna_zones", "two antennas map to the same zone")
-        if self.scan_interval <= 0 or self.reconnect_interval <= 0:
-            raise ConfigError(f"{self.name}.scan_interval", "intervals are positive seconds")
+        for key, seconds in (("scan_interval", self.scan_interval), ("reconnect_interval", self.reconnect_interval)):
+            if not (math.isfinite(seconds) and seconds > 0):  # NaN would spin the reader's thread
+                raise ConfigError(f"{self.name}.{key}", f"{seconds}: intervals are positive seconds")
+        if self.timeout_ms <= 0:  # pyusb waits for ever on 0: a silent reader would hold the thread
+            raise ConfigError(f"{self.name}.timeout_ms", f"{self.timeout_ms}: a positive number of milliseconds")
 
     @property
     def zones(self) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ import usb.core
 
 from drivers.chip_reader import ReaderOnline, ReaderSettings, UsbChipReader
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader, _Handle
+from table_runtime.errors import ConfigError
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -44,3 +45,12 @@ async def test_a_reader_whose_serial_cannot_be_read_does_not_stop_the_search_for
             while not isinstance(event := await reader.next_event(), ReaderOnline):
                 pass
         assert event.serial == "RDR-0001"
+
+
+@pytest.mark.parametrize("query", ["timeout_ms=0", "timeout_ms=-5", "scan_interval=nan", "reconnect_interval=inf"])
+def test_a_timeout_or_interval_that_would_block_or_spin_the_reader_is_a_config_error(query: str) -> None:
+    """pyusb reads `timeout_ms=0` as "wait for ever": a reader that stops answering would hold the thread (and
+    the shutdown) for ever; a NaN interval spins it. Each is refused, naming the key."""
+    with pytest.raises(ConfigError) as refused:
+        ReaderSettings.from_url(f"usb://1209:7ab1?{query}", ZONES, key="devices.chip_readers[0].url")
+    assert refused.value.key == "devices.chip_readers[0].url" or "chip-reader" in str(refused.value)
