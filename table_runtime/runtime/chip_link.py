@@ -32,9 +32,14 @@ def game_alarm(alarm: ChipAlarm) -> Alarm:
 
 
 def paid_early_zones(round_: Round) -> tuple[str, ...]:
-    """The zones of the hands whose blackjack was paid before the bank drew (RULES.md Settlement, 002)."""
-    return tuple(zone for box in round_.boxes if any(id(hand) in round_.paid_early for hand in box.hands)
-                 for zone in (f"box{box.number}", f"box{box.number}.behind"))
+    """The zones the dealer may settle before the round's settlement: those of the hands whose blackjack was
+    paid before the bank drew (RULES.md Settlement, 002), and the insurance lines once the bank has its second
+    card, which settles them (RULES.md Insurance). Settlement checks what they end at."""
+    paid = [zone for box in round_.boxes if any(id(hand) in round_.paid_early for hand in box.hands)
+            for zone in (f"box{box.number}", f"box{box.number}.behind")]
+    if len(round_.bank.cards) >= 2:
+        paid += [f"box{box.number}.insurance" for box in round_.boxes if box.insurance]
+    return tuple(paid)
 
 
 def expected_zones(round_: Round) -> dict[str, int]:

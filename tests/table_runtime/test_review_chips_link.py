@@ -236,3 +236,34 @@ def test_chips_put_on_the_insurance_line_after_its_window_closed_are_past_postin
     alarms = [alarm for alarm in table.alarms() if alarm["kind"] == "past_posting"]
     assert sorted((alarm["box"], alarm["amounts"]["seen_cents"]) for alarm in alarms) == [(1, 1000), (2, 500)]
     table.journal.close()
+
+
+def test_insurance_collected_when_the_bank_draws_its_second_card_is_not_past_posting(tmp_path: Path) -> None:
+    """RULES.md Insurance: with no hole card it is settled when the bank draws its second card; the dealer
+    collects a lost insurance then, before the bank draws on. Chips slipped onto an uninsured line still alarm."""
+    table = Table(tmp_path)
+    table.lock({"box1": 2, "box2": 2})
+    table.draw("TS 9H AD TC 7C")  # box1 20, box2 16, the bank's ace
+    table.put("box1.insurance", 1)
+    table.scan()
+    confirm_insurance(table)
+    table.controller.submit(Next(), source="panel")
+    table.controller.submit(Next(), source="panel")
+    table.draw("5H")  # the bank A5, soft 16: no blackjack, box1's insurance is lost; the bank draws on
+    round_ = table.controller.table.round
+    assert round_ is not None and round_.phase == "bank"
+    table.take("box1.insurance")  # the dealer collects it now
+    table.scan()
+    assert table.alarms() == []
+    table.put("box2.insurance", 1)  # nobody insured box2: this is past-posting
+    table.scan()
+    assert [(alarm["kind"], alarm["box"]) for alarm in table.alarms()] == [("past_posting", 2)]
+    table.take("box2.insurance")
+    table.draw("2D")  # soft 18: box1 wins, box2 loses
+    assert round_.phase == "settlement"
+    table.put("box1", 2)
+    table.take("box2")
+    table.scan()
+    table.link.verify_payouts()
+    assert [(alarm["kind"], alarm["box"]) for alarm in table.alarms()] == [("past_posting", 2)]
+    table.journal.close()
