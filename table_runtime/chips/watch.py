@@ -171,6 +171,7 @@ class ChipWatcher:
         self._expected: dict[str, int] = {}
         self._before_action: dict[str, list[_Lock]] = {}  # per zone, its lock before each DOUBLE/SPLIT, in order
         self._paid_early: frozenset[str] = frozenset()  # zones whose stakes were paid before the bank drew
+        self._collectable: dict[str, int] = {}  # zone -> cents of dead stakes the dealer may take off now
         self._antennas: dict[str, str] = {}  # zone -> last antenna status name that was not OK
 
     # -- state ---------------------------------------------------------------------------------
@@ -257,6 +258,9 @@ class ChipWatcher:
         uids = frozenset(tag.uid for tag in change.chips)
         if uids == lock.uids:
             return []  # put back exactly as locked
+        collectable = self._collectable.get(change.zone, 0)
+        if collectable and uids < lock.uids and change.total_cents >= lock.cents - collectable:
+            return []  # a dead stake collected (no more than it): settlement checks what the zone ends at
         moved = [("added", tag) for tag in change.added] + [("removed", tag) for tag in change.removed]
         if not moved:
             return []
@@ -330,6 +334,14 @@ class ChipWatcher:
         if self._phase != "locked":
             raise WatcherUseError(f"an early payment needs locked bets (phase {self._phase})")
         self._paid_early = frozenset(zones) & frozenset(self._locks)
+
+    def allow_collection(self, cents: Mapping[str, int]) -> None:
+        """Dead stakes the dealer collects at once (RULES.md Player decisions: over 21 the hand is dead at once,
+        stake collected, 000): up to `cents[zone]` may leave each zone, nothing may join it. Replaces the
+        previous allowances."""
+        if self._phase != "locked":
+            raise WatcherUseError(f"a collection needs locked bets (phase {self._phase})")
+        self._collectable = {zone: amount for zone, amount in cents.items() if amount > 0 and zone in self._locks}
 
     def close_window(self, zone: str, *, action: bool = False) -> WindowClosed | ChipAlarm:
         """The window's verdict; the zone is locked again at what it holds now. `action`: closed by a DOUBLE or
@@ -412,6 +424,7 @@ class ChipWatcher:
         """The round is closed: zones are free for the next bets."""
         self._phase = "betting"
         self._paid_early = frozenset()
+        self._collectable = {}
         self._before_action.clear()
         self._locks.clear()
         self._windows.clear()

@@ -42,6 +42,18 @@ def paid_early_zones(round_: Round) -> tuple[str, ...]:
     return tuple(paid)
 
 
+def dead_stakes(round_: Round) -> dict[str, int]:
+    """Per zone, the stakes of busted hands: collected at once (000), before the settlement."""
+    dead: dict[str, int] = {}
+    for box in round_.boxes:
+        for hand in box.hands:
+            if hand.busted:
+                for stake in hand.stakes:
+                    zone = f"box{box.number}" if stake.owner == box.bet.owner else f"box{box.number}.behind"
+                    dead[zone] = dead.get(zone, 0) + stake.cents
+    return dead
+
+
 def expected_zones(round_: Round) -> dict[str, int]:
     """What each zone must hold once the dealer has paid: stake + net payout per stake (0 when collected,
     and 0 for a blackjack paid and removed before the bank drew)."""
@@ -283,6 +295,7 @@ class ChipLink:
             self._settling_round = 0
         if self.watcher.phase == "locked":
             self.watcher.pay_early(paid_early_zones(round_))
+            self.watcher.allow_collection(dead_stakes(round_))
             taken = _doubles_and_splits(round_)
             while len(self._window_actions) > taken:  # a double or split undone (or refused by the rules)
                 for zone in self._window_actions.pop():
@@ -317,6 +330,7 @@ class ChipLink:
         self._window_actions = [() for _ in range(_doubles_and_splits(round_))]
         self._raise_lock_alarms(snapshot.alarms)  # the zones as they stand now: chips out of place are still so
         paid_early = set(paid_early_zones(round_))  # paid, maybe removed already: no stake to compare
+        dead = dead_stakes(round_)  # busted: collected at once, or not yet
         for box in round_.boxes:
             seated = sum(s.cents for hand in box.hands for s in hand.stakes if s.owner == box.bet.owner)
             behind = sum(s.cents for hand in box.hands for s in hand.stakes if s.owner != box.bet.owner)
@@ -327,7 +341,8 @@ class ChipLink:
             for zone, due in ((f"box{box.number}", seated), (f"box{box.number}.behind", behind),
                               (f"box{box.number}.insurance", insured)):
                 seen = snapshot.zones.get(zone)
-                if seen is not None and seen != due and round_.phase != "settlement" and zone not in paid_early:
+                if (seen is not None and seen != due and seen != due - dead.get(zone, 0)
+                        and round_.phase != "settlement" and zone not in paid_early):
                     self.controller.raise_alarm(Alarm(
                         kind="past_posting", box=box.number, rule="TABLE.md Power loss; past-posting",
                         message=f"{zone}: {seen / 100:.2f} € on the zone after the restart, "

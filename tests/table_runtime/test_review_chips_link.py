@@ -267,3 +267,38 @@ def test_insurance_collected_when_the_bank_draws_its_second_card_is_not_past_pos
     table.link.verify_payouts()
     assert [(alarm["kind"], alarm["box"]) for alarm in table.alarms()] == [("past_posting", 2)]
     table.journal.close()
+
+
+def test_a_busted_stake_collected_at_once_is_not_past_posting(tmp_path: Path) -> None:
+    """RULES.md Player decisions: over 21 the hand is dead at once, stake collected (000). The dealer takes the
+    chips then; any other change of the zone is still past-posting, and settlement checks the zone is empty."""
+    table = Table(tmp_path)
+    table.lock({"box1": 2, "box2": 2})
+    table.draw("TS 9H 6D 6C 7C")  # box1 16, box2 16, the bank shows a 6
+    table.draw("8S")  # box1 busts
+    table.take("box1")  # its stake collected at once
+    table.scan()
+    assert table.alarms() == []
+    table.controller.submit(Next(), source="panel")  # box2 stands
+    table.draw("TH 2S")  # the bank 18: box2 loses
+    round_ = table.controller.table.round
+    assert round_ is not None and round_.phase == "settlement"
+    table.take("box2")
+    table.scan()
+    table.link.verify_payouts()
+    assert table.alarms() == []
+    table.journal.close()
+
+
+def test_after_a_restart_a_busted_stake_already_collected_is_not_past_posting(tmp_path: Path) -> None:
+    first = Table(tmp_path)
+    first.lock({"box1": 2, "box2": 2})
+    first.draw("TS 9H 6D 6C 7C 8S")  # box1 busts
+    first.journal.close()  # the power goes (box1's stake was collected)
+
+    second = Table(tmp_path)
+    second.put("box2", 2)
+    second.scan()
+    assert second.watcher.phase == "locked"
+    assert second.alarms() == []
+    second.journal.close()
