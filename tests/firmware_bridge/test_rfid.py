@@ -84,7 +84,8 @@ def test_a_corrupted_frame_never_decodes(message: Message, seq: int, data: st.Da
     frame[position] ^= data.draw(st.integers(1, 255))
     decoder = FrameDecoder()
     assert decoder.feed(bytes(frame)) == []
-    assert decoder.bad_frames == 1
+    # At least this frame is bad; a body holding the sync bytes (a UID 00A55A...) is a second one on resync.
+    assert decoder.bad_frames >= 1
 
 
 @given(messages, st.integers(0, 255), st.integers(2, 3), st.integers(1, 255))
