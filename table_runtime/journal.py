@@ -111,9 +111,11 @@ def encode_body(body: Mapping[str, Any]) -> str:
     if not isinstance(body, Mapping):
         raise JournalBodyError(f"a journal body is a mapping, not {type(body).__name__}")
     try:
-        return json.dumps(dict(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as error:
+        text = json.dumps(dict(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")  # a lone surrogate (JSON may carry "\ud800") is no text the chain can hash or store
+    except (TypeError, ValueError) as error:  # UnicodeEncodeError is a ValueError
         raise JournalBodyError(f"body is not plain JSON: {error}") from error
+    return text
 
 
 def entry_hash(prev_hash: str, seq: int, ts: float, kind: str, body_text: str) -> str:
@@ -123,8 +125,16 @@ def entry_hash(prev_hash: str, seq: int, ts: float, kind: str, body_text: str) -
 
 
 def _check_kind(kind: str) -> None:
-    if not isinstance(kind, str) or not kind or "\n" in kind:
+    if not isinstance(kind, str) or not kind or "\n" in kind or not _is_utf8(kind):
         raise JournalBodyError(f"a journal kind is a non-empty one-line string, not {kind!r}")
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_ts(ts: float) -> float:

@@ -167,7 +167,8 @@ def test_a_file_that_is_not_a_journal_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("kind", "body"),
-    [("", {}), ("two\nlines", {}), ("x", {"nan": float("nan")}), ("x", {"obj": object()}), ("x", [1, 2])],
+    [("", {}), ("two\nlines", {}), ("x", {"nan": float("nan")}), ("x", {"obj": object()}), ("x", [1, 2]),
+     ("x", {"reason": "misdeal \ud800"}), ("kind \udcff", {})],  # a lone surrogate (JSON from a page may carry one)
 )
 def test_unjournalable_input_is_refused_and_writes_nothing(path: Path, kind: str, body: Any) -> None:
     with Journal.open(path) as journal:

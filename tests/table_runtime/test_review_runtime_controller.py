@@ -8,7 +8,7 @@ import pytest
 
 from table_runtime.errors import JournalError
 from table_runtime.game.cards import Card
-from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Input, Next, ShoeShuffled
+from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Input, Next, ShoeShuffled, Void
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.game.snapshot import table_snapshot
 from table_runtime.journal import Journal, journal_path
@@ -55,3 +55,15 @@ def test_an_input_the_journal_refused_leaves_the_table_as_the_journal_has_it(tmp
         live = table_snapshot(controller.table)
     with Journal.open(journal_path(tmp_path)) as journal:
         assert table_snapshot(controller_on(journal).table) == live
+
+
+def test_a_void_whose_reason_cannot_be_journaled_is_refused_and_the_round_goes_on(tmp_path: Path) -> None:
+    with Journal.open(journal_path(tmp_path)) as journal:
+        controller = controller_on(journal)
+        deal(controller)
+        last_seq = journal.last_seq
+        with pytest.raises(JournalError):  # a display page sent "\ud800" in its JSON: no UTF-8 text can hold it
+            controller.submit(Void(by="supervisor", reason="misdeal \ud800"))
+        assert journal.last_seq == last_seq and journal.verify().ok
+        round_ = controller.table.round
+        assert round_ is not None and round_.phase == "playing"
