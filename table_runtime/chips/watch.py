@@ -343,6 +343,17 @@ class ChipWatcher:
             raise WatcherUseError(f"a collection needs locked bets (phase {self._phase})")
         self._collectable = {zone: amount for zone, amount in cents.items() if amount > 0 and zone in self._locks}
 
+    def _collected(self, zone: str, lock: _Lock) -> int:
+        """The value of the locked chips gone from `zone` when it is a dead stake collected (no more than the
+        zone's allowance), else 0."""
+        collectable = self._collectable.get(zone, 0)
+        if not collectable:
+            return 0
+        gone = lock.uids - {tag.uid for tag in self.tracker.chips(zone)}
+        still = sum(self.value_of(tag) for tag in self.tracker.chips(zone) if tag.uid in lock.uids)
+        value = lock.cents - still
+        return value if gone and 0 < value <= collectable else 0
+
     def close_window(self, zone: str, *, action: bool = False) -> WindowClosed | ChipAlarm:
         """The window's verdict; the zone is locked again at what it holds now. `action`: closed by a DOUBLE or
         a SPLIT, which UNDO may take back (`restore_lock`)."""
@@ -352,6 +363,9 @@ class ChipWatcher:
         lock = self._locks[zone]
         now = self.total_cents(zone)
         added = now - lock.cents
+        collected = self._collected(zone, lock)
+        if collected:
+            added += collected  # a dead stake taken off meanwhile is not a stake taken back
         if action:
             self._before_action.setdefault(zone, []).append(lock)
         self._locks[zone] = _Lock(now, frozenset(tag.uid for tag in self.tracker.chips(zone)))

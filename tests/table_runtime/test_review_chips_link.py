@@ -44,7 +44,7 @@ class Table:
     def take(self, zone: str, chips: int | None = None) -> None:
         count = len(self.zones[zone]) if chips is None else chips
         for _ in range(count):
-            self.free.append(self.zones[zone].pop())
+            self.free.insert(0, self.zones[zone].pop())  # the next chips put down are other chips
 
     def scan(self, times: int = 6, *, zones: tuple[str, ...] | None = None, reader: str = "r") -> None:
         """`times` scans of `zones` (all by default) by one reader."""
@@ -302,3 +302,25 @@ def test_after_a_restart_a_busted_stake_already_collected_is_not_past_posting(tm
     assert second.watcher.phase == "locked"
     assert second.alarms() == []
     second.journal.close()
+
+
+def test_a_double_after_the_busted_split_hand_was_collected_is_a_double(tmp_path: Path) -> None:
+    """Split 8s, the first hand busts and its stake is collected at once; the second hand doubles: the chips
+    added are the double, whatever left the zone for the dead hand (it was 'no stake added')."""
+    table = Table(tmp_path)
+    table.lock({"box1": 2})  # 10.00 €
+    table.draw("8S 6H 8D")
+    table.put("box1", 2)
+    table.scan()
+    split(table)
+    table.draw("5C TC")  # the first hand 8 5 10: bust
+    table.take("box1", 2)  # its stake collected at once
+    table.scan()
+    table.draw("3D")  # the second hand 8 3: it may double
+    table.put("box1", 2)
+    table.scan()
+    double(table)
+    round_ = table.controller.table.round
+    assert round_ is not None and round_.hands[1].doubled
+    assert [alarm["kind"] for alarm in table.alarms()] == []
+    table.journal.close()
