@@ -38,7 +38,10 @@ class DisplayBackend(Protocol):
         ...
 
     def recall(self, last: int) -> list[dict[str, Any]]:
-        """The last `last` rounds from the journal, newest last (docs/display.md, "A recalled round")."""
+        """The last `last` rounds from the journal, newest last (docs/display.md, "A recalled round").
+
+        Called in a worker thread (it replays the journal): it must only read what is safe to read there.
+        """
         ...
 
     def security_alarm(self, kind: str, message: str, rule: str) -> None:

@@ -212,7 +212,8 @@ class DisplayServer:
             raise web.HTTPTooManyRequests(text="recall: one request a second")
         self._last_api_recall = now
         last = _recall_count(request.query.get("last"))
-        return web.json_response(self._backend.recall(last))
+        # Recall replays the journal: in a worker thread, so the shoe, the feed and every screen go on meanwhile.
+        return web.json_response(await asyncio.to_thread(self._backend.recall, last))
 
     def _role_of(self, request: web.Request) -> Role:
         """The role of a request, or 403. The pit token wins; else only this machine is the dealer."""
@@ -305,18 +306,18 @@ class DisplayServer:
                 reply = await self._command(screen.role, request)
                 screen.push_message({"type": "result", "request": request.get("request"), **reply})
             elif kind == "recall":
-                rounds = self._recall(screen, request)
+                rounds = await self._recall(screen, request)
                 screen.push_message({"type": "recall", "request": request.get("request"), **rounds})
             else:
                 screen.push_message({"type": "error", "message": f"unknown message type {kind!r}"})
 
-    def _recall(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
+    async def _recall(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
         now = self._clock()
         if now - screen.last_recall < RECALL_INTERVAL_S:
             return {"rounds": [], "message": "recall: one request a second"}
         screen.last_recall = now
         try:
-            return {"rounds": self._backend.recall(_recall_count(request.get("last")))}
+            return {"rounds": await asyncio.to_thread(self._backend.recall, _recall_count(request.get("last")))}
         except Exception as error:
             log.exception("display: the backend failed to recall rounds")
             return {"rounds": [], "message": f"recall failed: {error!r}"}
