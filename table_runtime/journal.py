@@ -26,7 +26,7 @@ import math
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -306,20 +306,22 @@ class Journal:
                 raise JournalError(f"{self._path}: append failed: {error}") from error
         return entries
 
-    def entries(self, after_seq: int = 0, limit: int | None = None) -> Iterator[JournalEntry]:
-        """Rows with seq > `after_seq` in seq order, at most `limit` of them.
+    def entries(self, after_seq: int = 0, limit: int | None = None, *,
+                kinds: Collection[str] | None = None) -> Iterator[JournalEntry]:
+        """Rows with seq > `after_seq` in seq order, at most `limit` of them; only rows of `kinds` if given
+        (a replay reads its inputs without decoding the events beside them).
 
         Reads a page at a time, so appends (from this or another connection) may
         go on while a caller iterates; rows appended meanwhile are included.
         """
         remaining = limit
+        kind_list = sorted(kinds) if kinds is not None else []
+        where = "seq > ?" + (f" AND kind IN ({', '.join('?' * len(kind_list))})" if kinds is not None else "")
+        query = f"SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE {where} ORDER BY seq LIMIT ?"
         while remaining is None or remaining > 0:
             page = _PAGE if remaining is None else min(_PAGE, remaining)
             with self._lock:
-                rows = self._db().execute(
-                    "SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE seq > ? ORDER BY seq LIMIT ?",
-                    (after_seq, page),
-                ).fetchall()
+                rows = self._db().execute(query, (after_seq, *kind_list, page)).fetchall()
             for seq, ts, kind, body_text, prev_hash, digest in rows:
                 yield JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest)
             if len(rows) < page:
@@ -327,6 +329,19 @@ class Journal:
             after_seq = rows[-1][0]
             if remaining is not None:
                 remaining -= len(rows)
+
+    def round_starts(self) -> list[tuple[int, int]]:
+        """(seq, round number) of every RoundStarted event, in order, without decoding the other rows."""
+        with self._lock:
+            rows = self._db().execute(
+                "SELECT seq, body FROM entries WHERE kind = 'event' AND body LIKE '%RoundStarted%' ORDER BY seq"
+            ).fetchall()
+        starts = []
+        for seq, body_text in rows:
+            body = json.loads(body_text)
+            if body.get("type") == "RoundStarted":  # LIKE only narrows the rows down
+                starts.append((int(seq), int(body["round"])))
+        return starts
 
     def verify(self) -> VerifyResult:
         """Check every row of the chain and the head; name the first bad row."""

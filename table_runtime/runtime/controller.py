@@ -82,7 +82,7 @@ class TableController:
     def _replay(self) -> None:
         """Rebuild table and alarms from the journal, then note the start (and a recovery)."""
         table = self.table
-        for entry in self.journal.entries():
+        for entry in self.journal.entries(kinds=("input", "alarm", "alarm_cleared")):  # events follow from inputs
             if entry.kind == "input":
                 for event in table.apply(input_from_dict(entry.body)):
                     if isinstance(event, RoundStarted):
@@ -145,9 +145,8 @@ class TableController:
     def _journaled_table(self) -> Table:
         """The table rebuilt from the journal's inputs alone."""
         table = Table(self.rules, self.limits)
-        for entry in self.journal.entries():
-            if entry.kind == "input":
-                table.apply(input_from_dict(entry.body))
+        for entry in self.journal.entries(kinds=("input",)):
+            table.apply(input_from_dict(entry.body))
         return table
 
     def _apply_and_journal(

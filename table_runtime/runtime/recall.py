@@ -75,22 +75,21 @@ def describe(item: Input, events: list[Event]) -> str:
 def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, last: int,
                   table_id: str = "") -> list[dict[str, Any]]:
     """The last `last` rounds (newest last), each step by step."""
-    started: list[int] = []
+    started = [number for _, number in journal.round_starts()]
+    wanted = set(started[-last:]) if last > 0 else set()
     records: dict[int, dict[str, Any]] = {}
     alarms: dict[int, list[dict[str, Any]]] = {}
-    for entry in journal.entries():
-        if entry.kind == "event" and entry.body.get("type") == "RoundStarted":
-            started.append(int(entry.body["round"]))
-        elif entry.kind == "round":
-            records[int(entry.body["round"])] = entry.body
-        elif entry.kind == "alarm" and entry.body.get("round"):
-            alarms.setdefault(int(entry.body["round"]), []).append(entry.body)
-    wanted = set(started[-last:]) if last > 0 else set()
+    for entry in journal.entries(kinds=("round", "alarm")):
+        number = int(entry.body.get("round") or 0)
+        if number not in wanted:
+            continue
+        if entry.kind == "round":
+            records[number] = entry.body
+        else:
+            alarms.setdefault(number, []).append(entry.body)
     rounds: dict[int, dict[str, Any]] = {}
     table = Table(rules, limits)
-    for entry in journal.entries():
-        if entry.kind != "input":
-            continue
+    for entry in journal.entries(kinds=("input",)):  # the engine rebuilds the events: no need to decode them
         item = input_from_dict(entry.body)
         events = table.apply(item)
         round_ = table.round

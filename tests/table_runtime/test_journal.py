@@ -74,6 +74,23 @@ def test_entries_after_and_limit_page_through_many_rows(path: Path) -> None:
         assert list(journal.entries(limit=0)) == []
 
 
+def test_entries_of_some_kinds_and_the_round_starts_skip_the_other_rows(path: Path) -> None:
+    with Journal.open(path) as journal:
+        rows = [("input", {"type": "BetsLocked", "i": 0})]
+        for i in range(1, 1201):  # more than a page of the kinds asked for, among others
+            rows += [("input", {"i": i}), ("event", {"type": "CardAssigned", "i": i}), ("alarm", {"i": i})]
+        named: tuple[str, dict[str, object]] = ("event", {"type": "Alarm", "message": "RoundStarted"})
+        rows += [("event", {"type": "RoundStarted", "round": n}) for n in (1, 2)]
+        rows.insert(-1, named)
+        journal.append_many(rows, ts=1.0)
+        inputs = list(journal.entries(kinds=("input",)))
+        assert [e.body.get("i") for e in inputs] == list(range(1201)) and {e.kind for e in inputs} == {"input"}
+        both = list(journal.entries(after_seq=3000, kinds=("input", "alarm")))
+        assert [e.seq for e in both] == [seq for seq in range(3001, 3602) if seq % 3 != 0]  # events: seq % 3 == 0
+        assert list(journal.entries(kinds=())) == []
+        assert journal.round_starts() == [(3602, 1), (3604, 2)]  # a message that names it is no round start
+
+
 def test_reopened_journal_continues_the_chain(filled: Path) -> None:
     with Journal.open(filled) as journal:
         assert journal.last_seq == 10
