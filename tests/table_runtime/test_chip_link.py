@@ -9,60 +9,13 @@ from pathlib import Path
 
 import jsonschema  # type: ignore[import-untyped]  # no stubs in the test environment
 
-from drivers.chip_reader import ChipsScanned, ZoneReading
-from firmware_bridge.rfid import Tag
-from simulators.rfid_chips import ChipIssuer
-from table_runtime.chips.registry import RegisteredChip
-from table_runtime.chips.watch import ChipWatcher
-from table_runtime.config import zone_names
 from table_runtime.display.schema import SNAPSHOT_SCHEMA
-from table_runtime.game.cards import parse_cards
-from table_runtime.game.inputs import CardDrawn, Confirm, Next, ShoeShuffled, Undo, Void
-from table_runtime.game.rules import TableLimits, profile
-from table_runtime.journal import Journal, journal_path
-from table_runtime.runtime.chip_link import ChipLink
-from table_runtime.runtime.controller import TableController
+from table_runtime.game.inputs import Confirm, Next, Undo, Void
+from tests.table_runtime.chip_table import ChipTable
 
 
-class Table:
-    def __init__(self, path: Path) -> None:
-        self.journal = Journal.open(journal_path(path))
-        self.controller = TableController(table_id="T", rules=profile("fr-casino"), limits=TableLimits(),
-                                          journal=self.journal, clock=lambda: 1.0)
-        self.issuer = ChipIssuer(7, seed=1)
-        self.zones: dict[str, list[Tag]] = {zone: [] for zone in zone_names(7)}
-        self.now = 0.0
-        registry = {}
-        for chip in self.issuer.issue(500, 40):
-            assert chip.denomination_cents is not None
-            registry[chip.uid] = RegisteredChip(uid=chip.uid, denomination_cents=chip.denomination_cents,
-                                                casino_id=7, status="active")
-        self.free = list(self.issuer.issued.values())
-        self.watcher = ChipWatcher(self.zones, registry=registry, casino_id=7)
-        self.link = ChipLink(self.watcher, self.controller)
-        self.controller.subscribe(self.link.follow)
-
-    def put(self, zone: str, chips: int) -> None:
-        self.zones[zone] += [self.free.pop() for _ in range(chips)]
-
-    def scan(self, times: int = 3) -> None:
-        for _ in range(times):
-            self.now += 0.1
-            readings = tuple(ZoneReading(zone=zone, tags=tuple(tags)) for zone, tags in self.zones.items())
-            self.link.reader_event(ChipsScanned(reader="r", at=self.now, readings=readings))
-
-    def lock(self, chips: dict[str, int]) -> None:
-        """A new shoe and its burns, then `chips` (zone -> number of chips) on the zones and NO MORE BETS."""
-        self.controller.submit(ShoeShuffled(shoe_id="S1"))
-        self.draw("9C 9D 9H 9S 8C")
-        for zone, count in chips.items():
-            self.put(zone, count)
-        self.scan()
-        assert self.link.lock_bets(source="test")
-
-    def draw(self, text: str) -> None:
-        for card in parse_cards(text):
-            self.controller.submit(CardDrawn(card=card), source="shoe")
+class Table(ChipTable):
+    """The chip table of these tests: 40 chips, the link following the controller, 3 scans a read."""
 
 
 def box1_wins_ten(table: Table) -> None:

@@ -4,70 +4,16 @@ driver yields, and pins a bug found in review (TABLE.md What the controller must
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from drivers.chip_reader import ChipsScanned, ZoneReading
-from firmware_bridge.rfid import Tag
-from simulators.rfid_chips import ChipIssuer
-from table_runtime.chips.registry import RegisteredChip
-from table_runtime.chips.watch import ChipWatcher
-from table_runtime.config import zone_names
-from table_runtime.game.cards import parse_cards
-from table_runtime.game.inputs import CardDrawn, Confirm, Discard, Double, Next, ShoeShuffled, Split, Undo
-from table_runtime.game.rules import TableLimits, profile
-from table_runtime.journal import Journal, journal_path
-from table_runtime.runtime.chip_link import ChipLink
-from table_runtime.runtime.controller import TableController
+from table_runtime.game.inputs import Confirm, Discard, Double, Next, Split, Undo
+from tests.table_runtime.chip_table import ChipTable
 
 
-class Table:
+class Table(ChipTable):
+    """60 chips, 6 scans a read unless a test says otherwise."""
+
     def __init__(self, path: Path, rules: str = "fr-casino") -> None:
-        self.journal = Journal.open(journal_path(path))
-        self.controller = TableController(table_id="T", rules=profile(rules), limits=TableLimits(),
-                                          journal=self.journal, clock=lambda: 1.0)
-        self.issuer = ChipIssuer(7, seed=1)
-        self.zones: dict[str, list[Tag]] = {zone: [] for zone in zone_names(7)}
-        self.now = 0.0
-        registry = {}
-        for chip in self.issuer.issue(500, 60):
-            assert chip.denomination_cents is not None
-            registry[chip.uid] = RegisteredChip(uid=chip.uid, denomination_cents=chip.denomination_cents,
-                                                casino_id=7, status="active")
-        self.free = list(self.issuer.issued.values())
-        self.watcher = ChipWatcher(self.zones, registry=registry, casino_id=7)
-        self.link = ChipLink(self.watcher, self.controller)
-        self.controller.subscribe(self.link.follow)
-
-    def put(self, zone: str, chips: int) -> None:
-        self.zones[zone] += [self.free.pop() for _ in range(chips)]
-
-    def take(self, zone: str, chips: int | None = None) -> None:
-        count = len(self.zones[zone]) if chips is None else chips
-        for _ in range(count):
-            self.free.insert(0, self.zones[zone].pop())  # the next chips put down are other chips
-
-    def scan(self, times: int = 6, *, zones: tuple[str, ...] | None = None, reader: str = "r") -> None:
-        """`times` scans of `zones` (all by default) by one reader."""
-        for _ in range(times):
-            self.now += 0.1
-            readings = tuple(ZoneReading(zone=zone, tags=tuple(tags)) for zone, tags in self.zones.items()
-                             if zones is None or zone in zones)
-            self.link.reader_event(ChipsScanned(reader=reader, at=self.now, readings=readings))
-
-    def lock(self, chips: dict[str, int]) -> None:
-        self.controller.submit(ShoeShuffled(shoe_id="S1"))
-        self.draw("9C 9D 9H 9S 8C")
-        for zone, count in chips.items():
-            self.put(zone, count)
-        self.scan()
-        assert self.link.lock_bets(source="test")
-
-    def draw(self, text: str) -> None:
-        for card in parse_cards(text):
-            self.controller.submit(CardDrawn(card=card), source="shoe")
-
-    def alarms(self) -> list[dict[str, Any]]:
-        return list(self.controller.alarms.active)
+        super().__init__(path, rules, chips=60, scans=6)
 
 
 def test_a_blackjack_paid_before_the_bank_draws_is_not_past_posting_nor_a_wrong_payout(tmp_path: Path) -> None:

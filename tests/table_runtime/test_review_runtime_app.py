@@ -7,53 +7,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from drivers.chip_reader import ChipsScanned, ZoneReading
-from firmware_bridge.rfid import Tag
-from simulators.rfid_chips import ChipIssuer
-from table_runtime.chips.registry import RegisteredChip
-from table_runtime.chips.watch import ChipWatcher
-from table_runtime.config import zone_names
-from table_runtime.game.cards import parse_cards
-from table_runtime.game.inputs import CardDrawn, ShoeShuffled
-from table_runtime.game.rules import TableLimits, profile
-from table_runtime.journal import Journal, journal_path
+from table_runtime.game.inputs import ShoeShuffled
 from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.chip_link import ChipLink
-from table_runtime.runtime.controller import TableController
+from tests.table_runtime.chip_table import ChipTable
 
 
-class AppTable:
-    """A controller, a chip watcher on 500-cent chips of casino 7, its link, and the app that follows it."""
+class AppTable(ChipTable):
+    """The chip table with the app that follows it: as in the assembled table, only the app tells the link."""
 
     def __init__(self, path: Path) -> None:
-        self.journal = Journal.open(journal_path(path))
-        self.controller = TableController(table_id="T", rules=profile("fr-casino"), limits=TableLimits(),
-                                          journal=self.journal, clock=lambda: 1.0)
-        issuer = ChipIssuer(7, seed=1)
-        registry = {}
-        for chip in issuer.issue(500, 40):
-            assert chip.denomination_cents is not None
-            registry[chip.uid] = RegisteredChip(uid=chip.uid, denomination_cents=chip.denomination_cents,
-                                                casino_id=7, status="active")
-        self.free = list(issuer.issued.values())
-        self.zones: dict[str, list[Tag]] = {zone: [] for zone in zone_names(7)}
-        self.now = 0.0
-        self.watcher = ChipWatcher(self.zones, registry=registry, casino_id=7)
-        self.link = ChipLink(self.watcher, self.controller)
+        super().__init__(path, follow=False)
         self.app = TableApp(self.controller, chip_link=self.link)
-
-    def put(self, zone: str, chips: int) -> None:
-        self.zones[zone] += [self.free.pop() for _ in range(chips)]
-
-    def scan(self, times: int = 3) -> None:
-        for _ in range(times):
-            self.now += 0.1
-            readings = tuple(ZoneReading(zone=zone, tags=tuple(tags)) for zone, tags in self.zones.items())
-            self.link.reader_event(ChipsScanned(reader="r", at=self.now, readings=readings))
-
-    def draw(self, text: str) -> None:
-        for card in parse_cards(text):
-            self.controller.submit(CardDrawn(card=card), source="shoe")
 
     def command(self, name: str) -> dict[str, object]:
         return self.app.apply_command(name, {}, role="dealer", source="panel")
