@@ -12,12 +12,8 @@ from pathlib import Path
 import pytest
 
 from simulators.shoe import SimulatedShoe
-from table_runtime.game.cards import parse_cards
-from table_runtime.game.inputs import CardDrawn, ShoeShuffled
-from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
-from table_runtime.runtime.controller import TableController
-from tests.e2e.test_shoe_count_mismatch import run_until_online
+from tests.e2e.test_shoe_count_mismatch import burned, run_until_online
 
 
 @pytest.mark.timeout(60)
@@ -28,11 +24,7 @@ async def test_a_shoe_the_journal_never_saw_loaded_is_an_alarm(
     tmp_path: Path, shoe_number: int, announce: bool, alarmed: bool
 ) -> None:
     with Journal.open(journal_path(tmp_path)) as journal:
-        controller = TableController(table_id="T", rules=profile("fr-casino"), limits=TableLimits(),
-                                     journal=journal, clock=lambda: 1.0)
-        controller.submit(ShoeShuffled(shoe_id="S1"))
-        for card in parse_cards("2C 3C 4C 5C 6C"):
-            controller.submit(CardDrawn(card=card))
+        controller = burned(journal)
         drawn = 5 if shoe_number == 1 else 0
         with SimulatedShoe(seed=1, shoe_number=shoe_number, cards_already_drawn=drawn, announce=announce) as shoe:
             kinds = await run_until_online(controller, shoe)

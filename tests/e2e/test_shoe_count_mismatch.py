@@ -32,17 +32,23 @@ async def run_until_online(controller: TableController, shoe: SimulatedShoe) -> 
     return [str(alarm["kind"]) for alarm in controller.alarms.active]
 
 
+def burned(journal: Journal) -> TableController:
+    """A controller whose journal has shoe S1 loaded and its five burns drawn."""
+    controller = TableController(table_id="T", rules=profile("fr-casino"), limits=TableLimits(),
+                                 journal=journal, clock=lambda: 1.0)
+    controller.submit(ShoeShuffled(shoe_id="S1"))
+    for card in parse_cards("2C 3C 4C 5C 6C"):
+        controller.submit(CardDrawn(card=card))
+    return controller
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(("drawn_by_shoe", "alarmed"), [(5, False), (7, True), (3, True)])
 async def test_a_shoe_that_drew_cards_the_journal_never_saw_is_an_alarm(
     tmp_path: Path, drawn_by_shoe: int, alarmed: bool
 ) -> None:
     with Journal.open(journal_path(tmp_path)) as journal:
-        controller = TableController(table_id="T", rules=profile("fr-casino"), limits=TableLimits(),
-                                     journal=journal, clock=lambda: 1.0)
-        controller.submit(ShoeShuffled(shoe_id="S1"))
-        for card in parse_cards("2C 3C 4C 5C 6C"):
-            controller.submit(CardDrawn(card=card))
+        controller = burned(journal)
         with SimulatedShoe(seed=1, shoe_number=1, cards_already_drawn=drawn_by_shoe, announce=False) as shoe:
             kinds = await run_until_online(controller, shoe)
     assert ("shoe_count_mismatch" in kinds) == alarmed
