@@ -64,6 +64,7 @@ class TableApp:
         self.shoe = shoe
         self.panel = panel
         self.readers = tuple(readers)
+        self._readers_online: set[str] = set()  # names of the readers whose last word was ReaderOnline
         self.chip_link = chip_link
         self.display = display
         self.feed = feed
@@ -246,10 +247,14 @@ class TableApp:
         async for event in reader.events():
             if self.chip_link is None:
                 continue
+            if isinstance(event, ReaderOffline):
+                self._readers_online.discard(event.reader)
             if isinstance(event, (ChipsScanned, ReaderOffline)):
-                self.chip_link.reader_event(event)
+                self.chip_link.reader_event(event)  # an offline reader: the chips are offline
             elif isinstance(event, ReaderOnline):
-                self.controller.set_device("chips", "online")
+                self._readers_online.add(event.reader)
+                if self._readers_online >= {other.name for other in self.readers}:
+                    self.controller.set_device("chips", "online")  # only once every reader reads its zones
 
     # ------------------------------------------------------------- commands
 
