@@ -29,7 +29,7 @@ SOURCE_ROOTS = ("firmware_bridge", "drivers", "table_runtime")
 ALARM_CONSTRUCTORS = frozenset({"Alarm", "ChipAlarm"})
 SECURITY_ALARM = "security_alarm"
 # Literal type aliases whose members are alarm kinds (the chip watcher's AlarmKind; the integrity check's
-# kinds, passed on by ChipWatcher._integrity as `ChipAlarm(kind=problem.kind, ...)`).
+# kinds, passed on by ChipWatcher._refused as `ChipAlarm(kind=problem.kind, ...)`).
 KIND_LITERALS = frozenset({"AlarmKind", "ChipProblemKind"})
 # Callees that take a `kind=` keyword that is not an alarm's kind.
 NOT_ALARMS = frozenset({
@@ -41,7 +41,7 @@ NOT_ALARMS = frozenset({
 # (file, enclosing function) of the constructions whose kind is not a literal, and why that is safe:
 FORWARDERS = frozenset({
     # ChipAlarm(kind=problem.kind): a ChipProblemKind member, all read from the Literal in integrity.py.
-    ("table_runtime/chips/watch.py", "_integrity"),
+    ("table_runtime/chips/watch.py", "_refused"),
     # Alarm(kind=alarm.kind) from a ChipAlarm: an AlarmKind member, read from the Literal in watch.py.
     ("table_runtime/runtime/chip_link.py", "game_alarm"),
     # Alarm(kind=kind) in TableApp.security_alarm: the kinds are the literals of security_alarm(...) calls.

@@ -199,10 +199,19 @@ class ChipWatcher:
     def value_of(self, tag: Tag) -> int:
         return chip_value(tag, self._registry, self.casino_id)
 
-    def use_registry(self, registry: Mapping[str, RegisteredChip]) -> None:
-        """A new registry snapshot (a chip marked stolen mid-shift): revalue every zone."""
+    @property
+    def registry(self) -> Mapping[str, RegisteredChip]:
+        """The registry snapshot the chips are checked against."""
+        return self._registry
+
+    def use_registry(self, registry: Mapping[str, RegisteredChip]) -> list[ChipAlarm]:
+        """A new registry snapshot (a chip marked stolen mid-shift): revalue every zone. The chips on the
+        table that the new registry refuses and the old one accepted are alarms now (not only when they move)."""
+        accepted = {zone: [tag for tag in self.tracker.chips(zone)
+                           if check_chip(tag, self._registry, self.casino_id) is None] for zone in self.zones}
         self._registry = registry
         self.tracker.revalue()
+        return [alarm for zone, tags in accepted.items() for alarm in self._refused(zone, tags)]
 
     # -- readings ------------------------------------------------------------------------------
     def scan(self, readings: Mapping[str, Iterable[Tag]], at: float,
@@ -240,15 +249,19 @@ class ChipWatcher:
         return alarms
 
     def _integrity(self, change: ZoneChanged) -> list[ChipAlarm]:
+        return self._refused(change.zone, change.added + change.updated)
+
+    def _refused(self, zone: str, tags: Iterable[Tag]) -> list[ChipAlarm]:
+        """An alarm for each of `tags` (on `zone`) that the registry refuses."""
         alarms = []
-        for tag in change.added + change.updated:
+        for tag in tags:
             problem = check_chip(tag, self._registry, self.casino_id)
             if problem is not None:
                 words = problem.kind.replace("_", " ")
                 alarms.append(ChipAlarm(
-                    kind=problem.kind, zone=change.zone, box=zone_box(change.zone), uid=tag.uid,
+                    kind=problem.kind, zone=zone, box=zone_box(zone), uid=tag.uid,
                     expected_cents=problem.expected_cents, seen_cents=problem.seen_cents,
-                    message=f"{change.zone}: {words} {tag.uid}: {problem.detail}", rule=problem.rule))
+                    message=f"{zone}: {words} {tag.uid}: {problem.detail}", rule=problem.rule))
         return alarms
 
     def _past_posting(self, change: ZoneChanged) -> list[ChipAlarm]:

@@ -41,6 +41,7 @@ from table_runtime.game.shoe_count import shoe_id_of
 from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.recall import recall_rounds
+from table_runtime.runtime.registry_follow import RegistryFollower
 
 SHOE_RULE = "TABLE.md What the controller must catch: shoe integrity"
 SHOE_COUNT_GRACE_S = 2.0  # time for the shoe to resend what was in flight when it went offline
@@ -59,8 +60,10 @@ class TableApp:
         chip_link: ChipLink | None = None,
         display: DisplayServer | None = None,
         feed: FeedPublisher | None = None,
+        registry: RegistryFollower | None = None,
     ) -> None:
         self.controller = controller
+        self.registry = registry
         self.shoe = shoe
         self.panel = panel
         self.readers = tuple(readers)
@@ -105,6 +108,8 @@ class TableApp:
                     workers.append(tasks.create_task(self._panel_loop(self.panel)))
                 for reader in self.readers:
                     workers.append(tasks.create_task(self._reader_loop(reader)))
+                if self.registry is not None:
+                    workers.append(tasks.create_task(self.registry.run()))
                 self._on_change()
                 await self._stopping.wait()
                 self.controller.note({"type": "Stopping", "table_id": self.controller.table_id})

@@ -42,6 +42,7 @@ from table_runtime.journal import Journal
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.registry_follow import RegistryFollower
 
 if TYPE_CHECKING:  # the simulators are imported only when a sim:// device is configured
     from simulators.rfid_backend import SimulatedReader
@@ -118,8 +119,12 @@ def assemble(
                           heartbeat_timeout=SHOE_HEARTBEAT_TIMEOUT_S)
         watcher = ChipWatcher(config.zones, registry=registry, casino_id=accepted_casino)
         feed = FeedPublisher(settings, journal) if settings is not None else None
-        app = TableApp(controller, shoe=shoe, panel=panel, readers=readers,
-                       chip_link=ChipLink(watcher, controller), feed=feed)
+        link = ChipLink(watcher, controller)
+        registry_path = config.devices.chip_registry
+        follower = (RegistryFollower(registry_path, lambda: _registry(config), link)
+                    if registry_path is not None else None)
+        app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chip_link=link, feed=feed,
+                       registry=follower)
         if with_display:
             display = config.display
             app.display = DisplayServer(app, host=display.host, port=display.port, language=display.language,

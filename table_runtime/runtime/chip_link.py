@@ -15,10 +15,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from drivers.chip_reader import ChipsScanned, ReaderOffline
 from table_runtime.chips.live import apply_reader_event
+from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.watch import ChipAlarm, ChipWatcher, WatcherUseError, WindowClosed, WindowKind
 from table_runtime.chips.zones import ZoneChanged
 from table_runtime.game.events import Alarm
@@ -120,6 +121,13 @@ class ChipLink:
             self._publish_payout_check()
         if self.watcher.phase == "betting" and self.controller.table.round_in_play:
             self.follow()  # a recovered round waits for a full read of the zones
+
+    def use_registry(self, registry: Mapping[str, RegisteredChip]) -> None:
+        """A new registry (a chip reported stolen mid-shift): the chips on the table are checked against it now."""
+        for alarm in self.watcher.use_registry(registry):
+            self.controller.raise_alarm(game_alarm(alarm))
+        self._publish_zones()
+        self._publish_payout_check()
 
     def _publish_zones(self) -> None:
         zones = {zone: self.watcher.total_cents(zone) for zone in self.watcher.zones}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 
 import pytest
@@ -308,3 +309,19 @@ def test_every_change_outside_a_window_is_past_posting_and_none_inside(
             added = table.watcher.total_cents(zone) - locked_cents  # against the lock, not the zone's last total
             assert isinstance(verdict, WindowClosed) == (added in (0, 500 * count))
             lock_sets[zone] = now
+
+
+def test_a_chip_marked_stolen_while_on_the_table_is_an_alarm_at_once_and_worth_nothing(table: Table) -> None:
+    """TABLE.md Chip integrity: a registry update (a chip reported stolen mid-shift) applies to the chips already
+    on the zones, not only to those that move afterwards."""
+    stake = chips(table, 1500)  # a 10.00 € and a 5.00 € chip
+    assert alarms(table.put("box2", stake)) == []
+    counterfeit = table.issuer.counterfeit(2500)
+    assert [a.kind for a in alarms(table.put("box3", [counterfeit]))] == ["counterfeit_chip"]
+    stolen = stake[0]
+    registry = {uid: dataclasses.replace(chip, status="stolen" if uid == stolen.uid else chip.status)
+                for uid, chip in table.watcher.registry.items()}
+    (alarm,) = table.watcher.use_registry(registry)  # the counterfeit on box3 was said already: not again
+    assert (alarm.kind, alarm.zone, alarm.box, alarm.uid) == ("stolen_chip", "box2", 2, stolen.uid)
+    assert table.watcher.total_cents("box2") == 1500 - (stolen.denomination_cents or 0)
+    assert table.watcher.use_registry(registry) == []  # the same registry again: nothing new

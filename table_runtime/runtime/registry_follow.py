@@ -1,0 +1,75 @@
+"""The chip registry file, followed while the table runs.
+
+The casino imports a new export or marks a chip stolen (`table-runtime chips
+... set-status UID stolen`) while the table plays: within a few seconds the
+table reads the file again (in a worker thread), checks the chips already on
+its zones against it (a stolen chip there is an alarm at once, and counts for
+nothing), and journals that it did. A file that cannot be read is an alarm and
+the table goes on with the registry it had.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from table_runtime.chips.registry import RegisteredChip
+from table_runtime.errors import ConfigError
+from table_runtime.game.events import Alarm
+from table_runtime.runtime.chip_link import ChipLink
+
+REGISTRY_POLL_S = 2.0
+RULE = "TABLE.md What the controller must catch: chip integrity"
+
+Stamp = tuple[tuple[int, int] | None, ...]
+
+
+def stamp_of(path: Path) -> Stamp:
+    """What changes when the registry is written: the file and its SQLite WAL (time and size of each)."""
+    stamps: list[tuple[int, int] | None] = []
+    for part in (path, path.with_name(path.name + "-wal")):
+        try:
+            status = os.stat(part)
+        except OSError:
+            stamps.append(None)
+        else:
+            stamps.append((status.st_mtime_ns, status.st_size))
+    return tuple(stamps)
+
+
+class RegistryFollower:
+    """Reads `path` again with `load` whenever it changes, and gives the new registry to the chip link."""
+
+    def __init__(self, path: Path, load: Callable[[], Mapping[str, RegisteredChip]], link: ChipLink, *,
+                 poll: float = REGISTRY_POLL_S) -> None:
+        self.path = path
+        self.load = load
+        self.link = link
+        self.poll = poll
+        self.loads = 0
+
+    async def run(self) -> None:
+        seen = stamp_of(self.path)
+        while True:
+            await asyncio.sleep(self.poll)
+            now = stamp_of(self.path)
+            if now == seen:
+                continue
+            seen = now
+            await self.reload()
+
+    async def reload(self) -> None:
+        controller = self.link.controller
+        try:
+            registry = await asyncio.to_thread(self.load)
+        except ConfigError as error:
+            controller.raise_alarm(Alarm(
+                kind="registry_unreadable", rule=RULE,
+                message=f"the chip registry changed but cannot be read ({error.message}); "
+                        "chips are checked against the registry read before"))
+            return
+        self.loads += 1
+        self.link.use_registry(registry)
+        controller.note({"type": "RegistryLoaded", "path": str(self.path), "chips": len(registry)})

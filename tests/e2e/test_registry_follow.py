@@ -1,0 +1,73 @@
+"""A chip reported stolen while the table runs counts at once (TABLE.md Chip integrity).
+
+The assembled table (`assemble`, as `table-runtime run` builds it) with a SQLite
+chip registry and simulated readers behind the real pyusb driver: a 25.00 €
+chip lies on box1; the casino marks it stolen with the registry's own API (what
+`table-runtime chips set-status` does); the table reads the registry again,
+raises `stolen_chip` for box1 and counts the zone at nothing. A registry file
+that then cannot be read is an alarm, and the table keeps the registry it had.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from simulators.rfid_chips import ChipIssuer
+from table_runtime.chips.registry import ChipRegistry
+from table_runtime.runtime.assembly import assemble
+from tests.e2e.test_run_config import demo_config
+
+
+async def until(condition: Callable[[], bool], what: str, seconds: float = 15.0) -> None:
+    try:
+        async with asyncio.timeout(seconds):
+            while not condition():
+                await asyncio.sleep(0.02)
+    except TimeoutError:
+        raise AssertionError(f"never: {what}") from None
+
+
+@pytest.mark.timeout(90)
+async def test_a_chip_marked_stolen_mid_shift_is_caught_on_the_zone(tmp_path: Path) -> None:
+    issuer = ChipIssuer(42, seed=3)
+    chip = issuer.issue(2500)[0]
+    registry_path = tmp_path / "chips.sqlite"
+    with ChipRegistry(registry_path) as registry:
+        registry.import_text(issuer.csv())
+    base = demo_config(tmp_path)
+    config = base.replace(devices=dataclasses.replace(base.devices, chip_registry=registry_path))
+    with assemble(config, with_display=False, with_feed=False) as table:
+        app, controller = table.app, table.controller
+        assert app.registry is not None and app.chip_link is not None
+        app.registry.poll = 0.05
+        watcher = app.chip_link.watcher
+        reader = next(iter(table.simulated_readers.values()))
+        runner = asyncio.create_task(app.run())
+        try:
+            reader.place("box1", chip)
+            await until(lambda: watcher.total_cents("box1") == 2500, "the chip counted on box1")
+
+            with ChipRegistry(registry_path) as registry:
+                registry.set_status(chip.uid, "stolen")
+            await until(lambda: any(alarm["kind"] == "stolen_chip" for alarm in controller.alarms.active),
+                        "the stolen chip's alarm")
+            (alarm,) = [alarm for alarm in controller.alarms.active if alarm["kind"] == "stolen_chip"]
+            assert alarm["box"] == 1 and chip.uid in alarm["message"]
+            assert watcher.total_cents("box1") == 0  # a stolen chip counts for nothing
+            loaded = [entry.body for entry in table.journal.entries(kinds=("status",))
+                      if entry.body.get("type") == "RegistryLoaded"]
+            assert loaded and loaded[-1]["chips"] == 1
+
+            registry_path.write_bytes(b"not a database at all" * 100)
+            await until(lambda: any(alarm["kind"] == "registry_unreadable" for alarm in controller.alarms.active),
+                        "the unreadable registry's alarm")
+            assert watcher.registry[chip.uid].status == "stolen"  # the registry read before still holds
+        finally:
+            app.stop("test over")
+            async with asyncio.timeout(20):
+                await runner
