@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from table_runtime.runtime.alarms import SUPERVISOR_ACK_KINDS
+
 REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "alarms.md"
 SOURCE_ROOTS = ("firmware_bridge", "drivers", "table_runtime")
@@ -260,3 +262,32 @@ def test_the_display_names_every_alarm_in_both_languages() -> None:
     for language, text in (("fr", strings[:english]), ("en", strings[english:])):
         missing = sorted(kind for kind in kinds if f"\n    alarm_{kind}: " not in text)
         assert not missing, f"no {language} label in i18n.js for {missing}"
+
+
+def acknowledgers(markdown: str) -> dict[str, set[str]]:
+    """The "ack" column (second) of every table: kind -> who acknowledges it ("dealer" / "supervisor")."""
+    marks: dict[str, set[str]] = {}
+    header: list[str] | None = None
+    for line in markdown.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [cell.strip() for cell in line.split("|")[1:-1]]
+        if cells[0] == "kind":
+            header = cells
+            continue
+        if header is None or set(cells[0]) <= set("-: "):
+            continue
+        assert header[1] == "ack", f"docs/alarms.md: the second column of every table is ack, not {header[1]!r}"
+        marks.setdefault(cells[0].strip("`"), set()).add(cells[1].strip("*"))
+    return marks
+
+
+def test_the_supervisor_kinds_of_the_runtime_are_those_marked_in_the_catalogue() -> None:
+    marks = acknowledgers(DOC.read_text(encoding="utf-8"))
+    every_listed = {kind for listed in documented_kinds(DOC.read_text(encoding="utf-8")).values() for kind in listed}
+    assert set(marks) == every_listed
+    assert all(len(who) == 1 and who <= {"dealer", "supervisor"} for who in marks.values()), (
+        f"each kind is marked dealer or supervisor, the same in every table: {marks}")
+    assert {kind for kind, who in marks.items() if who == {"supervisor"}} == SUPERVISOR_ACK_KINDS
+    assert every_listed >= SUPERVISOR_ACK_KINDS

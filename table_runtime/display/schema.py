@@ -50,7 +50,10 @@ ALARM_SCHEMA: dict[str, Any] = _object(
         "rule": {"type": "string"},
         "amounts": {"type": "object", "additionalProperties": _CENTS},
         "acknowledged": {"type": "boolean"},
-    }
+    },
+    # The live snapshot always says whether only the supervisor may acknowledge the alarm (docs/display.md);
+    # a recalled round's alarms, read back from the journal, may leave it out.
+    optional={"supervisor": {"type": "boolean"}},
 )
 
 _HAND = _object(

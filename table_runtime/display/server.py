@@ -7,7 +7,8 @@ queues up behind a stalled tablet), and `publish` never waits for a screen.
 
 Roles are decided here, on the server, never trusted from the page:
 - dealer: a connection from this machine (the kiosk browser) without a token;
-- supervisor: a dealer connection sending VOID with the right PIN;
+- supervisor: a dealer connection sending VOID, or ACK_ALARM with a PIN, with the right PIN (the
+  runtime acknowledges the serious alarms, alarms.SUPERVISOR_ACK_KINDS, only from the supervisor);
 - pit: any connection carrying the pit token (`/?pit=<token>`); read-only.
 Anything else is refused with 403. The server binds to 127.0.0.1 unless told
 otherwise. The WebSocket protocol is in docs/display.md.
@@ -51,8 +52,8 @@ COMMAND_TIMEOUT_S = 10.0  # the runtime answers commands at once; past this the 
 RECALL_DEFAULT_ROUNDS = 10
 RECALL_INTERVAL_S = 1.0  # per screen: reading and encoding rounds is work for the runtime's loop
 KEEPALIVE_S = 5.0  # an idle screen still hears from us this often, so it can tell a frozen controller
-PIN_ATTEMPTS = 5  # wrong supervisor PINs in a row before VOID is locked
-PIN_LOCKOUT_S = 60.0  # how long VOID stays locked: a 4-digit PIN must not be guessable from the screen
+PIN_ATTEMPTS = 5  # wrong supervisor PINs in a row before VOID and supervisor acknowledgements are locked
+PIN_LOCKOUT_S = 60.0  # how long they stay locked: a 4-digit PIN must not be guessable from the screen
 _CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -337,7 +338,9 @@ class DisplayServer:
         if problem is not None:
             return {**base, "ok": False, "message": problem}
         acting: Role = "dealer"
-        if name in SUPERVISOR_COMMANDS:
+        # ACK_ALARM carries the PIN when the alarm needs the supervisor (the snapshot says which); the
+        # runtime refuses such an alarm from the dealer, so a page that leaves the PIN out changes nothing.
+        if name in SUPERVISOR_COMMANDS or (name == "ACK_ALARM" and "pin" in request):
             refusal = self._check_pin(name, request.get("pin"))
             if refusal is not None:
                 return {**base, "ok": False, "message": refusal}

@@ -38,6 +38,7 @@ from table_runtime.game.inputs import (
     Void,
 )
 from table_runtime.game.shoe_count import shoe_id_of
+from table_runtime.runtime.alarms import needs_supervisor
 from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.recall import recall_rounds
@@ -293,7 +294,13 @@ class TableApp:
                 return {"ok": True, "message": "bets not locked: see the alarms"}
             return {"ok": True, "message": "bets locked"}
         if name == "ACK_ALARM":
-            acknowledged = controller.acknowledge(int(args.get("id", 0)), by=role)
+            alarm_id = int(args.get("id", 0))
+            alarm = controller.alarms.get(alarm_id)
+            if alarm is None:
+                return {"ok": False, "message": "no such alarm"}
+            if role != "supervisor" and needs_supervisor(str(alarm["kind"])):
+                return {"ok": False, "message": f"alarm {alarm_id} ({alarm['kind']}) needs the supervisor PIN"}
+            acknowledged = controller.acknowledge(alarm_id, by=role)
             return {"ok": acknowledged, "message": "acknowledged" if acknowledged else "no such alarm"}
         if name == "MANUAL_CARD":
             try:

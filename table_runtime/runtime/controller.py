@@ -203,7 +203,11 @@ class TableController:
         return seq
 
     def acknowledge(self, alarm_id: int, *, by: str = "dealer") -> bool:
-        """The dealer acknowledged an alarm: it leaves the banner (and stays in the journal)."""
+        """An alarm acknowledged `by` the dealer or the supervisor: it leaves the banner (and stays in the journal).
+
+        Who may acknowledge which kind (alarms.SUPERVISOR_ACK_KINDS) is checked by the command path
+        (TableApp.apply_command), which knows who is acting.
+        """
         if alarm_id not in self.alarms:
             return False
         self.journal.append("alarm_cleared", {"type": "AlarmCleared", "schema_version": SCHEMA_VERSION,
@@ -250,7 +254,7 @@ class TableController:
             "schema_version": SCHEMA_VERSION,
             "table_id": self.table_id,
             "seq": self.journal.last_seq,
-            "alarms": self.alarms.active,
+            "alarms": self.alarms.shown,
             "recovered": self.recovered,
             "devices": dict(self.devices),
             **self.extra,

@@ -46,6 +46,10 @@ class ScriptedBackend:
         if self.gate is not None:
             async with asyncio.timeout(10):
                 await self.gate.wait()
+        if name == "ACK_ALARM" and role != "supervisor" and any(
+            a["id"] == args.get("id") and a.get("supervisor") for a in self.current.get("alarms", [])
+        ):
+            return {"ok": False, "message": f"alarm {args.get('id')} needs the supervisor PIN"}
         if name not in ALWAYS_ACCEPTED and name not in self.current["allowed"]:
             return {"ok": False, "message": f"{name} is not allowed in phase {self.current['phase']}"}
         return {"ok": True, "message": f"{name} done"}
@@ -268,7 +272,9 @@ def settlement(seq: int = 1260) -> dict[str, Any]:
     )
 
 
-def alarm(alarm_id: int, kind: str, message: str, *, box_number: int | None, amounts: dict[str, int]) -> dict[str, Any]:
+def alarm(
+    alarm_id: int, kind: str, message: str, *, box_number: int | None, amounts: dict[str, int], supervisor: bool = False
+) -> dict[str, Any]:
     return {
         "id": alarm_id,
         "seq": 1200 + alarm_id,
@@ -278,6 +284,7 @@ def alarm(alarm_id: int, kind: str, message: str, *, box_number: int | None, amo
         "rule": "RULES.md Settlement; 000:15",
         "amounts": amounts,
         "acknowledged": False,
+        "supervisor": supervisor,
     }
 
 

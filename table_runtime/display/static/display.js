@@ -20,6 +20,7 @@ const state = {
   pending: new Map(), // request id -> callback(result)
   manual: { rank: null, suit: null },
   pin: "",
+  pinFor: null, // what the PIN dialog sends: {name, args} (VOID, or ACK_ALARM of an alarm that needs the supervisor)
   busy: false, // a command is on its way to the table
   keepalive: 5, // seconds; the server says in its hello
   lastHeard: 0,
@@ -260,11 +261,25 @@ function buildPinDialog() {
     const pin = state.pin;
     state.pin = "";
     updatePin();
-    command("VOID", {}, { pin }, (result) => {
+    const { name, args } = state.pinFor;
+    command(name, args, { pin }, (result) => {
       if (result.ok) $("pin-dialog").close();
       else $("pin-error").textContent = t("refused", { message: result.message });
     });
   });
+}
+
+// The one PIN dialog serves every supervisor command: VOID, and acknowledging an alarm that needs
+// the supervisor. The server checks the PIN; the page only asks for it.
+function askPin(name, args, title, send) {
+  state.pinFor = { name, args };
+  state.pin = "";
+  updatePin();
+  document.querySelector("#pin-dialog h2").dataset.i18n = title;
+  $("pin-send").dataset.i18n = send;
+  applyStaticText();
+  $("pin-error").textContent = "";
+  $("pin-dialog").showModal();
 }
 
 function updatePin() {
@@ -284,10 +299,7 @@ function wire() {
       updateManual();
       $("manual-dialog").showModal();
     } else if (name === "VOID") {
-      state.pin = "";
-      updatePin();
-      $("pin-error").textContent = "";
-      $("pin-dialog").showModal();
+      askPin("VOID", {}, "pin_title", "pin_send");
     } else {
       command(name);
     }
@@ -298,7 +310,10 @@ function wire() {
   });
   $("alarms").addEventListener("click", (event) => {
     const button = event.target.closest("button.ack");
-    if (button) command("ACK_ALARM", { id: Number(button.dataset.ack) });
+    if (!button) return;
+    const args = { id: Number(button.dataset.ack) };
+    if (button.dataset.supervisor === "yes") askPin("ACK_ALARM", args, "pin_title_ack", "pin_send_ack");
+    else command("ACK_ALARM", args);
   });
   $("lang").addEventListener("click", (event) => {
     const choice = event.target.closest("button")?.dataset.lang;

@@ -148,7 +148,7 @@ function renderAlarms(s, view) {
     );
     return el(
       "div",
-      { class: "alarm", "data-alarm": alarm.id, "data-kind": alarm.kind },
+      { class: "alarm", "data-alarm": alarm.id, "data-kind": alarm.kind, "data-supervisor": alarm.supervisor ? "yes" : "no" },
       el("span", { class: "alarm-icon", text: "⚠" }),
       el(
         "div",
@@ -158,13 +158,14 @@ function renderAlarms(s, view) {
           { class: "alarm-head" },
           el("b", { class: "alarm-kind", text: tOr("alarm_" + alarm.kind, alarm.kind.replace(/_/g, " ")) }),
           alarm.box ? el("span", { class: "alarm-box", text: t("alarm_box", { box: alarm.box }) }) : null,
+          alarm.supervisor ? el("span", { class: "alarm-supervisor", text: t("alarm_supervisor") }) : null,
           amounts,
         ),
         el("div", { class: "alarm-message", text: alarm.message }),
         el("div", { class: "alarm-rule", text: alarm.rule }),
       ),
       view.role === "dealer" && !view.recall
-        ? el("button", { type: "button", class: "ack", "data-ack": alarm.id, text: t("ack") })
+        ? el("button", { type: "button", class: "ack", "data-ack": alarm.id, "data-supervisor": alarm.supervisor ? "yes" : "no", text: t("ack") })
         : null,
     );
   });
