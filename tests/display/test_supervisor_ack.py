@@ -6,7 +6,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from table_runtime.display import DisplayServer
-from tests.display.conftest import SUPERVISOR_PIN
+from tests.display.conftest import SUPERVISOR_PIN, screenshot
 from tests.display.helpers import open_display, publish_and_wait
 from tests.display.scripted import ScriptedBackend, alarm, playing, with_alarms
 
@@ -30,6 +30,7 @@ async def test_a_supervisor_alarm_is_labelled_and_its_acknowledge_sends_the_pin(
     plain = page.locator("#alarms .alarm[data-alarm='22']")
     await expect(serious.locator(".alarm-supervisor")).to_have_text("Superviseur requis")
     await expect(plain.locator(".alarm-supervisor")).to_have_count(0)
+    await screenshot(page, "supervisor-alarm-fr")
 
     await serious.locator("button.ack").click()
     dialog = page.locator("#pin-dialog")
