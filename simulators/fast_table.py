@@ -29,6 +29,7 @@ from table_runtime.game.inputs import (
     Undo,
 )
 from table_runtime.game.shoe_count import shoe_id_of, shoe_number_of
+from table_runtime.runtime.alarms import needs_supervisor
 from table_runtime.runtime.controller import TableController
 
 
@@ -126,7 +127,8 @@ class FastTable:
         if isinstance(intent, Shuffle):
             return submit(ShoeShuffled(shoe_id=self.shoe.shuffle()), source="shoe")
         if isinstance(intent, Acknowledge):
-            for alarm in self.controller.alarms.active:
-                self.controller.acknowledge(int(alarm["id"]), by="dealer")
+            for alarm in self.controller.alarms.active:  # the pit supervisor of the demo clears the serious ones
+                by = "supervisor" if needs_supervisor(str(alarm["kind"])) else "dealer"
+                self.controller.acknowledge(int(alarm["id"]), by=by)
             return []
         raise TypeError(intent)  # pragma: no cover

@@ -28,6 +28,7 @@ from table_runtime.chips.registry import ChipRegistry
 from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import PanelPins, zone_names
 from table_runtime.game.shoe_count import shoe_number_of
+from table_runtime.runtime.alarms import needs_supervisor
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.chip_link import ChipLink, expected_zones
 from table_runtime.runtime.controller import TableController
@@ -187,8 +188,9 @@ class LiveHands:
         elif isinstance(intent, Press):
             await self._press(intent)
         elif isinstance(intent, Acknowledge):
-            for alarm in controller.alarms.active:
-                await self.app.command("ACK_ALARM", {"id": alarm["id"]}, role="dealer")
+            for alarm in controller.alarms.active:  # the pit supervisor of the demo clears the serious ones
+                role = "supervisor" if needs_supervisor(str(alarm["kind"])) else "dealer"
+                await self.app.command("ACK_ALARM", {"id": alarm["id"]}, role=role)
 
     async def _press(self, intent: Press) -> None:
         round_ = self.controller.table.round
