@@ -14,12 +14,12 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from table_runtime.errors import ConfigError
+from table_runtime.errors import ConfigError, TableError
 from table_runtime.game.codec import input_from_dict, to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
 from table_runtime.game.inputs import SCHEMA_VERSION, Input
 from table_runtime.game.round import IN_PLAY
-from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
 from table_runtime.game.snapshot import payout_dict, table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal, JournalEntry
@@ -75,9 +75,20 @@ class TableController:
         stored = self.journal.get_meta("terms")
         if stored is None:
             self.journal.set_meta("terms", terms)
-        elif stored != terms:
+        elif stored != terms and not self._same_terms(stored):
             raise ConfigError("rules", f"{self.journal.path} was written under other terms ({stored}); "
                               "use a new data directory for new rules, limits or table id")
+
+    def _same_terms(self, stored: str) -> bool:
+        """Terms written by an earlier version, which knew fewer rule options: the same game when every option
+        it did not know is at its profile's value (a new option's default keeps the old game)."""
+        try:
+            old = json.loads(stored)
+            rules = rules_from_mapping(old["rules"])
+        except (ValueError, KeyError, TypeError, TableError):  # unreadable, or an option this version lacks
+            return False
+        limits = {"min_bet_cents": self.limits.min_bet_cents, "max_bet_cents": self.limits.max_bet_cents}
+        return old.get("table_id") == self.table_id and old.get("limits") == limits and rules == self.rules
 
     def _replay(self) -> None:
         """Rebuild table and alarms from the journal, then note the start (and a recovery)."""
