@@ -20,6 +20,7 @@ chain: the feed publishes each row's hash off the table, which anchors it.)
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import math
@@ -30,7 +31,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TextIO
 
 from table_runtime.errors import JournalError
 
@@ -185,6 +186,7 @@ class Journal:
         self._path = path
         self._connection: sqlite3.Connection | None = connection
         self._lock = threading.Lock()
+        self._writer_lock: TextIO | None = None  # the writer's claim on <journal>.lock (`claim_writer`)
 
     @classmethod
     def open(cls, path: str | Path) -> Journal:
@@ -370,11 +372,40 @@ class Journal:
             except sqlite3.Error as error:
                 raise JournalError(f"{self._path}: cannot store {key!r}: {error}") from error
 
+    def claim_writer(self) -> None:
+        """Make this the only writer of the file: a second runtime on the same journal is refused, since two
+        writers would interleave two tables in one chain. Held until `close` (or the process ends, even by kill -9).
+        Readers (recall, verify, the feed of another process) need no claim."""
+        if self._writer_lock is not None:
+            return
+        lock_path = self._path.with_name(self._path.name + ".lock")
+        handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the journal's lifetime
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise JournalError(f"{self._path} is written by another runtime ({holder}): one journal, one writer"
+                               ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        self._writer_lock = handle
+
+    def release_writer(self) -> None:
+        """Give the claim up (what the end of the process does; an in-process power-loss simulation uses it)."""
+        if self._writer_lock is not None:
+            self._writer_lock.close()
+            self._writer_lock = None
+
     def close(self) -> None:
         with self._lock:
             if self._connection is not None:
                 self._connection.close()
                 self._connection = None
+            self.release_writer()
 
     def __enter__(self) -> Journal:
         return self

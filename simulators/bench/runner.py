@@ -249,6 +249,7 @@ class BenchTable(BenchHands):
         with contextlib.suppress(asyncio.CancelledError):
             await self.app_task
         self.app = self.app_task = None
+        self.journals[-1].release_writer()  # the dead process's claim on the journal goes with it
         self._start_runtime()
         await self._wait_online()
 

@@ -62,6 +62,7 @@ class TableController:
         self._listeners: list[Listener] = []
         self._round_alarms: list[dict[str, Any]] = []
         self._round_started_seq = 0
+        journal.claim_writer()
         self._check_terms()
         self._replay()
 
