@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,15 +20,7 @@ from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.registry import ChipRegistry
 from table_runtime.runtime.assembly import assemble
 from tests.e2e.test_run_config import demo_config
-
-
-async def until(condition: Callable[[], bool], what: str, seconds: float = 15.0) -> None:
-    try:
-        async with asyncio.timeout(seconds):
-            while not condition():
-                await asyncio.sleep(0.02)
-    except TimeoutError:
-        raise AssertionError(f"never: {what}") from None
+from tests.polling import until
 
 
 @pytest.mark.timeout(90)

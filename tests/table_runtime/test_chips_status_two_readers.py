@@ -7,7 +7,6 @@ The real runtime (`TableApp.run`) with two real pyusb drivers, each over its own
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,18 +19,10 @@ from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
+from tests.polling import until
 
 ZONES = {"left": {1: "box1", 2: "box1.behind", 3: "box1.insurance"},
          "right": {1: "box2", 2: "box2.behind", 3: "box2.insurance"}}
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    try:
-        async with asyncio.timeout(10):
-            while not condition():
-                await asyncio.sleep(0.01)
-    except TimeoutError:
-        raise AssertionError(f"never: {what}") from None
 
 
 @pytest.mark.timeout(60)
