@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import threading
 import time
@@ -44,6 +45,8 @@ from firmware_bridge.rfid import (
     encode,
 )
 from table_runtime.errors import ConfigError, DeviceError, TableError
+
+log = logging.getLogger(__name__)
 
 OUT_ENDPOINT = 0x01
 IN_ENDPOINT = 0x81
@@ -268,6 +271,9 @@ class UsbChipReader:
                     self._went_offline(str(error))
                     self._stop.wait(self.config.reconnect_interval)
                     continue
+                except Exception as error:  # a bug or a library surprise: said and retried, never a silent end
+                    self._unexpected(error)
+                    continue
             started = self._clock()
             try:
                 result = self._request(link, Inventory(antennas=tuple(sorted(self.config.antenna_zones))))
@@ -280,6 +286,11 @@ class UsbChipReader:
                 self._dispose(link)
                 link = None
                 self._went_offline(str(error))
+                continue
+            except Exception as error:  # a bug or a library surprise: said and retried, never a silent end
+                self._dispose(link)
+                link = None
+                self._unexpected(error)
                 continue
             self._emit(self._scanned(result))
             self._stop.wait(max(0.0, self.config.scan_interval - (self._clock() - started)))
@@ -324,6 +335,13 @@ class UsbChipReader:
         except (ValueError, usb.core.USBError):
             return None
         return serial
+
+    def _unexpected(self, error: Exception) -> None:
+        """The reader's thread met an exception nobody expected: offline with the reason, logged, retried."""
+        log.error("%s: unexpected %s in the reader thread; retrying", self.name, type(error).__name__,
+                  exc_info=error)
+        self._went_offline(f"unexpected {type(error).__name__}: {error}")
+        self._stop.wait(self.config.reconnect_interval)
 
     def _went_offline(self, reason: str) -> None:
         if self._online is not False:
