@@ -177,11 +177,12 @@ class TableController:
             input_seq = seq
             round_ = self.table.round
             number = 0 if round_ is None else round_.number
-            closes = False
+            closes = any(isinstance(event, (RoundClosed, RoundVoided)) for event in events)
+            alarm_round = number if closes or self.table.round_in_play else 0  # 0: between rounds
             for event in events:
                 seq += 1
                 if isinstance(event, Alarm):
-                    body = self._alarm_body(event, seq, number)
+                    body = self._alarm_body(event, seq, alarm_round)
                     alarms.append(body)
                     self._round_alarms.append(body)
                     rows.append(("alarm", body))
@@ -189,7 +190,6 @@ class TableController:
                 if isinstance(event, RoundStarted):
                     self._round_alarms = [alarm for alarm in self._round_alarms if alarm["seq"] > input_seq]
                     self._round_started_seq = input_seq
-                closes = closes or isinstance(event, (RoundClosed, RoundVoided))
                 rows.append(("event", {**to_dict(event), "round": number}))
             if closes:
                 seq += 1
@@ -207,7 +207,8 @@ class TableController:
         """A device or chip alarm (not from the game): journaled, shown, published. Returns its id."""
         seq = self.journal.last_seq + 1
         round_ = self.table.round
-        body = self._alarm_body(alarm, seq, 0 if round_ is None else round_.number)
+        number = round_.number if round_ is not None and self.table.round_in_play else 0  # 0: between rounds
+        body = self._alarm_body(alarm, seq, number)
         self.journal.append("alarm", body, ts=self.clock())
         self.alarms.raised(body)
         self._round_alarms.append(body)
