@@ -114,7 +114,10 @@ async def test_broker_restart_without_persistence_resends_from_the_journal(
         while collector.consumer.connections < 2:  # one outage: wait for the consumer's second session
             await asyncio.sleep(0.01)
 
-    async with FeedPublisher(settings(broker.url, prefix), journal, sleep=sleep) as feed:
+    # What the broker acknowledged but had not yet passed on dies with it: the resend window must cover how far
+    # the consumer lagged at the outage. The default (1,000 rows) is a deployment setting; under CI load this
+    # consumer lagged by more (1,391 rows once), so the window here is the whole stream.
+    async with FeedPublisher(settings(broker.url, prefix, resend_on_connect=TOTAL), journal, sleep=sleep) as feed:
         async with asyncio.TaskGroup() as tasks:
             consuming = tasks.create_task(collector.run())
             async with asyncio.timeout(10):
