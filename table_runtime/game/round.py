@@ -506,14 +506,7 @@ class Round:
         if refusal is not None:
             self._refuse("DOUBLE", refusal, out, "RULES.md Player decisions (Double); 000:35", hand.box)
             return
-        following = set(command.behind_following)
-        added = []
-        declined = []
-        for position, stake in enumerate(hand.base_stakes()):
-            if position == 0 or stake.owner in following:
-                added.append(Stake(stake.owner, stake.cents, "double"))
-            else:
-                declined.append(stake.owner)
+        added, declined = _matching_stakes(hand, command.behind_following, "double")
         hand.stakes.extend(added)
         hand.doubled = True
         self._undo.append(("double", hand, None, len(added)))
@@ -530,14 +523,7 @@ class Round:
         if refusal is not None:
             self._refuse("SPLIT", refusal, out, "RULES.md Player decisions (Split); 000:30-32", hand.box)
             return
-        following = set(command.behind_following)
-        stakes = []
-        declined = []
-        for position, stake in enumerate(hand.base_stakes()):
-            if position == 0 or stake.owner in following:
-                stakes.append(Stake(stake.owner, stake.cents, "split"))
-            else:
-                declined.append(stake.owner)
+        stakes, declined = _matching_stakes(hand, command.behind_following, "split")
         aces = hand.cards[0].is_ace
         new = Hand(hand.box, stakes, from_split=True, split_aces=aces)
         new.add(hand.pop())
@@ -639,6 +625,20 @@ class Round:
         cards = tuple(card for card, _ in self.held)
         self.held.clear()
         out.append(CardsDiscarded(cards=cards, by=command.by))
+
+
+def _matching_stakes(hand: Hand, behind_following: tuple[str, ...], kind: str) -> tuple[list[Stake], list[str]]:
+    """A double or a split adds, for the seated player and each behind player who follows, a stake equal to
+    their base stake on `hand` (000:30, 000:35); the behind players who do not follow are named."""
+    following = set(behind_following)
+    matching: list[Stake] = []
+    declined: list[str] = []
+    for position, stake in enumerate(hand.base_stakes()):
+        if position == 0 or stake.owner in following:
+            matching.append(Stake(stake.owner, stake.cents, kind))
+        else:
+            declined.append(stake.owner)
+    return matching, declined
 
 
 def _wrong_phase(what: str, phase: str) -> Alarm:
