@@ -1,6 +1,6 @@
 """The dealer panel: six buttons, a lamp per box, a tower light and a buzzer, on GPIO.
 
-`DealerPanel` is the seam the runtime codes against; `GpioDealerPanel` is the
+`DealerPanel` (drivers.ports) is the port the runtime codes against; `GpioDealerPanel` is the
 gpiozero implementation (real pins on a Pi, gpiozero's `MockFactory` in tests
 and in the demo). The runtime reads commands with ``async for command in
 panel.commands()`` and drives the outputs with `show_turn`, `set_tower`,
@@ -31,36 +31,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import enum
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
+from drivers.ports import DealerPanel, PanelCommand, Tower
 from table_runtime.config import BUTTONS, PanelPins
 from table_runtime.errors import DeviceError, TableError
 
-
-class PanelCommand(enum.StrEnum):
-    """What the dealer asked for; the display's touch buttons send the same names."""
-
-    DEAL = "DEAL"  # NO MORE BETS
-    NEXT = "NEXT"
-    DOUBLE = "DOUBLE"
-    SPLIT = "SPLIT"
-    UNDO = "UNDO"
-    CONFIRM = "CONFIRM"
-    VOID = "VOID"
-
-
-class Tower(enum.StrEnum):
-    """The tower light: one colour at a time."""
-
-    OFF = "off"
-    PLAY = "green"  # a round is running
-    WAITING = "amber"  # waiting for the dealer (confirm, correct, enter a card)
-    ALARM = "red"
+__all__ = [
+    "ButtonLogic",
+    "BuzzerPattern",
+    "DealerPanel",
+    "GpioDealerPanel",
+    "PanelCommand",
+    "PanelDeviceError",
+    "PanelUsageError",
+    "Tower",
+    "pin_factory_for",
+]
 
 
 class PanelUsageError(TableError, ValueError):
@@ -69,33 +60,6 @@ class PanelUsageError(TableError, ValueError):
 
 class PanelDeviceError(DeviceError):
     """The GPIO pins could not be claimed (in use, no such pin, no pin library)."""
-
-
-@runtime_checkable
-class DealerPanel(Protocol):
-    """The dealer's buttons and the lamps, tower and buzzer the table drives."""
-
-    async def __aenter__(self) -> DealerPanel: ...
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None: ...
-
-    def commands(self) -> AsyncIterator[PanelCommand]:
-        """Commands in the order the dealer gave them; ends when the panel closes."""
-        ...
-
-    def show_turn(self, box: int | None) -> None:
-        """Light the lamp of `box` (1-based), all others off; None: all off."""
-
-    def set_tower(self, state: Tower) -> None:
-        """The tower colour when no alarm is on (an alarm keeps it red until `alarm_off`)."""
-
-    def alarm_on(self) -> None:
-        """Tower red and the buzzer pattern."""
-
-    def alarm_off(self) -> None:
-        """Buzzer quiet, tower back to the last `set_tower` state."""
 
 
 _CHORD = ("CONFIRM", "UNDO")

@@ -1,4 +1,4 @@
-"""The electronic shoe: the `CardShoe` seam and the real async serial driver.
+"""The electronic shoe: the real async serial driver of the `CardShoe` port (drivers.ports).
 
 `SerialShoe` owns one shoe on a serial port (docs/protocols/shoe.md). It uses
 **pyserial-asyncio-fast**, not pyserial in a thread: the transport registers
@@ -23,12 +23,13 @@ import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Self
 from urllib.parse import urlsplit
 
 import serial
 import serial_asyncio_fast
 
+from drivers.ports import CardShoe
 from firmware_bridge.shoe import (
     SUPPORTED_VERSIONS,
     Ack,
@@ -98,34 +99,6 @@ _OPEN = object()
 
 class ShoeCommandError(DeviceError, TimeoutError):
     """A command to the shoe (lock or unlock the gate) was not confirmed: the shoe is offline or silent."""
-
-
-class CardShoe(Protocol):
-    """What the runtime needs from a shoe, real or simulated."""
-
-    @property
-    def online(self) -> bool: ...
-
-    @property
-    def identity(self) -> ShoeIdentity | None: ...
-
-    async def __aenter__(self) -> Self: ...
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None: ...
-
-    def events(self) -> AsyncIterator[ShoeEvent]:
-        """Every event, in order, until the shoe is closed; raises ShoeVersionError if the shoe is refused."""
-        ...
-
-    async def lock_gate(self) -> None:
-        """Lock the card gate (between rounds); returns once the shoe confirms it."""
-        ...
-
-    async def unlock_gate(self) -> None:
-        """Unlock the card gate; returns once the shoe confirms it."""
-        ...
 
 
 def port_of(url: str) -> str:

@@ -1,7 +1,7 @@
 """Reader events into the bet watcher: the glue the runtime calls for each event.
 
 `apply_reader_event(watcher, event)` turns one event of a `ChipReader`
-(drivers/chip_reader.py) into the watcher's zone changes and alarms: a scan is
+(drivers/ports.py) into the watcher's zone changes and alarms: a scan is
 fed with its faulty or truncated zones marked incomplete (they count no
 misses) and an `antenna_fault` alarm when a zone's antenna turns faulty; a
 reader gone offline is a `reader_offline` alarm. Pure: no I/O.
@@ -9,7 +9,7 @@ reader gone offline is a `reader_offline` alarm. Pure: no I/O.
 
 from __future__ import annotations
 
-from drivers.chip_reader import ChipsScanned, ReaderEvent, ReaderOffline
+from drivers.ports import ChipsScanned, ReaderEvent, ReaderOffline
 from table_runtime.chips.watch import ChipAlarm, ChipWatcher
 from table_runtime.chips.zones import ZoneChanged
 

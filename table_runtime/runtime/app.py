@@ -14,9 +14,7 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from drivers.chip_reader import ChipReader, ChipsScanned, ReaderOffline, ReaderOnline
-from drivers.dealer_panel import DealerPanel, Tower
-from drivers.shoe import CardShoe
+from drivers.ports import CardShoe, ChipReader, ChipsScanned, DealerPanel, ReaderOffline, ReaderOnline, Tower
 from firmware_bridge.shoe import events as shoe_events
 from table_runtime.chips.watch import WatcherUseError
 from table_runtime.display.server import DisplayServer

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from drivers.chip_reader import ChipsScanned, ReaderOffline
+from drivers.ports import ChipsScanned, ReaderOffline
 from table_runtime.chips.live import apply_reader_event
 from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.watch import ChipAlarm, ChipWatcher, WatcherUseError, WindowClosed, WindowKind

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from drivers.chip_reader import ChipsScanned, ZoneReading
+from drivers.ports import ChipsScanned, ZoneReading
 from firmware_bridge.rfid import Tag
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.registry import RegisteredChip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drivers.chip_reader import ChipsScanned, ReaderOffline, ZoneReading
+from drivers.ports import ChipsScanned, ReaderOffline, ZoneReading
 from firmware_bridge.rfid import Tag
 from table_runtime.chips.live import apply_reader_event
 from table_runtime.chips.registry import RegisteredChip
