@@ -30,6 +30,7 @@ import usb.core
 import usb.util
 
 from drivers.ports import ChipReader, ChipsScanned, ReaderEvent, ReaderOffline, ReaderOnline, ZoneReading
+from firmware_bridge.errors import ConfigError, DeviceError, TableError
 from firmware_bridge.rfid import (
     ErrorCode,
     ErrorReply,
@@ -43,7 +44,6 @@ from firmware_bridge.rfid import (
     decode_message,
     encode,
 )
-from table_runtime.errors import ConfigError, DeviceError, TableError
 
 __all__ = [
     "ChipReader",

@@ -35,13 +35,13 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from drivers.ports import DealerPanel, PanelCommand, Tower
-from table_runtime.config import BUTTONS, PanelPins
-from table_runtime.errors import DeviceError, TableError
+from firmware_bridge.errors import DeviceError, TableError
 
 __all__ = [
+    "BUTTONS",
     "ButtonLogic",
     "BuzzerPattern",
     "DealerPanel",
@@ -49,6 +49,7 @@ __all__ = [
     "PanelCommand",
     "PanelDeviceError",
     "PanelUsageError",
+    "PanelWiring",
     "Tower",
     "pin_factory_for",
 ]
@@ -63,6 +64,45 @@ class PanelDeviceError(DeviceError):
 
 
 _CHORD = ("CONFIRM", "UNDO")
+BUTTONS: tuple[str, ...] = tuple(command.value for command in PanelCommand if command is not PanelCommand.VOID)
+"""The six buttons, each named for the command it gives (VOID is the CONFIRM+UNDO chord)."""
+
+
+class PanelWiring(Protocol):
+    """Where the panel's parts are wired: BCM pin numbers and timings (the table's configuration gives them)."""
+
+    @property
+    def buttons(self) -> Mapping[str, int]:
+        """Button name (one of BUTTONS) -> pin."""
+        ...
+
+    @property
+    def box_lamps(self) -> tuple[int, ...]:
+        """The lamp of each box, box 1 first."""
+        ...
+
+    @property
+    def tower_green(self) -> int: ...
+
+    @property
+    def tower_amber(self) -> int: ...
+
+    @property
+    def tower_red(self) -> int: ...
+
+    @property
+    def buzzer(self) -> int: ...
+
+    @property
+    def debounce_seconds(self) -> float: ...
+
+    @property
+    def void_hold_seconds(self) -> float: ...
+
+    @property
+    def buttons_pull_up(self) -> bool:
+        """True when the buttons are wired to ground (pressed reads low)."""
+        ...
 
 
 @dataclass(slots=True)
@@ -83,9 +123,16 @@ class ButtonLogic:
 
     debounce_seconds: float
     void_hold_seconds: float
-    _buttons: dict[str, _ButtonState] = field(default_factory=lambda: {name: _ButtonState() for name in BUTTONS})
+    buttons: tuple[str, ...] = BUTTONS
+    _buttons: dict[str, _ButtonState] = field(init=False)
     _chord_since: float | None = None
     _void_given: bool = False
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.buttons) - set(BUTTONS))
+        if unknown:
+            raise PanelUsageError(f"button {unknown[0]!r}: the panel's buttons are {', '.join(BUTTONS)}")
+        self._buttons = {name: _ButtonState() for name in self.buttons}
 
     def edge(self, button: str, pressed: bool, now: float) -> list[PanelCommand]:
         """A raw edge seen on `button`; returns the commands it completes."""
@@ -128,7 +175,7 @@ class ButtonLogic:
         state.pressed, state.accepted_at = pressed, now
         if button not in _CHORD:
             return [PanelCommand(button)] if pressed else []
-        confirm, undo = (self._buttons[name] for name in _CHORD)
+        confirm, undo = (self._buttons.get(name, _ButtonState()) for name in _CHORD)
         if pressed:
             if confirm.pressed and undo.pressed:
                 confirm.in_chord = undo.in_chord = True
@@ -192,7 +239,7 @@ class GpioDealerPanel:
 
     def __init__(
         self,
-        pins: PanelPins,
+        pins: PanelWiring,
         *,
         pin_factory: Any = None,
         buzzer_pattern: BuzzerPattern = BuzzerPattern(),
@@ -202,7 +249,7 @@ class GpioDealerPanel:
         self._factory = pin_factory
         self._pattern = buzzer_pattern
         self._clock = clock
-        self._logic = ButtonLogic(pins.debounce_seconds, pins.void_hold_seconds)
+        self._logic = ButtonLogic(pins.debounce_seconds, pins.void_hold_seconds, tuple(pins.buttons))
         self._queue: asyncio.Queue[PanelCommand | None] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None

@@ -30,6 +30,7 @@ import serial
 import serial_asyncio_fast
 
 from drivers.ports import CardShoe
+from firmware_bridge.errors import ConfigError, DeviceError
 from firmware_bridge.shoe import (
     SUPPORTED_VERSIONS,
     Ack,
@@ -65,7 +66,6 @@ from firmware_bridge.shoe import (
     parse_shoe_frame,
 )
 from firmware_bridge.shoe.messages import protocol_version_of
-from table_runtime.errors import ConfigError, DeviceError
 
 __all__ = [
     "CardDrawn",

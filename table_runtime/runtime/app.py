@@ -175,7 +175,7 @@ class TableApp:
         controller = self.controller
         if isinstance(event, shoe_events.CardDrawn):
             self._lock_on_first_card()
-            controller.submit(CardDrawn(card=event.card), source="shoe")
+            controller.submit(CardDrawn(card=Card.parse(event.code)), source="shoe")
         elif isinstance(event, shoe_events.ShoeShuffled):
             controller.submit(ShoeShuffled(shoe_id=shoe_id_of(event.shoe_id)), source="shoe")
         elif isinstance(event, shoe_events.CutCardReached):
