@@ -8,10 +8,14 @@ stops the simulators and closes the journal, after the app's `run()` returned.
 Device URLs (``configs/*.toml``, docs/deployment.md):
 
 - shoe: ``serial:///dev/table-shoe`` or a plain path -> `SerialShoe`;
-  ``sim://shoe?seed=N`` -> a `SimulatedShoe` started on a pty, resuming the
+  ``sim://shoe?seed=N`` -> a simulated shoe started on a pty, resuming the
   journal's shoe (same seed, shoe number and cards drawn), read by a `SerialShoe`.
 - chip readers: ``usb://VVVV:PPPP?serial=S`` -> `UsbChipReader` on pyusb's default
   backend (libusb); ``sim://reader?seed=N`` -> the same driver on a simulated reader.
+
+The ``sim://`` devices come from the package that registers them in the
+``smart_table.devices`` entry point group (the simulators; table_runtime/plugins.py):
+this module never imports it.
 - the chip registry: the SQLite file kept by ``table-runtime chips import`` (or a
   CSV export, read into memory); the casino id is the one its chips carry.
 """
@@ -24,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
@@ -37,29 +41,31 @@ from table_runtime.display.server import DisplayServer
 from table_runtime.errors import ConfigError
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings, Secret, parse_broker_url
+from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal
+from table_runtime.plugins import SimulatedShoeDevice, StartShoe, reader_opener, shoe_starter
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.registry_follow import RegistryFollower
-
-if TYPE_CHECKING:  # the simulators are imported only when a sim:// device is configured
-    from simulators.rfid_backend import SimulatedReader
-    from simulators.shoe import SimulatedShoe
 
 SHOE_HEARTBEAT_TIMEOUT_S = 3.0  # the shoe sends a heartbeat every 0.5 s; three seconds of silence is offline
 
 
 @dataclass(eq=False)
 class AssembledTable:
-    """One table built from its configuration: the app, the journal it writes and the simulators it runs."""
+    """One table built from its configuration: the app, the journal it writes and the simulators it runs.
+
+    `simulated_shoe` and `simulated_readers` are the objects the ``sim://`` entry points returned
+    (simulators.shoe.SimulatedShoe, simulators.rfid_backend.SimulatedReader), for tests and the bench.
+    """
 
     config: TableConfig
     app: TableApp
     journal: Journal
-    simulated_shoe: SimulatedShoe | None = None
-    simulated_readers: dict[str, SimulatedReader] = field(default_factory=dict)  # reader name -> simulator
+    simulated_shoe: Any = None
+    simulated_readers: dict[str, Any] = field(default_factory=dict)  # reader name -> simulator
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
 
     @property
@@ -104,9 +110,11 @@ def assemble(
     if casino_id is None:
         casino_id = config.devices.casino_id
     accepted_casino = casino_id if casino_id is not None else _casino_id(registry)
-    simulated_readers: dict[str, SimulatedReader] = {}
+    simulated_readers: dict[str, Any] = {}
     readers = [_chip_reader(index, reader, simulated_readers)
                for index, reader in enumerate(config.devices.chip_readers)]
+    shoe_url = config.devices.shoe
+    start_shoe = shoe_starter(shoe_url, "devices.shoe") if urlsplit(shoe_url).scheme == "sim" else None
     panel = GpioDealerPanel(config.pins, pin_factory=pin_factory_for(config.devices.panel_pin_factory))
     settings = feed_settings(config.mqtt, config.table_id) if with_feed and config.mqtt.enabled else None
     stack = contextlib.ExitStack()
@@ -114,8 +122,8 @@ def assemble(
         journal = stack.enter_context(Journal.open(config.journal_path))
         controller = TableController(table_id=config.table_id, rules=config.rules, limits=config.limits,
                                      journal=journal, clock=clock)
-        simulated_shoe = _simulated_shoe(config.devices.shoe, controller.table, stack)
-        shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else config.devices.shoe,
+        simulated_shoe = _simulated_shoe(shoe_url, start_shoe, controller.table, stack) if start_shoe else None
+        shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else shoe_url,
                           heartbeat_timeout=SHOE_HEARTBEAT_TIMEOUT_S)
         watcher = ChipWatcher(config.zones, registry=registry, casino_id=accepted_casino)
         feed = FeedPublisher(settings, journal) if settings is not None else None
@@ -136,14 +144,9 @@ def assemble(
 
 # ------------------------------------------------------------------------------------ shoe
 
-def _simulated_shoe(url: str, table: Table, stack: contextlib.ExitStack) -> SimulatedShoe | None:
+def _simulated_shoe(url: str, start: StartShoe, table: Table, stack: contextlib.ExitStack) -> SimulatedShoeDevice:
     """For ``sim://shoe``: the simulated firmware, started, continuing the shoe the journal is in."""
     parts = urlsplit(url)
-    if parts.scheme != "sim":
-        return None
-    from simulators.shoe import SimulatedShoe
-    from table_runtime.game.shoe_count import shoe_number_of
-
     query = dict(parse_qsl(parts.query))
     shoe = table.shoe
     if shoe.loaded:  # the URL's own shoe/drawn win: a technician's stacked test shoe
@@ -151,17 +154,17 @@ def _simulated_shoe(url: str, table: Table, stack: contextlib.ExitStack) -> Simu
         query.setdefault("drawn", str(shoe.dealt))
     resumed = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
     try:
-        simulator = SimulatedShoe.from_url(resumed, decks=table.rules.decks,
-                                           cut_cards_behind=table.rules.cut_card_depth, announce=not shoe.loaded)
+        simulator = start(resumed, decks=table.rules.decks, cut_cards_behind=table.rules.cut_card_depth,
+                          announce=not shoe.loaded)
     except OSError as error:  # a stack=FILE that cannot be read
         raise ConfigError("devices.shoe", f"{url!r}: {error}") from error
     stack.callback(simulator.stop)
-    return simulator.start()
+    return simulator
 
 
 # ---------------------------------------------------------------------------- chip readers
 
-def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, SimulatedReader]) -> UsbChipReader:
+def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, Any]) -> UsbChipReader:
     key = f"devices.chip_readers[{index}]"
     antennas = dict(reader.antennas)
     try:
@@ -172,10 +175,9 @@ def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, Sim
         raise ConfigError(f"{key}.antennas", error.message) from error
     if urlsplit(reader.url).scheme != "sim":
         return UsbChipReader(settings)  # backend None: pyusb's default (libusb-1.0)
-    from simulators.rfid_backend import simulated_reader
-
+    open_reader = reader_opener(reader.url, f"{key}.url")
     try:
-        simulator, backend = simulated_reader(reader.url, antennas)
+        simulator, backend = open_reader(reader.url, antennas)
     except ValueError as error:
         raise ConfigError(f"{key}.url", f"{reader.url}: {error}") from error
     simulators[reader.name] = simulator
