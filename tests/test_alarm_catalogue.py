@@ -203,7 +203,7 @@ def test_every_alarm_built_from_a_non_literal_kind_is_a_known_forwarder() -> Non
 def test_the_catalogue_reads_the_alarms_of_each_source() -> None:
     kinds = source_alarms().kinds
     assert "bank_must_stand" in kinds["table_runtime/game/round.py"]
-    assert "shoe_jam" in kinds["table_runtime/runtime/app.py"]
+    assert "shoe_jam" in kinds["table_runtime/core/shoe_watch.py"]
     assert {"past_posting", "counterfeit_chip"} <= kinds["table_runtime/chips/watch.py"]
     assert "tag_mismatch" in kinds["table_runtime/chips/integrity.py"]
     assert kinds["table_runtime/display/server.py"] == {"supervisor_pin_locked"}

@@ -17,6 +17,7 @@ from typing import Any
 from drivers.ports import CardShoe, ChipReader, ChipsScanned, DealerPanel, ReaderOffline, ReaderOnline, Tower
 from firmware_bridge.shoe import events as shoe_events
 from table_runtime.chips.watch import WatcherUseError
+from table_runtime.core.shoe_watch import ShoeWatch, TableCounts
 from table_runtime.display.server import DisplayServer
 from table_runtime.errors import CardCodeError
 from table_runtime.feed.publisher import FeedPublisher
@@ -42,9 +43,6 @@ from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 
-SHOE_RULE = "TABLE.md What the controller must catch: shoe integrity"
-SHOE_COUNT_GRACE_S = 2.0  # time for the shoe to resend what was in flight when it went offline
-
 
 class TableApp:
     """Devices, display and feed wired to one controller; also the display's backend."""
@@ -64,6 +62,8 @@ class TableApp:
         self.controller = controller
         self.registry = registry
         self.shoe = shoe
+        self.shoe_watch = ShoeWatch()
+        self._shoe_timer: asyncio.TimerHandle | None = None
         self.panel = panel
         self.readers = tuple(readers)
         self._readers_online: set[str] = set()  # names of the readers whose last word was ReaderOnline
@@ -168,10 +168,15 @@ class TableApp:
     # ----------------------------------------------------------------- shoe
 
     async def _shoe_loop(self, shoe: CardShoe) -> None:
-        async for event in shoe.events():
-            self.on_shoe_event(event)
+        try:
+            async for event in shoe.events():
+                self.on_shoe_event(event)
+        finally:
+            if self._shoe_timer is not None:
+                self._shoe_timer.cancel()
 
     def on_shoe_event(self, event: shoe_events.ShoeEvent) -> None:
+        """Cards, shuffles and the cut card into the round; the shoe's rules (core/shoe_watch.py) raise the alarms."""
         controller = self.controller
         if isinstance(event, shoe_events.CardDrawn):
             self._lock_on_first_card()
@@ -180,61 +185,29 @@ class TableApp:
             controller.submit(ShoeShuffled(shoe_id=shoe_id_of(event.shoe_id)), source="shoe")
         elif isinstance(event, shoe_events.CutCardReached):
             controller.submit(CutCardReached(), source="shoe")
-        elif isinstance(event, shoe_events.UnreadableCard):
-            controller.raise_alarm(Alarm(kind="unreadable_card", rule=SHOE_RULE,
-                                         message=f"card {event.card_number} of the shoe was unreadable: "
-                                                 "enter it on the display"))
-        elif isinstance(event, shoe_events.DoorOpened):
-            if controller.table.round_in_play:
-                controller.raise_alarm(Alarm(kind="shoe_door_open", rule=SHOE_RULE,
-                                             message="the shoe door was opened during a round"))
-        elif isinstance(event, shoe_events.Jam):
-            controller.raise_alarm(Alarm(kind="shoe_jam", rule=SHOE_RULE, message="the shoe reports a jam"))
-        elif isinstance(event, shoe_events.ShoeOffline):
-            controller.set_device("shoe", "offline")
-            controller.raise_alarm(Alarm(kind="shoe_offline", rule=SHOE_RULE,
-                                         message=f"shoe {event.device} offline: {event.reason}; the round waits"))
-        elif isinstance(event, shoe_events.ShoeOnline):
-            controller.set_device("shoe", "online")
-            shoe = controller.table.shoe
-            if shoe.loaded and shoe_id_of(event.shoe_id) == shoe.shoe_id:
-                if event.cards_drawn < shoe.dealt:
-                    self._count_mismatch(event.cards_drawn)  # the shoe went back: not the shoe we counted
-                else:
-                    # Cards still in flight are resent right after the shoe comes online: judge a moment later.
-                    asyncio.get_running_loop().call_later(SHOE_COUNT_GRACE_S, self._check_shoe_count,
-                                                          shoe.shoe_id, event.cards_drawn)
-            elif shoe.loaded:
-                # Another shoe than the journal's: its SHOE_LOADED must follow (resent), or it was lost.
-                asyncio.get_running_loop().call_later(SHOE_COUNT_GRACE_S, self._check_same_shoe,
-                                                      shoe_id_of(event.shoe_id), event.cards_drawn)
-        elif isinstance(event, shoe_events.MissedCards):
-            controller.raise_alarm(Alarm(kind="missed_cards", rule=SHOE_RULE, amounts=(("cards", event.count),),
-                                         message=f"{event.count} card message(s) from the shoe were lost "
-                                                 f"(from sequence {event.first_sequence}): check the round"))
+        elif isinstance(event, (shoe_events.ShoeOnline, shoe_events.ShoeOffline)):
+            controller.set_device("shoe", "online" if isinstance(event, shoe_events.ShoeOnline) else "offline")
+        loop = asyncio.get_running_loop()
+        for alarm in self.shoe_watch.on_event(event, TableCounts.of(controller.table), loop.time()):
+            controller.raise_alarm(alarm)
+        self._schedule_shoe_check(loop)
 
-    def _check_shoe_count(self, shoe_id: str, cards_drawn: int) -> None:
-        shoe = self.controller.table.shoe
-        if not self._stopping.is_set() and shoe.shoe_id == shoe_id and shoe.dealt < cards_drawn:
-            self._count_mismatch(cards_drawn)
+    def _schedule_shoe_check(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Wake up when the watch has a count to judge: the watch decides, on the loop's clock."""
+        if self._shoe_timer is not None:
+            self._shoe_timer.cancel()
+            self._shoe_timer = None
+        due = self.shoe_watch.next_due
+        if due is not None:
+            self._shoe_timer = loop.call_at(due, self._shoe_check_due, loop)
 
-    def _check_same_shoe(self, reported: str, cards_drawn: int) -> None:
-        shoe = self.controller.table.shoe
-        if self._stopping.is_set() or shoe.shoe_id == reported:
+    def _shoe_check_due(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._shoe_timer = None
+        if self._stopping.is_set():
             return
-        self.controller.raise_alarm(Alarm(
-            kind="shoe_count_mismatch", rule=SHOE_RULE,
-            amounts=(("shoe_cards_drawn", cards_drawn), ("journal_cards", shoe.dealt)),
-            message=f"the shoe holds shoe {reported} ({cards_drawn} cards drawn); the journal counts shoe "
-                    f"{shoe.shoe_id} ({shoe.dealt} cards) and never saw {reported} loaded: shuffle and load again"))
-
-    def _count_mismatch(self, cards_drawn: int) -> None:
-        shoe = self.controller.table.shoe
-        self.controller.raise_alarm(Alarm(
-            kind="shoe_count_mismatch", rule=SHOE_RULE,
-            amounts=(("shoe_cards_drawn", cards_drawn), ("journal_cards", shoe.dealt)),
-            message=f"shoe {shoe.shoe_id} says {cards_drawn} cards left it; the journal counts {shoe.dealt}: "
-                    "check the round"))
+        for alarm in self.shoe_watch.due(TableCounts.of(self.controller.table), loop.time()):
+            self.controller.raise_alarm(alarm)
+        self._schedule_shoe_check(loop)  # a timer a hair early: the check is still pending
 
     def _lock_on_first_card(self) -> None:
         """The first card out of the shoe locks the bets (TABLE.md step 1) if the dealer did not."""
