@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]  # no stubs in the test environment
 import pytest
 
 from .support import asyncapi
