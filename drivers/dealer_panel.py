@@ -195,11 +195,12 @@ class BuzzerPattern:
     count: int = 3
 
 
-def pin_factory_for(name: str | None) -> Any:
+def pin_factory_for(name: str | None, *, chip: int | None = None) -> Any:
     """The gpiozero pin factory called `name` in configuration; None: gpiozero's default.
 
     gpiozero's default comes from GPIOZERO_PIN_FACTORY (and GPIOZERO_MOCK_PIN_CLASS
-    for "mock"); "mock" here uses `MockPWMPin`, as our tests do.
+    for "mock"); "mock" here uses `MockPWMPin`, as our tests do. `chip` is the
+    /dev/gpiochipN the lgpio factory opens (drivers/gpio_chip.py); None: gpiozero's choice.
     """
     if name is None:
         return None
@@ -211,7 +212,7 @@ def pin_factory_for(name: str | None) -> Any:
         if name == "lgpio":
             from gpiozero.pins.lgpio import LGPIOFactory
 
-            return LGPIOFactory()
+            return LGPIOFactory() if chip is None else LGPIOFactory(chip=chip)
         if name == "rpigpio":
             from gpiozero.pins.rpigpio import RPiGPIOFactory
 

@@ -32,7 +32,8 @@ from typing import Any, Self
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
-from drivers.dealer_panel import GpioDealerPanel, pin_factory_for
+from drivers.dealer_panel import GpioDealerPanel, PanelDeviceError, pin_factory_for
+from drivers.gpio_chip import resolve_chip
 from drivers.shoe import SerialShoe
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
 from table_runtime.chips.watch import ChipWatcher
@@ -115,7 +116,8 @@ def assemble(
                for index, reader in enumerate(config.devices.chip_readers)]
     shoe_url = config.devices.shoe
     start_shoe = shoe_starter(shoe_url, "devices.shoe") if urlsplit(shoe_url).scheme == "sim" else None
-    panel = GpioDealerPanel(config.pins, pin_factory=pin_factory_for(config.devices.panel_pin_factory))
+    panel = GpioDealerPanel(config.pins, pin_factory=pin_factory_for(config.devices.panel_pin_factory,
+                                                                      chip=gpio_chip_number(config)))
     settings = feed_settings(config.mqtt, config.table_id) if with_feed and config.mqtt.enabled else None
     stack = contextlib.ExitStack()
     with stack:
@@ -140,6 +142,17 @@ def assemble(
         table = AssembledTable(config=config, app=app, journal=journal, simulated_shoe=simulated_shoe,
                                simulated_readers=simulated_readers, _stack=stack.pop_all())
     return table
+
+
+def gpio_chip_number(config: TableConfig) -> int | None:
+    """The /dev/gpiochipN `devices.gpio_chip` names (by number or label); None: the factory's own choice."""
+    setting = config.devices.gpio_chip
+    if setting is None:
+        return None
+    try:
+        return resolve_chip(setting)
+    except PanelDeviceError as error:
+        raise ConfigError("devices.gpio_chip", str(error)) from error
 
 
 # ------------------------------------------------------------------------------------ shoe
