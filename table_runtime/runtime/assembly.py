@@ -19,6 +19,8 @@ Device URLs (``configs/*.toml``, docs/deployment.md):
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
-from drivers.dealer_panel import GpioDealerPanel, pin_factory_for
+from drivers.dealer_panel import GpioDealerPanel, PanelDeviceError, PanelUsageError, pin_factory_for
 from drivers.shoe import SerialShoe
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
 from table_runtime.chips.watch import ChipWatcher
@@ -227,3 +229,71 @@ def feed_settings(mqtt: MqttConfig, table_id: str) -> FeedSettings:
     return FeedSettings(broker=broker, table_id=table_id, prefix=mqtt.prefix, username=username,
                         password=Secret(mqtt.password) if mqtt.password is not None else None,
                         ca_file=mqtt.ca_file, cert_file=mqtt.cert_file, key_file=mqtt.key_file, **options)
+
+
+# ------------------------------------------------------------------------------ preflight
+
+def preflight(config: TableConfig) -> list[ConfigError]:
+    """Everything `assemble` would refuse, each with its key, without opening the journal or a device.
+
+    What `table-runtime check-config` reports after the keys themselves: the chip registry (there,
+    readable, of one casino or `devices.casino_id` named), the shoe's and readers' URLs, the GPIO pin
+    factory, the feed's credentials and the data directory.
+    """
+    problems: list[ConfigError] = []
+
+    def check(action: Callable[[], object]) -> None:
+        try:
+            action()
+        except ConfigError as error:
+            problems.append(error)
+
+    def chips() -> None:
+        registry = _registry(config)
+        if config.devices.casino_id is None:
+            _casino_id(registry)
+
+    check(chips)
+    check(lambda: _preflight_shoe(config))
+    for index, reader in enumerate(config.devices.chip_readers):
+        check(functools.partial(_chip_reader, index, reader, {}))
+    check(lambda: _preflight_pins(config.devices.panel_pin_factory))
+    if config.mqtt.enabled:
+        check(lambda: feed_settings(config.mqtt, config.table_id))
+    check(lambda: _preflight_data_dir(config))
+    return problems
+
+
+def _preflight_shoe(config: TableConfig) -> None:
+    url = config.devices.shoe
+    if urlsplit(url).scheme != "sim":
+        SerialShoe(url)  # parses the URL; the port is opened by run()
+        return
+    from simulators.shoe import SimulatedShoe
+
+    try:
+        SimulatedShoe.from_url(url, decks=config.rules.decks, cut_cards_behind=config.rules.cut_card_depth)
+    except OSError as error:  # a stack=FILE that cannot be read
+        raise ConfigError("devices.shoe", f"{url!r}: {error}") from error
+
+
+def _preflight_pins(name: str | None) -> None:
+    try:
+        factory = pin_factory_for(name)
+    except (PanelDeviceError, PanelUsageError) as error:
+        raise ConfigError("devices.panel_pin_factory", str(error)) from error
+    if factory is not None:
+        factory.close()
+
+
+def _preflight_data_dir(config: TableConfig) -> None:
+    """The journal's directory exists and is writable, or can be created."""
+    directory = config.journal_path.parent
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError("data_dir", f"{existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        verb = "write in" if existing == directory else f"create {directory} in"
+        raise ConfigError("data_dir", f"cannot {verb} {existing} (permissions)")
