@@ -102,6 +102,9 @@ def assemble(
     whatever was opened before the error is closed again.
     """
     # Everything that can be refused is checked before the journal is opened: a bad table leaves no trace.
+    problems = preflight(config, casino_id=casino_id)
+    if problems:
+        raise problems[0]
     registry = _registry(config)
     if casino_id is None:
         casino_id = config.devices.casino_id
@@ -233,12 +236,12 @@ def feed_settings(mqtt: MqttConfig, table_id: str) -> FeedSettings:
 
 # ------------------------------------------------------------------------------ preflight
 
-def preflight(config: TableConfig) -> list[ConfigError]:
+def preflight(config: TableConfig, *, casino_id: int | None = None) -> list[ConfigError]:
     """Everything `assemble` would refuse, each with its key, without opening the journal or a device.
 
     What `table-runtime check-config` reports after the keys themselves: the chip registry (there,
     readable, of one casino or `devices.casino_id` named), the shoe's and readers' URLs, the GPIO pin
-    factory, the feed's credentials and the data directory.
+    factory, the feed's credentials and the data directory. `casino_id`: as `assemble`'s.
     """
     problems: list[ConfigError] = []
 
@@ -250,7 +253,7 @@ def preflight(config: TableConfig) -> list[ConfigError]:
 
     def chips() -> None:
         registry = _registry(config)
-        if config.devices.casino_id is None:
+        if casino_id is None and config.devices.casino_id is None:
             _casino_id(registry)
 
     check(chips)
