@@ -39,6 +39,7 @@ from urllib.parse import parse_qs, urlsplit
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
 from table_runtime.journal import journal_path
+from table_runtime.text_files import InputFileError, read_text
 
 ENV_MQTT_PASSWORD = "TABLE_MQTT_PASSWORD"
 ENV_SUPERVISOR_PIN = "TABLE_SUPERVISOR_PIN"
@@ -255,9 +256,9 @@ class _Reader:
         if path is None:
             return None
         try:
-            return path.read_text(encoding="utf-8").strip() or None
-        except OSError as error:
-            self.problem(_join(prefix, key), f"cannot read {path}: {error.strerror or error}")
+            return read_text(path).strip() or None
+        except InputFileError as error:
+            self.problem(_join(prefix, key), str(error))
             return None
 
 
@@ -278,11 +279,14 @@ def load_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -
     """Read, check and freeze a configuration file; `ConfigInvalidError` lists every problem."""
     source = Path(path)
     try:
-        document = tomllib.loads(source.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigInvalidError(source, [ConfigError("file", f"cannot read {source}: {error.strerror}")]) from error
+        document = tomllib.loads(read_text(source))
+    except InputFileError as error:
+        raise ConfigInvalidError(source, [ConfigError("file", error.where + error.message)]) from error
     except tomllib.TOMLDecodeError as error:
         raise ConfigInvalidError(source, [ConfigError("file", f"not valid TOML: {error}")]) from error
+    if not document:
+        raise ConfigInvalidError(source, [ConfigError("file", "empty: no table_id, no [devices]; "
+                                                              "start from configs/demo.toml or configs/pi.toml")])
     reader = _Reader(source.resolve().parent, os.environ if environ is None else environ)
     config = _build(reader, source, document)
     if reader.problems or config is None:

@@ -23,13 +23,14 @@ from simulators.bench.devices import DeviceChoice, load_devices
 from simulators.bench.report import text_report, write_junit
 from simulators.bench.runner import ScenarioResult, SharedBroker, run_scenario
 from simulators.bench.scenario import Scenario, Step, load_scenario, scenario_paths
-from table_runtime.cli import run_handler
+from table_runtime.cli import add_version, run_handler
 
 LIBRARY = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="table-bench", description=__doc__.splitlines()[0])
+    add_version(parser)
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run scenario files (or directories of them)")
     run.add_argument("targets", nargs="*", default=[str(LIBRARY)],

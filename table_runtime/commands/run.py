@@ -16,7 +16,8 @@ import signal
 import sys
 from typing import Any
 
-from table_runtime.config import ConfigInvalidError, TableConfig, describe, load_config
+from table_runtime.commands.config import checked_config, print_problems
+from table_runtime.config import ConfigInvalidError, TableConfig, describe
 
 log = logging.getLogger("table_runtime.run")
 
@@ -31,12 +32,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        config = load_config(args.config)
+        config = checked_config(args.config)
     except ConfigInvalidError as error:
-        count = len(error.problems)
-        print(f"{args.config}: {count} problem{'s' if count != 1 else ''}", file=sys.stderr)
-        for problem in error.problems:
-            print(f"  {problem.key}: {problem.message}", file=sys.stderr)
+        print_problems(args.config, error.problems, sys.stderr)
         return 2
     logging.basicConfig(level=args.log_level, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")

@@ -23,6 +23,8 @@ this module never imports it.
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
@@ -32,7 +34,7 @@ from typing import Any, Self
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
-from drivers.dealer_panel import GpioDealerPanel, PanelDeviceError, pin_factory_for
+from drivers.dealer_panel import GpioDealerPanel, PanelDeviceError, PanelUsageError, pin_factory_for
 from drivers.gpio_chip import resolve_chip
 from drivers.shoe import SerialShoe
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
@@ -107,6 +109,9 @@ def assemble(
     whatever was opened before the error is closed again.
     """
     # Everything that can be refused is checked before the journal is opened: a bad table leaves no trace.
+    problems = preflight(config, casino_id=casino_id)
+    if problems:
+        raise problems[0]
     registry = _registry(config)
     if casino_id is None:
         casino_id = config.devices.casino_id
@@ -242,3 +247,66 @@ def feed_settings(mqtt: MqttConfig, table_id: str) -> FeedSettings:
     return FeedSettings(broker=broker, table_id=table_id, prefix=mqtt.prefix, username=username,
                         password=Secret(mqtt.password) if mqtt.password is not None else None,
                         ca_file=mqtt.ca_file, cert_file=mqtt.cert_file, key_file=mqtt.key_file, **options)
+
+
+# ------------------------------------------------------------------------------ preflight
+
+def preflight(config: TableConfig, *, casino_id: int | None = None) -> list[ConfigError]:
+    """Everything `assemble` would refuse, each with its key, without opening the journal or a device.
+
+    What `table-runtime check-config` reports after the keys themselves: the chip registry (there,
+    readable, of one casino or `devices.casino_id` named), the shoe's and readers' URLs, the GPIO pin
+    factory, the feed's credentials and the data directory. `casino_id`: as `assemble`'s.
+    """
+    problems: list[ConfigError] = []
+
+    def check(action: Callable[[], object]) -> None:
+        try:
+            action()
+        except ConfigError as error:
+            problems.append(error)
+
+    def chips() -> None:
+        registry = _registry(config)
+        if casino_id is None and config.devices.casino_id is None:
+            _casino_id(registry)
+
+    check(chips)
+    check(lambda: _preflight_shoe(config))
+    for index, reader in enumerate(config.devices.chip_readers):
+        check(functools.partial(_chip_reader, index, reader, {}))
+    check(lambda: _preflight_pins(config))
+    if config.mqtt.enabled:
+        check(lambda: feed_settings(config.mqtt, config.table_id))
+    check(lambda: _preflight_data_dir(config))
+    return problems
+
+
+def _preflight_shoe(config: TableConfig) -> None:
+    url = config.devices.shoe
+    if urlsplit(url).scheme != "sim":
+        SerialShoe(url)  # parses the URL; the port is opened by run()
+        return
+    shoe_starter(url, "devices.shoe")  # the simulators are installed; the simulated shoe starts with run()
+
+
+def _preflight_pins(config: TableConfig) -> None:
+    try:
+        factory = pin_factory_for(config.devices.panel_pin_factory, chip=gpio_chip_number(config))
+    except (PanelDeviceError, PanelUsageError) as error:
+        raise ConfigError("devices.panel_pin_factory", str(error)) from error
+    if factory is not None:
+        factory.close()
+
+
+def _preflight_data_dir(config: TableConfig) -> None:
+    """The journal's directory exists and is writable, or can be created."""
+    directory = config.journal_path.parent
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError("data_dir", f"{existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        verb = "write in" if existing == directory else f"create {directory} in"
+        raise ConfigError("data_dir", f"cannot {verb} {existing} (permissions)")

@@ -46,4 +46,4 @@ def test_a_bad_scenario_file_stops_the_run_before_anything_runs(
     bad = tmp_path / "bad.yaml"
     bad.write_text("cites: x\nsteps:\n  - press: JUMP\n", encoding="utf-8")
     assert main(["run", str(BASIC), str(bad)]) == 2
-    assert "table-bench: error: steps[0].press: a panel button" in capsys.readouterr().err
+    assert f"table-bench: error: {bad}: steps[0].press: a panel button" in capsys.readouterr().err

@@ -354,3 +354,36 @@ def test_assembly_names_the_reader_key_of_a_bad_antenna(tmp_path: Path) -> None:
     assert refused.value.key == "devices.chip_readers[0].antennas"
     assert "antenna 40" in refused.value.message
     assert not (tmp_path / "data").exists()
+
+
+# ------------------------------------------------- check-config refuses what run refuses, with the same key
+
+def _with_registry(tmp_path: Path, text: str) -> str:
+    return text.replace('panel_pin_factory = "mock"',
+                        f'panel_pin_factory = "mock"\nchip_registry = "{two_casinos_registry(tmp_path)}"')
+
+
+@pytest.mark.parametrize(("case", "edit", "key"), [
+    ("two casinos", _with_registry, "devices.casino_id"),
+    ("no registry", lambda tmp, text: text.replace(
+        'panel_pin_factory = "mock"', f'panel_pin_factory = "mock"\nchip_registry = "{tmp / "none.sqlite"}"'),
+     "devices.chip_registry"),
+    ("a reader URL option", lambda tmp, text: text.replace('"sim://reader?seed=2"', '"sim://reader?seed=2&speed=9"'),
+     "devices.chip_readers[1].url"),
+    ("a shoe stack file", lambda tmp, text: text.replace('"sim://shoe?seed=7"',
+                                                        f'"sim://shoe?seed=7&stack={tmp / "no-stack.txt"}"'),
+     "devices.shoe"),
+    ("a data dir under a file", lambda tmp, text: re.sub(r'(?m)^data_dir = .*$',
+                                                         f'data_dir = "{tmp / "table.toml" / "data"}"', text),
+     "data_dir"),
+])
+def test_check_config_refuses_what_run_refuses(tmp_path: Path, case: str, edit: Any, key: str) -> None:
+    config = table_config(tmp_path, port=free_port())
+    config.write_text(edit(tmp_path, config.read_text(encoding="utf-8")), encoding="utf-8")
+    checked = cli("check-config", str(config))
+    assert checked.returncode == 1, (case, checked.stdout, checked.stderr)
+    assert f"\n  {key}: " in checked.stdout, (case, checked.stdout)
+    ran = cli("run", "--config", str(config))
+    assert ran.returncode == 2, (case, ran.stderr)
+    assert key in ran.stderr and "Traceback" not in ran.stderr, (case, ran.stderr)
+    assert not (tmp_path / "data").exists()  # neither opened the journal

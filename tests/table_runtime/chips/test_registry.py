@@ -90,7 +90,9 @@ def test_cli_import_list_and_set_status(tmp_path: Path, capsys: pytest.CaptureFi
 
     assert main(["chips", "--db", db, "list"]) == 0
     listing = capsys.readouterr().out
-    assert f"{len(chips)} chips, 136.00 in total" in listing
+    active = sum(chip.denomination_cents or 0 for chip in chips[1:])  # the stolen chip is worth nothing
+    assert f"{len(chips)} chips; {len(chips) - 1} active worth {active // 100}.{active % 100:02d} " \
+           "(1 void or stolen, not counted)" in listing
     assert f"{chips[0].uid}" in listing and "stolen" in listing
 
     assert main(["chips", "--db", db, "set-status", chips[1].uid, "VOID"]) == 0
