@@ -6,7 +6,8 @@ gpiozero finds its pin factories, through entry points that the package
 registering them declares in pyproject.toml:
 
 - group ``smart_table.devices``: ``shoe`` starts a simulated shoe for a
-  ``sim://shoe`` URL (`StartShoe`), ``chip_reader`` opens a simulated reader and
+  ``sim://shoe`` URL (`StartShoe`), ``shoe_check`` checks one without starting
+  it (`CheckShoe`), ``chip_reader`` opens a simulated reader and
   the pyusb backend it sits behind for a ``sim://reader`` URL (`OpenReader`);
 - group ``smart_table.commands``: modules with ``register(subparsers)``, the
   ``table-runtime`` commands ``demo`` and ``simulate``.
@@ -45,6 +46,12 @@ class StartShoe(Protocol):
     def __call__(self, url: str, *, decks: int, cut_cards_behind: int, announce: bool) -> SimulatedShoeDevice: ...
 
 
+class CheckShoe(Protocol):
+    """Entry point ``shoe_check``: what starting the shoe of `url` would refuse, without starting it (OSError)."""
+
+    def __call__(self, url: str, *, decks: int, cut_cards_behind: int) -> None: ...
+
+
 class OpenReader(Protocol):
     """Entry point ``chip_reader``: (simulator, pyusb backend) for a ``sim://reader`` URL (ValueError: a bad URL)."""
 
@@ -65,6 +72,12 @@ def shoe_starter(url: str, key: str, *, group: str = DEVICES_GROUP) -> StartShoe
     """What starts the simulated shoe of `url`; ConfigError(`key`) when no package provides one."""
     starter: StartShoe = _load(group, "shoe", url, key)
     return starter
+
+
+def shoe_checker(url: str, key: str, *, group: str = DEVICES_GROUP) -> CheckShoe:
+    """What checks the simulated shoe of `url` for check-config; ConfigError(`key`) when no package provides one."""
+    checker: CheckShoe = _load(group, "shoe_check", url, key)
+    return checker
 
 
 def reader_opener(url: str, key: str, *, group: str = DEVICES_GROUP) -> OpenReader:

@@ -47,7 +47,7 @@ from table_runtime.feed.settings import FeedSettings, Secret, parse_broker_url
 from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal
-from table_runtime.plugins import SimulatedShoeDevice, StartShoe, reader_opener, shoe_starter
+from table_runtime.plugins import SimulatedShoeDevice, StartShoe, reader_opener, shoe_checker, shoe_starter
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
@@ -287,7 +287,11 @@ def _preflight_shoe(config: TableConfig) -> None:
     if urlsplit(url).scheme != "sim":
         SerialShoe(url)  # parses the URL; the port is opened by run()
         return
-    shoe_starter(url, "devices.shoe")  # the simulators are installed; the simulated shoe starts with run()
+    check = shoe_checker(url, "devices.shoe")
+    try:
+        check(url, decks=config.rules.decks, cut_cards_behind=config.rules.cut_card_depth)
+    except OSError as error:  # a stack=FILE that cannot be read
+        raise ConfigError("devices.shoe", f"{url!r}: {error}") from error
 
 
 def _preflight_pins(config: TableConfig) -> None:

@@ -16,6 +16,7 @@ NOWHERE = "smart_table.nothing_registers_this"
 def test_the_installed_simulators_provide_the_sim_devices_and_commands() -> None:
     assert plugins.shoe_starter("sim://shoe", "devices.shoe") is devices.start_shoe
     assert plugins.reader_opener("sim://reader", "devices.chip_readers[0].url") is devices.open_reader
+    assert plugins.shoe_checker("sim://shoe", "devices.shoe") is devices.check_shoe
     assert plugins.command_module("demo") is demo
     assert plugins.command_module("simulate") is simulate
 
@@ -27,7 +28,7 @@ def test_the_cli_keeps_its_commands_in_their_order() -> None:
     assert names[names.index("recall"):] == ["recall", "demo", "simulate", "run"]
 
 
-@pytest.mark.parametrize("lookup", [plugins.shoe_starter, plugins.reader_opener])
+@pytest.mark.parametrize("lookup", [plugins.shoe_starter, plugins.shoe_checker, plugins.reader_opener])
 def test_a_sim_device_without_simulators_is_one_configuration_error(lookup: object) -> None:
     assert callable(lookup)
     with pytest.raises(ConfigError) as raised:
