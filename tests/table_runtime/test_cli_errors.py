@@ -105,3 +105,12 @@ def test_version_of_each_entry_point(program: str) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith(installed_version())
     assert installed_version() != "0+unknown"  # the tests run on an installed tree (pip install -e .)
+
+
+@pytest.mark.parametrize("last", ["-3", "0"])
+def test_recall_refuses_a_number_of_rounds_below_one(last: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        runtime_main(["recall", "--data-dir", str(tmp_path), "--last", last])
+    assert exited.value.code == 2
+    assert f"argument --last: {last}: a number of rounds, 1 or more" in capsys.readouterr().err
