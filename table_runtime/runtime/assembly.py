@@ -158,7 +158,9 @@ def _simulated_shoe(url: str, table: Table, stack: contextlib.ExitStack) -> Simu
     try:
         simulator = SimulatedShoe.from_url(resumed, decks=table.rules.decks,
                                            cut_cards_behind=table.rules.cut_card_depth, announce=not shoe.loaded)
-    except OSError as error:  # a stack=FILE that cannot be read
+    except ConfigError:
+        raise
+    except (OSError, ValueError) as error:  # a stack=FILE that cannot be read, or not cards (CardCodeError)
         raise ConfigError("devices.shoe", f"{url!r}: {error}") from error
     stack.callback(simulator.stop)
     return simulator.start()
@@ -276,7 +278,9 @@ def _preflight_shoe(config: TableConfig) -> None:
 
     try:
         SimulatedShoe.from_url(url, decks=config.rules.decks, cut_cards_behind=config.rules.cut_card_depth)
-    except OSError as error:  # a stack=FILE that cannot be read
+    except ConfigError:
+        raise
+    except (OSError, ValueError) as error:  # a stack=FILE that cannot be read, or not cards (CardCodeError)
         raise ConfigError("devices.shoe", f"{url!r}: {error}") from error
 
 

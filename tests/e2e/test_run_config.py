@@ -368,6 +368,11 @@ def test_assembly_names_the_reader_key_of_a_bad_antenna(tmp_path: Path) -> None:
 
 # ------------------------------------------------- check-config refuses what run refuses, with the same key
 
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def _with_registry(tmp_path: Path, text: str) -> str:
     return text.replace('panel_pin_factory = "mock"',
                         f'panel_pin_factory = "mock"\nchip_registry = "{two_casinos_registry(tmp_path)}"')
@@ -382,6 +387,9 @@ def _with_registry(tmp_path: Path, text: str) -> str:
      "devices.chip_readers[1].url"),
     ("a shoe stack file", lambda tmp, text: text.replace('"sim://shoe?seed=7"',
                                                         f'"sim://shoe?seed=7&stack={tmp / "no-stack.txt"}"'),
+     "devices.shoe"),
+    ("a shoe stack of no cards", lambda tmp, text: text.replace(
+        '"sim://shoe?seed=7"', f'"sim://shoe?seed=7&stack={_write(tmp / "stack.txt", "AS KD XX")}"'),
      "devices.shoe"),
     ("a data dir under a file", lambda tmp, text: re.sub(r'(?m)^data_dir = .*$',
                                                          f'data_dir = "{tmp / "table.toml" / "data"}"', text),

@@ -49,6 +49,8 @@ COMMANDS: dict[str, tuple[Main, Callable[[Path, Path], list[str]]]] = {
     "strategy --rules": (runtime_main, lambda file, tmp: ["strategy", "--rules", str(file)]),
     "table-bench run": (bench_cli.main, lambda file, tmp: ["run", str(file.with_suffix(".yaml"))]),
     "table-bench --devices": (bench_cli.main, lambda file, tmp: ["run", "--devices", str(file), "x.yaml"]),
+    "table-sim shoe --stack": (sim_main, lambda file, tmp: ["shoe", "--link", str(tmp / "ttySHOE"), "--stack",
+                                                            str(file)]),
 }
 
 
