@@ -49,6 +49,7 @@ from simulators.shoe_firmware import (
 )
 from table_runtime.errors import CardCodeError, ConfigError
 from table_runtime.game.cards import Card, parse_cards
+from table_runtime.text_files import read_text
 
 FrameHook = Callable[[Frame, int], None]
 
@@ -73,7 +74,7 @@ _FRAME_FAULTS = (Fault.CORRUPT, Fault.DROP, Fault.DUPLICATE, Fault.LOSE)
 def read_stack(path: Path) -> list[Card]:
     """A stacked shoe file: card codes in draw order, separated by spaces, commas or lines; `#` starts a comment."""
     cards: list[Card] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         try:
             cards += parse_cards(line.split("#", 1)[0])
         except CardCodeError as error:

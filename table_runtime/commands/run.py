@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import logging
+import os
 import signal
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from table_runtime.commands.config import checked_config, print_problems
 from table_runtime.config import ConfigInvalidError, TableConfig, describe
+from table_runtime.version import installed_version
 
 log = logging.getLogger("table_runtime.run")
 
@@ -26,7 +30,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("run", help="run a table from its configuration file until SIGTERM")
     parser.add_argument("--config", required=True, help="the table's TOML file, e.g. /etc/table-runtime/table.toml")
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-                        help="logging to stderr (the systemd journal); default INFO")
+                        help="logging to stderr (the systemd journal; timestamped elsewhere); default INFO")
     parser.set_defaults(handler=run)
 
 
@@ -36,16 +40,32 @@ def run(args: argparse.Namespace) -> int:
     except ConfigInvalidError as error:
         print_problems(args.config, error.problems, sys.stderr)
         return 2
-    logging.basicConfig(level=args.log_level, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.log_level)
     return asyncio.run(serve(config))
+
+
+def stderr_is_journald(environ: Mapping[str, str] = os.environ) -> bool:
+    """True when stderr is the systemd journal's stream (JOURNAL_STREAM names its device:inode)."""
+    device, _, inode = environ.get("JOURNAL_STREAM", "").partition(":")
+    try:
+        status = os.fstat(sys.stderr.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+    return f"{status.st_dev}:{status.st_ino}" == f"{device}:{inode}"
+
+
+def configure_logging(level: str) -> None:
+    """Log lines on stderr with their level; with a timestamp unless the journal stamps them itself."""
+    stamp = "" if stderr_is_journald() else "%(asctime)s.%(msecs)03d "
+    logging.basicConfig(level=level, stream=sys.stderr, format=f"{stamp}%(levelname)s %(name)s: %(message)s",
+                        datefmt="%Y-%m-%d %H:%M:%S", force=True)
 
 
 async def serve(config: TableConfig) -> int:
     """Assemble the table, run it until a signal, shut it down cleanly. Returns the exit status."""
     from table_runtime.runtime.assembly import assemble
 
-    log.info("starting: %s", describe(config))
+    log.info("table-runtime %s starting: %s", installed_version(), describe(config))
     with assemble(config) as table:
         app = table.app
         loop = asyncio.get_running_loop()

@@ -40,6 +40,7 @@ from table_runtime.game.shoe_count import shoe_id_of
 from table_runtime.runtime.alarms import needs_supervisor
 from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 
@@ -177,6 +178,7 @@ class TableApp:
 
     def on_shoe_event(self, event: shoe_events.ShoeEvent) -> None:
         """Cards, shuffles and the cut card into the round; the shoe's rules (core/shoe_watch.py) raise the alarms."""
+        log_device_event(event)
         controller = self.controller
         if isinstance(event, shoe_events.CardDrawn):
             self._lock_on_first_card()
@@ -222,6 +224,7 @@ class TableApp:
 
     async def _reader_loop(self, reader: ChipReader) -> None:
         async for event in reader.events():
+            log_device_event(event)
             if self.chip_link is None:
                 continue
             if isinstance(event, ReaderOffline):

@@ -174,7 +174,9 @@ def _simulated_shoe(url: str, start: StartShoe, table: Table, stack: contextlib.
     try:
         simulator = start(resumed, decks=table.rules.decks, cut_cards_behind=table.rules.cut_card_depth,
                           announce=not shoe.loaded)
-    except OSError as error:  # a stack=FILE that cannot be read
+    except ConfigError:
+        raise
+    except (OSError, ValueError) as error:  # a stack=FILE that cannot be read, or not cards (CardCodeError)
         raise ConfigError("devices.shoe", f"{url!r}: {error}") from error
     stack.callback(simulator.stop)
     return simulator
@@ -290,7 +292,9 @@ def _preflight_shoe(config: TableConfig) -> None:
     check = shoe_checker(url, "devices.shoe")
     try:
         check(url, decks=config.rules.decks, cut_cards_behind=config.rules.cut_card_depth)
-    except OSError as error:  # a stack=FILE that cannot be read
+    except ConfigError:
+        raise
+    except (OSError, ValueError) as error:  # a stack=FILE that cannot be read, or not cards (CardCodeError)
         raise ConfigError("devices.shoe", f"{url!r}: {error}") from error
 
 

@@ -24,6 +24,7 @@ from table_runtime.game.snapshot import payout_dict, table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal, JournalEntry
 from table_runtime.runtime.alarms import AlarmBoard
+from table_runtime.version import installed_version
 
 Listener = Callable[[], None]
 
@@ -106,11 +107,13 @@ class TableController:
             elif entry.kind == "alarm_cleared":
                 self.alarms.cleared(int(entry.body["id"]))
         round_ = table.round
-        status: dict[str, Any] = {"type": "Started", "table_id": self.table_id, "profile": self.rules.profile}
+        status: dict[str, Any] = {"type": "Started", "table_id": self.table_id, "profile": self.rules.profile,
+                                  "version": installed_version()}
         if round_ is not None and round_.phase in IN_PLAY:
             self.recovered = True
             status = {"type": "Recovered", "table_id": self.table_id, "round": round_.number, "phase": round_.phase,
-                      "message": f"recovered round {round_.number} in phase {round_.phase} from the journal"}
+                      "message": f"recovered round {round_.number} in phase {round_.phase} from the journal",
+                      "version": installed_version()}
         self.journal.append("status", {**status, "schema_version": SCHEMA_VERSION}, ts=self.clock())
 
     # ------------------------------------------------------------- changes

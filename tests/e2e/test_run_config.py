@@ -38,6 +38,7 @@ from table_runtime.config import ChipReaderConfig, DevicesConfig, DisplayConfig,
 from table_runtime.errors import ConfigError
 from table_runtime.journal import JournalClosedError
 from table_runtime.runtime.assembly import assemble
+from table_runtime.version import installed_version
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = REPO / "configs" / "demo.toml"
@@ -165,6 +166,15 @@ async def test_run_comes_up_plays_a_touch_and_stops_cleanly(started: tuple[Path,
 
     assert table.terminate() == 0, table.log
     assert "SIGTERM: stopping" in table.log
+    # Off journald each line has its time and level; the first names the version; each device its identity.
+    lines = table.log.splitlines()
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} (INFO|WARNING|ERROR|DEBUG) "
+    assert all(re.match(stamp, line) for line in lines), table.log
+    assert f"table-runtime {installed_version()} starting: table DEMO1" in lines[0]
+    assert re.search(r"shoe online on \S+: serial SIM-SHOE-\S+, firmware sim-1.0, protocol 1, boot \d+; shoe S1, "
+                     r"0 cards drawn", table.log), table.log
+    for name in ("left", "right"):
+        assert re.search(rf"chip reader {name} online: serial SIM\w+, firmware sim-1.0, protocol 1", table.log)
     data_dir = config.parent / "data"
     verify = cli("journal", "verify", "--data-dir", str(data_dir))
     assert verify.returncode == 0, verify.stdout + verify.stderr
@@ -358,6 +368,11 @@ def test_assembly_names_the_reader_key_of_a_bad_antenna(tmp_path: Path) -> None:
 
 # ------------------------------------------------- check-config refuses what run refuses, with the same key
 
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def _with_registry(tmp_path: Path, text: str) -> str:
     return text.replace('panel_pin_factory = "mock"',
                         f'panel_pin_factory = "mock"\nchip_registry = "{two_casinos_registry(tmp_path)}"')
@@ -373,6 +388,9 @@ def _with_registry(tmp_path: Path, text: str) -> str:
     ("a shoe stack file", lambda tmp, text: text.replace('"sim://shoe?seed=7"',
                                                         f'"sim://shoe?seed=7&stack={tmp / "no-stack.txt"}"'),
      "devices.shoe"),
+    ("a shoe stack of no cards", lambda tmp, text: text.replace(
+        '"sim://shoe?seed=7"', f'"sim://shoe?seed=7&stack={_write(tmp / "stack.txt", "AS KD XX")}"'),
+     "devices.shoe"),
     ("a data dir under a file", lambda tmp, text: re.sub(r'(?m)^data_dir = .*$',
                                                          f'data_dir = "{tmp / "table.toml" / "data"}"', text),
      "data_dir"),
@@ -387,3 +405,15 @@ def test_check_config_refuses_what_run_refuses(tmp_path: Path, case: str, edit: 
     assert ran.returncode == 2, (case, ran.stderr)
     assert key in ran.stderr and "Traceback" not in ran.stderr, (case, ran.stderr)
     assert not (tmp_path / "data").exists()  # neither opened the journal
+
+
+def test_log_lines_have_no_timestamp_of_their_own_on_the_journal(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from table_runtime.commands.run import stderr_is_journald
+
+    with (tmp_path / "stream").open("w", encoding="utf-8") as stream:
+        monkeypatch.setattr(sys, "stderr", stream)
+        status = os.fstat(stream.fileno())
+        assert stderr_is_journald({"JOURNAL_STREAM": f"{status.st_dev}:{status.st_ino}"})
+        assert not stderr_is_journald({"JOURNAL_STREAM": f"{status.st_dev}:{status.st_ino + 1}"})  # another stream
+        assert not stderr_is_journald({})

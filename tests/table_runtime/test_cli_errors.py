@@ -49,6 +49,8 @@ COMMANDS: dict[str, tuple[Main, Callable[[Path, Path], list[str]]]] = {
     "strategy --rules": (runtime_main, lambda file, tmp: ["strategy", "--rules", str(file)]),
     "table-bench run": (bench_cli.main, lambda file, tmp: ["run", str(file.with_suffix(".yaml"))]),
     "table-bench --devices": (bench_cli.main, lambda file, tmp: ["run", "--devices", str(file), "x.yaml"]),
+    "table-sim shoe --stack": (sim_main, lambda file, tmp: ["shoe", "--link", str(tmp / "ttySHOE"), "--stack",
+                                                            str(file)]),
 }
 
 
@@ -105,3 +107,12 @@ def test_version_of_each_entry_point(program: str) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith(installed_version())
     assert installed_version() != "0+unknown"  # the tests run on an installed tree (pip install -e .)
+
+
+@pytest.mark.parametrize("last", ["-3", "0"])
+def test_recall_refuses_a_number_of_rounds_below_one(last: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        runtime_main(["recall", "--data-dir", str(tmp_path), "--last", last])
+    assert exited.value.code == 2
+    assert f"argument --last: {last}: a number of rounds, 1 or more" in capsys.readouterr().err
