@@ -76,6 +76,22 @@ def test_unit_has_the_required_keys() -> None:
     assert sections["Install"]["WantedBy"] == ["multi-user.target"]
 
 
+def test_unit_is_notify_with_a_watchdog_and_does_not_restart_a_refused_table() -> None:
+    from table_runtime.commands.run import EXIT_REFUSED
+
+    service = unit_sections()["Service"]
+    assert service["Type"] == ["notify"]  # READY=1 from `run` (tests/deploy/test_systemd_notify.py)
+    assert service["NotifyAccess"] == ["main"]
+    watchdog = int(service["WatchdogSec"][0])
+    assert 10 <= watchdog <= 120  # pinged every WatchdogSec/2 from the event loop
+    # RestartPreventExitStatus= does not apply to ExecStartPre=: a failing check there restarts every 2 s.
+    assert "ExecStartPre" not in service
+    assert str(EXIT_REFUSED) in service["RestartPreventExitStatus"][0].split()
+    assert service["Restart"] == ["always"]
+    assert service.get("SyslogLevelPrefix", ["yes"]) == ["yes"]  # the <N> prefixes are journald's levels
+    assert service.get("StandardError", ["journal"]) == ["journal"]
+
+
 def test_unit_state_directory_is_the_data_dir_of_the_pi_config() -> None:
     data_dir = tomllib.loads(PI_CONFIG.read_text(encoding="utf-8"))["data_dir"]
     assert data_dir == "/var/lib/" + unit_sections()["Service"]["StateDirectory"][0]
