@@ -45,13 +45,13 @@ class TableMetrics(Collector):
         self.registry = CollectorRegistry(auto_describe=True)
         self.commit_seconds = Histogram("table_journal_commit_seconds", "One journal append, BEGIN to fsynced COMMIT",
                                         buckets=COMMIT_BUCKETS, registry=self.registry)
-        self.registry.register(self)
         self._seen_online: set[str] = set()
         self._reconnects: dict[str, int] = {}
         self._last: dict[str, str] = {}
         app.controller.journal.commit_observer = self.commit_seconds.observe
         app.controller.subscribe(self._follow_devices)
         self._follow_devices()
+        self.registry.register(self)  # last: registering describes, which collects
 
     # ------------------------------------------------------------------ state
 
