@@ -205,3 +205,20 @@ def test_the_guide_installs_what_the_unit_and_rules_expect() -> None:
     assert snippet is not None
     parser.read_string(snippet.group(1))
     assert "http://127.0.0.1:8080" in parser["autostart"]["table"]
+
+
+def test_the_guide_walks_a_pi_5_through_watchdog_journald_metrics_and_kiosk() -> None:
+    guide = GUIDE.read_text(encoding="utf-8")
+    pi = tomllib.loads(PI_CONFIG.read_text(encoding="utf-8"))
+    service = unit_sections()["Service"]
+    assert f"WatchdogSec={service['WatchdogSec'][0]}" in guide and "Type=notify" in guide
+    assert "RestartPreventExitStatus=2" in guide and "status=2" in guide
+    assert "journalctl -u table-runtime -b -p warning" in guide and "SyslogLevelPrefix=yes" in guide
+    assert f"http://127.0.0.1:{pi['metrics']['port']}/metrics" in guide
+    for metric in ("table_device_online", "table_alarms_open", "table_feed_backlog_rows", "table_broker_connected",
+                   "table_journal_commit_seconds", "table_reconnects_total", "table_clock_synchronised"):
+        assert metric in guide, metric
+    assert f'gpio_chip = "{pi["devices"]["gpio_chip"]}"' in guide
+    assert "sync_wait_seconds" in guide and "docs/journal.md" in guide
+    for kiosk in ("do_blanking 1", "HideCursor", "wlr-randr", "mapToOutput"):
+        assert kiosk in guide, kiosk
