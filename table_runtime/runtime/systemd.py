@@ -157,5 +157,5 @@ def stderr_is_journal(environ: Mapping[str, str] | None = None, stream: Any = No
 def log_handler(stream: Any, *, journal: bool, fmt: str) -> logging.Handler:
     """A stderr handler; with `journal`, lines carry journald priorities instead of a level name."""
     handler = logging.StreamHandler(stream)
-    handler.setFormatter(JournaldFormatter(fmt) if journal else logging.Formatter(fmt))
+    handler.setFormatter(JournaldFormatter(fmt) if journal else logging.Formatter(fmt, datefmt="%Y-%m-%d %H:%M:%S"))
     return handler

@@ -1,6 +1,7 @@
 """`pip install -e .` is enough to run the table and the demo: the test extras are for the tests only.
 
-Every third-party module the shipped packages import is a distribution of `[project] dependencies`; and
+Every third-party module the shipped packages import is a distribution of `[project] dependencies` (or
+of the optional feature extra that enables it, e.g. `metrics`); and
 the demo plays, live (pty shoe, pyusb reader, mock GPIO, display) and fast, with the test extras made
 unimportable.
 """
@@ -51,6 +52,9 @@ def _third_party_imports() -> dict[str, str]:
 def test_every_third_party_import_is_a_runtime_dependency() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     runtime = {_requirement_name(text) for text in project["dependencies"]}
+    # an optional feature's extra (e.g. `metrics`) is a runtime dependency of that feature, not a test extra
+    runtime |= {_requirement_name(text) for extra, texts in project["optional-dependencies"].items()
+                if extra != "test" for text in texts}
     test_extras = {_requirement_name(text) for text in project["optional-dependencies"]["test"]}
     distributions = packages_distributions()
     imports = _third_party_imports()

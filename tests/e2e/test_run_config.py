@@ -405,15 +405,3 @@ def test_check_config_refuses_what_run_refuses(tmp_path: Path, case: str, edit: 
     assert ran.returncode == 2, (case, ran.stderr)
     assert key in ran.stderr and "Traceback" not in ran.stderr, (case, ran.stderr)
     assert not (tmp_path / "data").exists()  # neither opened the journal
-
-
-def test_log_lines_have_no_timestamp_of_their_own_on_the_journal(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from table_runtime.commands.run import stderr_is_journald
-
-    with (tmp_path / "stream").open("w", encoding="utf-8") as stream:
-        monkeypatch.setattr(sys, "stderr", stream)
-        status = os.fstat(stream.fileno())
-        assert stderr_is_journald({"JOURNAL_STREAM": f"{status.st_dev}:{status.st_ino}"})
-        assert not stderr_is_journald({"JOURNAL_STREAM": f"{status.st_dev}:{status.st_ino + 1}"})  # another stream
-        assert not stderr_is_journald({})
