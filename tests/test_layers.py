@@ -25,7 +25,6 @@ MAX_LINES = 400
 # Files longer than MAX_LINES today, with their length as a ceiling: they may only get shorter (lower the
 # number when you shorten one; drop the entry once it is split under MAX_LINES). Any other file stays under.
 LONGER_TODAY: dict[str, int] = {
-    "drivers/shoe.py": 459,
     "table_runtime/chips/watch.py": 466,
     "table_runtime/config.py": 584,
     "table_runtime/display/server.py": 420,
