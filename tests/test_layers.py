@@ -32,7 +32,6 @@ LONGER_TODAY: dict[str, int] = {
     "table_runtime/journal.py": 501,
     "table_runtime/runtime/chip_link.py": 412,
     "simulators/bench/scenario.py": 488,
-    "simulators/shoe.py": 512,
 }
 
 
