@@ -18,6 +18,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 LAYERS = ("firmware_bridge", "drivers", "table_runtime", "simulators")  # each may import only those before it
 PORTS = "drivers/ports.py"
+BUILDS_DRIVERS = frozenset({"table_runtime/runtime/assembly.py"})  # the one product module that makes real devices
 PURE_ENGINE = "table_runtime/game/"
 IO_LIBRARIES = frozenset({"asyncio", "serial", "serial_asyncio_fast", "usb", "gpiozero", "aiohttp", "aiomqtt",
                           "sqlite3", "socket", "threading", "subprocess"})
@@ -39,15 +40,25 @@ def modules(package: str) -> Iterator[Path]:
     yield from sorted((REPO / package).rglob("*.py"))
 
 
-def imported(path: Path) -> Iterator[tuple[int, str]]:
-    """(line, top-level package) of every absolute import in the module."""
+def imported_modules(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, dotted module) of every absolute import in the module, wherever it stands."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield node.lineno, alias.name.split(".")[0]
+                yield node.lineno, alias.name
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module is not None:
-            yield node.lineno, node.module.split(".")[0]
+            if "." in node.module:
+                yield node.lineno, node.module
+            else:  # `from drivers import ports` imports drivers.ports
+                for alias in node.names:
+                    yield node.lineno, f"{node.module}.{alias.name}"
+
+
+def imported(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, top-level package) of every absolute import in the module."""
+    for line, module in imported_modules(path):
+        yield line, module.split(".")[0]
 
 
 def relative(path: Path) -> str:
@@ -67,6 +78,15 @@ def test_the_ports_import_no_third_party_library() -> None:
     allowed = set(sys.stdlib_module_names) | {"firmware_bridge", "drivers"}
     third_party = [f"line {line}: {package}" for line, package in imported(REPO / PORTS) if package not in allowed]
     assert not third_party, f"{PORTS} must name the devices without their libraries: {third_party}"
+
+
+def test_the_product_names_devices_by_their_ports() -> None:
+    """Outside the assembly, table_runtime imports a driver module only for its port (no pyserial, pyusb, gpiozero)."""
+    found = [f"{relative(path)}:{line} imports {module}"
+             for path in modules("table_runtime") if relative(path) not in BUILDS_DRIVERS
+             for line, module in imported_modules(path)
+             if module.split(".")[0] == "drivers" and module != "drivers.ports"]
+    assert not found, "import drivers.ports (the assembly builds the drivers): " + "; ".join(found)
 
 
 def test_the_round_engine_does_no_io() -> None:
