@@ -48,13 +48,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the results as JSON")
     run.set_defaults(handler=run_command)
     soak = commands.add_parser("soak", help="simulated rounds with random faults; a health report")
-    soak.add_argument("--rounds", type=int, default=100)
+    soak.add_argument("--rounds", type=_positive, default=100, help="rounds to play (default 100)")
     soak.add_argument("--seed", type=int, default=1)
     soak.add_argument("--mqtt", action="store_true", help="publish the feed to a bench Mosquitto and count it")
     soak.add_argument("--fault-rate", type=float, default=0.1, help="chance of a fault per round (default 0.1)")
     soak.add_argument("--json", action="store_true")
     soak.set_defaults(handler=soak_command)
     return parser
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: a whole number >= 1")
+    return value
 
 
 def with_feed_check(scenario: Scenario) -> Scenario:

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from table_runtime.errors import JournalError
 from table_runtime.feed.consumer import ConnectionNews, FeedConsumer, Received
 from table_runtime.feed.messages import DEFAULT_PREFIX, TOPIC_NAMES
 from table_runtime.feed.publisher import FeedPublisher
@@ -143,6 +144,8 @@ def run_publish(args: argparse.Namespace) -> int:
     mapping.update(poll_interval=args.poll_interval, batch_size=args.batch_size)
     settings = FeedSettings.from_mapping(mapping, table_id=args.table_id)
     path = args.journal if args.journal is not None else journal_path(args.data_dir)
+    if not path.is_file():  # rather than creating an empty journal and publishing nothing
+        raise JournalError(f"{path}: no journal here")
     with Journal.open(path) as journal:
         asyncio.run(_publish(settings, journal))
     return 0

@@ -116,3 +116,20 @@ def test_recall_refuses_a_number_of_rounds_below_one(last: str, tmp_path: Path,
         runtime_main(["recall", "--data-dir", str(tmp_path), "--last", last])
     assert exited.value.code == 2
     assert f"argument --last: {last}: a number of rounds, 1 or more" in capsys.readouterr().err
+
+
+def test_feed_publish_refuses_a_journal_that_is_not_there(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "typo.db"
+    assert runtime_main(["feed", "publish", "--url", "mqtt://127.0.0.1:1", "--journal", str(missing),
+                         "--table-id", "T1"]) == 2
+    assert capsys.readouterr().err == f"table-runtime: error: {missing}: no journal here\n"
+    assert not missing.exists()  # no empty journal made and published
+
+
+def test_a_password_file_that_is_not_utf8_names_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    secret = _write(tmp_path / "password", "s\u00e9same\n".encode("cp1252"))
+    assert runtime_main(["feed", "tail", "--url", "mqtt://me@127.0.0.1:1", "--password-file", str(secret)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"table-runtime: error: feed.password_file: the password file {secret}: line 1, column 2: byte "
+                   f"0xe9 is not UTF-8; convert the file, e.g. iconv -f WINDOWS-1252 -t UTF-8 {secret} > "
+                   f"{tmp_path / 'password-utf8'}"]
