@@ -14,13 +14,10 @@ naming its key; exit 1.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from drivers.dealer_panel import PanelDeviceError
-from drivers.gpio_chip import open_pin_factory
 from table_runtime.config import ConfigInvalidError, TableConfig, describe, load_config
 from table_runtime.errors import ConfigError
 
@@ -52,7 +49,7 @@ def print_problems(source: str | Path, problems: tuple[ConfigError, ...] | list[
 
 
 def run(args: argparse.Namespace) -> int:
-    from table_runtime.runtime.assembly import preflight
+    from table_runtime.runtime.assembly import open_service_parts, preflight
 
     try:
         config = checked_config(args.file)
@@ -70,18 +67,3 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(f"{args.file}: ok: {describe(config)}; opened {opened}")
     return 0
-
-
-def open_service_parts(config: TableConfig) -> str:
-    """Open (and close) the pin factory, check the metrics library; ConfigError naming the key if not."""
-    from table_runtime.runtime.assembly import gpio_chip_number
-
-    chip = gpio_chip_number(config)
-    try:
-        opened = open_pin_factory(config.devices.panel_pin_factory, chip)
-    except PanelDeviceError as error:
-        raise ConfigError("devices.panel_pin_factory", str(error)) from error
-    if config.metrics.enabled and importlib.util.find_spec("prometheus_client") is None:
-        raise ConfigError("metrics", "prometheus_client is not installed: install the `metrics` extra "
-                                     "(pip install -c constraints.txt '.[metrics]')")
-    return f"the GPIO pin factory {opened}"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import os
 import sqlite3
 import time
@@ -35,7 +36,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
 from drivers.dealer_panel import GpioDealerPanel, PanelDeviceError, PanelUsageError, pin_factory_for
-from drivers.gpio_chip import resolve_chip
+from drivers.gpio_chip import open_pin_factory, resolve_chip
 from drivers.shoe import SerialShoe
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
 from table_runtime.chips.watch import ChipWatcher
@@ -282,6 +283,19 @@ def preflight(config: TableConfig, *, casino_id: int | None = None) -> list[Conf
         check(lambda: feed_settings(config.mqtt, config.table_id))
     check(lambda: _preflight_data_dir(config))
     return problems
+
+
+def open_service_parts(config: TableConfig) -> str:
+    """Open (and close) the pin factory, check the metrics library; ConfigError naming the key if not."""
+    chip = gpio_chip_number(config)
+    try:
+        opened = open_pin_factory(config.devices.panel_pin_factory, chip)
+    except PanelDeviceError as error:
+        raise ConfigError("devices.panel_pin_factory", str(error)) from error
+    if config.metrics.enabled and importlib.util.find_spec("prometheus_client") is None:
+        raise ConfigError("metrics", "prometheus_client is not installed: install the `metrics` extra "
+                                     "(pip install -c constraints.txt '.[metrics]')")
+    return f"the GPIO pin factory {opened}"
 
 
 def _preflight_shoe(config: TableConfig) -> None:

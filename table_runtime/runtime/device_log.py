@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from drivers.chip_reader import ReaderEvent, ReaderOffline, ReaderOnline
+from drivers.ports import ReaderEvent, ReaderOffline, ReaderOnline
 from firmware_bridge.shoe import events as shoe_events
 from table_runtime.game.shoe_count import shoe_id_of
 
