@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from table_runtime.config import zone_names
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import PROFILES, TableLimits, profile
 from table_runtime.journal import Journal, journal_path
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     journal = Journal.open(journal_path(data_dir))
     try:
         controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
-                                     clock=time.time)
+                                     clock=time.time, zones=zone_names(rules.boxes))
         summary = _fast(args, controller) if args.fast else asyncio.run(_live(args, controller, data_dir))
     finally:
         journal.close()

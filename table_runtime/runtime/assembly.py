@@ -30,8 +30,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from drivers.chip_reader import ReaderSettings, UsbChipReader
 from drivers.dealer_panel import GpioDealerPanel, pin_factory_for
 from drivers.shoe import SerialShoe
+from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
-from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import ChipReaderConfig, MqttConfig, TableConfig
 from table_runtime.display.server import DisplayServer
 from table_runtime.errors import ConfigError
@@ -40,7 +40,6 @@ from table_runtime.feed.settings import FeedSettings, Secret, parse_broker_url
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal
 from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.registry_follow import RegistryFollower
 
@@ -113,17 +112,16 @@ def assemble(
     with stack:
         journal = stack.enter_context(Journal.open(config.journal_path))
         controller = TableController(table_id=config.table_id, rules=config.rules, limits=config.limits,
-                                     journal=journal, clock=clock)
+                                     journal=journal, clock=clock, zones=config.zones)
         simulated_shoe = _simulated_shoe(config.devices.shoe, controller.table, stack)
         shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else config.devices.shoe,
                           heartbeat_timeout=SHOE_HEARTBEAT_TIMEOUT_S)
-        watcher = ChipWatcher(config.zones, registry=registry, casino_id=accepted_casino)
+        reporter = ZoneReporter(config.zones, registry=registry, casino_id=accepted_casino)
         feed = FeedPublisher(settings, journal) if settings is not None else None
-        link = ChipLink(watcher, controller)
         registry_path = config.devices.chip_registry
-        follower = (RegistryFollower(registry_path, lambda: _registry(config), link)
+        follower = (RegistryFollower(registry_path, lambda: _registry(config), reporter, controller)
                     if registry_path is not None else None)
-        app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chip_link=link, feed=feed,
+        app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chips=reporter, feed=feed,
                        registry=follower)
         if with_display:
             display = config.display

@@ -1,0 +1,6 @@
+"""The pure table core: the game table and the chip watcher, every decision in one place.
+
+`TableCore.decide(command)` turns a dealer's command into the inputs it means (or a refusal);
+`TableCore.apply(input)` is the one transition function; the state after a restart is the
+journal's inputs applied in order. No asyncio, no I/O, no clock reads.
+"""
