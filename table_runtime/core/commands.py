@@ -93,6 +93,25 @@ class Refused:
 Decision = Submit | Acknowledge | Done | Refused
 
 
+ROUND_INPUTS: Final = frozenset({Command.NEXT, Command.DOUBLE, Command.SPLIT, Command.UNDO, Command.CONFIRM,
+                                  Command.VOID, Command.DISCARD})
+
+
+def command_input(command: Command, *, by: str, behind_following: tuple[str, ...] = (),
+                  reason: str = "misdeal") -> CoreInput:
+    """The round's input for one of `ROUND_INPUTS` (`behind_following`: the behind players who match a DOUBLE
+    or SPLIT; `by`: who acts, for UNDO, DISCARD and VOID)."""
+    if command == Command.DOUBLE:
+        return Double(behind_following=behind_following)
+    if command == Command.SPLIT:
+        return Split(behind_following=behind_following)
+    simple: dict[Command, CoreInput] = {
+        Command.NEXT: Next(), Command.CONFIRM: Confirm(), Command.UNDO: Undo(by=by), Command.DISCARD: Discard(by=by),
+        Command.VOID: Void(by=by, reason=reason),
+    }
+    return simple[command]
+
+
 def refusal_alarm(message: str) -> Alarm:
     """A refused panel button: the panel has no screen, so the refusal is shown as an alarm."""
     return Alarm(kind="command_refused", message=message, rule=REFUSED_RULE)
@@ -159,19 +178,13 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
         following = () if hand is None else tuple(
             verdict.zone for verdict in core.chips.verdicts(hand.box)
             if verdict.zone.endswith(".behind") and verdict.accepted)
-        item: CoreInput = (Double(behind_following=following) if command == Command.DOUBLE
-                           else Split(behind_following=following))
-        return Submit(command, ((item, source),))
+        return Submit(command, ((command_input(command, by=role, behind_following=following), source),))
     if command == Command.CONFIRM and round_ is not None and round_.phase == "insurance":
         # The chips on the lines and the CONFIRM that closes them are one step: a crash keeps all or none.
         placed = tuple((InsurancePlaced(box=box, cents=cents), "chips")
                        for box, cents in sorted(core.chips.insurance_lines().items()))
         return Submit(command, (*placed, (Confirm(), source)))
-    simple: dict[Command, CoreInput] = {
-        Command.NEXT: Next(), Command.CONFIRM: Confirm(), Command.UNDO: Undo(by=role),
-        Command.DISCARD: Discard(by=role), Command.VOID: Void(by=role, reason=str(args.get("reason", "misdeal"))),
-    }
-    return Submit(command, ((simple[command], source),))
+    return Submit(command, ((command_input(command, by=role, reason=str(args.get("reason", "misdeal"))), source),))
 
 
 def result(decision: Submit, events: list[list[Event]]) -> dict[str, Any]:
