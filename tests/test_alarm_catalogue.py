@@ -30,8 +30,8 @@ SOURCE_ROOTS = ("firmware_bridge", "drivers", "table_runtime")
 
 ALARM_CONSTRUCTORS = frozenset({"Alarm", "ChipAlarm"})
 SECURITY_ALARM = "security_alarm"
-# Literal type aliases whose members are alarm kinds (the chip watcher's AlarmKind; the integrity check's
-# kinds, passed on by ChipWatcher._refused as `ChipAlarm(kind=problem.kind, ...)`).
+# Literal type aliases whose members are alarm kinds (the integrity check's kinds, passed on by the core's
+# refused_chip as `Alarm(kind=chip.refused, ...)`; AlarmKind for any module that names its kinds so).
 KIND_LITERALS = frozenset({"AlarmKind", "ChipProblemKind"})
 # Callees that take a `kind=` keyword that is not an alarm's kind.
 NOT_ALARMS = frozenset({
