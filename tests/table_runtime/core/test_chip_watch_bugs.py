@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from table_runtime.game.inputs import Next
+from table_runtime.game.cards import parse_cards
+from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Next, ShoeShuffled
+from table_runtime.game.rules import TableLimits, profile
+from table_runtime.journal import Journal, journal_path
+from table_runtime.runtime.controller import TableController
 from tests.table_runtime.chip_table import ChipTable
 
 
@@ -122,3 +126,28 @@ def test_a_restart_with_the_chips_where_they_were_raises_nothing_and_a_chip_move
     else:
         assert [(alarm["kind"], alarm["box"]) for alarm in third.alarms()] == [("past_posting", 2)]
     third.journal.close()
+
+
+def test_a_journal_written_before_zone_changes_were_journaled_still_replays_and_locks_the_zones_as_read(
+        tmp_path: Path) -> None:
+    """docs/journal.md: a journal with no ZoneChanged rows (an earlier version) replays; the zones of the round it
+    left in play are locked as the readers first report them (nothing to compare them with), then watched."""
+    with Journal.open(journal_path(tmp_path)) as journal:  # the earlier runtime: game inputs only
+        old = TableController(table_id="T", rules=profile("fr-casino"), limits=TableLimits(), journal=journal,
+                              clock=lambda: 1.0)
+        old.submit(ShoeShuffled(shoe_id="S1"))
+        for card in parse_cards("9C 9D 9H 9S 8C"):
+            old.submit(CardDrawn(card=card))
+        old.submit(BetsLocked(bets=(BoxBet(box=1, seated_cents=1000, owner="box1"),)), source="chips")
+        for card in parse_cards("TS 6H 5D"):
+            old.submit(CardDrawn(card=card))
+
+    table = ChipTable(tmp_path, chips=60, scans=6)
+    assert table.controller.recovered and table.watch.phase == "locked" and table.watch.locks == {}
+    table.put("box1", 2)
+    table.scan()
+    assert table.kinds() == [] and table.watch.locks["box1"].cents == 1000
+    table.put("box2", 1)  # box2 was read empty at the restart: a chip there now is past-posting
+    table.scan()
+    assert [(alarm["kind"], alarm["box"]) for alarm in table.alarms()] == [("past_posting", 2)]
+    table.journal.close()
