@@ -16,6 +16,7 @@ from table_runtime.core.chip_watch import ChipWatch
 from table_runtime.core.inputs import CoreInput, ZoneChanged
 from table_runtime.game.events import Event, RoundStarted
 from table_runtime.game.inputs import BetsLocked, CardDrawn
+from table_runtime.game.round import INSURANCE, SETTLEMENT
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.table import Table
 
@@ -48,6 +49,22 @@ class TableCore:
         return commands.card_inputs(self, item, source)
 
     # -- views ---------------------------------------------------------------------------------
+    @property
+    def turn_box(self) -> int | None:
+        """The box whose turn it is (its lamp is lit), if any."""
+        round_ = self.table.round
+        turn = None if round_ is None else round_.turn
+        return None if turn is None else turn[0]
+
+    @property
+    def waiting_for_dealer(self) -> bool:
+        """The round waits on the dealer (the tower's amber): the insurance window to close, a settlement to pay
+        and confirm, or cards held for a decision."""
+        table = self.table
+        round_ = table.round
+        held = bool(table.stray) or (round_ is not None and bool(round_.held))
+        return held or (round_ is not None and round_.phase in (INSURANCE, SETTLEMENT))
+
     def snapshot_extra(self) -> dict[str, Any]:
         """What the chips add to the table snapshot: zone totals, and the payout check while settling."""
         if not self.chips.zones:

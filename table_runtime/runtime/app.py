@@ -140,14 +140,13 @@ class TableApp:
 
     def _lamps(self, snapshot: dict[str, Any]) -> None:
         assert self.panel is not None
-        turn = snapshot["turn"]
-        self.panel.show_turn(None if turn is None else int(turn["box"]))
+        core = self.controller.core
+        self.panel.show_turn(core.turn_box)
         if snapshot["alarms"]:
             self.panel.alarm_on()
         else:
             self.panel.alarm_off()
-        waiting = snapshot["phase"] in ("insurance", "settlement") or snapshot["held_cards"]
-        self.panel.set_tower(Tower.WAITING if waiting else Tower.PLAY)
+        self.panel.set_tower(Tower.WAITING if core.waiting_for_dealer else Tower.PLAY)
 
     async def wait_for_change(self, seconds: float = 5.0) -> None:
         """For simulators and tests: until the next published snapshot."""
