@@ -27,7 +27,7 @@ from table_runtime.core import chip_alarms as alarms
 from table_runtime.core.inputs import ZoneChanged, ZoneChip
 from table_runtime.core.zones_due import dead_stakes, early_payments, expected_zones, paid_early_zones, zone_box
 from table_runtime.game.events import ActionUndone, Alarm, Event, HandDoubled, HandSplit, RoundClosed
-from table_runtime.game.round import Round
+from table_runtime.game.round import CLOSED, INSURANCE, PLAYING, SETTLEMENT, VOIDED, Round
 
 Phase = Literal["betting", "locked", "settling"]
 WindowKind = Literal["double", "split", "insurance"]
@@ -195,7 +195,7 @@ class ChipWatch:
         if self.phase == "betting":
             return []
         out: list[Alarm] = []
-        if round_ is None or round_.number != self.round_number or round_.phase in ("closed", "voided"):
+        if round_ is None or round_.number != self.round_number or round_.phase in (CLOSED, VOIDED):
             if round_ is not None and self.phase == "settling" and any(isinstance(e, RoundClosed) for e in events):
                 out += self._verify_payouts()
             self._end_round()
@@ -207,24 +207,24 @@ class ChipWatch:
                 for zone, lock in self.actions.pop().locks:
                     self.windows.pop(zone, None)
                     self.locks[zone] = lock  # the dealer hands those chips back: quiet; anything else is not
-        if self.phase == "settling" and round_.phase != "settlement":
+        if self.phase == "settling" and round_.phase != SETTLEMENT:
             self.phase = "locked"  # UNDO took the round back out of settlement
             self.expected = {}
         if self.phase != "locked":
             return out
         self.paid_early = frozenset(paid_early_zones(round_)) & frozenset(self.locks)
         self.collectable = {zone: cents for zone, cents in dead_stakes(round_).items() if cents and zone in self.locks}
-        if round_.phase == "insurance" and not self.insurance_opened:
+        if round_.phase == INSURANCE and not self.insurance_opened:
             self.insurance_opened = True
             for box in round_.boxes:
                 self._open(f"box{box.number}.insurance", Window("insurance", box.number, box.bet.seated_cents // 2))
-        elif round_.phase != "insurance":
+        elif round_.phase != INSURANCE:
             out += self._close_insurance()
-        if round_.phase == "playing":
+        if round_.phase == PLAYING:
             out += self._follow_turn(round_)
         else:
             out += self._close_play_windows(None)
-        if round_.phase == "settlement":
+        if round_.phase == SETTLEMENT:
             self.phase = "settling"
             expected = expected_zones(round_)
             expected.update(early_payments(round_))  # a blackjack paid at once: the payment, before it is taken

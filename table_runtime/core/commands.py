@@ -31,6 +31,7 @@ from table_runtime.game.inputs import (
     Undo,
     Void,
 )
+from table_runtime.game.round import INSURANCE
 
 if TYPE_CHECKING:
     from table_runtime.core.table_core import TableCore
@@ -179,7 +180,7 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
             verdict.zone for verdict in core.chips.verdicts(hand.box)
             if verdict.zone.endswith(".behind") and verdict.accepted)
         return Submit(command, ((command_input(command, by=role, behind_following=following), source),))
-    if command == Command.CONFIRM and round_ is not None and round_.phase == "insurance":
+    if command == Command.CONFIRM and round_ is not None and round_.phase == INSURANCE:
         # The chips on the lines and the CONFIRM that closes them are one step: a crash keeps all or none.
         placed = tuple((InsurancePlaced(box=box, cents=cents), "chips")
                        for box, cents in sorted(core.chips.insurance_lines().items()))
