@@ -1,11 +1,14 @@
 """The table controller: every input goes through `submit`, which journals it with its events, then shows it.
 
-The controller owns the game `Table`, the journal and the alarm board. An input
-and the events it causes are committed to the journal in one transaction
-(synchronous, fsynced) before anyone sees them: the display, the feed and the
-lamps are told only after the commit. At start-up the journal is replayed: the
-same round, cards, stakes and turn come back, and if a round was in play the
-controller says "recovered" (journal, display, feed).
+The controller owns the table core (the game `Table` and the chip watch), the
+journal and the alarm board. A press is decided by the core's command table
+(`press`), a card may bring the bet lock (`draw`), the readers' zones come as
+`ZoneChanged` (`report_zones`); an input and the events it causes (chip alarms
+included) are committed to the journal in one transaction (synchronous, fsynced)
+before anyone sees them: the display, the feed and the lamps are told only after
+the commit. At start-up the journal is replayed: the same round, cards, stakes,
+turn and chips come back, and if a round was in play the controller says
+"recovered" (journal, display, feed).
 """
 
 from __future__ import annotations
