@@ -13,20 +13,15 @@ from dataclasses import dataclass, field
 
 from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Shuffle, SimulatedDealer
 from simulators.shoe_firmware import shuffled_shoe
+from table_runtime.core.commands import command_input
 from table_runtime.game.cards import Card
+from table_runtime.game.commands import Command
 from table_runtime.game.events import Event, RoundClosed, RoundSettled, RoundVoided
 from table_runtime.game.inputs import (
     CardDrawn,
-    Confirm,
     CutCardReached,
-    Discard,
-    Double,
-    Input,
     InsurancePlaced,
-    Next,
     ShoeShuffled,
-    Split,
-    Undo,
 )
 from table_runtime.game.shoe_count import shoe_id_of, shoe_number_of
 from table_runtime.runtime.alarms import needs_supervisor
@@ -69,16 +64,6 @@ class RunSummary:
     recovered: bool = False
 
 
-_PRESSES: dict[str, Callable[[tuple[str, ...]], Input]] = {
-    "NEXT": lambda _: Next(),
-    "DOUBLE": lambda following: Double(behind_following=following),
-    "SPLIT": lambda following: Split(behind_following=following),
-    "UNDO": lambda _: Undo(),
-    "CONFIRM": lambda _: Confirm(),
-    "DISCARD": lambda _: Discard(),
-}
-
-
 class FastTable:
     """Runs rounds as fast as the controller and the journal allow."""
 
@@ -119,7 +104,8 @@ class FastTable:
                 events += submit(CutCardReached(), source="shoe")
             return events
         if isinstance(intent, Press):
-            return submit(_PRESSES[intent.command](intent.behind_following), source="panel")
+            item = command_input(Command(intent.command), by="dealer", behind_following=intent.behind_following)
+            return submit(item, source="panel")  # the dealer's players say who follows: no chips here
         if isinstance(intent, Lock):
             return submit(intent.bets, source="chips")
         if isinstance(intent, Insure):

@@ -24,13 +24,13 @@ from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Sh
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
 from simulators.rfid_chips import DENOMINATIONS_CENTS, ChipIssuer
 from simulators.shoe import SimulatedShoe
+from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry
-from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import PanelPins, zone_names
+from table_runtime.core.zones_due import expected_zones
 from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.runtime.alarms import needs_supervisor
 from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.chip_link import ChipLink, expected_zones
 from table_runtime.runtime.controller import TableController
 
 CASINO_ID = 7
@@ -85,7 +85,7 @@ class LiveDevices:
         self.tray = ChipTray(issuer)
         registry = ChipRegistry(data_dir / "chips.db")
         registry.import_text(issuer.csv(delimiter=","), source="demo chip float")
-        self.watcher = ChipWatcher(self.zones, registry=registry.snapshot(), casino_id=CASINO_ID)
+        self.reporter = ZoneReporter(self.zones, registry=registry.snapshot(), casino_id=CASINO_ID)
         registry.close()
         self.pin_factory = pin_factory
         self.pins = DEMO_PINS
@@ -103,7 +103,7 @@ class LiveDevices:
                                backend=self.backend)
         panel = GpioDealerPanel(self.pins, pin_factory=self.pin_factory)
         return TableApp(controller, shoe=shoe, panel=panel, readers=[reader],
-                        chip_link=ChipLink(self.watcher, controller), **extra)  # type: ignore[arg-type]
+                        chips=self.reporter, **extra)  # type: ignore[arg-type]
 
 
 class LiveHands:
@@ -129,7 +129,7 @@ class LiveHands:
 
     # chips -------------------------------------------------------------------------------
     def _zone_total(self, zone: str) -> int:
-        return int(self.controller.extra.get("zones", {}).get(zone, 0))
+        return self.controller.core.chips.total(zone)
 
     def _expected_totals(self) -> dict[str, int]:
         return {zone: sum(chip.denomination_cents or 0 for chip in chips) for zone, chips in self.zone_chips.items()}

@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from table_runtime.errors import ConfigError
+from table_runtime.game.commands import PANEL_BUTTONS
 from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
 from table_runtime.journal import journal_path
 from table_runtime.text_files import InputFileError, read_text
@@ -45,7 +46,7 @@ ENV_MQTT_PASSWORD = "TABLE_MQTT_PASSWORD"
 ENV_SUPERVISOR_PIN = "TABLE_SUPERVISOR_PIN"
 ENV_PIT_TOKEN = "TABLE_PIT_TOKEN"
 
-BUTTONS = ("DEAL", "NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM")
+BUTTONS = PANEL_BUTTONS  # the panel's buttons, named in game/commands.py
 SHOE_SCHEMES = ("serial", "sim", "socket", "rfc2217", "loop")
 READER_SCHEMES = ("usb", "sim")
 PIN_FACTORIES = ("lgpio", "rpigpio", "pigpio", "native", "mock")

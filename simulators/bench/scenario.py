@@ -21,12 +21,13 @@ import yaml
 from table_runtime.config import zone_names
 from table_runtime.errors import CardCodeError, ConfigError
 from table_runtime.game.cards import Card
+from table_runtime.game.commands import PANEL_BUTTONS, Command, Role
 from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
 from table_runtime.text_files import InputFileError, read_text
 
-BUTTONS = ("DEAL", "NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM")
-TOUCHES = ("DEAL", "NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD", "MANUAL_CARD", "ACK_ALARM")
-ROLES = ("dealer", "supervisor", "pit")
+BUTTONS = tuple(PANEL_BUTTONS)  # the panel's buttons and every command, named in game/commands.py
+TOUCHES = tuple(Command)
+ROLES = tuple(Role)
 SPECIAL_CHIPS: dict[str, str] = {  # the special chip -> the alarm it must raise
     "counterfeit": "counterfeit_chip",
     "stolen": "stolen_chip",

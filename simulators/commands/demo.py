@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from table_runtime.commands.table_line import table_line
-from table_runtime.config import ENV_PIT_TOKEN, ENV_SUPERVISOR_PIN
+from table_runtime.config import ENV_PIT_TOKEN, ENV_SUPERVISOR_PIN, zone_names
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import PROFILES, TableLimits, profile
 from table_runtime.journal import Journal, journal_path
@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
     journal = Journal.open(journal_path(data_dir))
     try:
         controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
-                                     clock=time.time)
+                                     clock=time.time,
+                                     zones=() if args.fast else zone_names(rules.boxes))  # fast: no chips
         summary = _fast(args, controller) if args.fast else asyncio.run(_live(args, controller, data_dir))
     finally:
         journal.close()

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Final
 
 from table_runtime.game.cards import Card
+from table_runtime.game.commands import ROUND_COMMANDS
 from table_runtime.game.events import (
     ActionUndone,
     Alarm,
@@ -69,7 +70,7 @@ IN_PLAY: Final = frozenset((DEALING, INSURANCE, PLAYING, BANK, SETTLEMENT))
 # may take a card; the others (a card no hand may take) wait for DISCARD.
 WAITING_REASONS: Final = frozenset(("undo", "insurance_open"))
 
-COMMANDS: Final = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD")
+COMMANDS: Final = ROUND_COMMANDS  # the names are defined once, in game/commands.py
 # (Final: a mypyc build reads these as constants, not from the module's dict on every use.)
 
 # Events are frozen values. The few that every round repeats (a phase change, a turn, a card to a hand) are

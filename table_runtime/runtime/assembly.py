@@ -38,8 +38,8 @@ from drivers.chip_reader import ReaderSettings, UsbChipReader
 from drivers.dealer_panel import GpioDealerPanel, PanelDeviceError, PanelUsageError, pin_factory_for
 from drivers.gpio_chip import open_pin_factory, resolve_chip
 from drivers.shoe import SerialShoe
+from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
-from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import ChipReaderConfig, MqttConfig, TableConfig
 from table_runtime.display.server import DisplayServer
 from table_runtime.errors import ConfigError
@@ -50,7 +50,6 @@ from table_runtime.game.table import Table
 from table_runtime.journal import Journal
 from table_runtime.plugins import SimulatedShoeDevice, StartShoe, reader_opener, shoe_checker, shoe_starter
 from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.registry_follow import RegistryFollower
 
@@ -129,17 +128,16 @@ def assemble(
     with stack:
         journal = stack.enter_context(Journal.open(config.journal_path))
         controller = TableController(table_id=config.table_id, rules=config.rules, limits=config.limits,
-                                     journal=journal, clock=clock)
+                                     journal=journal, clock=clock, zones=config.zones)
         simulated_shoe = _simulated_shoe(shoe_url, start_shoe, controller.table, stack) if start_shoe else None
         shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else shoe_url,
                           heartbeat_timeout=SHOE_HEARTBEAT_TIMEOUT_S)
-        watcher = ChipWatcher(config.zones, registry=registry, casino_id=accepted_casino)
+        reporter = ZoneReporter(config.zones, registry=registry, casino_id=accepted_casino)
         feed = FeedPublisher(settings, journal) if settings is not None else None
-        link = ChipLink(watcher, controller)
         registry_path = config.devices.chip_registry
-        follower = (RegistryFollower(registry_path, lambda: _registry(config), link)
+        follower = (RegistryFollower(registry_path, lambda: _registry(config), reporter, controller)
                     if registry_path is not None else None)
-        app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chip_link=link, feed=feed,
+        app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chips=reporter, feed=feed,
                        registry=follower)
         if with_display:
             display = config.display

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_runtime.core.inputs import CHIP_INPUT_TYPES
 from table_runtime.game.codec import input_from_dict
 from table_runtime.game.events import (
     ActionUndone,
@@ -90,6 +91,8 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
     rounds: dict[int, dict[str, Any]] = {}
     table = Table(rules, limits)
     for entry in journal.entries(kinds=("input",)):  # the engine rebuilds the events: no need to decode them
+        if entry.body.get("type") in CHIP_INPUT_TYPES:
+            continue  # the chips on the zones: the round's steps are the game's inputs
         item = input_from_dict(entry.body)
         events = table.apply(item)
         round_ = table.round

@@ -306,8 +306,8 @@ def test_assembly_reads_a_csv_registry_and_takes_its_casino(tmp_path: Path) -> N
     export.write_text(issuer.csv(), encoding="utf-8")
     with assemble(demo_config(tmp_path, devices=dataclasses.replace(demo_config(tmp_path).devices,
                                                                      chip_registry=export))) as table:
-        assert table.app.chip_link is not None
-        watcher = table.app.chip_link.watcher
+        assert table.app.chips is not None
+        watcher = table.app.chips
         assert watcher.casino_id == 42
         chip = next(iter(issuer.issued.values()))
         assert watcher.value_of(chip) == chip.denomination_cents
@@ -346,8 +346,8 @@ def test_devices_casino_id_names_the_casino_of_a_shared_registry(tmp_path: Path)
     config = demo_config(tmp_path)
     devices = dataclasses.replace(config.devices, chip_registry=registry_path, casino_id=8)
     with assemble(config.replace(devices=devices), with_display=False, with_feed=False) as table:
-        assert table.app.chip_link is not None
-        watcher = table.app.chip_link.watcher
+        assert table.app.chips is not None
+        watcher = table.app.chips
         assert watcher.casino_id == 8
         tag = {chip.uid: Tag(uid=chip.uid, denomination_cents=chip.denomination_cents, casino_id=chip.casino_id)
                for chip in (ours, theirs)}
