@@ -246,7 +246,11 @@ async def deal_rounds(app: TableApp, devices: LiveDevices, *, rounds: int | None
     done = 0
     while rounds is None or done < rounds:
         closed_before = controller.table.rounds_started if controller.table.round_closed else -1
-        await hands.act(dealer.next_intent(controller.table))
+        refused = controller.alarms.counts.get("command_refused", 0)
+        intent = dealer.next_intent(controller.table)
+        await hands.act(intent)
+        dealer.saw(intent, _refusal(controller) if controller.alarms.counts.get("command_refused", 0) > refused
+                   else None)
         table = controller.table
         round_ = table.round
         if round_ is not None and round_.phase in ("closed", "voided") and table.rounds_started != closed_before:
@@ -256,3 +260,9 @@ async def deal_rounds(app: TableApp, devices: LiveDevices, *, rounds: int | None
         if pace:
             await asyncio.sleep(pace)
     return done
+
+
+def _refusal(controller: TableController) -> str:
+    """The message of the latest refused command still on the banner."""
+    refusals = [alarm for alarm in controller.alarms.active if alarm["kind"] == "command_refused"]
+    return str(refusals[-1]["message"]) if refusals else "command refused"
