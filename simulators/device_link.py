@@ -291,13 +291,17 @@ class RemoteDevices(TableDevices):
         return {zone: _tags(chips, self.casino_id) for zone, chips in zones.items()}
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie, dead but not yet reaped by its adopter, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
+    with contextlib.suppress(OSError):
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z":
+            return False
     return True
 
 
@@ -305,7 +309,7 @@ def attach_devices(controller: TableController, *, seed: int, data_dir: Path, pi
                    start_timeout: float = START_TIMEOUT_S) -> tuple[RemoteDevices, bool]:
     """The devices recorded in `data_dir` if they still run (True: reattached), else new ones started for it."""
     state = read_state(data_dir)
-    if state is not None and _alive(int(state["pid"])):
+    if state is not None and process_alive(int(state["pid"])):
         try:
             return RemoteDevices(controller, socket_path=str(state["socket"]), shoe_link=str(state["shoe_link"]),
                                  data_dir=data_dir, pin_factory=pin_factory), True
@@ -337,4 +341,4 @@ def attach_devices(controller: TableController, *, seed: int, data_dir: Path, pi
 def devices_running(data_dir: Path) -> bool:
     """Whether `data_dir` records a devices process that is still alive."""
     state = read_state(data_dir)
-    return state is not None and _alive(int(state["pid"]))
+    return state is not None and process_alive(int(state["pid"]))

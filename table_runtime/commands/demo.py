@@ -131,9 +131,6 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
 
     from simulators.device_link import attach_devices, devices_running
     from simulators.live_table import LiveDevices, TableDevices, deal_rounds
-    from table_runtime.display.server import DisplayServer
-    from table_runtime.feed.publisher import FeedPublisher
-    from table_runtime.feed.settings import FeedSettings
 
     recovered = controller.recovered
     pin_factory = MockFactory(pin_class=MockPWMPin)
@@ -149,7 +146,10 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
     extra: dict[str, Any] = {}
     http = _http(args.http)
     feed = None
-    if args.mqtt:
+    if args.mqtt:  # the feed and the display are imported only when asked for: a restart comes back sooner
+        from table_runtime.feed.publisher import FeedPublisher
+        from table_runtime.feed.settings import FeedSettings
+
         feed = FeedPublisher(FeedSettings.from_mapping({"url": args.mqtt, "prefix": args.mqtt_prefix},
                                                        table_id=args.table_id), controller.journal)
         extra["feed"] = feed
@@ -157,6 +157,8 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
     try:
         app = devices.app(controller, **extra)
         if http is not None:
+            from table_runtime.display.server import DisplayServer
+
             app.display = DisplayServer(app, host=http[0], port=http[1], language="fr")
         _print_steps(controller, quiet=args.json)
         loop = asyncio.get_running_loop()
