@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -38,7 +39,7 @@ def socket_path() -> Path:
     return Path(tempfile.gettempdir()) / f"table-devices-{uuid.uuid4().hex[:12]}.sock"
 
 
-def serve(host: DeviceHost, data_dir: Path, *, idle_exit: float, announce: Any = print) -> None:
+def serve(host: DeviceHost, data_dir: Path, *, idle_exit: float, announce: Callable[..., object] = print) -> None:
     """Serve `host` until a quit request, or `idle_exit` seconds without a client (0: never)."""
     path = socket_path()
     server = DeviceServer(path, host)
