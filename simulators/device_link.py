@@ -264,6 +264,9 @@ class RemoteDevices(TableDevices):
         self.pin_factory = pin_factory
         self.pins = DEMO_PINS
 
+    def start(self) -> None:
+        """Nothing to switch on: the devices process runs already (started, or found running)."""
+
     def stop(self) -> None:
         """The demo ended normally: the table is switched off, the devices process with it."""
         with contextlib.suppress(DevicesGoneError):

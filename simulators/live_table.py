@@ -9,6 +9,7 @@ waits until the runtime has seen its effect, so the demo never races ahead.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import random
@@ -41,7 +42,7 @@ DEMO_PINS = PanelPins(deal=5, next=6, double=13, split=19, undo=26, confirm=21,
                       buzzer=18, debounce_seconds=0.02, void_hold_seconds=3.0)
 
 
-class TableDevices:
+class TableDevices(abc.ABC):
     """The simulated devices of one demo table as the dealer's hands reach them, and the real drivers that read them.
 
     `LiveDevices` holds them in this process; `simulators.device_link.RemoteDevices` reaches them in a devices
@@ -56,29 +57,33 @@ class TableDevices:
     shoe_link: Path
     backend: object  # a pyusb backend (usb.backend.IBackend) on which the reader is found
 
+    @abc.abstractmethod
     def start(self) -> None:
         """The devices are switched on."""
 
+    @abc.abstractmethod
     def stop(self) -> None:
         """The devices are switched off (the demo ended normally)."""
 
+    @abc.abstractmethod
     def draw(self) -> Card:
-        raise NotImplementedError
+        """The dealer pulls the next card out of the shoe."""
 
+    @abc.abstractmethod
     def shuffle(self) -> None:
-        raise NotImplementedError
+        """The dealer loads a new shoe, shuffled."""
 
+    @abc.abstractmethod
     def put(self, zone: str, cents: int) -> list[Tag]:
         """Chips worth `cents` from the tray onto `zone`: the chips placed."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def clear(self, zone: str) -> list[Tag]:
         """Every chip on `zone` back to the tray: the chips taken."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def zone_chips(self) -> dict[str, list[Tag]]:
         """The chips lying on each zone now."""
-        raise NotImplementedError
 
     def app(self, controller: TableController, **extra: object) -> TableApp:
         shoe = SerialShoe(str(self.shoe_link), heartbeat_timeout=3.0)

@@ -142,9 +142,20 @@ def test_kill_9_of_the_runtime_leaves_the_chips_on_the_devices_and_the_round_res
     closed = {body["round"] for _, kind, body in journal if kind == "round"}
     assert set(recovered.values()) <= closed, "every round interrupted by a kill was played to its end"
     resumed_with_chips = sum(chips for cut, chips in zip(cuts, with_chips, strict=True) if cut in recovered)
-    chip_alarms = [(seq, body["kind"], body["message"]) for seq, kind, body in journal
+    chip_alarms = [body for seq, kind, body in journal
                    if kind == "alarm" and body["kind"] in CHIP_ALARMS and seq > cuts[0]]
     print(f"{KILLS} kills in {time.monotonic() - started:.1f} s: {len(recovered)} mid-round, {resumed_with_chips} "
-          f"with chips on the table; chip alarms after the restarts: {chip_alarms}")
+          f"with chips on the table; chip alarms after the restarts: "
+          f"{[(alarm['seq'], alarm['kind'], alarm['message']) for alarm in chip_alarms]}")
     assert len(recovered) >= KILLS // 2, "most kills land inside a round"
     assert resumed_with_chips >= KILLS // 4, "many kills leave chips on the table mid-round"
+    # No chip was lost with the runtime: no zone ever holds less than the recovered round has on it.
+    assert not [alarm for alarm in chip_alarms if alarm["kind"] == "past_posting"
+                and alarm["amounts"]["seen_cents"] <= alarm["amounts"]["expected_cents"]]
+    # The one window left: killed after a double's (or split's) stake was put and before DOUBLE was pressed,
+    # the restart sees the stake as past-posting, then the press as a double with nothing added. Only the chip
+    # state replayed from the journal can tell; until then these two are the only chip alarms allowed.
+    early_stakes = {alarm["box"] for alarm in chip_alarms if alarm["kind"] == "past_posting"
+                    and "after the restart" in alarm["message"]}
+    assert not [alarm for alarm in chip_alarms if alarm["box"] not in early_stakes
+                or alarm["kind"] not in ("past_posting", "wrong_window_amount")]
