@@ -111,3 +111,16 @@ async def test_a_reader_behind_a_vanished_devices_process_is_offline(tmp_path: P
     async with driver(missing, ["box1"]) as reader:
         event = await reader.next_event()
         assert isinstance(event, ReaderOffline) and "no reader" in event.reason  # nothing on the bus
+
+
+@pytest.mark.timeout(60)
+def test_devices_left_with_no_client_stop_by_themselves(tmp_path: Path) -> None:
+    device_host = DeviceHost(seed=1, boxes=1, shoe_link=tmp_path / "ttySHOE").start()
+    lines: list[str] = []
+    try:
+        serve(device_host, tmp_path, idle_exit=0.3, announce=lambda line, flush: lines.append(line))
+    finally:
+        device_host.stop()
+    assert lines[0].startswith("ready ") and lines[-1] == "no client for 0.3 s: stopping"
+    assert read_state(tmp_path) is None and not Path(lines[0].split(" ", 1)[1]).exists()
+    assert not (tmp_path / "ttySHOE").exists()
