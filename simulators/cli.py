@@ -15,6 +15,7 @@ from table_runtime.cli import add_version, run_handler
 
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "simulators.shoe_console",
+    "simulators.devices_console",
 )
 
 

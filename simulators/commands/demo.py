@@ -3,6 +3,10 @@
 Live (default): the simulated shoe on a pty, the simulated chip reader behind
 pyusb, mock GPIO buttons, a simulated dealer and basic-strategy players at a
 watchable pace, the dealer display on --http and (with --mqtt) the feed.
+`--devices-process`: the simulated shoe, chip reader and chips run in a
+process of their own (`table-sim devices`), which outlives a kill -9 of the
+demo; the demo restarted on the same --data-dir reattaches to them and finds
+the chips where they lay.
 `--fast`: the same controller, journal and recovery with the devices' actions
 fed straight in, as fast as the journal commits. Restarted on the same
 --data-dir after a kill, it resumes the interrupted round from the journal.
@@ -60,6 +64,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--pit-token",
                         help=f"at least 16 characters: the pit view at http://HOST:PORT/?pit=TOKEN "
                              f"(or {ENV_PIT_TOKEN}; default: no pit view)")
+    parser.add_argument("--devices-process", action="store_true",
+                        help="live: the simulated devices in their own process, kept through a kill -9 of the demo "
+                             "(a demo restarted on the same --data-dir reattaches to them)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(handler=run)
 
@@ -154,18 +161,27 @@ async def _fast_with_feed(args: argparse.Namespace, controller: TableController,
 async def _live(args: argparse.Namespace, controller: TableController, data_dir: Path) -> dict[str, Any]:
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-    from simulators.live_table import LiveDevices, deal_rounds
-    from table_runtime.display.server import DisplayServer
-    from table_runtime.feed.publisher import FeedPublisher
-    from table_runtime.feed.settings import FeedSettings
+    from simulators.device_link import attach_devices, devices_running
+    from simulators.live_table import LiveDevices, TableDevices, deal_rounds
 
     recovered = controller.recovered
-    devices = LiveDevices(controller, seed=args.seed, data_dir=data_dir,
-                          pin_factory=MockFactory(pin_class=MockPWMPin))
+    pin_factory = MockFactory(pin_class=MockPWMPin)
+    devices: TableDevices
+    where = "in-process"
+    if args.devices_process or devices_running(data_dir):  # devices left running are reattached to
+        devices, reattached = attach_devices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory)
+        where = "reattached" if reattached else "started"
+        if not args.json:
+            print(f"devices process: {where} ({data_dir / 'devices.json'})", file=sys.stderr)
+    else:
+        devices = LiveDevices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory)
     extra: dict[str, Any] = {}
     http = _http(args.http)
     feed = None
-    if args.mqtt:
+    if args.mqtt:  # the feed and the display are imported only when asked for: a restart comes back sooner
+        from table_runtime.feed.publisher import FeedPublisher
+        from table_runtime.feed.settings import FeedSettings
+
         feed = FeedPublisher(FeedSettings.from_mapping({"url": args.mqtt, "prefix": args.mqtt_prefix},
                                                        table_id=args.table_id), controller.journal)
         extra["feed"] = feed
@@ -173,6 +189,8 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
     try:
         app = devices.app(controller, **extra)
         if http is not None:
+            from table_runtime.display.server import DisplayServer
+
             app.display = DisplayServer(app, host=http[0], port=http[1], language="fr",
                                         supervisor_pin=args.supervisor_pin, pit_token=args.pit_token)
         _print_steps(controller, quiet=args.json)
@@ -207,7 +225,7 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
     finally:
         devices.stop()
     return {"rounds": played[0], "alarms": dict(controller.alarms.counts), "recovered": recovered,
-            "net_by_box": {}, "journal_rows": controller.journal.last_seq}
+            "net_by_box": {}, "journal_rows": controller.journal.last_seq, "devices": where}
 
 
 def _print_steps(controller: TableController, *, quiet: bool) -> None:
