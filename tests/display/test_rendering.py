@@ -111,7 +111,10 @@ async def test_alarm_banner_names_box_amounts_rule_and_dealer_acknowledges_it(
     await expect(banner.locator(".alarm-box")).to_have_text("case 3")
     await expect(banner).to_contain_text("15,00\u00a0€")
     await expect(banner).to_contain_text("10,00\u00a0€")
-    await expect(banner.locator(".alarm-rule")).to_have_text("RULES.md Settlement; 000:15")
+    await expect(banner.locator(".alarm-message")).to_have_text(
+        "Dû 15,00\u00a0€, sur la zone 10,00\u00a0€ : payer ou ramasser la différence")
+    # A rule the catalogue lacks shows its citations.
+    await expect(banner.locator(".alarm-rule")).to_have_text("Règle : 000:15")
     await screenshot(page, "settlement-alarm-fr")
 
     await banner.locator("button.ack").click()
