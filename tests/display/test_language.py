@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +20,12 @@ import pytest_asyncio
 from playwright.async_api import Browser, Page, expect
 
 from table_runtime.display import DisplayServer
+from table_runtime.game.cards import Card
+from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Input, Next, ShoeShuffled
+from table_runtime.game.rules import TableLimits, profile
+from table_runtime.journal import Journal, journal_path
+from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.recall import recall_rounds as recall_from_journal
 from tests.display.helpers import box, open_display, publish_and_wait
 from tests.display.phases import PHASES, alarms, recall_rounds, settlement_checked
 from tests.display.scripted import ScriptedBackend, playing
@@ -178,3 +185,41 @@ async def test_recall_shows_the_clock_time_of_each_step_and_the_round_start_and_
         now[0] += 1.0  # one recall a second per screen (the server's limit)
         await paris.locator("#recall-open").click()
         await expect(paris.locator("#recall-times")).to_have_text("since 11:32:25")
+
+
+async def test_a_round_recalled_from_a_real_journal_reads_in_french_at_every_step(
+    paris: Page, tmp_path: Path
+) -> None:
+    """The runtime's own recall (recall.py on a real journal), not hand-written steps: every step, its alarm
+    (a card drawn for a bank that must stand) and its rule read in French."""
+    with Journal.open(journal_path(tmp_path)) as journal:
+        controller = TableController(table_id="T1", rules=profile("fr-casino"), limits=TableLimits(),
+                                     journal=journal, clock=lambda: 1_764_412_345.0)
+        inputs: list[Input] = [
+            ShoeShuffled(shoe_id="S-3"), *(CardDrawn(card=Card.parse(c)) for c in ("9C", "9D", "9H", "9S", "8C")),
+            BetsLocked(bets=(BoxBet(box=1, seated_cents=1000, owner="box1"),)),
+            *(CardDrawn(card=Card.parse(c)) for c in ("TS", "6D", "TC")), Next(),
+            *(CardDrawn(card=Card.parse(c)) for c in ("TH", "2S")),
+            CardDrawn(card=Card.parse("3H")),  # for a bank that stands on 18: held, with an alarm
+        ]
+        for item in inputs:
+            controller.submit(item)
+        [recalled] = recall_from_journal(journal, controller.rules, controller.limits, last=1, table_id="T1")
+    async with DisplayServer(ScriptedBackend(playing(), rounds=[recalled]), port=0) as server:
+        await open_display(paris, server)
+        await paris.locator("#recall-open").click()
+        known = await catalogue_words(paris, "fr")
+        seen: list[str] = []
+        for index in range(len(recalled["steps"])):
+            await expect(paris.locator("#recall-bar")).to_have_attribute("data-step", str(index))
+            seen.append(await paris.locator("#recall-step-text").inner_text())
+            strays = {word for text in await shown_texts(paris) for word in words(text, {"T1", "S-3"})
+                      if word not in known}
+            assert sorted(strays) == [], seen[-1]
+            if index < len(recalled["steps"]) - 1:
+                await paris.locator("#recall-next-step").click()
+        assert any("→ case 1" in text for text in seen) and any("→ banque" in text for text in seen)
+        banner = paris.locator("#alarms .alarm[data-kind='bank_must_stand']")
+        await expect(banner.locator(".alarm-message")).to_have_text(
+            "Carte 3♥ tirée pour la banque, qui ne tire plus (18) : la DÉFAUSSER")
+        await expect(banner.locator(".alarm-rule")).to_have_text("RULES.md La banque ; 000:15, 000:17")
