@@ -51,7 +51,8 @@ class ScriptedBackend:
         ):
             return {"ok": False, "message": f"alarm {args.get('id')} needs the supervisor PIN"}
         if name not in ALWAYS_ACCEPTED and name not in self.current["allowed"]:
-            return {"ok": False, "message": f"{name} is not allowed in phase {self.current['phase']}"}
+            # In the runtime's words (a round's refusal alarm, table_runtime/game/round.py).
+            return {"ok": False, "message": f"{name} refused: the round is in phase {self.current['phase']}"}
         return {"ok": True, "message": f"{name} done"}
 
     def recall(self, last: int) -> list[dict[str, Any]]:

@@ -52,7 +52,7 @@ async def test_refusal_from_the_table_is_shown_to_the_dealer(
     await publish_and_wait(page, server, shown)
     await page.locator("#actions [data-command='SPLIT']").click()
     assert (await backend.next_command()).name == "SPLIT"
-    await expect(page.locator("#toast")).to_have_text("SÉPARER refusé")  # why: the table's alarm says it
+    await expect(page.locator("#toast")).to_have_text("SÉPARER refusé : la manche est en phase Jeu")
     await expect(page.locator("#toast")).to_have_attribute("data-ok", "no")
 
 

@@ -223,3 +223,24 @@ async def test_a_round_recalled_from_a_real_journal_reads_in_french_at_every_ste
         await expect(banner.locator(".alarm-message")).to_have_text(
             "Carte 3♥ tirée pour la banque, qui ne tire plus (18) : la DÉFAUSSER")
         await expect(banner.locator(".alarm-rule")).to_have_text("RULES.md La banque ; 000:15, 000:17")
+
+
+async def test_a_refusal_reads_in_the_language_on_screen_with_the_tables_reason(
+    page: Page, server: DisplayServer, backend: ScriptedBackend
+) -> None:
+    """The round's reason for refusing DOUBLE, as the runtime words it, in the alarm (the toast: test_commands)."""
+    message = "DOUBLE refused: doubles only on 9, 10 or 11 under these rules (001:34, 002:48); the hand has 17"
+    snapshot = playing(seq=6000)
+    snapshot["alarms"] = [{"id": 31, "seq": 5999, "kind": "command_refused", "box": 3, "message": message,
+                           "rule": "RULES.md Player decisions (Double); 000:35", "amounts": {}, "acknowledged": False,
+                           "supervisor": False}]
+    backend.current = snapshot
+    await open_display(page, server)
+    banner = page.locator("#alarms .alarm[data-alarm='31']")
+    await expect(banner.locator(".alarm-message")).to_have_text(
+        "DOUBLER refusé : double seulement sur 9, 10 ou 11 avec ces règles (001:34, 002:48) ; la main a 17")
+    await expect(banner.locator(".alarm-rule")).to_have_text("RULES.md Décisions du joueur (doubler) ; 000:35")
+    await page.locator("#lang-en").click()
+    await expect(banner.locator(".alarm-message")).to_have_text(
+        "DOUBLE refused: doubles only on 9, 10 or 11 under these rules (001:34, 002:48); the hand has 17")
+    await expect(banner.locator(".details")).to_have_count(0)  # the body says it all

@@ -1,5 +1,6 @@
 """Every rule the source cites has its text in the display's catalogue (static/i18n.js, RULES), in French and
-English: the banner shows a rule in the page's language, not the source's English.
+English, and every reason the round gives for refusing a command is worded by a pattern of REASONS: the
+banner and the toasts show them in the page's language, not the source's English.
 
 The rules are read from the source with `ast`: every string literal (implicit concatenations joined, an
 f-string's fields as `{name}`) that starts as a citation does (`RULES.md `, `TABLE.md`, `000:26`).
@@ -70,3 +71,62 @@ def test_the_reader_finds_literals_concatenations_and_f_strings() -> None:
     )
     assert cited_rules(sample) == {"TABLE.md a long rule in two parts", "RULES.md each card {decks} times (000:1)",
                                    "000:1 is not first"}
+
+
+# Sample values for an f-string's fields, by the name of what they hold, to make a reason the runtime could write.
+SAMPLES = {"phase": "playing", "total": "12", "first": "KH", "second": "QS", "cards": "4S 9D", "len": "4",
+           "number": "3"}
+UNKNOWN = "7"  # a field holding a whole reason the module gives elsewhere (`f"{command} refused: {reason}"`)
+REFUSED = re.compile(r"^[\w{}().]+ (refused|not applied): ")
+
+
+def _sample(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            else:
+                source = ast.unparse(value.value)  # type: ignore[attr-defined]
+                parts.append(next((sample for name, sample in SAMPLES.items() if name in source), UNKNOWN))
+        return "".join(parts)
+    return None
+
+
+def refusal_reasons(source: str) -> set[str]:
+    """The reasons a module gives for a refused command: the second argument of `_refuse(...)`, what the
+    `_*_refusal` methods return, what is assigned to `reason`, and what follows "X refused: " in a message."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        candidates: list[ast.expr] = []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "_refuse":
+            candidates.append(node.args[1])
+        elif isinstance(node, ast.FunctionDef) and node.name.endswith("_refusal"):
+            candidates += [ret.value for ret in ast.walk(node) if isinstance(ret, ast.Return) and ret.value]
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "reason" for t in node.targets):
+            candidates.append(node.value)
+        elif isinstance(node, ast.keyword) and node.arg == "message":
+            text = _sample(node.value)
+            if text is not None and REFUSED.match(text) and REFUSED.sub("", text) != UNKNOWN:
+                found.add(REFUSED.sub("", text))
+            continue
+        found |= {text for text in map(_sample, candidates) if text is not None}
+    return found
+
+
+def reason_patterns() -> list[re.Pattern[str]]:
+    text = CATALOGUE.read_text(encoding="utf-8")
+    table = text[text.index("export const REASONS = ["):]
+    sources = re.findall(r'^  \["(.*)", "reason_\w+"\],$', table, flags=re.MULTILINE)
+    return [re.compile("^" + source.replace("\\\\", "\\").replace("(?<", "(?P<") + "$") for source in sources]
+
+
+def test_every_reason_the_round_gives_for_a_refusal_is_worded_in_the_catalogue() -> None:
+    reasons = set().union(*(refusal_reasons((REPO / path).read_text(encoding="utf-8")) for path in (
+        "table_runtime/game/round.py", "table_runtime/game/table.py", "table_runtime/runtime/app.py")))
+    assert len(reasons) > 20
+    patterns = reason_patterns()
+    unworded = sorted(reason for reason in reasons if not any(pattern.match(reason) for pattern in patterns))
+    assert unworded == []

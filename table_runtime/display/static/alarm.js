@@ -3,12 +3,33 @@
 // amounts (the card drawn, the command refused) are read from it when it names them in the runtime's
 // fixed form ("card 8C", "DOUBLE refused"); the message itself is shown only on an English screen, as
 // the alarm's details. docs/display.md, "What the page shows".
-import { RULES } from "./i18n.js";
+import { REASONS, RULES } from "./i18n.js";
 import { cardText, has, lang, money, t, tOr } from "./text.js";
 import { $, el, replaceChildren } from "./dom.js";
 
 const COMMANDS = new Set(["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD", "MANUAL_CARD", "ACK_ALARM", "DEAL"]);
 const CITATION = /\b\d{3}:\d+(?:-\d+)?\b/g;
+
+// A refusal as the runtime words it ("DOUBLE refused: <reason>", "bets refused: <reason>"): the command and
+// the reason in the page's language, each null when the catalogue does not know it.
+export function refusal(message) {
+  const match = /^([A-Za-z_]+) (?:refused|not applied): (.+)$/.exec(message || "");
+  if (!match) return null;
+  const [, what, why] = match;
+  const command = COMMANDS.has(what) && has("cmd_" + what) ? t("cmd_" + what) : has("what_" + what) ? t("what_" + what) : null;
+  for (const [source, key] of REASONS) {
+    const found = new RegExp(`^${source}$`).exec(why);
+    if (!found) continue;
+    const vars = {};
+    for (const [name, value] of Object.entries(found.groups || {})) {
+      if (name === "phase") vars[name] = tOr("phase_" + value, value);
+      else if (name === "cards" || name === "first" || name === "second") vars[name] = value.split(" ").map(cardText).join(" ");
+      else vars[name] = value;
+    }
+    return { command, reason: t(key, vars) };
+  }
+  return { command, reason: null };
+}
 
 // The fields a body may name: the amounts (money for names ending in _cents, else counts), and what the
 // message states in the runtime's fixed form.
@@ -18,8 +39,9 @@ function fields(alarm) {
   const message = alarm.message || "";
   const card = /\bcard ([2-9TJQKA][SHDC])\b/.exec(message);
   if (card) vars.card = cardText(card[1]);
-  const command = /^([A-Z_]+) (refused|not applied)\b/.exec(message);
-  if (command && COMMANDS.has(command[1]) && has("cmd_" + command[1])) vars.command = t("cmd_" + command[1]);
+  const refused = refusal(message);
+  if (refused && refused.command) vars.command = refused.command;
+  if (refused && refused.reason) vars.reason = refused.reason;
   return vars;
 }
 
@@ -82,7 +104,8 @@ export function renderAlarms(s, view) {
         ),
         el("div", { class: "alarm-message", text: body.text }),
         el("div", { class: "alarm-rule", text: ruleText(alarm.rule) }),
-        lang() === "en" && alarm.message ? el("div", { class: "alarm-details details", text: alarm.message }) : null,
+        // The runtime's own line, on an English screen, unless the body already says all of it.
+        lang() === "en" && alarm.message && !body.named.has("reason") ? el("div", { class: "alarm-details details", text: alarm.message }) : null,
       ),
       view.role === "dealer" && !view.recall
         ? el("button", { type: "button", class: "ack", "data-ack": alarm.id, "data-supervisor": alarm.supervisor ? "yes" : "no", text: t("ack") })

@@ -2,6 +2,7 @@
 // sends the dealer's touch commands. The server decides roles and checks every command; this page
 // only mirrors what it is told. Protocol and snapshot shape: docs/display.md.
 import { $, el } from "./dom.js";
+import { refusal } from "./alarm.js";
 import { renderRecallBar } from "./recall.js";
 import { RANKS, cardNode, normalize, renderActions, renderTable } from "./table.js";
 import { SUIT_SYMBOL, applyStaticText, lang, setLanguage, t } from "./text.js";
@@ -209,12 +210,16 @@ let toastTimer = null;
 // own refusals come back as alarms, which the banner explains; their English message is the details line.
 function refusalText(commandKey, result) {
   const command = t(commandKey);
-  return result.reason ? t("refused_because", { command, reason: t("reason_" + result.reason, result) }) : t("refused_command", { command });
+  if (result.reason) return t("refused_because", { command, reason: t("reason_" + result.reason, result) });
+  const said = refusal(result.message);
+  return said && said.reason ? t("refused_because", { command, reason: said.reason }) : t("refused_command", { command });
 }
 
-// The English details of a refusal, on an English screen only.
+// The English details of a refusal the catalogue could not word, on an English screen only.
 function details(message) {
-  return lang() === "en" && message ? el("span", { class: "toast-details details", text: message }) : null;
+  const said = refusal(message);
+  if (lang() !== "en" || !message || (said && said.reason)) return null;
+  return el("span", { class: "toast-details details", text: message });
 }
 
 function toast(text, ok, message) {
