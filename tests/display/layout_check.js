@@ -18,7 +18,11 @@
   };
   const width = window.innerWidth;
   const height = window.innerHeight;
-  for (const node of [document.documentElement, ...document.body.querySelectorAll("*")]) {
+  // An open modal dialog (the card or PIN keypad) is all the dealer can touch: it alone is checked then.
+  const modal = document.querySelector("dialog[open]");
+  const root = modal || document.body;
+  const nodes = modal ? [modal, ...modal.querySelectorAll("*")] : [document.documentElement, ...document.body.querySelectorAll("*")];
+  for (const node of nodes) {
     if (node !== document.documentElement && !visible(node)) continue;
     const style = getComputedStyle(node);
     if (style.display !== "inline" && style.display !== "contents") {
@@ -31,7 +35,7 @@
     }
   }
   // Text: each line of it must be on top where it is drawn, and large enough.
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let text = walker.nextNode(); text; text = walker.nextNode()) {
     if (!text.textContent.trim()) continue;
     const owner = text.parentElement;

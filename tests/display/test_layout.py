@@ -3,7 +3,8 @@ the table is used at: 800x480 (the Pi touch screen), 1280x800 (a pit tablet) and
 
 The check (layout_check.js, run in the page) fails on any element whose content overflows its box (cut
 off, scrolled away, or ellipsised), anything past the edge of the screen, any text (a card's rank among
-it) with another element drawn over it, and text under 12 px. A screenshot of each phase at each size
+it) with another element drawn over it, and text under 12 px; with a keypad open (a card by hand, the
+supervisor PIN) the dialog alone is checked, its keys a finger wide. A screenshot of each phase at each size
 goes to test-artifacts/display/layout/ (the README's come from there).
 """
 
@@ -91,3 +92,21 @@ async def test_the_check_finds_a_covered_rank_a_cut_off_label_and_small_text(pag
     assert 'covered by span.card "" at 2,11: span.rank "Q"' in found
     assert 'overflows its width' in found and 'button "CONFIRMER"' in found
     assert 'text of 9 px (under 12): div "tiny"' in found
+
+
+@pytest.mark.parametrize("command", ["MANUAL_CARD", "VOID"])
+@pytest.mark.parametrize("sized", list(SIZES), indirect=True)
+async def test_the_card_and_pin_keypads_fit_every_screen(sized: Page, command: str) -> None:
+    """The dialogs the dealer types into (a card by hand, the supervisor PIN): with one open, it is checked alone."""
+    server = await show(sized, "split", "fr")
+    try:
+        await sized.locator(f"#actions [data-command='{command}']").click()
+        await expect(sized.locator("dialog[open]")).to_be_visible()
+        size = "x".join(str(n) for n in (sized.viewport_size or {}).values())
+        await sized.screenshot(path=str(SHOTS / f"keypad-{command.lower()}-{size}-fr.png"))
+        assert await problems_on(sized) == []
+        keys = await sized.locator("dialog[open] .keypad button").evaluate_all(
+            "nodes => nodes.map((node) => node.getBoundingClientRect().height)")
+        assert min(keys) >= 44  # a finger's width
+    finally:
+        await server.__aexit__(None, None, None)
