@@ -168,12 +168,12 @@ async def test_finished_soft_hand_shows_its_total_rounding_note_and_idle_device(
     snapshot = settlement(seq=1270)
     first = snapshot["boxes"][0]
     first["hands"][0].update(cards=["AH", "6S"], total=17, soft=True, status="stood")
-    note = "3:2 of 1005 cents is 1507.5 cents: paid 1507"
-    snapshot["boxes"][5]["payouts"][0]["note"] = note
+    snapshot["boxes"][5]["payouts"][0].update(staked_cents=1005, net_cents=1507,
+                                              note="3:2 of 1005 cents is 1507.5 cents: paid 1507")
     snapshot["devices"]["broker"] = "disabled"
     await publish_and_wait(page, server, snapshot)
     await expect(box(page, 1).locator(".hand .total")).to_have_text("17")  # stood: no more "7/17"
-    await expect(box(page, 6).locator(".payout-note")).to_have_text(note)
+    await expect(box(page, 6).locator(".payout-note")).to_have_text("3:2 de 10,05\u00a0€, arrondi à 15,07\u00a0€")
     broker = page.locator("#devices [data-device='broker']")
     await expect(broker).to_have_class("device idle")
     await expect(broker).to_contain_text("désactivé")

@@ -70,7 +70,7 @@ function renderTop(s) {
   $("next-card").dataset.next = s.next_card;
   // The pit has no buttons to read the allowed actions from: they are spelled out for it.
   const allowed = (s.allowed || []).map((name) => t("cmd_" + name));
-  $("allowed").textContent = allowed.length ? `${t("allowed")} : ${allowed.join(" · ")}` : "";
+  $("allowed").textContent = allowed.length ? t("allowed_list", { commands: allowed.join(" · ") }) : "";
 
   const shoe = s.shoe || {};
   const shoeNode = $("shoe");
@@ -229,7 +229,8 @@ function boxNode(box, s) {
           ),
           el("b", { class: "payout-net", text: money(p.net_cents, true) }),
           // The runtime explains any rounding of a payout (RULES.md Money): the dealer must see it.
-          p.note ? el("div", { class: "payout-note", text: p.note }) : null,
+          // (its English note says the exact amount; the page words it from the stake and what is paid)
+          p.note ? el("div", { class: "payout-note", text: t("payout_rounded", { stake: money(p.staked_cents), paid: money(p.net_cents) }) }) : null,
         ),
       ),
     );
