@@ -150,7 +150,9 @@ RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(
                     "type": {"type": "string"},
                     "text": {"type": "string"},
                     "snapshot": SNAPSHOT_SCHEMA,
-                }
+                },
+                # The events the step's input produced (codec.to_dict), which the page words in its language.
+                optional={"events": {"type": "array", "items": _object({"type": {"type": "string"}})}},
             ),
         },
         "payouts": {"type": "array", "items": _object({"box": _BOX_NUMBER, **_PAYOUT_FIELDS})},

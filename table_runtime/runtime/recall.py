@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from table_runtime.core.inputs import CHIP_INPUT_TYPES
-from table_runtime.game.codec import input_from_dict
+from table_runtime.game.codec import input_from_dict, to_dict
 from table_runtime.game.events import (
     ActionUndone,
     Alarm,
@@ -115,6 +115,7 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
                 "devices": {}, "alarms": [alarm for alarm in current["alarms"] if int(alarm["seq"]) <= last_seq]})
             current["steps"].append({"seq": entry.seq, "ts": entry.ts, "type": entry.body.get("type"),
                                      "source": entry.body.get("source", ""), "text": describe(item, events),
+                                     "events": [to_dict(event) for event in events],  # the display's own words
                                      "snapshot": snapshot})
             assert round_ is not None
             if round_.phase in ("closed", "voided"):
