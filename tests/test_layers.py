@@ -30,7 +30,6 @@ LONGER_TODAY: dict[str, int] = {
     "table_runtime/display/server.py": 420,
     "table_runtime/game/round.py": 676,
     "table_runtime/runtime/chip_link.py": 412,
-    "simulators/bench/scenario.py": 488,
 }
 
 
