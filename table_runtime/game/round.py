@@ -51,19 +51,21 @@ from table_runtime.game.inputs import (
     Undo,
     Void,
 )
+
+# The phases are defined in phases.py; importable from here too, as before it existed.
+from table_runtime.game.phases import BANK as BANK
+from table_runtime.game.phases import BETTING as BETTING
+from table_runtime.game.phases import CLOSED as CLOSED
+from table_runtime.game.phases import DEALING as DEALING
+from table_runtime.game.phases import IN_PLAY as IN_PLAY
+from table_runtime.game.phases import INSURANCE as INSURANCE
+from table_runtime.game.phases import PHASES as PHASES
+from table_runtime.game.phases import PLAYING as PLAYING
+from table_runtime.game.phases import SETTLEMENT as SETTLEMENT
+from table_runtime.game.phases import VOIDED as VOIDED
+from table_runtime.game.phases import Phase
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.settlement import hand_payouts, insurance_payout
-
-BETTING: Final = "betting"
-DEALING: Final = "dealing"
-INSURANCE: Final = "insurance"
-PLAYING: Final = "playing"
-BANK: Final = "bank"
-SETTLEMENT: Final = "settlement"
-CLOSED: Final = "closed"
-VOIDED: Final = "voided"
-PHASES: Final = (BETTING, DEALING, INSURANCE, PLAYING, BANK, SETTLEMENT, CLOSED, VOIDED)
-IN_PLAY: Final = frozenset((DEALING, INSURANCE, PLAYING, BANK, SETTLEMENT))
 
 # Held cards that wait for the dealer's next decision go to the next hand that
 # may take a card; the others (a card no hand may take) wait for DISCARD.
@@ -131,7 +133,7 @@ class Round:
         self.rules = rules
         self.limits = limits
         self.number = number
-        self.phase = BETTING
+        self.phase: Phase = BETTING
         self.boxes: list[BoxState] = []
         self._box_by_number: dict[int, BoxState] = {}
         self.hands: list[Hand] = []  # in play order: box order, then split order
@@ -413,7 +415,7 @@ class Round:
             self._turn = turn
             out.append(_turn_changed(turn))
 
-    def _set_phase(self, phase: str, out: list[Event]) -> None:
+    def _set_phase(self, phase: Phase, out: list[Event]) -> None:
         if phase != self.phase:
             self.phase = phase
             out.append(_PHASE_CHANGED[phase])
@@ -641,7 +643,7 @@ def _matching_stakes(hand: Hand, behind_following: tuple[str, ...], kind: str) -
     return matching, declined
 
 
-def _wrong_phase(what: str, phase: str) -> Alarm:
+def _wrong_phase(what: str, phase: Phase) -> Alarm:
     return Alarm(kind="command_refused", message=f"{what} refused: the round is in phase {phase}",
                  rule="TABLE.md A round")
 

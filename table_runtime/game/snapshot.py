@@ -10,7 +10,8 @@ from typing import Any
 
 from table_runtime.game.events import Payout
 from table_runtime.game.hand import Hand
-from table_runtime.game.round import IN_PLAY, Round
+from table_runtime.game.phases import IN_PLAY, INSURANCE
+from table_runtime.game.round import Round
 from table_runtime.game.table import Table
 
 
@@ -38,7 +39,7 @@ def _boxes(round_: Round) -> list[dict[str, Any]]:
             "box": box.number, "owner": box.bet.owner, "seated_cents": box.bet.seated_cents,
             "behind": [{"owner": b.owner, "cents": b.cents} for b in box.bet.behind],
             "insurance_cents": box.insurance,
-            "insurance_offered": round_.phase == "insurance" and up is not None and up.is_ace,
+            "insurance_offered": round_.phase == INSURANCE and up is not None and up.is_ace,
             "hands": [_hand_dict(hand, charlie) for hand in box.hands],
             "payouts": payouts,
             "net_cents": sum(p["net_cents"] for p in payouts) if settled else None,

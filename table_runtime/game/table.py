@@ -26,7 +26,8 @@ from table_runtime.game.inputs import (
     Undo,
     Void,
 )
-from table_runtime.game.round import BETTING, CLOSED, IN_PLAY, Round
+from table_runtime.game.phases import BETTING, CLOSED, IN_PLAY, Phase
+from table_runtime.game.round import Round
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.shoe_count import ShoeAccount
 
@@ -43,7 +44,7 @@ class Table:
         self.stray: list[tuple[Card, str]] = []  # (Card, reason): cards out of the shoe with no round to take them
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         return BETTING if self.round is None else self.round.phase
 
     @property

@@ -26,6 +26,7 @@ from table_runtime.game.events import (
     RoundVoided,
 )
 from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, Input
+from table_runtime.game.phases import CLOSED, ENDED
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import payout_dict, table_snapshot
 from table_runtime.game.table import Table
@@ -114,9 +115,9 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
                                      "source": entry.body.get("source", ""), "text": describe(item, events),
                                      "snapshot": snapshot})
             assert round_ is not None
-            if round_.phase in ("closed", "voided"):
+            if round_.phase in ENDED:
                 record = records.get(number, {})
-                current["result"] = "settled" if round_.phase == "closed" else "voided"
+                current["result"] = "settled" if round_.phase == CLOSED else "voided"
                 current["closed_seq"] = record.get("closed_seq", entry.seq)
                 current["payouts"] = [payout_dict(p) for p in round_.payouts]
     return [rounds[number] for number in sorted(rounds)]
