@@ -117,7 +117,7 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
             assert round_ is not None
             if round_.phase in ENDED:
                 record = records.get(number, {})
-                current["result"] = "settled" if round_.phase == CLOSED else "voided"
+                current["result"] = "settled" if round_.phase is CLOSED else "voided"
                 current["closed_seq"] = record.get("closed_seq", entry.seq)
                 current["payouts"] = [payout_dict(p) for p in round_.payouts]
     return [rounds[number] for number in sorted(rounds)]
