@@ -75,7 +75,7 @@ from table_runtime.game.phases import VOIDED as VOIDED
 from table_runtime.game.phases import Phase
 from table_runtime.game.recurring import PHASE_CHANGED, card_assigned, hand_stood, turn_changed
 from table_runtime.game.round_state import RoundState
-from table_runtime.game.settlement import round_payouts
+from table_runtime.game.settlement import early_blackjack_payouts, round_payouts
 from table_runtime.game.undo import CARD, DOUBLE, SPLIT, STAND, take_back, undo_refusal
 
 COMMANDS: Final = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD")
@@ -205,7 +205,9 @@ class Round(RoundState):
             for hand in self.hands:
                 if hand.blackjack:
                     self.paid_early.add(id(hand))
-                    out.append(BlackjackPaidEarly(box=hand.box, hand=0))
+                    paid = early_blackjack_payouts(hand, self.rules)
+                    out.append(BlackjackPaidEarly(box=hand.box, hand=0, staked_cents=hand.stake_total(),
+                                                  cents=sum(payout.net_cents for payout in paid)))
         self._start_play(out)
 
     def _start_play(self, out: list[Event]) -> None:

@@ -67,6 +67,11 @@ def round_payouts(boxes: list[BoxState], bank: Hand, paid_early: set[int], rules
     return tuple(payouts)
 
 
+def early_blackjack_payouts(hand: Hand, rules: RuleOptions) -> list[Payout]:
+    """What a blackjack paid before the bank draws (002:62) is paid: the same payouts settlement lists for it."""
+    return hand_payouts(hand, 0, bank_total=0, bank_blackjack=False, paid_early=True, rules=rules)
+
+
 @lru_cache(maxsize=4096)
 def _payout(box: int, hand: int, owner: str, kind: str, staked_cents: int, outcome: str, net_cents: int,
             note: str) -> Payout:

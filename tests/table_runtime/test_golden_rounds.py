@@ -7,7 +7,7 @@ Seeds: /shared/seeds/000 (regulation), 001, 002, 003, 004 (online).
 from __future__ import annotations
 
 from table_runtime.game.cards import Card
-from table_runtime.game.events import Alarm, CardsDiscarded
+from table_runtime.game.events import Alarm, BlackjackPaidEarly, CardsDiscarded
 from table_runtime.game.inputs import InsurancePlaced
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.game.table import Table
@@ -264,6 +264,14 @@ def test_fr_classic_pays_blackjack_at_once_against_a_bank_ten_002_62() -> None:
     round_ = played.table.round
     assert round_ is not None and round_.bank.blackjack
     assert played.net() == {1: 1500, 2: -1000}
+
+
+def test_blackjack_paid_early_says_what_it_pays_002_62() -> None:
+    # Box 1: 10.01 seated + 5.00 behind; 3:2 of 1001 cents is 1501.5, paid 1501 (rounded down, as settled).
+    played = play("AS TS TH KD 9D NEXT AC", bets="1:1001,c=500 2:1000", rules="fr-classic")
+    (early,) = [event for event in played.events if isinstance(event, BlackjackPaidEarly)]
+    assert (early.box, early.hand, early.staked_cents, early.cents) == (1, 0, 1501, 1501 + 750)
+    assert early.cents == sum(p.net_cents for p in played.payouts if p.box == 1)
 
 
 def test_regulation_pushes_that_blackjack_against_bank_blackjack_001_15() -> None:
