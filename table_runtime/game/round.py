@@ -81,6 +81,7 @@ from table_runtime.game.undo import CARD, DOUBLE, SPLIT, STAND, take_back, undo_
 COMMANDS: Final = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD")
 # (Final: a mypyc build reads these as constants, not from the module's dict on every use.)
 
+
 class Round(RoundState):
     """One round, from the bet lock to the closing CONFIRM: the transitions (what each input changes)."""
 
