@@ -21,15 +21,23 @@ import sys
 from setuptools import Extension, setup
 
 COMPILED_MODULES = [
+    "table_runtime/game/bank.py",
+    "table_runtime/game/box.py",
     "table_runtime/game/cards.py",
+    "table_runtime/game/decisions.py",
     "table_runtime/game/events.py",
     "table_runtime/game/hand.py",
+    "table_runtime/game/held.py",
     "table_runtime/game/inputs.py",
+    "table_runtime/game/phases.py",
+    "table_runtime/game/recurring.py",
     "table_runtime/game/round.py",
+    "table_runtime/game/round_state.py",
     "table_runtime/game/rules.py",
     "table_runtime/game/settlement.py",
     "table_runtime/game/shoe_count.py",
     "table_runtime/game/table.py",
+    "table_runtime/game/undo.py",
     "table_runtime/strategy/chart.py",
     "simulators/players.py",
     "simulators/simulation.py",

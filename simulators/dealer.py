@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from simulators.players import BasicStrategyPlayer, RandomBettor, decide
 from table_runtime.errors import TableError
+from table_runtime.game.held import WAITING_REASONS
 from table_runtime.game.inputs import BetsLocked, Double, Split
-from table_runtime.game.round import WAITING_REASONS, Round
+from table_runtime.game.round import Round
 from table_runtime.game.table import Table
 
 MAX_REFUSALS = 3  # the same intent refused this many times in a row: the dealer stops instead of looping

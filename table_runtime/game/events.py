@@ -137,10 +137,15 @@ class Payout:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BlackjackPaidEarly:
-    """002:62: a blackjack paid at once because the bank's card is not an ace."""
+    """002:62: a blackjack paid at once because the bank's card is not an ace.
+
+    `staked_cents` is what the hand's stakes hold (seated and behind), `cents` what is paid on them now (3:2,
+    rounded as settlement rounds it): the payouts of that hand at settlement say the same."""
 
     box: int
     hand: int
+    staked_cents: int
+    cents: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from table_runtime.game.box import BoxState
 from table_runtime.game.events import Payout
 from table_runtime.game.hand import Hand
 from table_runtime.game.rules import RuleOptions
@@ -48,6 +49,27 @@ def hand_payouts(
         )
         payouts.append(_payout(hand.box, index, stake.owner, stake.kind, stake.cents, outcome, net, note))
     return payouts
+
+
+def round_payouts(boxes: list[BoxState], bank: Hand, paid_early: set[int], rules: RuleOptions) -> tuple[Payout, ...]:
+    """Every payout of the round once the bank has finished: per box its insurance, then each hand's stakes.
+
+    `paid_early` holds the id() of hands whose blackjack was paid before the bank drew (002:62)."""
+    bank_blackjack = bank.blackjack
+    bank_total = bank.total
+    payouts: list[Payout] = []
+    for box in boxes:
+        if box.insurance:
+            payouts.append(insurance_payout(box.number, box.bet.owner, box.insurance, bank_blackjack))
+        for index, hand in enumerate(box.hands):
+            payouts.extend(hand_payouts(hand, index, bank_total=bank_total, bank_blackjack=bank_blackjack,
+                                        paid_early=id(hand) in paid_early, rules=rules))
+    return tuple(payouts)
+
+
+def early_blackjack_payouts(hand: Hand, rules: RuleOptions) -> list[Payout]:
+    """What a blackjack paid before the bank draws (002:62) is paid: the same payouts settlement lists for it."""
+    return hand_payouts(hand, 0, bank_total=0, bank_blackjack=False, paid_early=True, rules=rules)
 
 
 @lru_cache(maxsize=4096)

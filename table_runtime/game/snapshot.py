@@ -10,7 +10,8 @@ from typing import Any
 
 from table_runtime.game.events import Payout
 from table_runtime.game.hand import Hand
-from table_runtime.game.round import IN_PLAY, Round
+from table_runtime.game.phases import INSURANCE
+from table_runtime.game.round import Round
 from table_runtime.game.table import Table
 
 
@@ -38,7 +39,7 @@ def _boxes(round_: Round) -> list[dict[str, Any]]:
             "box": box.number, "owner": box.bet.owner, "seated_cents": box.bet.seated_cents,
             "behind": [{"owner": b.owner, "cents": b.cents} for b in box.bet.behind],
             "insurance_cents": box.insurance,
-            "insurance_offered": round_.phase == "insurance" and up is not None and up.is_ace,
+            "insurance_offered": round_.phase is INSURANCE and up is not None and up.is_ace,
             "hands": [_hand_dict(hand, charlie) for hand in box.hands],
             "payouts": payouts,
             "net_cents": sum(p["net_cents"] for p in payouts) if settled else None,
@@ -55,10 +56,10 @@ def table_snapshot(table: Table) -> dict[str, Any]:
         "phase": table.phase,
         "profile": table.rules.profile,
         "limits": {"min_cents": table.limits.min_bet_cents, "max_cents": table.limits.max_bet_cents},
-        "turn": None, "allowed": [], "next_card": "none",
+        "turn": None, "allowed": table.allowed(), "next_card": table.next_card_target,
         "bank": {"cards": [], "total": 0, "soft": False, "blackjack": False, "busted": False, "must_draw": False},
         "boxes": [],
-        "held_cards": [card.code for card, _ in table.stray],
+        "held_cards": table.held_cards.codes,
         "shoe": {"shoe_id": shoe.shoe_id, "cards_dealt": shoe.dealt, "cards_left": shoe.cards_left,
                  "burns_left": shoe.burns_left, "cut_card_reached": shoe.cut_card_reached, "loaded": shoe.loaded},
     }
@@ -67,15 +68,8 @@ def table_snapshot(table: Table) -> dict[str, Any]:
         bank = round_.bank
         snapshot.update({
             "turn": None if turn is None else {"box": turn[0], "hand": turn[1]},
-            "allowed": round_.allowed(),
-            "next_card": round_.next_card_target if round_.phase in IN_PLAY else "none",
             "bank": {"cards": [card.code for card in bank.cards], "total": bank.total, "soft": bank.soft,
                      "blackjack": bank.blackjack, "busted": bank.busted, "must_draw": round_.bank_must_draw},
             "boxes": _boxes(round_),
         })
-        snapshot["held_cards"] += [card.code for card, _ in round_.held]
-    if shoe.loaded and shoe.burns_left:
-        snapshot["next_card"] = "burn"
-    if table.stray and "DISCARD" not in snapshot["allowed"]:
-        snapshot["allowed"] = [*snapshot["allowed"], "DISCARD"]
     return snapshot

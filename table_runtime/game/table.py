@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from table_runtime.game.cards import Card
-from table_runtime.game.events import Alarm, CardBurned, CardHeld, CardsDiscarded, CutCardSeen, Event, ShoeStarted
+from table_runtime.game.events import Alarm, CardBurned, CardsDiscarded, CutCardSeen, Event, ShoeStarted
+from table_runtime.game.held import HeldCards
 from table_runtime.game.inputs import (
     BetsLocked,
     CardDrawn,
@@ -26,7 +27,8 @@ from table_runtime.game.inputs import (
     Undo,
     Void,
 )
-from table_runtime.game.round import BETTING, CLOSED, IN_PLAY, Round
+from table_runtime.game.phases import BETTING, CLOSED, IN_PLAY, Phase
+from table_runtime.game.round import Round
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.shoe_count import ShoeAccount
 
@@ -40,11 +42,33 @@ class Table:
         self.shoe = ShoeAccount(rules.decks)
         self.round: Round | None = None
         self.rounds_started = 0
-        self.stray: list[tuple[Card, str]] = []  # (Card, reason): cards out of the shoe with no round to take them
+        self.held_cards = HeldCards()  # every card out of the shoe that no hand took, the round's too (held.py)
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         return BETTING if self.round is None else self.round.phase
+
+    @property
+    def stray(self) -> list[tuple[Card, str]]:
+        """(card, reason) of the cards held with no round in play to take them."""
+        return self.held_cards.between_rounds
+
+    @property
+    def next_card_target(self) -> str:
+        """Where the next card out of the shoe goes: ``burn``, ``boxN.handK``, ``bank`` or ``none``."""
+        shoe = self.shoe
+        if shoe.loaded and shoe.burns_left:
+            return "burn"
+        round_ = self.round
+        if round_ is None or round_.phase not in IN_PLAY:
+            return "none"
+        return round_.next_card_target
+
+    def allowed(self) -> list[str]:
+        """The dealer commands that the rules allow now (DISCARD whenever a card is held)."""
+        if self.round is not None:
+            return self.round.allowed()
+        return ["DISCARD"] if self.held_cards.cards else []
 
     @property
     def round_in_play(self) -> bool:
@@ -95,7 +119,7 @@ class Table:
                           amounts=(("seen", shoe.seen(card) + 1), ("held_by_shoe", shoe.decks)))
             if in_play:
                 assert round_ is not None
-                round_._hold(card, "overcount", out, alarm)
+                round_.hold(card, "overcount", out, alarm)
             else:
                 self._stray(card, "overcount", out, alarm)
             return
@@ -112,15 +136,12 @@ class Table:
             rule="TABLE.md A round step 1"))
 
     def _stray(self, card: Card, reason: str, out: list[Event], alarm: Alarm) -> None:
-        self.stray.append((card, reason))
-        out.append(alarm)
-        out.append(CardHeld(card=card, reason=reason))
+        self.held_cards.hold_between_rounds(card, reason, alarm, out)
 
     def _discard(self, item: Discard, out: list[Event]) -> None:
-        if self.stray and not (self.round is not None and self.round.held):
-            cards = tuple(card for card, _ in self.stray)
-            self.stray.clear()
-            out.append(CardsDiscarded(cards=cards, by=item.by))
+        held = self.held_cards
+        if held.loose and not held.round_holds:  # the round's held cards go first
+            out.append(CardsDiscarded(cards=held.discard_between_rounds(), by=item.by))
         elif self.round is not None:
             self.round.command(item, out)
         else:
@@ -144,9 +165,10 @@ class Table:
         if reason is not None:
             out.append(Alarm(kind="new_shoe_needed", message=f"bets refused: {reason}", rule="RULES.md The deal"))
             return
-        candidate = Round(self.rules, self.limits, self.rounds_started + 1)
+        candidate = Round(self.rules, self.limits, self.rounds_started + 1, self.held_cards)
         candidate.lock(item, out)
-        if candidate.phase != BETTING:
+        if candidate.phase is not BETTING:
+            self.held_cards.new_round()
             self.round = candidate
             self.rounds_started += 1
             shoe.rounds += 1
@@ -161,7 +183,7 @@ class Table:
 
     @property
     def round_closed(self) -> bool:
-        return self.round is not None and self.round.phase == CLOSED
+        return self.round is not None and self.round.phase is CLOSED
 
 
 def replay(rules: RuleOptions, inputs: Iterable[Input], limits: TableLimits | None = None) -> Table:

@@ -27,6 +27,7 @@ from table_runtime.game.events import (
     RoundVoided,
 )
 from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, Input
+from table_runtime.game.phases import CLOSED, ENDED
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import payout_dict, table_snapshot
 from table_runtime.game.table import Table
@@ -118,9 +119,9 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
                                      "events": [to_dict(event) for event in events],  # the display's own words
                                      "snapshot": snapshot})
             assert round_ is not None
-            if round_.phase in ("closed", "voided"):
+            if round_.phase in ENDED:
                 record = records.get(number, {})
-                current["result"] = "settled" if round_.phase == "closed" else "voided"
+                current["result"] = "settled" if round_.phase is CLOSED else "voided"
                 current["closed_seq"] = record.get("closed_seq", entry.seq)
                 current["payouts"] = [payout_dict(p) for p in round_.payouts]
     return [rounds[number] for number in sorted(rounds)]

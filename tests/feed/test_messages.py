@@ -24,6 +24,12 @@ from table_runtime.feed.messages import (
     topic_filter,
 )
 from table_runtime.feed.settings import ENV_PASSWORD, ENV_USERNAME, FeedSettings, Secret, parse_broker_url
+from table_runtime.game.cards import Card
+from table_runtime.game.codec import to_dict
+from table_runtime.game.events import BlackjackPaidEarly
+from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, ShoeShuffled
+from table_runtime.game.rules import profile
+from table_runtime.game.table import Table
 from table_runtime.journal import GENESIS_HASH, JournalEntry
 
 from .support import DOCS, asyncapi, entry_for, resolve, validators_by_topic
@@ -85,6 +91,26 @@ def test_the_made_up_journal_validates_against_the_published_schemas() -> None:
             validators[message.topic.rsplit("/", 1)[1]].validate(json.loads(message.encode()))
     bad = json.loads(messages_for_entry(topics, entry(1, "alarm", {"id": 1}))[1].encode())  # no rule, no amounts
     assert not validators["alarms"].is_valid(bad)
+
+
+def test_a_blackjack_paid_early_is_published_with_its_amount() -> None:
+    rules = profile("fr-classic")
+    table = Table(rules)
+    table.apply(ShoeShuffled(shoe_id="S1"))
+    for code in ("9C", "9D", "9H", "9S", "8C")[: rules.burn_cards]:
+        table.apply(CardDrawn(card=Card.parse(code)))
+    bets = (BoxBet(box=1, seated_cents=1000, owner="p1"), BoxBet(box=2, seated_cents=1000, owner="p2"))
+    table.apply(BetsLocked(bets=bets))
+    cards = [CardDrawn(card=Card.parse(code)) for code in ("AS", "TS", "TH", "KD", "9D")]  # box 1: AS KD
+    events = [event for card in cards for event in table.apply(card)]
+    (early,) = [to_dict(event) for event in events if isinstance(event, BlackjackPaidEarly)]
+    assert (early["staked_cents"], early["cents"]) == (1000, 1500)
+    validator = validators_by_topic()["events"]
+    (message,) = messages_for_entry(Topics("casino", "T1"), entry(7, "event", early))
+    validator.validate(json.loads(message.encode()))
+    without_amount = {key: value for key, value in early.items() if key != "cents"}
+    (old,) = messages_for_entry(Topics("casino", "T1"), entry(8, "event", without_amount))
+    assert not validator.is_valid(json.loads(old.encode()))
 
 
 def test_asyncapi_document_is_3_0_and_names_a_schema_file_for_every_topic() -> None:

@@ -8,6 +8,7 @@ refactoring, or the mypyc-compiled wheel) are the same engine when they print
 the same digest:
 
     python tests/table_runtime/engine_digest.py 800
+    python tests/table_runtime/engine_digest.py 800 fr-casino online   # those profiles only
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table
 
 
-def digest(rounds: int) -> str:
-    """The digest of `rounds` rounds per profile and box count."""
+def digest(rounds: int, profiles: tuple[str, ...] = ()) -> str:
+    """The digest of `rounds` rounds per profile (all of them unless named) and box count."""
     sha = hashlib.sha256()
 
     def record(events: list[Event], *head: str) -> None:
@@ -39,6 +40,8 @@ def digest(rounds: int) -> str:
         sha.update(json.dumps(table_snapshot(table), sort_keys=True).encode())
 
     for name, rules in sorted(PROFILES.items()):
+        if profiles and name not in profiles:
+            continue
         for boxes in (2, 7):
             rng = random.Random(f"{name}{boxes}")
             table = Table(rules)
@@ -82,4 +85,4 @@ def digest(rounds: int) -> str:
 
 
 if __name__ == "__main__":
-    print(digest(int(sys.argv[1]) if len(sys.argv) > 1 else 800))
+    print(digest(int(sys.argv[1]) if len(sys.argv) > 1 else 800, tuple(sys.argv[2:])))

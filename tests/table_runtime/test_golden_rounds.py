@@ -6,7 +6,8 @@ Seeds: /shared/seeds/000 (regulation), 001, 002, 003, 004 (online).
 
 from __future__ import annotations
 
-from table_runtime.game.events import Alarm
+from table_runtime.game.cards import Card
+from table_runtime.game.events import Alarm, BlackjackPaidEarly, CardsDiscarded
 from table_runtime.game.inputs import InsurancePlaced
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.game.table import Table
@@ -265,6 +266,14 @@ def test_fr_classic_pays_blackjack_at_once_against_a_bank_ten_002_62() -> None:
     assert played.net() == {1: 1500, 2: -1000}
 
 
+def test_blackjack_paid_early_says_what_it_pays_002_62() -> None:
+    # Box 1: 10.01 seated + 5.00 behind; 3:2 of 1001 cents is 1501.5, paid 1501 (rounded down, as settled).
+    played = play("AS TS TH KD 9D NEXT AC", bets="1:1001,c=500 2:1000", rules="fr-classic")
+    (early,) = [event for event in played.events if isinstance(event, BlackjackPaidEarly)]
+    assert (early.box, early.hand, early.staked_cents, early.cents) == (1, 0, 1501, 1501 + 750)
+    assert early.cents == sum(p.net_cents for p in played.payouts if p.box == 1)
+
+
 def test_regulation_pushes_that_blackjack_against_bank_blackjack_001_15() -> None:
     played = play("AS TS TH KD 9D NEXT AC", bets="1:1000 2:1000")
     assert played.net() == {1: 0, 2: -1000}
@@ -322,6 +331,32 @@ def test_card_for_a_bank_that_must_stand_is_held_000_15() -> None:
     assert played.alarm_kinds == ["bank_must_stand"]
     round_ = played.table.round
     assert round_ is not None and round_.bank.total == 17 and len(round_.bank.cards) == 2
+
+
+def test_undo_after_a_card_for_a_bank_that_must_stand_takes_back_that_card_000_15() -> None:
+    # 000:15: on 17 the bank's total is final. The extra 5C is held; UNDO takes that card back (it came last),
+    # not the bank's 7C: the bank keeps its 17, no card stays held, and the next card is held again.
+    played = play("TS TD 9H NEXT 7C 5C UNDO")
+    round_ = played.table.round
+    assert round_ is not None and round_.phase == "settlement"
+    assert [c.code for c in round_.bank.cards] == ["TD", "7C"] and round_.bank.total == 17
+    assert round_.held == [] and "ActionUndone" not in [type(e).__name__ for e in played.events]
+    assert [e.cards for e in played.events if isinstance(e, CardsDiscarded)] == [(Card.parse("5C"),)]
+    assert "CONFIRM" in round_.allowed()
+    assert played.net() == {1: 1000}
+    again = play("TS TD 9H NEXT 7C 5C UNDO 4D")
+    assert again.alarm_kinds == ["bank_must_stand", "bank_must_stand"]
+    assert again.table.round is not None and again.table.round.bank.total == 17
+    closed = play("TS TD 9H NEXT 7C 5C UNDO CONFIRM")
+    assert closed.table.phase == "closed" and closed.net() == {1: 1000}
+
+
+def test_undo_after_the_held_card_is_taken_back_undoes_the_action_before_it() -> None:
+    # The second UNDO takes back the bank's 7C, as after any card: the held card comes first, then the actions.
+    played = play("TS TD 9H NEXT 7C 5C UNDO UNDO")
+    round_ = played.table.round
+    assert round_ is not None and [c.code for c in round_.bank.cards] == ["TD"]
+    assert [(c.code, reason) for c, reason in round_.held] == [("7C", "undo")]
 
 
 def test_confirm_while_the_bank_must_draw_is_refused_000_16() -> None:

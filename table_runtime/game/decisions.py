@@ -1,0 +1,110 @@
+"""What the rules allow: a stand, a double or a split of a hand, and the bets a round may start with.
+
+Each refusal is the reason as the dealer reads it, or None when the rules
+allow the decision; the round turns a reason into a `command_refused` alarm
+and `Round.allowed()` lists the decisions with none.
+"""
+
+from __future__ import annotations
+
+from table_runtime.game.box import BoxState
+from table_runtime.game.events import Alarm, Event
+from table_runtime.game.hand import Hand, Stake
+from table_runtime.game.inputs import BoxBet
+from table_runtime.game.rules import RuleOptions, TableLimits
+
+
+def stand_refusal(hand: Hand) -> str | None:
+    if len(hand.cards) < 2:
+        return "the hand is waiting for its second card"
+    if hand.doubled:
+        return "a doubled hand must take exactly one card (000:35)"
+    return None
+
+
+def double_refusal(hand: Hand, rules: RuleOptions) -> str | None:
+    if len(hand.cards) != 2 or hand.doubled:
+        return "a double is only on the first two cards (000:35)"
+    if hand.split_aces:
+        return "split aces take one card each (000:32)"
+    if hand.from_split and not rules.double_after_split:
+        return "no double after a split under these rules"
+    if rules.double_on == "9_10_11" and hand.total not in (9, 10, 11):
+        return f"doubles only on 9, 10 or 11 under these rules (001:34, 002:48); the hand has {hand.total}"
+    return None
+
+
+def split_refusal(hand: Hand, rules: RuleOptions, box: BoxState | None) -> str | None:
+    """`box`: the box of `hand`, whose hands count against the rules' limit."""
+    if len(hand.cards) != 2 or hand.doubled:
+        return "a split needs a pair as the first two cards (000:30)"
+    first, second = hand.cards
+    if rules.split_match == "rank" and first.rank != second.rank:
+        return f"{first} and {second} are not identical (002:54)"
+    if first.value != second.value:
+        return f"{first} and {second} are not of the same value (000:30)"
+    if hand.split_aces:
+        return "split aces are not split again (000:32)"
+    limit = rules.max_hands_after_split
+    if limit is not None and box is not None and len(box.hands) >= limit:
+        return f"the box already has {len(box.hands)} hands, the limit under these rules"
+    return None
+
+
+def insurance_refusal(insurance_open: bool, phase: str, number: int, box: BoxState | None, cents: int) -> str | None:
+    """Insurance of `cents` on box `number` (`box` None when it has no bet): half the seated stake, once, while
+    the window on a bank ace is open (000:25, 000:26)."""
+    if not insurance_open:
+        return f"insurance is only offered on a bank ace, before play (phase is {phase})"
+    if box is None:
+        return f"box {number} has no bet in this round"
+    if box.insurance:
+        return f"box {number} is already insured for {box.insurance} cents"
+    expected = box.bet.seated_cents // 2
+    if cents != expected:
+        return f"insurance on box {number} must be half the stake: {expected} cents, not {cents}"
+    return None
+
+
+def matching_stakes(hand: Hand, behind_following: tuple[str, ...], kind: str) -> tuple[list[Stake], list[str]]:
+    """A double or a split adds, for the seated player and each behind player who follows, a stake equal to
+    their base stake on `hand` (000:30, 000:35); the behind players who do not follow are named."""
+    following = set(behind_following)
+    matching: list[Stake] = []
+    declined: list[str] = []
+    for position, stake in enumerate(hand.base_stakes()):
+        if position == 0 or stake.owner in following:
+            matching.append(Stake(stake.owner, stake.cents, kind))
+        else:
+            declined.append(stake.owner)
+    return matching, declined
+
+
+def bet_problems(bets: tuple[BoxBet, ...], rules: RuleOptions, limits: TableLimits) -> list[Event]:
+    """Every reason the bets cannot be locked, each an alarm naming the box and the amounts."""
+    problems: list[Event] = []
+    seen: set[int] = set()
+    for bet in bets:
+        if not 1 <= bet.box <= rules.boxes or bet.box in seen:
+            problems.append(Alarm(kind="bet_refused", message=f"box {bet.box} is not a free box of 1..{rules.boxes}",
+                                  rule="000:2", box=bet.box))
+            continue
+        seen.add(bet.box)
+        total = bet.total_cents
+        if bet.seated_cents < limits.min_bet_cents or (bet.behind and any(b.cents <= 0 for b in bet.behind)):
+            problems.append(Alarm(
+                kind="bet_under_minimum", box=bet.box, rule="002:31 (posted minimum)",
+                message=f"box {bet.box}: seated stake {bet.seated_cents} cents is under the minimum "
+                        f"{limits.min_bet_cents}",
+                amounts=(("seated_cents", bet.seated_cents), ("min_cents", limits.min_bet_cents))))
+        if total > limits.max_bet_cents:
+            problems.append(Alarm(
+                kind="bet_over_maximum", box=bet.box, rule="000:3 (seated + behind within the maximum)",
+                message=f"box {bet.box}: {total} cents (seated + behind) is over the maximum {limits.max_bet_cents}",
+                amounts=(("total_cents", total), ("max_cents", limits.max_bet_cents))))
+    if len(seen) < rules.min_boxes_to_deal and not problems:
+        problems.append(Alarm(
+            kind="too_few_boxes", rule="002:29 (option min_boxes_to_deal)",
+            message=f"{len(seen)} box(es) in play; these rules need at least {rules.min_boxes_to_deal} to deal",
+            amounts=(("boxes", len(seen)), ("min_boxes", rules.min_boxes_to_deal))))
+    return problems
