@@ -205,7 +205,7 @@ def test_the_catalogue_reads_the_alarms_of_each_source() -> None:
     assert {"past_posting", "wrong_payout"} <= kinds["table_runtime/core/chip_alarms.py"]
     assert "antenna_fault" in kinds["table_runtime/chips/edge.py"]
     assert "tag_mismatch" in kinds["table_runtime/chips/integrity.py"]
-    assert kinds["table_runtime/display/server.py"] == {"supervisor_pin_locked"}
+    assert kinds["table_runtime/display/pin_guard.py"] == {"supervisor_pin_locked"}
 
 
 SAMPLE = '''

@@ -40,6 +40,9 @@ from table_runtime.display.backend import (
     DisplayBackend,
     Role,
 )
+from table_runtime.display.pin_guard import PIN_ATTEMPTS as PIN_ATTEMPTS
+from table_runtime.display.pin_guard import PIN_LOCKOUT_S as PIN_LOCKOUT_S
+from table_runtime.display.pin_guard import SupervisorPin
 from table_runtime.errors import CardCodeError, ConfigError, TableError
 from table_runtime.game.cards import Card
 
@@ -52,8 +55,6 @@ COMMAND_TIMEOUT_S = 10.0  # the runtime answers commands at once; past this the 
 RECALL_DEFAULT_ROUNDS = 10
 RECALL_INTERVAL_S = 1.0  # per screen: reading and encoding rounds is work for the runtime's loop
 KEEPALIVE_S = 5.0  # an idle screen still hears from us this often, so it can tell a frozen controller
-PIN_ATTEMPTS = 5  # wrong supervisor PINs in a row before VOID and supervisor acknowledgements are locked
-PIN_LOCKOUT_S = 60.0  # how long they stay locked: a 4-digit PIN must not be guessable from the screen
 _CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -122,8 +123,7 @@ class DisplayServer:
         self._send_timeout = send_timeout
         self._keepalive = keepalive
         self._clock = clock
-        self._pin_failures = 0
-        self._pin_locked_until = float("-inf")
+        self._pin = SupervisorPin(supervisor_pin, clock=clock, security_alarm=backend.security_alarm)
         self._last_api_recall = float("-inf")
         self._screens: set[_Screen] = set()
         self._runner: web.AppRunner | None = None
@@ -341,7 +341,7 @@ class DisplayServer:
         # ACK_ALARM carries the PIN when the alarm needs the supervisor (the snapshot says which); the
         # runtime refuses such an alarm from the dealer, so a page that leaves the PIN out changes nothing.
         if name in SUPERVISOR_COMMANDS or (name == "ACK_ALARM" and "pin" in request):
-            refusal = self._check_pin(name, request.get("pin"))
+            refusal = self._pin.check(name, request.get("pin"))
             if refusal is not None:
                 return {**base, "ok": False, **refusal}
             acting = "supervisor"
@@ -357,34 +357,6 @@ class DisplayServer:
             log.exception("display: the backend failed on %s", name)
             return {**base, "ok": False, "message": f"the table could not apply {name}: {error!r}", "reason": "failed"}
         return {**base, "ok": bool(result.get("ok")), "message": str(result.get("message", ""))}
-
-    def _check_pin(self, name: str, pin: object) -> dict[str, Any] | None:
-        """Why a supervisor command is refused (message, reason code, and `seconds` locked), or None; wrong
-        PINs in a row lock it for a while."""
-        if self._supervisor_pin is None:
-            return {"message": "no supervisor PIN is configured on this table", "reason": "no_pin"}
-        now = self._clock()
-        if now < self._pin_locked_until:
-            seconds = int(self._pin_locked_until - now) + 1
-            return {"message": f"too many wrong PINs: {name} locked for {seconds} s", "reason": "pin_locked",
-                    "seconds": seconds}
-        if isinstance(pin, str) and hmac.compare_digest(pin.encode(), self._supervisor_pin.encode()):
-            self._pin_failures = 0
-            return None
-        self._pin_failures += 1
-        log.warning("display: wrong supervisor PIN for %s (%d in a row)", name, self._pin_failures)
-        if self._pin_failures < PIN_ATTEMPTS:
-            return {"message": "wrong supervisor PIN", "reason": "wrong_pin"}
-        self._pin_failures = 0
-        self._pin_locked_until = now + PIN_LOCKOUT_S
-        # One count for every screen: a second screen must not give a guesser more tries.
-        self._backend.security_alarm(
-            "supervisor_pin_locked",
-            f"{PIN_ATTEMPTS} wrong supervisor PINs in a row for {name}: supervisor commands locked for "
-            f"{PIN_LOCKOUT_S:g} s on every screen",
-            "TABLE.md Corrections and recall (only a supervisor voids a round)")
-        return {"message": f"wrong supervisor PIN: {name} locked for {PIN_LOCKOUT_S:g} s", "reason": "pin_locked",
-                "seconds": int(PIN_LOCKOUT_S)}
 
 
 def _check_args(name: str, args: dict[str, Any]) -> str | None:
