@@ -32,10 +32,9 @@ from typing import Any
 from drivers.chip_reader import ReaderSettings, UsbChipReader
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
 from simulators.rfid_chips import ChipIssuer
-from table_runtime.chips.live import apply_reader_event
+from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry
-from table_runtime.chips.watch import ChipWatcher
-from table_runtime.chips.zones import ZoneChanged
+from table_runtime.core.inputs import ZoneChanged
 
 CASINO = 42
 
@@ -72,7 +71,7 @@ async def run(args: argparse.Namespace) -> int:
     for zone, stack in stacks.items():
         device.place(zone, *stack)
     backend = TimedBackend([device])
-    watcher = ChipWatcher(zones, registry=snapshot, casino_id=CASINO)
+    watcher = ZoneReporter(zones, registry=snapshot, casino_id=CASINO)
     settings = ReaderSettings(vendor_id=SIM_VENDOR_ID, product_id=SIM_PRODUCT_ID, antenna_zones=antennas,
                               name="bench", scan_interval=1 / args.scans_per_second)
     placed: dict[str, float] = {}
@@ -82,8 +81,8 @@ async def run(args: argparse.Namespace) -> int:
     async with UsbChipReader(settings, backend=backend) as reader:
         # Warm up: every stack stable before measuring.
         async with asyncio.timeout(10):
-            while sum(watcher.total_cents(zone) for zone in zones) != 500 * args.stack * len(zones):
-                apply_reader_event(watcher, await reader.next_event())
+            while sum(watcher.tracker.total_cents(zone) for zone in zones) != 500 * args.stack * len(zones):
+                watcher.reader_event(await reader.next_event())
         wall_start, cpu_start, firmware_start = time.perf_counter(), time.process_time(), backend.firmware_cpu
         next_placement = wall_start
         deadline = wall_start + args.seconds
@@ -103,11 +102,11 @@ async def run(args: argparse.Namespace) -> int:
             except TimeoutError:
                 continue
             scans += 1
-            for change in apply_reader_event(watcher, event):
+            for change in watcher.reader_event(event):
                 if isinstance(change, ZoneChanged):
-                    for tag in change.added:
-                        if tag.uid in placed:
-                            latencies.append(time.perf_counter() - placed.pop(tag.uid))
+                    for judged in change.chips:
+                        if judged.uid in placed:
+                            latencies.append(time.perf_counter() - placed.pop(judged.uid))
         wall = time.perf_counter() - wall_start
         cpu = time.process_time() - cpu_start
         firmware = backend.firmware_cpu - firmware_start

@@ -33,7 +33,8 @@ def decoder_throughput(frames: int, chunk: int) -> tuple[float, int]:
     """MB/s of FrameDecoder.feed over `frames` card frames fed in `chunk`-byte pieces."""
     data = b"".join(
         shoe_frame(
-            CardDrawn(sequence=index % 65536, card=ALL_CARDS[index % 52], card_number=index % 312 + 1, raw_code=0x11)
+            CardDrawn(sequence=index % 65536, code=ALL_CARDS[index % 52].code, card_number=index % 312 + 1,
+                      raw_code=0x11)
         ).to_bytes()
         for index in range(frames)
     )

@@ -1,4 +1,4 @@
-"""RFID chip readers: the `ChipReader` seam and the real pyusb driver.
+"""RFID chip readers: the real pyusb driver of the `ChipReader` port (drivers.ports).
 
 `UsbChipReader` owns one reader on USB (docs/protocols/rfid.md). A thread does
 the blocking bulk transfers: identify and check the version, then an inventory
@@ -24,13 +24,14 @@ import urllib.parse
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Self
 
 import usb.core
 import usb.util
 
+from drivers.ports import ChipReader, ChipsScanned, ReaderEvent, ReaderOffline, ReaderOnline, ZoneReading
+from firmware_bridge.errors import ConfigError, DeviceError, TableError
 from firmware_bridge.rfid import (
-    AntennaStatus,
     ErrorCode,
     ErrorReply,
     FrameDecoder,
@@ -39,12 +40,23 @@ from firmware_bridge.rfid import (
     Inventory,
     InventoryResult,
     Message,
-    Tag,
     check_version,
     decode_message,
     encode,
 )
-from table_runtime.errors import ConfigError, DeviceError, TableError
+
+__all__ = [
+    "ChipReader",
+    "ChipsScanned",
+    "ReaderBusyError",
+    "ReaderEvent",
+    "ReaderOffline",
+    "ReaderOnline",
+    "ReaderReplyError",
+    "ReaderSettings",
+    "UsbChipReader",
+    "ZoneReading",
+]
 
 log = logging.getLogger(__name__)
 
@@ -124,75 +136,6 @@ class ReaderSettings:
             raise ConfigError(key, f"{url}: {error}") from error
         return cls(vendor_id=ids[0], product_id=ids[1], antenna_zones=antenna_zones, name=name,
                    serial=query.get("serial"), timeout_ms=timeout_ms, **timing)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ZoneReading:
-    """What the antenna under one zone saw in one inventory."""
-
-    zone: str
-    tags: tuple[Tag, ...]
-    status: AntennaStatus = AntennaStatus.OK
-
-    @property
-    def complete(self) -> bool:
-        """True when a chip missing from `tags` was really not seen (antenna healthy, not truncated)."""
-        return self.status == AntennaStatus.OK
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ChipsScanned:
-    """One inventory of every zone of a reader."""
-
-    reader: str
-    at: float
-    readings: tuple[ZoneReading, ...]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ReaderOnline:
-    reader: str
-    at: float
-    serial: str
-    firmware: str
-    protocol: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ReaderOffline:
-    """The reader is gone (unplugged, silent, refused): its zones are not being read."""
-
-    reader: str
-    at: float
-    zones: tuple[str, ...]
-    reason: str
-
-
-ReaderEvent = ChipsScanned | ReaderOnline | ReaderOffline
-
-
-class ChipReader(Protocol):
-    """A source of chip readings per zone, alive for an `async with`."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def zones(self) -> tuple[str, ...]: ...
-
-    @property
-    def online(self) -> bool: ...
-
-    async def __aenter__(self) -> Self: ...
-
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                        traceback: TracebackType | None) -> None: ...
-
-    async def next_event(self) -> ReaderEvent:
-        """The next event; the caller bounds the wait with `asyncio.timeout`."""
-        ...
-
-    def events(self) -> AsyncIterator[ReaderEvent]: ...
 
 
 @dataclass(slots=True)

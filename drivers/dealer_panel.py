@@ -1,26 +1,13 @@
 """The dealer panel: six buttons, a lamp per box, a tower light and a buzzer, on GPIO.
 
-`DealerPanel` is the seam the runtime codes against; `GpioDealerPanel` is the
+`DealerPanel` (drivers.ports) is the port the runtime codes against; `GpioDealerPanel` is the
 gpiozero implementation (real pins on a Pi, gpiozero's `MockFactory` in tests
 and in the demo). The runtime reads commands with ``async for command in
 panel.commands()`` and drives the outputs with `show_turn`, `set_tower`,
 `alarm_on` and `alarm_off`.
 
-Buttons (TABLE.md "Devices"):
-
-- DEAL (= NO MORE BETS), NEXT (stand), DOUBLE and SPLIT act when pressed.
-- CONFIRM and UNDO act when *released*, because together they make a chord:
-  holding CONFIRM and UNDO down together for ``void_hold_seconds`` gives VOID
-  (the supervisor voids the round). A chord never also gives CONFIRM or UNDO,
-  and a chord let go before the hold time gives nothing, so a dealer who
-  brushes both buttons cannot void a round or undo a card by accident. A
-  single held button was rejected for VOID: CONFIRM is pressed every round and
-  a long press of it is an easy slip.
-- Debounce: an edge within ``debounce_seconds`` of the last accepted edge of the
-  same button is not trusted; when that window ends the button's real level is
-  read again and, if it changed, that change is taken. gpiozero's
-  ``bounce_time`` is also set, for the pin libraries that implement it (its
-  mock pins do not, which is why the filter is ours too).
+Buttons (TABLE.md "Devices"): drivers/panel_buttons.py (press or release,
+debounce, the CONFIRM+UNDO chord that gives VOID).
 
 gpiozero calls back on its own threads: those callbacks only timestamp the edge
 and hand it to the event loop with ``loop.call_soon_threadsafe``; everything
@@ -31,148 +18,70 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import enum
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
-from table_runtime.config import BUTTONS, PanelPins
-from table_runtime.errors import DeviceError, TableError
+from drivers.panel_buttons import BUTTONS, ButtonLogic, PanelUsageError
+from drivers.ports import DealerPanel, PanelCommand, Tower
+from firmware_bridge.errors import DeviceError
 
-
-class PanelCommand(enum.StrEnum):
-    """What the dealer asked for; the display's touch buttons send the same names."""
-
-    DEAL = "DEAL"  # NO MORE BETS
-    NEXT = "NEXT"
-    DOUBLE = "DOUBLE"
-    SPLIT = "SPLIT"
-    UNDO = "UNDO"
-    CONFIRM = "CONFIRM"
-    VOID = "VOID"
-
-
-class Tower(enum.StrEnum):
-    """The tower light: one colour at a time."""
-
-    OFF = "off"
-    PLAY = "green"  # a round is running
-    WAITING = "amber"  # waiting for the dealer (confirm, correct, enter a card)
-    ALARM = "red"
-
-
-class PanelUsageError(TableError, ValueError):
-    """A panel method called with something it cannot show (box 9 on a 7-box table)."""
+__all__ = [
+    "BUTTONS",
+    "ButtonLogic",
+    "BuzzerPattern",
+    "DealerPanel",
+    "GpioDealerPanel",
+    "PanelCommand",
+    "PanelDeviceError",
+    "PanelUsageError",
+    "PanelWiring",
+    "Tower",
+    "pin_factory_for",
+]
 
 
 class PanelDeviceError(DeviceError):
     """The GPIO pins could not be claimed (in use, no such pin, no pin library)."""
 
 
-@runtime_checkable
-class DealerPanel(Protocol):
-    """The dealer's buttons and the lamps, tower and buzzer the table drives."""
-
-    async def __aenter__(self) -> DealerPanel: ...
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None: ...
-
-    def commands(self) -> AsyncIterator[PanelCommand]:
-        """Commands in the order the dealer gave them; ends when the panel closes."""
-        ...
-
-    def show_turn(self, box: int | None) -> None:
-        """Light the lamp of `box` (1-based), all others off; None: all off."""
-
-    def set_tower(self, state: Tower) -> None:
-        """The tower colour when no alarm is on (an alarm keeps it red until `alarm_off`)."""
-
-    def alarm_on(self) -> None:
-        """Tower red and the buzzer pattern."""
-
-    def alarm_off(self) -> None:
-        """Buzzer quiet, tower back to the last `set_tower` state."""
-
-
-_CHORD = ("CONFIRM", "UNDO")
-
-
-@dataclass(slots=True)
-class _ButtonState:
-    pressed: bool = False  # the accepted (debounced) level
-    accepted_at: float = float("-inf")
-    unsettled: bool = False  # an edge came inside the debounce window: read the level again when it ends
-    in_chord: bool = False  # this press overlapped the other chord button
-
-
-@dataclass(slots=True)
-class ButtonLogic:
-    """Turns button edges into commands: debounce, press/release actions, the VOID chord.
-
-    Pure: it is given timestamps and levels and never reads a clock, so it is
-    tested on exact times. `deadline` says when `settle` must be called next.
-    """
-
-    debounce_seconds: float
-    void_hold_seconds: float
-    _buttons: dict[str, _ButtonState] = field(default_factory=lambda: {name: _ButtonState() for name in BUTTONS})
-    _chord_since: float | None = None
-    _void_given: bool = False
-
-    def edge(self, button: str, pressed: bool, now: float) -> list[PanelCommand]:
-        """A raw edge seen on `button`; returns the commands it completes."""
-        state = self._buttons[button]
-        if now - state.accepted_at < self.debounce_seconds:
-            state.unsettled = True  # bouncing: `settle` reads the real level when the window ends
-            return []
-        if pressed == state.pressed:
-            return []
-        return self._accept(button, pressed, now)
-
-    def settle(self, now: float, levels: Mapping[str, bool]) -> list[PanelCommand]:
-        """Called at `deadline` with the buttons' real levels: end debounce windows, fire VOID when held."""
-        commands: list[PanelCommand] = []
-        for button, state in self._buttons.items():
-            if state.unsettled and now >= state.accepted_at + self.debounce_seconds:  # the sum `deadline` gives
-                state.unsettled = False
-                level = levels.get(button, state.pressed)
-                if level != state.pressed:
-                    commands += self._accept(button, level, now)
-        if (self._chord_since is not None and not self._void_given
-                and now >= self._chord_since + self.void_hold_seconds):
-            self._void_given = True
-            commands.append(PanelCommand.VOID)
-        return commands
+class PanelWiring(Protocol):
+    """Where the panel's parts are wired: BCM pin numbers and timings (the table's configuration gives them)."""
 
     @property
-    def deadline(self) -> float | None:
-        """The next time `settle` has work to do (end of a debounce window, VOID hold), if any."""
-        times = [state.accepted_at + self.debounce_seconds for state in self._buttons.values() if state.unsettled]
-        if self._chord_since is not None and not self._void_given:
-            times.append(self._chord_since + self.void_hold_seconds)
-        return min(times) if times else None
+    def buttons(self) -> Mapping[str, int]:
+        """Button name (one of BUTTONS) -> pin."""
+        ...
 
-    def is_pressed(self, button: str) -> bool:
-        return self._buttons[button].pressed
+    @property
+    def box_lamps(self) -> tuple[int, ...]:
+        """The lamp of each box, box 1 first."""
+        ...
 
-    def _accept(self, button: str, pressed: bool, now: float) -> list[PanelCommand]:
-        state = self._buttons[button]
-        state.pressed, state.accepted_at = pressed, now
-        if button not in _CHORD:
-            return [PanelCommand(button)] if pressed else []
-        confirm, undo = (self._buttons[name] for name in _CHORD)
-        if pressed:
-            if confirm.pressed and undo.pressed:
-                confirm.in_chord = undo.in_chord = True
-                self._chord_since, self._void_given = now, False
-            return []
-        self._chord_since = None
-        in_chord, state.in_chord = state.in_chord, False
-        return [] if in_chord else [PanelCommand(button)]
+    @property
+    def tower_green(self) -> int: ...
+
+    @property
+    def tower_amber(self) -> int: ...
+
+    @property
+    def tower_red(self) -> int: ...
+
+    @property
+    def buzzer(self) -> int: ...
+
+    @property
+    def debounce_seconds(self) -> float: ...
+
+    @property
+    def void_hold_seconds(self) -> float: ...
+
+    @property
+    def buttons_pull_up(self) -> bool:
+        """True when the buttons are wired to ground (pressed reads low)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,11 +93,12 @@ class BuzzerPattern:
     count: int = 3
 
 
-def pin_factory_for(name: str | None) -> Any:
+def pin_factory_for(name: str | None, *, chip: int | None = None) -> Any:
     """The gpiozero pin factory called `name` in configuration; None: gpiozero's default.
 
     gpiozero's default comes from GPIOZERO_PIN_FACTORY (and GPIOZERO_MOCK_PIN_CLASS
-    for "mock"); "mock" here uses `MockPWMPin`, as our tests do.
+    for "mock"); "mock" here uses `MockPWMPin`, as our tests do. `chip` is the
+    /dev/gpiochipN the lgpio factory opens (drivers/gpio_chip.py); None: gpiozero's choice.
     """
     if name is None:
         return None
@@ -200,7 +110,7 @@ def pin_factory_for(name: str | None) -> Any:
         if name == "lgpio":
             from gpiozero.pins.lgpio import LGPIOFactory
 
-            return LGPIOFactory()
+            return LGPIOFactory() if chip is None else LGPIOFactory(chip=chip)
         if name == "rpigpio":
             from gpiozero.pins.rpigpio import RPiGPIOFactory
 
@@ -228,7 +138,7 @@ class GpioDealerPanel:
 
     def __init__(
         self,
-        pins: PanelPins,
+        pins: PanelWiring,
         *,
         pin_factory: Any = None,
         buzzer_pattern: BuzzerPattern = BuzzerPattern(),
@@ -238,7 +148,7 @@ class GpioDealerPanel:
         self._factory = pin_factory
         self._pattern = buzzer_pattern
         self._clock = clock
-        self._logic = ButtonLogic(pins.debounce_seconds, pins.void_hold_seconds)
+        self._logic = ButtonLogic(pins.debounce_seconds, pins.void_hold_seconds, tuple(pins.buttons))
         self._queue: asyncio.Queue[PanelCommand | None] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None

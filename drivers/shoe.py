@@ -1,4 +1,4 @@
-"""The electronic shoe: the `CardShoe` seam and the real async serial driver.
+"""The electronic shoe: the real async serial driver of the `CardShoe` port (drivers.ports).
 
 `SerialShoe` owns one shoe on a serial port (docs/protocols/shoe.md). It uses
 **pyserial-asyncio-fast**, not pyserial in a thread: the transport registers
@@ -13,6 +13,9 @@ the link; leaving cancels it and ends `events()`. A lost link or a silent shoe
 capped, jittered backoff; the next HELLO re-identifies the shoe and go-back-N
 sequencing (§3) makes sure nothing it sent is lost or doubled. A shoe speaking
 another protocol version is refused: `events()` raises `ShoeVersionError`.
+
+This module is the port and the link's lifetime; what the bytes mean (framing,
+sequencing, parsing, the ACK and RESEND they call for) is drivers/shoe_receiver.py.
 """
 
 from __future__ import annotations
@@ -21,50 +24,39 @@ import asyncio
 import contextlib
 import random
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Self
 from urllib.parse import urlsplit
 
 import serial
 import serial_asyncio_fast
 
+from drivers.ports import CardShoe
+from drivers.shoe_receiver import Received, ShoeReceiver, ShoeStatistics
+from firmware_bridge.errors import ConfigError, DeviceError
 from firmware_bridge.shoe import (
     SUPPORTED_VERSIONS,
-    Ack,
     CardDrawn,
     CutCardReached,
-    Decision,
     DoorClosed,
     DoorOpened,
-    Frame,
-    FrameDecoder,
     GateChanged,
-    Heartbeat,
     Hello,
     HostCommand,
     Identify,
     Jam,
     JamCleared,
-    MalformedMessageError,
-    MessageType,
     MissedCards,
-    Resend,
-    Sequencer,
     SetGate,
     ShoeEvent,
     ShoeIdentity,
     ShoeOffline,
     ShoeOnline,
     ShoeShuffled,
-    ShoeStatus,
     ShoeVersionError,
     UnreadableCard,
     host_frame,
-    parse_shoe_frame,
 )
-from firmware_bridge.shoe.messages import protocol_version_of
-from table_runtime.errors import ConfigError, DeviceError
 
 __all__ = [
     "CardDrawn",
@@ -100,34 +92,6 @@ class ShoeCommandError(DeviceError, TimeoutError):
     """A command to the shoe (lock or unlock the gate) was not confirmed: the shoe is offline or silent."""
 
 
-class CardShoe(Protocol):
-    """What the runtime needs from a shoe, real or simulated."""
-
-    @property
-    def online(self) -> bool: ...
-
-    @property
-    def identity(self) -> ShoeIdentity | None: ...
-
-    async def __aenter__(self) -> Self: ...
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None: ...
-
-    def events(self) -> AsyncIterator[ShoeEvent]:
-        """Every event, in order, until the shoe is closed; raises ShoeVersionError if the shoe is refused."""
-        ...
-
-    async def lock_gate(self) -> None:
-        """Lock the card gate (between rounds); returns once the shoe confirms it."""
-        ...
-
-    async def unlock_gate(self) -> None:
-        """Unlock the card gate; returns once the shoe confirms it."""
-        ...
-
-
 def port_of(url: str) -> str:
     """The pyserial port for a configured device: `serial:///dev/ttyACM0`, a plain path, or a pyserial URL."""
     parts = urlsplit(url)
@@ -140,19 +104,6 @@ def port_of(url: str) -> str:
     if parts.scheme == "" and url:
         return url
     raise ConfigError("devices.shoe", f"{url!r}: use serial:///dev/ttyACM0, a device path, or socket:// rfc2217://")
-
-
-@dataclass(slots=True)
-class ShoeStatistics:
-    """Counters since the driver started, for diagnosis and the bench."""
-
-    connections: int = 0
-    bytes_received: int = 0
-    bytes_skipped: int = 0
-    malformed_messages: int = 0
-    duplicates: int = 0
-    out_of_order: int = 0
-    missed: int = 0
 
 
 class _Link(asyncio.Protocol):
@@ -203,17 +154,15 @@ class SerialShoe:
         self.backoff_max = backoff_max
         self.command_timeout = command_timeout
         self.supported_versions = supported_versions
-        self.statistics = ShoeStatistics()
+        self._receiver = ShoeReceiver(self.port, supported_versions)
+        self.statistics = self._receiver.statistics
         self._jitter = jitter or random.Random()
-        self._sequencer = Sequencer()
-        self._decoder = FrameDecoder()
         self._queue: asyncio.Queue[ShoeEvent | BaseException | None] = asyncio.Queue()
         self._final: BaseException | object | None = _OPEN  # the queue's last word: an error or None (closed)
         self._task: asyncio.Task[None] | None = None
         self._transport: asyncio.Transport | None = None
         self._hello: asyncio.Future[Hello] | None = None
         self._watchdog: asyncio.Timeout | None = None
-        self._identified = False
         self._online = False
         self._identity: ShoeIdentity | None = None
         self._gate_locked: bool | None = None
@@ -319,8 +268,7 @@ class SerialShoe:
 
     async def _session(self) -> None:
         loop = asyncio.get_running_loop()
-        self._decoder.reset()
-        self._identified = False
+        self._receiver.reset()
         link = _Link(self)
         transport, _ = await serial_asyncio_fast.create_serial_connection(
             loop, lambda: link, self.port, baudrate=BAUD_RATE
@@ -337,13 +285,12 @@ class SerialShoe:
             serial_number=hello.serial_number,
             boot_id=hello.boot_id,
         )
-        decision = self._sequencer.on_hello(hello)
-        self._identified = True
+        since = self._receiver.identify(hello)
         self._online = True
         self._queue.put_nowait(
             ShoeOnline(identity=self._identity, shoe_id=hello.shoe_id, cards_drawn=hello.cards_drawn, device=self.port)
         )
-        self._apply(decision)
+        self._act_on(since)
         try:
             async with asyncio.timeout(self.heartbeat_timeout) as watchdog:
                 self._watchdog = watchdog
@@ -377,85 +324,23 @@ class SerialShoe:
     # -- bytes in ------------------------------------------------------------------------
 
     def _on_bytes(self, data: bytes) -> None:
-        self.statistics.bytes_received += len(data)
-        skipped = self._decoder.bytes_skipped
-        frames = self._decoder.feed(data)
-        self.statistics.bytes_skipped += self._decoder.bytes_skipped - skipped
-        if not frames:
-            return
-        if self._watchdog is not None:
+        received = self._receiver.feed(data, awaiting_hello=self._hello is not None and not self._hello.done())
+        if received.frames and self._watchdog is not None:
             self._watchdog.reschedule(asyncio.get_running_loop().time() + self.heartbeat_timeout)
-        acknowledge: int | None = None
-        for frame in frames:
-            if frame.message_type == MessageType.HELLO:
-                self._on_hello(frame)
-            elif not self._identified:
-                continue  # nothing is placed before HELLO; the shoe resends
-            elif frame.is_sequenced:
-                decision = self._sequencer.on_frame(frame)
-                self._count()
-                if decision.missed is not None:
-                    self._queue.put_nowait(decision.missed)
-                if decision.deliver:
-                    self._deliver(frame)
-                if decision.acknowledge is not None:
-                    acknowledge = decision.acknowledge
-                if decision.resend_from is not None:
-                    self._send(Resend(decision.resend_from))
-            elif frame.message_type == MessageType.HEARTBEAT:
-                self._on_heartbeat(frame)
-        if acknowledge is not None:
-            self._send(Ack(acknowledge))  # cumulative: one per chunk is enough
+        if received.hello is not None and self._hello is not None and not self._hello.done():
+            if isinstance(received.hello, ShoeVersionError):
+                self._hello.set_exception(received.hello)
+            else:
+                self._hello.set_result(received.hello)
+        self._act_on(received)
 
-    def _on_hello(self, frame: Frame) -> None:
-        if self._hello is None or self._hello.done():
-            return
-        version = protocol_version_of(frame)
-        if version is not None and version not in self.supported_versions:
-            # §6: nothing else is trusted before the version check.
-            self._hello.set_exception(ShoeVersionError(version, self.supported_versions, self.port))
-            return
-        try:
-            message = parse_shoe_frame(frame)
-        except MalformedMessageError:
-            self.statistics.malformed_messages += 1
-            return
-        if isinstance(message, Hello):
-            self._hello.set_result(message)
-
-    def _on_heartbeat(self, frame: Frame) -> None:
-        try:
-            message = parse_shoe_frame(frame)
-        except MalformedMessageError:
-            self.statistics.malformed_messages += 1
-            return
-        if isinstance(message, Heartbeat):
-            self._set_gate_state(bool(message.status & ShoeStatus.GATE_LOCKED))
-            self._apply(self._sequencer.on_heartbeat(message.next_sequence))
-
-    def _deliver(self, frame: Frame) -> None:
-        try:
-            event = parse_shoe_frame(frame)
-        except MalformedMessageError:
-            # The sequence number is accounted for; the event is lost and said so.
-            self.statistics.malformed_messages += 1
-            self._queue.put_nowait(MissedCards(first_sequence=frame.sequence, count=1))
-            return
-        if isinstance(event, ShoeEvent):
-            if isinstance(event, GateChanged):
-                self._set_gate_state(event.locked)
+    def _act_on(self, received: Received) -> None:
+        if received.gate_locked is not None:
+            self._set_gate_state(received.gate_locked)
+        for event in received.events:
             self._queue.put_nowait(event)
-
-    def _apply(self, decision: Decision) -> None:
-        if decision.missed is not None:
-            self._queue.put_nowait(decision.missed)
-        if decision.resend_from is not None:
-            self._send(Resend(decision.resend_from))
-
-    def _count(self) -> None:
-        self.statistics.duplicates = self._sequencer.duplicates
-        self.statistics.out_of_order = self._sequencer.out_of_order
-        self.statistics.missed = self._sequencer.missed
+        for command in received.commands:
+            self._send(command)
 
     # -- commands out --------------------------------------------------------------------
 

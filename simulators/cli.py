@@ -11,15 +11,17 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from table_runtime.cli import run_handler
+from table_runtime.cli import add_version, run_handler
 
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "simulators.shoe_console",
+    "simulators.devices_console",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="table-sim", description=__doc__.splitlines()[0])
+    add_version(parser)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="DEVICE")
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).register(subparsers)

@@ -7,6 +7,12 @@ round beyond a queue of planned corrections, so a restarted demo picks up the
 round from the journal where it stopped. Sometimes it errs (a card too many,
 CONFIRM too early, a card for a bank that must stand) and then corrects itself,
 so the display and the feed show alarms and corrections.
+
+Whatever the table holds, it has a way on: a card no hand may take (one seen
+too often, from a shoe the journal does not know) goes to the discard rack,
+the alarms go to whoever may acknowledge them. The hands that carry its intents
+out tell it (`saw`) when the table refused one; the same intent refused
+`MAX_REFUSALS` times in a row stops the demo with the reason, never a loop.
 """
 
 from __future__ import annotations
@@ -16,9 +22,26 @@ from collections import deque
 from dataclasses import dataclass
 
 from simulators.players import BasicStrategyPlayer, RandomBettor, decide
+from table_runtime.errors import TableError
 from table_runtime.game.inputs import BetsLocked, Double, Split
-from table_runtime.game.round import Round
+from table_runtime.game.round import WAITING_REASONS, Round
 from table_runtime.game.table import Table
+
+MAX_REFUSALS = 3  # the same intent refused this many times in a row: the dealer stops instead of looping
+
+
+class DealerStuckError(TableError, RuntimeError):
+    """The table refused the simulated dealer's same intent again and again: the demo stops, saying why."""
+
+    def __init__(self, intent: object, refusal: str, times: int) -> None:
+        super().__init__(f"the simulated dealer stopped: {_name(intent)} refused {times} times in a row ({refusal})")
+        self.intent = intent
+        self.refusal = refusal
+        self.times = times
+
+
+def _name(intent: object) -> str:
+    return intent.command if isinstance(intent, Press) else type(intent).__name__
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +95,22 @@ class SimulatedDealer:
         self.bettor = RandomBettor(rng, table.limits, behind_chance=behind_chance)
         self._planned: deque[Intent] = deque()
         self._insurance_asked: set[tuple[int, int]] = set()
+        self._refused: Intent | None = None
+        self._refusals = 0
+
+    def saw(self, intent: Intent, refusal: str | None) -> None:
+        """What the table made of `intent`: None when it took it, else the refusal's message.
+
+        Raises `DealerStuckError` once the same intent was refused `MAX_REFUSALS` times in a row.
+        """
+        if refusal is None:
+            self._refused, self._refusals = None, 0
+            return
+        self._refusals = self._refusals + 1 if intent == self._refused else 1
+        self._refused = intent
+        self._planned.clear()  # a correction planned for a table that did not follow is no longer right
+        if self._refusals >= MAX_REFUSALS:
+            raise DealerStuckError(intent, refusal, self._refusals)
 
     def _erring(self) -> bool:
         return self.error_rate > 0 and self.rng.random() < self.error_rate
@@ -130,7 +169,9 @@ class SimulatedDealer:
         hand = round_.current_hand
         assert hand is not None
         if round_.held:
-            return Press("NEXT")  # the held card (after UNDO) goes to the next hand
+            if all(reason in WAITING_REASONS for _, reason in round_.held) and "NEXT" in round_.allowed():
+                return Press("NEXT")  # the held card (after UNDO) goes to the next hand
+            return Press("DISCARD")  # a card no hand may take (seen too often), or a hand that may not stand
         decision = decide(round_, self.player)
         following = tuple(stake.owner for stake in hand.base_stakes()[1:] if self.rng.random() < 0.7)
         if decision is None:

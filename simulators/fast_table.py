@@ -13,20 +13,16 @@ from dataclasses import dataclass, field
 
 from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Shuffle, SimulatedDealer
 from simulators.shoe_firmware import shuffled_shoe
+from simulators.simulation_errors import SimulationError
+from table_runtime.core.commands import command_input
 from table_runtime.game.cards import Card
-from table_runtime.game.events import Event, RoundClosed, RoundSettled, RoundVoided
+from table_runtime.game.commands import Command
+from table_runtime.game.events import Alarm, Event, RoundClosed, RoundSettled, RoundVoided
 from table_runtime.game.inputs import (
     CardDrawn,
-    Confirm,
     CutCardReached,
-    Discard,
-    Double,
-    Input,
     InsurancePlaced,
-    Next,
     ShoeShuffled,
-    Split,
-    Undo,
 )
 from table_runtime.game.shoe_count import shoe_id_of, shoe_number_of
 from table_runtime.runtime.alarms import needs_supervisor
@@ -69,14 +65,10 @@ class RunSummary:
     recovered: bool = False
 
 
-_PRESSES: dict[str, Callable[[tuple[str, ...]], Input]] = {
-    "NEXT": lambda _: Next(),
-    "DOUBLE": lambda following: Double(behind_following=following),
-    "SPLIT": lambda following: Split(behind_following=following),
-    "UNDO": lambda _: Undo(),
-    "CONFIRM": lambda _: Confirm(),
-    "DISCARD": lambda _: Discard(),
-}
+def refusal_in(events: list[Event]) -> str | None:
+    """The message of the first command the table refused among `events`, or None."""
+    return next((event.message for event in events if isinstance(event, Alarm) and event.kind == "command_refused"),
+                None)
 
 
 class FastTable:
@@ -97,8 +89,12 @@ class FastTable:
         while self.summary.rounds < rounds:
             steps_left -= 1
             if steps_left < 0:
-                raise RuntimeError("the demo table made no progress")  # pragma: no cover - a bug guard
-            for event in self.act(self.dealer.next_intent(self.controller.table)):
+                raise SimulationError(f"the demo table made no progress: {self.summary.rounds} of {rounds} "
+                                      "rounds in 1,000 steps a round")  # pragma: no cover - a bug guard
+            intent = self.dealer.next_intent(self.controller.table)
+            events = self.act(intent)
+            self.dealer.saw(intent, refusal_in(events))
+            for event in events:
                 if isinstance(event, (RoundClosed, RoundVoided)):
                     self.summary.rounds += 1
                     if on_round is not None:
@@ -119,7 +115,8 @@ class FastTable:
                 events += submit(CutCardReached(), source="shoe")
             return events
         if isinstance(intent, Press):
-            return submit(_PRESSES[intent.command](intent.behind_following), source="panel")
+            item = command_input(Command(intent.command), by="dealer", behind_following=intent.behind_following)
+            return submit(item, source="panel")  # the dealer's players say who follows: no chips here
         if isinstance(intent, Lock):
             return submit(intent.bets, source="chips")
         if isinstance(intent, Insure):

@@ -9,6 +9,7 @@ waits until the runtime has seen its effect, so the demo never races ahead.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import random
@@ -22,54 +23,91 @@ from drivers.shoe import SerialShoe
 from firmware_bridge.rfid import Tag
 from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Shuffle, SimulatedDealer
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
-from simulators.rfid_chips import DENOMINATIONS_CENTS, ChipIssuer
+from simulators.rfid_chips import CASINO_ID as CASINO_ID  # re-exported: the bench and benchmarks import them here
+from simulators.rfid_chips import ChipIssuer
+from simulators.rfid_chips import ChipTray as ChipTray
 from simulators.shoe import SimulatedShoe
+from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry
-from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import PanelPins, zone_names
+from table_runtime.core.zones_due import expected_zones
+from table_runtime.game.cards import Card
 from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.runtime.alarms import needs_supervisor
 from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.chip_link import ChipLink, expected_zones
 from table_runtime.runtime.controller import TableController
 
-CASINO_ID = 7
-TRAY_DENOMINATIONS = (*DENOMINATIONS_CENTS, 50)  # 3:2 on an odd number of euros needs a 50-cent chip
 DEMO_PINS = PanelPins(deal=5, next=6, double=13, split=19, undo=26, confirm=21,
                       box_lamps=(17, 27, 22, 23, 24, 25, 12), tower_green=16, tower_amber=20, tower_red=4,
                       buzzer=18, debounce_seconds=0.02, void_hold_seconds=3.0)
 
 
-class ChipTray:
-    """The dealer's float: registered chips handed out for stakes and payouts, and taken back."""
+class TableDevices(abc.ABC):
+    """The simulated devices of one demo table as the dealer's hands reach them, and the real drivers that read them.
 
-    def __init__(self, issuer: ChipIssuer, *, per_denomination: int = 400) -> None:
-        self.issuer = issuer
-        self.free: dict[int, list[Tag]] = defaultdict(list)
-        for denomination in TRAY_DENOMINATIONS:
-            self.free[denomination] = issuer.issue(denomination, per_denomination)
+    `LiveDevices` holds them in this process; `simulators.device_link.RemoteDevices` reaches them in a devices
+    process of their own, which outlives a kill -9 of the runtime.
+    """
 
-    def take(self, cents: int) -> list[Tag]:
-        chips: list[Tag] = []
-        left = cents
-        for denomination in sorted(TRAY_DENOMINATIONS, reverse=True):
-            while left >= denomination:
-                if not self.free[denomination]:
-                    self.free[denomination] = self.issuer.issue(denomination, 50)
-                chips.append(self.free[denomination].pop())
-                left -= denomination
-        if left:
-            raise ValueError(f"{cents} cents cannot be made of chips {TRAY_DENOMINATIONS}")
-        return chips
+    zones: list[str]
+    antennas: dict[int, str]
+    reporter: ZoneReporter
+    pin_factory: object
+    pins: PanelPins
+    shoe_link: Path
+    backend: object  # a pyusb backend (usb.backend.IBackend) on which the reader is found
 
-    def give_back(self, chips: list[Tag]) -> None:
-        for chip in chips:
-            assert chip.denomination_cents is not None
-            self.free[chip.denomination_cents].append(chip)
+    @abc.abstractmethod
+    def start(self) -> None:
+        """The devices are switched on."""
+
+    @abc.abstractmethod
+    def stop(self) -> None:
+        """The devices are switched off (the demo ended normally)."""
+
+    @abc.abstractmethod
+    def draw(self) -> Card:
+        """The dealer pulls the next card out of the shoe."""
+
+    @abc.abstractmethod
+    def shuffle(self) -> None:
+        """The dealer loads a new shoe, shuffled."""
+
+    @abc.abstractmethod
+    def put(self, zone: str, cents: int) -> list[Tag]:
+        """Chips worth `cents` from the tray onto `zone`: the chips placed."""
+
+    @abc.abstractmethod
+    def clear(self, zone: str) -> list[Tag]:
+        """Every chip on `zone` back to the tray: the chips taken."""
+
+    @abc.abstractmethod
+    def zone_chips(self) -> dict[str, list[Tag]]:
+        """The chips lying on each zone now."""
+
+    def app(self, controller: TableController, **extra: object) -> TableApp:
+        shoe = SerialShoe(str(self.shoe_link), heartbeat_timeout=3.0)
+        reader = UsbChipReader(ReaderSettings(vendor_id=SIM_VENDOR_ID, product_id=SIM_PRODUCT_ID,
+                                              antenna_zones=self.antennas, name="demo-reader", scan_interval=0.05),
+                               backend=self.backend)
+        panel = GpioDealerPanel(self.pins, pin_factory=self.pin_factory)
+        return TableApp(controller, shoe=shoe, panel=panel, readers=[reader],
+                        chips=self.reporter, **extra)  # type: ignore[arg-type]
 
 
-class LiveDevices:
-    """The simulated devices of one demo table and the real drivers that read them."""
+def demo_reporter(zones: list[str], data_dir: Path, registry_csv: str) -> ZoneReporter:
+    """The readers' edge of the demo table (debounce, registry check) against the chip float's registry export,
+    imported into DATA_DIR/chips.db."""
+    registry = ChipRegistry(data_dir / "chips.db")
+    try:
+        registry.import_text(registry_csv, source="demo chip float")
+        return ZoneReporter(zones, registry=registry.snapshot(), casino_id=CASINO_ID)
+    finally:
+        registry.close()
+
+
+class LiveDevices(TableDevices):
+    """The simulated devices of one demo table in this process (they stop with it)."""
 
     def __init__(self, controller: TableController, *, seed: int, data_dir: Path, pin_factory: object) -> None:
         table = controller.table
@@ -77,16 +115,14 @@ class LiveDevices:
         self.shoe_sim = SimulatedShoe(seed=seed, shoe_number=max(1, shoe_number_of(table.shoe.shoe_id)),
                                       cards_already_drawn=table.shoe.dealt if table.shoe.loaded else 0,
                                       cut_cards_behind=rules.cut_card_depth, announce=False)
-        self.zones = zone_names(rules.boxes)
+        self.shoe_link = self.shoe_sim.link
+        self.zones = list(zone_names(rules.boxes))
         self.antennas = {index + 1: zone for index, zone in enumerate(self.zones)}
         self.reader_sim = SimulatedReader(self.antennas, antennas=len(self.zones) + 1, seed=seed)
         self.backend = RfidBackend([self.reader_sim])
         issuer = ChipIssuer(CASINO_ID, seed=seed)
         self.tray = ChipTray(issuer)
-        registry = ChipRegistry(data_dir / "chips.db")
-        registry.import_text(issuer.csv(delimiter=","), source="demo chip float")
-        self.watcher = ChipWatcher(self.zones, registry=registry.snapshot(), casino_id=CASINO_ID)
-        registry.close()
+        self.reporter = demo_reporter(self.zones, data_dir, issuer.csv(delimiter=","))
         self.pin_factory = pin_factory
         self.pins = DEMO_PINS
 
@@ -96,26 +132,40 @@ class LiveDevices:
     def stop(self) -> None:
         self.shoe_sim.stop()
 
-    def app(self, controller: TableController, **extra: object) -> TableApp:
-        shoe = SerialShoe(str(self.shoe_sim.link), heartbeat_timeout=3.0)
-        reader = UsbChipReader(ReaderSettings(vendor_id=SIM_VENDOR_ID, product_id=SIM_PRODUCT_ID,
-                                              antenna_zones=self.antennas, name="demo-reader", scan_interval=0.05),
-                               backend=self.backend)
-        panel = GpioDealerPanel(self.pins, pin_factory=self.pin_factory)
-        return TableApp(controller, shoe=shoe, panel=panel, readers=[reader],
-                        chip_link=ChipLink(self.watcher, controller), **extra)  # type: ignore[arg-type]
+    def draw(self) -> Card:
+        return self.shoe_sim.draw()
+
+    def shuffle(self) -> None:
+        self.shoe_sim.shuffle()
+
+    def put(self, zone: str, cents: int) -> list[Tag]:
+        chips = self.tray.take(cents)
+        self.reader_sim.place(zone, *chips)
+        return chips
+
+    def clear(self, zone: str) -> list[Tag]:
+        chips = self.reader_sim.take_all(zone)
+        self.tray.give_back(chips)
+        return chips
+
+    def zone_chips(self) -> dict[str, list[Tag]]:
+        return {zone: self.reader_sim.chips(zone) for zone in self.zones}
 
 
 class LiveHands:
     """What the simulated dealer and players do with their hands, on the simulated devices."""
 
-    def __init__(self, app: TableApp, devices: LiveDevices, rng: random.Random, *, error_rate: float) -> None:
+    def __init__(self, app: TableApp, devices: TableDevices, rng: random.Random, *, error_rate: float) -> None:
         self.app = app
         self.devices = devices
         self.rng = rng
         self.error_rate = error_rate
         self.controller = app.controller
+        # What lies on the zones: after a restart, whatever the devices kept there.
         self.zone_chips: dict[str, list[Tag]] = defaultdict(list)
+        for zone, chips in devices.zone_chips().items():
+            if chips:
+                self.zone_chips[zone] = chips
 
     async def until(self, what: str, condition: Callable[[], bool], seconds: float = 10.0) -> None:
         loop = asyncio.get_running_loop()
@@ -129,7 +179,7 @@ class LiveHands:
 
     # chips -------------------------------------------------------------------------------
     def _zone_total(self, zone: str) -> int:
-        return int(self.controller.extra.get("zones", {}).get(zone, 0))
+        return self.controller.core.chips.total(zone)
 
     def _expected_totals(self) -> dict[str, int]:
         return {zone: sum(chip.denomination_cents or 0 for chip in chips) for zone, chips in self.zone_chips.items()}
@@ -139,14 +189,20 @@ class LiveHands:
         await self.until("the chips on the zones", lambda: all(self._zone_total(z) == c for z, c in expected.items()))
 
     def put(self, zone: str, cents: int) -> None:
-        chips = self.devices.tray.take(cents)
-        self.zone_chips[zone].extend(chips)
-        self.devices.reader_sim.place(zone, *chips)
+        self.zone_chips[zone].extend(self.devices.put(zone, cents))
 
     def clear(self, zone: str) -> None:
-        chips = self.devices.reader_sim.take_all(zone)
+        self.devices.clear(zone)
         self.zone_chips[zone] = []
-        self.devices.tray.give_back(chips)
+
+    def top_up(self, zone: str, cents: int) -> None:
+        """Put what `zone` lacks to hold `cents` (a restarted dealer may find the stake already there)."""
+        have = self._expected_totals().get(zone, 0)
+        if have > cents:
+            self.clear(zone)
+            have = 0
+        if cents > have:
+            self.put(zone, cents - have)
 
     # buttons -----------------------------------------------------------------------------
     async def press(self, command: str) -> None:
@@ -169,21 +225,24 @@ class LiveHands:
         table = controller.table
         if isinstance(intent, Draw):
             dealt = table.shoe.dealt
-            await asyncio.to_thread(self.devices.shoe_sim.draw)
+            await asyncio.to_thread(self.devices.draw)
             await self.until("the card from the shoe", lambda: table.shoe.dealt > dealt)
         elif isinstance(intent, Shuffle):
             shoe_id = table.shoe.shoe_id
-            await asyncio.to_thread(self.devices.shoe_sim.shuffle)
+            await asyncio.to_thread(self.devices.shuffle)
             await self.until("the new shoe", lambda: table.shoe.shoe_id != shoe_id and table.shoe.loaded)
         elif isinstance(intent, Lock):
+            stakes = {zone: 0 for zone, chips in self.zone_chips.items() if chips}  # left from before a restart
             for bet in intent.bets.bets:
-                self.put(f"box{bet.box}", bet.seated_cents)
+                stakes[f"box{bet.box}"] = bet.seated_cents
                 if bet.behind:
-                    self.put(f"box{bet.box}.behind", sum(behind.cents for behind in bet.behind))
+                    stakes[f"box{bet.box}.behind"] = sum(behind.cents for behind in bet.behind)
+            for zone, cents in stakes.items():
+                self.top_up(zone, cents)
             await self.settle_zones()
             await self.press("DEAL")
         elif isinstance(intent, Insure):
-            self.put(f"box{intent.box}.insurance", intent.cents)
+            self.top_up(f"box{intent.box}.insurance", intent.cents)
             await self.settle_zones()
         elif isinstance(intent, Press):
             await self._press(intent)
@@ -196,11 +255,16 @@ class LiveHands:
         round_ = self.controller.table.round
         if intent.command in ("DOUBLE", "SPLIT") and round_ is not None and round_.current_hand is not None:
             hand = round_.current_hand
+            box = round_.box(hand.box)
+            assert box is not None
             stakes = hand.base_stakes()
-            self.put(f"box{hand.box}", stakes[0].cents)
+            # the box's stakes so far plus the one added (a restarted dealer may have added it before the kill)
+            seated = sum(stake.cents for other in box.hands for stake in other.stakes if stake.owner == box.bet.owner)
+            behind = sum(stake.cents for other in box.hands for stake in other.stakes if stake.owner != box.bet.owner)
+            self.top_up(f"box{hand.box}", seated + stakes[0].cents)
             following = sum(stake.cents for stake in stakes[1:] if stake.owner in intent.behind_following)
-            if following:
-                self.put(f"box{hand.box}.behind", following)
+            if following or behind:
+                self.top_up(f"box{hand.box}.behind", behind + following)
             await self.settle_zones()
         if intent.command == "CONFIRM" and round_ is not None and round_.phase == "settlement" and not round_.held:
             await self._pay(round_)
@@ -234,7 +298,7 @@ class LiveHands:
         await self.settle_zones()
 
 
-async def deal_rounds(app: TableApp, devices: LiveDevices, *, rounds: int | None, seed: int, pace: float,
+async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | None, seed: int, pace: float,
                       error_rate: float, on_round: Callable[[int], None] | None = None) -> int:
     """The simulated dealer deals `rounds` rounds (forever when None) on the live devices."""
     controller = app.controller
@@ -246,7 +310,11 @@ async def deal_rounds(app: TableApp, devices: LiveDevices, *, rounds: int | None
     done = 0
     while rounds is None or done < rounds:
         closed_before = controller.table.rounds_started if controller.table.round_closed else -1
-        await hands.act(dealer.next_intent(controller.table))
+        refused = controller.alarms.counts.get("command_refused", 0)
+        intent = dealer.next_intent(controller.table)
+        await hands.act(intent)
+        dealer.saw(intent, _refusal(controller) if controller.alarms.counts.get("command_refused", 0) > refused
+                   else None)
         table = controller.table
         round_ = table.round
         if round_ is not None and round_.phase in ("closed", "voided") and table.rounds_started != closed_before:
@@ -256,3 +324,9 @@ async def deal_rounds(app: TableApp, devices: LiveDevices, *, rounds: int | None
         if pace:
             await asyncio.sleep(pace)
     return done
+
+
+def _refusal(controller: TableController) -> str:
+    """The message of the latest refused command still on the banner."""
+    refusals = [alarm for alarm in controller.alarms.active if alarm["kind"] == "command_refused"]
+    return str(refusals[-1]["message"]) if refusals else "command refused"

@@ -10,11 +10,14 @@ exports differently.
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 from collections.abc import Iterable
 
 from firmware_bridge.rfid import Tag
 
 DENOMINATIONS_CENTS = (100_000, 50_000, 10_000, 2_500, 1_000, 500, 100)
+CASINO_ID = 7  # the demo table's casino
+TRAY_DENOMINATIONS = (*DENOMINATIONS_CENTS, 50)  # 3:2 on an odd number of euros needs a 50-cent chip
 
 
 class ChipIssuer:
@@ -71,3 +74,31 @@ class ChipIssuer:
             amount = f"{euros},{cents:02d}" if delimiter == ";" else f"{euros}.{cents:02d}"
             lines.append(delimiter.join((uid, amount, str(self.casino_id), self.status[uid].upper(), "2026-01-15")))
         return "\n".join(lines) + "\n"
+
+
+class ChipTray:
+    """The dealer's float: registered chips handed out for stakes and payouts, and taken back."""
+
+    def __init__(self, issuer: ChipIssuer, *, per_denomination: int = 400) -> None:
+        self.issuer = issuer
+        self.free: dict[int, list[Tag]] = defaultdict(list)
+        for denomination in TRAY_DENOMINATIONS:
+            self.free[denomination] = issuer.issue(denomination, per_denomination)
+
+    def take(self, cents: int) -> list[Tag]:
+        chips: list[Tag] = []
+        left = cents
+        for denomination in sorted(TRAY_DENOMINATIONS, reverse=True):
+            while left >= denomination:
+                if not self.free[denomination]:
+                    self.free[denomination] = self.issuer.issue(denomination, 50)
+                chips.append(self.free[denomination].pop())
+                left -= denomination
+        if left:
+            raise ValueError(f"{cents} cents cannot be made of chips {TRAY_DENOMINATIONS}")
+        return chips
+
+    def give_back(self, chips: list[Tag]) -> None:
+        for chip in chips:
+            assert chip.denomination_cents is not None
+            self.free[chip.denomination_cents].append(chip)

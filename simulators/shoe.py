@@ -11,26 +11,24 @@ the shoe's heartbeats or its answers) and lets the synchronous `table-sim`
 command line, pytest and the asyncio demo drive it with the same calls.
 `draw()` writes the card frame from the caller's thread at once, so a card's
 latency is the driver's, not a hop through the firmware thread.
+
+The cable (the pty at a stable path, unplugging it, the faults on the line)
+is simulators/shoe_wire.py; the ``sim://shoe`` URL and stacked-shoe files,
+simulators/shoe_url.py; what the firmware answers, simulators/shoe_firmware.py.
 """
 
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
 import random
 import select
-import tempfile
 import threading
 import time
-import tty
-import uuid
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
-from urllib.parse import parse_qs, urlsplit
 
 from firmware_bridge.shoe import (
     Frame,
@@ -47,40 +45,11 @@ from simulators.shoe_firmware import (
     FirmwareIdentity,
     ShoeFirmware,
 )
-from table_runtime.errors import CardCodeError, ConfigError
-from table_runtime.game.cards import Card, parse_cards
+from simulators.shoe_url import read_stack, shoe_options
+from simulators.shoe_wire import FRAME_FAULTS, Fault, FrameHook, ShoeWire
+from table_runtime.game.cards import Card
 
-FrameHook = Callable[[Frame, int], None]
-
-
-class Fault(enum.Enum):
-    """What can go wrong, on command. The first five act on the next new event frame."""
-
-    CORRUPT = "corrupt"  # one byte of the next frame is damaged
-    DROP = "drop"  # the next frame is not sent (it stays in the retransmit buffer)
-    DUPLICATE = "duplicate"  # the next frame is sent twice
-    LOSE = "lose"  # the next frame is not sent and forgotten: the host must report missed cards
-    DELAY = "delay"  # everything the shoe sends waits `milliseconds`
-    UNREADABLE = "unreadable"  # the next card drawn cannot be read
-    DOOR = "door"  # the door is opened (close it with close_door())
-    JAM = "jam"  # a card jams (clear it with clear_jam())
-    DISCONNECT = "disconnect"  # the device vanishes and comes back after `milliseconds`
-
-
-_FRAME_FAULTS = (Fault.CORRUPT, Fault.DROP, Fault.DUPLICATE, Fault.LOSE)
-
-
-def read_stack(path: Path) -> list[Card]:
-    """A stacked shoe file: card codes in draw order, separated by spaces, commas or lines; `#` starts a comment."""
-    cards: list[Card] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        try:
-            cards += parse_cards(line.split("#", 1)[0])
-        except CardCodeError as error:
-            raise CardCodeError(f"{path}:{number}: {error}") from None
-    if not cards:
-        raise CardCodeError(f"{path}: no cards")
-    return cards
+__all__ = ["Fault", "FrameHook", "SimulatedShoe", "read_stack"]
 
 
 class SimulatedShoe:
@@ -122,24 +91,15 @@ class SimulatedShoe:
             buffer_size=buffer_size,
         )
         self._announce = cards_already_drawn == 0 if announce is None else announce
-        self._requested_link = Path(link) if link is not None else None
-        # Without a link, one private directory per shoe, made when it is plugged and removed on stop.
-        self._temporary_dir = Path(tempfile.gettempdir()) / f"shoe-{uuid.uuid4().hex[:12]}"
+        self.wire = ShoeWire(link, seed=seed, wake=self._wake, byte_interval=byte_interval,
+                             on_frame_written=on_frame_written)
         self.heartbeat_interval = heartbeat_interval
         self.retransmit_timeout = retransmit_timeout
-        self.byte_interval = byte_interval  # write one byte at a time, this far apart (seconds)
-        self.on_frame_written = on_frame_written
-        self._faults: deque[Fault] = deque()
         self._unreadable_next = 0
-        self._random = random.Random(seed)
         self._lock = threading.RLock()
         self._cycled = threading.Condition(self._lock)
         self._generation = 0  # firmware loop iterations: unplug() waits for one so the pty is really gone
-        self._master: int | None = None
-        self._slave: int | None = None
         self._decoder = FrameDecoder()
-        self._outbox: deque[tuple[float, bytes]] = deque()  # (not before, bytes) when delayed or trickled
-        self._hold_until = 0.0
         self._replug_at: float | None = None
         self._last_progress = time.monotonic()
         self._next_heartbeat = 0.0
@@ -154,41 +114,16 @@ class SimulatedShoe:
     def from_url(cls, url: str, **options: Any) -> SimulatedShoe:
         """A shoe from configuration: `sim://shoe?seed=7&shoe=1&drawn=0&link=/tmp/ttySHOE&stack=FILE`.
 
-        Start it, then give the driver its `url` (`serial://<link>`).
+        Start it, then give the driver its `url` (`serial://<link>`). `options` are the constructor's.
         """
-        parts = urlsplit(url)
-        if parts.scheme != "sim" or parts.netloc != "shoe":
-            raise ConfigError("devices.shoe", f"{url!r}: a simulated shoe is sim://shoe?seed=N")
-        query = parse_qs(parts.query)
-        known = {"seed", "shoe", "drawn", "link", "stack"}
-        if unknown := sorted(set(query) - known):
-            raise ConfigError("devices.shoe", f"{url!r}: unknown option {', '.join(unknown)} (known: {sorted(known)})")
-
-        def number(name: str, default: int) -> int:
-            text = query.get(name, [str(default)])[-1]
-            try:
-                return int(text)
-            except ValueError:
-                raise ConfigError("devices.shoe", f"{url!r}: {name} must be a whole number, not {text!r}") from None
-
-        if "stack" in query:
-            options["stack"] = read_stack(Path(query["stack"][-1]))
-        return cls(
-            seed=number("seed", 0),
-            shoe_number=number("shoe", 1),
-            cards_already_drawn=number("drawn", 0),
-            link=query["link"][-1] if "link" in query else None,
-            **options,
-        )
+        return cls(**(options | shoe_options(url)))
 
     # -- lifetime -----------------------------------------------------------------------
 
     @property
     def link(self) -> Path:
         """The device path the driver opens (a symlink to the current pty slave)."""
-        if self._requested_link is not None:
-            return self._requested_link
-        return self._temporary_dir / "ttySHOE"
+        return self.wire.link
 
     @property
     def url(self) -> str:
@@ -196,7 +131,25 @@ class SimulatedShoe:
 
     @property
     def plugged(self) -> bool:
-        return self._master is not None
+        return self.wire.plugged
+
+    @property
+    def byte_interval(self) -> float | None:
+        """Write one byte at a time, this far apart (seconds); None: whole frames."""
+        return self.wire.byte_interval
+
+    @byte_interval.setter
+    def byte_interval(self, seconds: float | None) -> None:
+        self.wire.byte_interval = seconds
+
+    @property
+    def on_frame_written(self) -> FrameHook | None:
+        """Called with each frame and the perf_counter_ns at which it went on the wire (the bench's clock)."""
+        return self.wire.on_frame_written
+
+    @on_frame_written.setter
+    def on_frame_written(self, hook: FrameHook | None) -> None:
+        self.wire.on_frame_written = hook
 
     def start(self) -> Self:
         with self._lock:
@@ -224,9 +177,7 @@ class SimulatedShoe:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._wake_read = self._wake_write = -1
-        if self._requested_link is None:
-            with contextlib.suppress(OSError):
-                self._temporary_dir.rmdir()
+        self.wire.remove()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -284,10 +235,10 @@ class SimulatedShoe:
         """Make something go wrong (see `Fault`); `milliseconds` for DELAY and DISCONNECT."""
         fault = Fault(fault)
         with self._lock:
-            if fault in _FRAME_FAULTS:
-                self._faults.append(fault)
+            if fault in FRAME_FAULTS:
+                self.wire.queue_fault(fault)
             elif fault is Fault.DELAY:
-                self._hold_until = max(self._hold_until, time.monotonic() + milliseconds / 1000)
+                self.wire.hold(milliseconds / 1000)
             elif fault is Fault.UNREADABLE:
                 self._unreadable_next += 1
             elif fault is Fault.DOOR:
@@ -322,19 +273,14 @@ class SimulatedShoe:
         """The cable is back: a new device appears at the same path."""
         with self._lock:
             self._replug_at = None
-            if self._running and self._master is None:
+            if self._running and not self.wire.plugged:
                 self._plug()
         self._wake()
 
     def write_raw(self, data: bytes) -> None:
         """Put arbitrary bytes on the wire (line noise, a misbehaving firmware), in order with the frames."""
         with self._lock:
-            if self._master is not None:
-                if self._outbox or self.byte_interval is not None or time.monotonic() < self._hold_until:
-                    self._outbox.append((self._hold_until, data))
-                    self._wake()
-                else:
-                    self._write_now(data)
+            self.wire.write_raw(data)
 
     @property
     def sent_events(self) -> list[SequencedShoeEvent]:
@@ -345,35 +291,14 @@ class SimulatedShoe:
     # -- the wire -----------------------------------------------------------------------
 
     def _plug(self) -> None:
-        master, slave = os.openpty()
-        tty.setraw(slave)  # no echo, no line discipline: bytes are bytes
-        os.set_blocking(master, False)
-        self._master, self._slave = master, slave
+        self.wire.plug()
         self._decoder.reset()
-        self._outbox.clear()
-        link = self.link
-        if self._requested_link is None:
-            self._temporary_dir.mkdir(mode=0o700, exist_ok=True)
-        temporary = link.with_name(link.name + ".new")
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        os.symlink(os.ttyname(slave), temporary)
-        os.replace(temporary, link)  # the path appears in one step, already complete
 
     def _unplug(self) -> None:
-        if self._master is None:
-            return
-        with contextlib.suppress(FileNotFoundError):
-            self.link.unlink()
-        for fd in (self._master, self._slave):
-            if fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        self._master = self._slave = None
-        self._outbox.clear()
-        # The firmware thread's select() keeps the closed pty alive until it returns: wake it so the
-        # device really vanishes now.
-        self._wake()
+        if self.wire.unplug():
+            # The firmware thread's select() keeps the closed pty alive until it returns: wake it so the
+            # device really vanishes now.
+            self._wake()
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):
@@ -383,43 +308,7 @@ class SimulatedShoe:
         """Put new event frames (and answers) on the wire, applying queued frame faults. Holds the lock."""
         self._last_progress = time.monotonic()
         for frame in frames:
-            copies = 1
-            data = frame.to_bytes()
-            if frame.is_sequenced and not frame.is_retransmit and self._faults:
-                fault = self._faults.popleft()
-                if fault is Fault.DROP:
-                    copies = 0
-                elif fault is Fault.LOSE:
-                    copies = 0
-                    self.firmware.forget(frame.sequence)
-                elif fault is Fault.DUPLICATE:
-                    copies = 2
-                elif fault is Fault.CORRUPT:
-                    damaged = bytearray(data)
-                    damaged[self._random.randrange(1, len(damaged))] ^= self._random.randrange(1, 256)
-                    data = bytes(damaged)
-            for _ in range(copies):
-                self._write(frame, data)
-
-    def _write(self, frame: Frame, data: bytes) -> None:
-        if self._master is None:
-            return
-        if self._outbox or self.byte_interval is not None or time.monotonic() < self._hold_until:
-            self._outbox.append((self._hold_until, data))
-            self._wake()
-            return
-        if self.on_frame_written is not None:
-            self.on_frame_written(frame, time.perf_counter_ns())
-        self._write_now(data)
-
-    def _write_now(self, data: bytes) -> None:
-        assert self._master is not None
-        try:
-            os.write(self._master, data)
-        except BlockingIOError:
-            pass  # nobody reads: like a USB device whose host is away, the bytes are lost (§3 recovers)
-        except OSError:
-            self._unplug()
+            self.wire.send(frame, forget=self.firmware.forget)
 
     # -- the firmware loop (its own thread) ---------------------------------------------
 
@@ -436,7 +325,8 @@ class SimulatedShoe:
                 if not self._running:
                     return
                 timeout = self._tick(time.monotonic())
-                readers = [self._wake_read] if self._master is None else [self._wake_read, self._master]
+                master = self.wire.master
+                readers = [self._wake_read] if master is None else [self._wake_read, master]
             ready, _, _ = select.select(readers, [], [], timeout)
             if self._wake_read in ready:
                 with contextlib.suppress(OSError):
@@ -444,17 +334,11 @@ class SimulatedShoe:
             with self._lock:
                 self._generation += 1
                 self._cycled.notify_all()
-                if self._master is not None and self._master in ready:
+                if master is not None and master in ready and master == self.wire.master:
                     self._receive()
 
     def _receive(self) -> None:
-        assert self._master is not None
-        try:
-            data = os.read(self._master, 4096)
-        except BlockingIOError:
-            return
-        except OSError:
-            return  # EIO while nobody holds the slave: nothing to read
+        data = self.wire.read()
         for frame in self._decoder.feed(data):
             try:
                 command = parse_host_frame(frame)
@@ -476,13 +360,14 @@ class SimulatedShoe:
         waits = [1.0]
         if self._replug_at is not None:
             waits.append(self._replug_at - now)
-        if self._master is None:
+        if not self.wire.plugged:
             return max(0.0, min(waits))
-        if self._outbox:
-            waits.append(self._flush_outbox(now))
+        if self.wire.pending:
+            waits.append(self.wire.flush(now))
         if now >= self._next_heartbeat:
             self._next_heartbeat = now + self.heartbeat_interval
-            self._write(self.firmware.heartbeat(), self.firmware.heartbeat().to_bytes())
+            heartbeat = self.firmware.heartbeat()
+            self.wire.write_frame(heartbeat, heartbeat.to_bytes())
         waits.append(self._next_heartbeat - now)
         if self.firmware.unacknowledged:
             due = self._last_progress + self.retransmit_timeout
@@ -491,22 +376,3 @@ class SimulatedShoe:
                 due = now + self.retransmit_timeout
             waits.append(due - now)
         return max(0.0, min(waits))
-
-    def _flush_outbox(self, now: float) -> float:
-        """Write delayed bytes that are due; one byte per interval when trickling. Returns the next wait."""
-        while self._outbox and self._master is not None:
-            not_before, data = self._outbox[0]
-            not_before = max(not_before, self._hold_until)
-            if now < not_before:
-                return not_before - now
-            if self.byte_interval is None:
-                self._outbox.popleft()
-                self._write_now(data)
-                continue
-            self._write_now(data[:1])
-            if len(data) > 1:
-                self._outbox[0] = (now + self.byte_interval, data[1:])
-            else:
-                self._outbox.popleft()
-            return self.byte_interval
-        return 1.0

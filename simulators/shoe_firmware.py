@@ -159,7 +159,7 @@ class ShoeFirmware:
         if unreadable:
             frames = [self._emit(UnreadableCard(sequence=self.next_sequence, card_number=number))]
         else:
-            event = CardDrawn(sequence=self.next_sequence, card=card, card_number=number, raw_code=raw_code(card))
+            event = CardDrawn(sequence=self.next_sequence, code=card.code, card_number=number, raw_code=raw_code(card))
             frames = [self._emit(event)]
         if number == self.cut_position:
             cut = CutCardReached(sequence=self.next_sequence, shoe_id=self.shoe_id, card_number=number)

@@ -7,9 +7,13 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from table_runtime import plugins
 from table_runtime.errors import TableError
+from table_runtime.version import installed_version
 
-# One module per command group, under table_runtime/commands/. Add yours here.
+# One module per command group, under table_runtime/commands/. Add yours here. A bare name is a command another
+# package provides through the `smart_table.commands` entry point group (table_runtime/plugins.py): the
+# simulators' `demo` and `simulate`; the product never imports them.
 COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.rules",
     "table_runtime.commands.journal",
@@ -18,31 +22,55 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.strategy",
     "table_runtime.commands.chips",
     "table_runtime.commands.recall",
-    "table_runtime.commands.demo",
-    "table_runtime.commands.simulate",
+    "demo",
+    "simulate",
     "table_runtime.commands.run",
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, command_group: str = plugins.COMMANDS_GROUP) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="table-runtime", description=__doc__)
+    add_version(parser)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+        module = importlib.import_module(name) if "." in name else plugins.command_module(name, group=command_group)
+        if module is None:
+            plugins.missing_command(subparsers, name, group=command_group)
+        else:
+            module.register(subparsers)
     return parser
 
 
-def run_handler(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
-    """Parse, run the chosen command's handler; our errors are one line on stderr and exit 2.
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """``--version``: the program and the installed version (shared by the three entry points)."""
+    parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
 
-    Shared by `table-runtime`, `table-sim` and `table-bench`.
+
+def error_line(error: BaseException) -> str:
+    """What went wrong, on one line: the file, line or key first, as our errors name them."""
+    if isinstance(error, UnicodeDecodeError):
+        return f"input that is not UTF-8: byte 0x{error.object[error.start]:02x} at offset {error.start}"
+    if isinstance(error, OSError) and error.filename is not None and not isinstance(error, TableError):
+        if error.filename2 is not None:  # a link or a rename: both paths
+            return f"{error.filename2} -> {error.filename}: {error.strerror or error}"
+        return f"{error.filename}: {error.strerror or error}"
+    return "; ".join(line.strip() for line in str(error).splitlines() if line.strip()) or type(error).__name__
+
+
+def run_handler(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
+    """Parse, run the chosen command's handler; a bad file, key or device is one line on stderr and exit 2.
+
+    Shared by `table-runtime`, `table-sim` and `table-bench`: the one place that turns our errors (and a file
+    the system cannot open or decode) into ``PROG: error: WHERE: WHAT`` instead of a traceback.
     """
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "any_arguments", False):  # a missing plugin's stand-in takes any
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return int(handler(args))
-    except TableError as error:
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+    except (TableError, OSError, UnicodeError) as error:
+        print(f"{parser.prog}: error: {error_line(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

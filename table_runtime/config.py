@@ -12,10 +12,12 @@ Layout (see ``configs/demo.toml`` and ``configs/pi.toml``)::
     data_dir = "/var/lib/table-runtime"    # journal.db lives here
     [rules]     profile + overrides        # table_runtime.game.rules.rules_from_mapping
     [limits]    min_bet_cents, max_bet_cents
-    [devices]   shoe (URL), panel_pin_factory, chip_registry, [[devices.chip_readers]]
+    [devices]   shoe (URL), panel_pin_factory, gpio_chip, chip_registry, [[devices.chip_readers]]
     [pins]      BCM numbers of buttons, box_lamps (one per box), tower lights, buzzer; timings
     [mqtt]      url (absent: no feed), prefix, username, password_file, ca_file, cert_file, key_file, client_id
     [display]   host, port, language, supervisor_pin_file, pit_token_file
+    [metrics]   host, port                 # the Prometheus endpoint (absent: none; needs the `metrics` extra)
+    [clock]     sync_wait_seconds          # how long start-up waits for a synchronised clock (docs/journal.md)
 
 Relative paths are relative to the configuration file's directory. Secrets come
 from the environment first, then from their files: ``TABLE_MQTT_PASSWORD``,
@@ -35,14 +37,16 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from table_runtime.errors import ConfigError
+from table_runtime.game.commands import PANEL_BUTTONS
 from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
 from table_runtime.journal import journal_path
+from table_runtime.text_files import InputFileError, read_text
 
 ENV_MQTT_PASSWORD = "TABLE_MQTT_PASSWORD"
 ENV_SUPERVISOR_PIN = "TABLE_SUPERVISOR_PIN"
 ENV_PIT_TOKEN = "TABLE_PIT_TOKEN"
 
-BUTTONS = ("DEAL", "NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM")
+BUTTONS = PANEL_BUTTONS  # the panel's buttons, named in game/commands.py
 SHOE_SCHEMES = ("serial", "sim", "socket", "rfc2217", "loop")
 READER_SCHEMES = ("usb", "sim")
 PIN_FACTORIES = ("lgpio", "rpigpio", "pigpio", "native", "mock")
@@ -82,6 +86,7 @@ class DevicesConfig:
     shoe: str  # serial:///dev/table-shoe, sim://shoe?seed=7, ...
     chip_readers: tuple[ChipReaderConfig, ...]
     panel_pin_factory: str | None = None  # None: gpiozero's default (GPIOZERO_PIN_FACTORY)
+    gpio_chip: int | str | None = None  # lgpio's chip: a number (/dev/gpiochipN) or its label ("pinctrl-rp1")
     chip_registry: Path | None = None
     casino_id: int | None = None  # the casino whose chips the table accepts; None: the one the registry's chips carry
 
@@ -137,6 +142,25 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MetricsConfig:
+    """The Prometheus endpoint (table_runtime/metrics.py); `port` None: no endpoint."""
+
+    host: str = "127.0.0.1"
+    port: int | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.port is not None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClockConfig:
+    """How start-up treats a clock not yet synchronised (a Pi has no real-time clock; docs/journal.md)."""
+
+    sync_wait_seconds: float = 120.0  # 0: do not wait
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableConfig:
     """Everything one table runs with; built by `load_config`, passed down explicitly."""
 
@@ -150,6 +174,8 @@ class TableConfig:
     pins: PanelPins
     mqtt: MqttConfig
     display: DisplayConfig
+    metrics: MetricsConfig = MetricsConfig()
+    clock: ClockConfig = ClockConfig()
 
     @property
     def journal_path(self) -> Path:
@@ -231,9 +257,9 @@ class _Reader:
         if path is None:
             return None
         try:
-            return path.read_text(encoding="utf-8").strip() or None
-        except OSError as error:
-            self.problem(_join(prefix, key), f"cannot read {path}: {error.strerror or error}")
+            return read_text(path).strip() or None
+        except InputFileError as error:
+            self.problem(_join(prefix, key), str(error))
             return None
 
 
@@ -254,11 +280,14 @@ def load_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -
     """Read, check and freeze a configuration file; `ConfigInvalidError` lists every problem."""
     source = Path(path)
     try:
-        document = tomllib.loads(source.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigInvalidError(source, [ConfigError("file", f"cannot read {source}: {error.strerror}")]) from error
+        document = tomllib.loads(read_text(source))
+    except InputFileError as error:
+        raise ConfigInvalidError(source, [ConfigError("file", error.where + error.message)]) from error
     except tomllib.TOMLDecodeError as error:
         raise ConfigInvalidError(source, [ConfigError("file", f"not valid TOML: {error}")]) from error
+    if not document:
+        raise ConfigInvalidError(source, [ConfigError("file", "empty: no table_id, no [devices]; "
+                                                              "start from configs/demo.toml or configs/pi.toml")])
     reader = _Reader(source.resolve().parent, os.environ if environ is None else environ)
     config = _build(reader, source, document)
     if reader.problems or config is None:
@@ -267,7 +296,8 @@ def load_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -
 
 
 def _build(reader: _Reader, source: Path, document: dict[str, Any]) -> TableConfig | None:
-    reader.unknown(document, "", {"table_id", "data_dir", "rules", "limits", "devices", "pins", "mqtt", "display"})
+    reader.unknown(document, "", {"table_id", "data_dir", "rules", "limits", "devices", "pins", "mqtt", "display",
+                                  "metrics", "clock"})
     table_id = reader.required(document, "table_id", "", str)
     if table_id is not None and not _TABLE_ID.fullmatch(table_id):
         reader.problem("table_id", f"{table_id!r}: 1 to 32 letters, digits, '-' or '_' (it goes into MQTT topics)")
@@ -280,11 +310,14 @@ def _build(reader: _Reader, source: Path, document: dict[str, Any]) -> TableConf
     pins = _pins(reader, document, boxes)
     mqtt = _mqtt(reader, document, table_id or "")
     display = _display(reader, document)
+    metrics = _metrics(reader, document)
+    clock = _clock(reader, document)
     if (table_id is None or data_dir is None or rules is None or limits is None or devices is None
             or pins is None or reader.problems):
         return None
     return TableConfig(source=source, table_id=table_id, rules=rules, limits=limits, data_dir=data_dir,
-                       devices=devices, zones=zones, pins=pins, mqtt=mqtt, display=display)
+                       devices=devices, zones=zones, pins=pins, mqtt=mqtt, display=display,
+                       metrics=metrics, clock=clock)
 
 
 def _rules(reader: _Reader, document: dict[str, Any]) -> RuleOptions | None:
@@ -323,13 +356,14 @@ def _limits(reader: _Reader, document: dict[str, Any]) -> TableLimits | None:
 def _devices(reader: _Reader, document: dict[str, Any], boxes: int) -> tuple[DevicesConfig | None, tuple[str, ...]]:
     prefix = "devices"
     table = reader.table(document, "devices", "", allowed={"shoe", "chip_readers", "panel_pin_factory",
-                                                             "chip_registry", "casino_id"})
+                                                             "gpio_chip", "chip_registry", "casino_id"})
     shoe = reader.required(table, "shoe", prefix, str)
     if shoe is not None:
         _check_shoe(reader, shoe)
     factory = reader.value(table, "panel_pin_factory", prefix, str, "") or None
     if factory is not None and factory not in PIN_FACTORIES:
         reader.problem("devices.panel_pin_factory", f"{factory!r} is not one of {', '.join(PIN_FACTORIES)}")
+    gpio_chip = _gpio_chip(reader, table, factory)
     registry = reader.path(table, "chip_registry", prefix, must_exist=False)
     casino_id = reader.value(table, "casino_id", prefix, int, 0) if "casino_id" in table else None
     if casino_id is not None and not 0 <= casino_id <= 0xFFFF:
@@ -358,8 +392,29 @@ def _devices(reader: _Reader, document: dict[str, Any], boxes: int) -> tuple[Dev
     ordered = tuple(name for name in zone_names(boxes) if name in zones)
     if shoe is None:
         return None, ordered
-    return DevicesConfig(shoe=shoe, chip_readers=tuple(readers), panel_pin_factory=factory,
+    return DevicesConfig(shoe=shoe, chip_readers=tuple(readers), panel_pin_factory=factory, gpio_chip=gpio_chip,
                          chip_registry=registry, casino_id=casino_id), ordered
+
+
+def _gpio_chip(reader: _Reader, table: Mapping[str, Any], factory: str | None) -> int | str | None:
+    """`devices.gpio_chip`: which /dev/gpiochip the lgpio factory opens, by number or by label."""
+    if "gpio_chip" not in table:
+        return None
+    key = "devices.gpio_chip"
+    chip = table["gpio_chip"]
+    if isinstance(chip, bool) or not isinstance(chip, (int, str)):
+        reader.problem(key, f"expected a chip number or label, not {_kind(chip)} {chip!r}")
+        return None
+    if isinstance(chip, int) and not 0 <= chip <= 255:
+        reader.problem(key, f"{chip}: a gpiochip number is 0 to 255")
+        return None
+    if isinstance(chip, str) and not re.fullmatch(r"[\w.@,:-]{1,31}", chip):
+        reader.problem(key, f"{chip!r}: a chip label, as `gpiodetect` shows it (e.g. \"pinctrl-rp1\")")
+        return None
+    if factory != "lgpio":
+        reader.problem(key, f"only the lgpio pin factory takes a chip; set devices.panel_pin_factory = \"lgpio\" "
+                            f"(it is {factory or 'unset'})")
+    return chip
 
 
 def _chip_reader(reader: _Reader, key: str, raw: Any, index: int, valid_zones: set[str],
@@ -565,6 +620,30 @@ def _display(reader: _Reader, document: dict[str, Any]) -> DisplayConfig:
     return DisplayConfig(host=host, port=port, language=language, supervisor_pin=pin, pit_token=token)
 
 
+def _metrics(reader: _Reader, document: dict[str, Any]) -> MetricsConfig:
+    prefix = "metrics"
+    if prefix not in document:
+        return MetricsConfig()
+    table = reader.table(document, prefix, "", allowed={"host", "port"})
+    host = reader.value(table, "host", prefix, str, "127.0.0.1")
+    port = reader.required(table, "port", prefix, int)
+    if port is not None and not 0 <= port <= 65535:
+        reader.problem("metrics.port", f"{port}: a TCP port is 0 to 65535")
+    display = document.get("display", {})
+    if port and isinstance(display, dict) and port == display.get("port", DisplayConfig().port):
+        reader.problem("metrics.port", f"{port} is also display.port")
+    return MetricsConfig(host=host, port=port)
+
+
+def _clock(reader: _Reader, document: dict[str, Any]) -> ClockConfig:
+    table = reader.table(document, "clock", "", allowed={"sync_wait_seconds"})
+    wait = reader.value(table, "sync_wait_seconds", "clock", float, ClockConfig().sync_wait_seconds)
+    if not 0 <= wait <= 3600:
+        reader.problem("clock.sync_wait_seconds", f"{wait}: 0 (do not wait) to 3600 seconds")
+        wait = ClockConfig().sync_wait_seconds
+    return ClockConfig(sync_wait_seconds=wait)
+
+
 def describe(config: TableConfig) -> str:
     """A one-paragraph summary for `check-config` (no secrets)."""
     limits = config.limits
@@ -578,7 +657,9 @@ def describe(config: TableConfig) -> str:
         f"{config.rules.decks} decks), limits {limits.min_bet_cents / 100:.2f} to {limits.max_bet_cents / 100:.2f}; "
         f"data {config.data_dir}; shoe {config.devices.shoe}; {len(readers)} chip reader"
         f"{'s' if len(readers) != 1 else ''} reading {len(config.zones)} zones; "
-        f"pins from {config.devices.panel_pin_factory or 'the default factory'}; {mqtt}; "
+        f"pins from {config.devices.panel_pin_factory or 'the default factory'}"
+        f"{'' if config.devices.gpio_chip is None else f' on chip {config.devices.gpio_chip!r}'}; {mqtt}; "
         f"display {config.display.host}:{config.display.port} ({config.display.language}); "
+        f"{f'metrics {config.metrics.host}:{config.metrics.port}' if config.metrics.enabled else 'metrics off'}; "
         f"secrets: {', '.join(secrets) or 'none'}"
     )

@@ -1,23 +1,25 @@
 """The error tree: one root, a base per subsystem, leaves that are also builtins.
 
 Dealer mistakes are never exceptions: the round reports them as alarms. These
-errors are for programming misuse, bad configuration and broken devices.
+errors are for programming misuse, bad configuration and broken devices. The
+root and the errors the devices share (`TableError`, `ConfigError`,
+`DeviceError`, `ProtocolError`) are defined in `firmware_bridge.errors`, the
+lowest layer, and re-exported here.
 """
 
 from __future__ import annotations
 
+from firmware_bridge.errors import ConfigError, DeviceError, ProtocolError, TableError
 
-class TableError(Exception):
-    """Root of every error this project raises on purpose."""
-
-
-class ConfigError(TableError, ValueError):
-    """A configuration key or value is wrong; `key` names it."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(f"{key}: {message}")
-        self.key = key
-        self.message = message
+__all__ = [
+    "CardCodeError",
+    "ConfigError",
+    "DeviceError",
+    "JournalError",
+    "ProtocolError",
+    "RuleOptionError",
+    "TableError",
+]
 
 
 class RuleOptionError(ConfigError):
@@ -26,14 +28,6 @@ class RuleOptionError(ConfigError):
 
 class CardCodeError(TableError, ValueError):
     """Text or a byte that does not name a card."""
-
-
-class DeviceError(TableError, OSError):
-    """A device is missing, offline or speaks something we do not understand."""
-
-
-class ProtocolError(TableError, ValueError):
-    """Bytes from a device that break its protocol."""
 
 
 class JournalError(TableError, RuntimeError):

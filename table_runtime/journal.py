@@ -27,7 +27,8 @@ import math
 import os
 import sqlite3
 import threading
-from collections.abc import Collection, Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -187,6 +188,8 @@ class Journal:
         self._connection: sqlite3.Connection | None = connection
         self._lock = threading.Lock()
         self._writer_lock: TextIO | None = None  # the writer's claim on <journal>.lock (`claim_writer`)
+        # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
+        self.commit_observer: Callable[[float], None] | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> Journal:
@@ -285,6 +288,7 @@ class Journal:
         entries: list[JournalEntry] = []
         with self._lock:
             db = self._db()
+            started = time.perf_counter()
             try:
                 db.execute("BEGIN IMMEDIATE")
                 try:
@@ -306,6 +310,8 @@ class Journal:
                     raise
             except sqlite3.Error as error:
                 raise JournalError(f"{self._path}: append failed: {error}") from error
+            if self.commit_observer is not None:
+                self.commit_observer(time.perf_counter() - started)
         return entries
 
     def entries(self, after_seq: int = 0, limit: int | None = None, *,

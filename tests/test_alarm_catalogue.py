@@ -3,8 +3,8 @@
 The kinds are read from the source with `ast` (never by matching text):
 
 - the string literal `kind=` keyword of every `Alarm(...)` / `ChipAlarm(...)` call;
-- the members of the `AlarmKind` Literal (table_runtime/chips/watch.py) and of `ChipProblemKind`
-  (table_runtime/chips/integrity.py), whose values `ChipAlarm(kind=problem.kind, ...)` passes on;
+- the members of `ChipProblemKind` (table_runtime/chips/integrity.py), whose values the core's
+  `refused_chip` passes on as `Alarm(kind=chip.refused, ...)`;
 - the first positional string argument of every `security_alarm(...)` call.
 
 A construction whose kind is not a literal must be one of `FORWARDERS` below (each passes on a kind
@@ -30,8 +30,8 @@ SOURCE_ROOTS = ("firmware_bridge", "drivers", "table_runtime")
 
 ALARM_CONSTRUCTORS = frozenset({"Alarm", "ChipAlarm"})
 SECURITY_ALARM = "security_alarm"
-# Literal type aliases whose members are alarm kinds (the chip watcher's AlarmKind; the integrity check's
-# kinds, passed on by ChipWatcher._refused as `ChipAlarm(kind=problem.kind, ...)`).
+# Literal type aliases whose members are alarm kinds (the integrity check's kinds, passed on by the core's
+# refused_chip as `Alarm(kind=chip.refused, ...)`; AlarmKind for any module that names its kinds so).
 KIND_LITERALS = frozenset({"AlarmKind", "ChipProblemKind"})
 # Callees that take a `kind=` keyword that is not an alarm's kind.
 NOT_ALARMS = frozenset({
@@ -42,10 +42,8 @@ NOT_ALARMS = frozenset({
 })
 # (file, enclosing function) of the constructions whose kind is not a literal, and why that is safe:
 FORWARDERS = frozenset({
-    # ChipAlarm(kind=problem.kind): a ChipProblemKind member, all read from the Literal in integrity.py.
-    ("table_runtime/chips/watch.py", "_refused"),
-    # Alarm(kind=alarm.kind) from a ChipAlarm: an AlarmKind member, read from the Literal in watch.py.
-    ("table_runtime/runtime/chip_link.py", "game_alarm"),
+    # Alarm(kind=chip.refused): a ChipProblemKind member (the edge's verdict), read from the Literal in integrity.py.
+    ("table_runtime/core/chip_alarms.py", "refused_chip"),
     # Alarm(kind=kind) in TableApp.security_alarm: the kinds are the literals of security_alarm(...) calls.
     ("table_runtime/runtime/app.py", "security_alarm"),
 })
@@ -203,8 +201,9 @@ def test_every_alarm_built_from_a_non_literal_kind_is_a_known_forwarder() -> Non
 def test_the_catalogue_reads_the_alarms_of_each_source() -> None:
     kinds = source_alarms().kinds
     assert "bank_must_stand" in kinds["table_runtime/game/round.py"]
-    assert "shoe_jam" in kinds["table_runtime/runtime/app.py"]
-    assert {"past_posting", "counterfeit_chip"} <= kinds["table_runtime/chips/watch.py"]
+    assert "shoe_jam" in kinds["table_runtime/core/shoe_watch.py"]
+    assert {"past_posting", "wrong_payout"} <= kinds["table_runtime/core/chip_alarms.py"]
+    assert "antenna_fault" in kinds["table_runtime/chips/edge.py"]
     assert "tag_mismatch" in kinds["table_runtime/chips/integrity.py"]
     assert kinds["table_runtime/display/server.py"] == {"supervisor_pin_locked"}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from table_runtime.errors import ProtocolError
+from firmware_bridge.errors import ProtocolError
 
 SYNC = b"\xa5\x5a"
 HEADER_SIZE = 4  # sync + length

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import ClassVar
 
+from firmware_bridge.errors import ProtocolError
 from firmware_bridge.rfid.framing import Frame
-from table_runtime.errors import ProtocolError
 
 PROTOCOL_MAJOR = 1
 PROTOCOL_MINOR = 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from table_runtime.errors import DeviceError, ProtocolError
+from firmware_bridge.errors import DeviceError, ProtocolError
 
 
 class ShoeProtocolError(ProtocolError):

@@ -10,9 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from table_runtime.game.cards import Card
-
 SCHEMA_VERSION = 1
+
+# The card vocabulary of the protocol (docs/protocols/shoe.md §4, CARD_DRAWN): one ASCII byte each.
+CARD_RANKS = "A23456789TJQK"
+CARD_SUITS = "SHDC"  # spades, hearts, diamonds, clubs
+
+
+def is_card_code(code: str) -> bool:
+    """True for a two-letter card code the shoe can send: a rank of CARD_RANKS then a suit of CARD_SUITS."""
+    return len(code) == 2 and code[0] in CARD_RANKS and code[1] in CARD_SUITS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,9 +38,13 @@ class SequencedShoeEvent(ShoeEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardDrawn(SequencedShoeEvent):
-    """A card left the shoe. `card_number` counts cards since the shuffle, from 1."""
+    """A card left the shoe. `card_number` counts cards since the shuffle, from 1.
 
-    card: Card
+    `code` is the card as the shoe read it, rank then suit (``AS``, ``TD``: the
+    code the journal writes); the runtime turns it into the game's `Card`.
+    """
+
+    code: str
     card_number: int
     raw_code: int
 

@@ -13,6 +13,8 @@ from enum import IntEnum
 
 from firmware_bridge.shoe.errors import MalformedMessageError
 from firmware_bridge.shoe.events import (
+    CARD_RANKS,
+    CARD_SUITS,
     CardDrawn,
     CutCardReached,
     DoorClosed,
@@ -23,9 +25,9 @@ from firmware_bridge.shoe.events import (
     SequencedShoeEvent,
     ShoeShuffled,
     UnreadableCard,
+    is_card_code,
 )
 from firmware_bridge.shoe.framing import Frame, FrameFlags
-from table_runtime.game.cards import RANKS, SUITS, card_of
 
 PROTOCOL_VERSION = 1
 SUPPORTED_VERSIONS: tuple[int, ...] = (PROTOCOL_VERSION,)
@@ -126,8 +128,10 @@ def _text(value: str, field: str) -> bytes:
 
 def _event_payload(event: SequencedShoeEvent) -> tuple[MessageType, bytes]:
     match event:
-        case CardDrawn(card=card, card_number=number, raw_code=raw):
-            return MessageType.CARD_DRAWN, _CARD.pack(number, card.rank.encode(), card.suit.encode(), raw)
+        case CardDrawn(code=code, card_number=number, raw_code=raw):
+            if not is_card_code(code):
+                raise ValueError(f"not a card code: {code!r} (rank {CARD_RANKS} then suit {CARD_SUITS})")
+            return MessageType.CARD_DRAWN, _CARD.pack(number, code[0].encode(), code[1].encode(), raw)
         case ShoeShuffled():
             payload = _LOADED.pack(event.shoe_id, event.decks, event.cards, event.cut_position, int(event.stacked))
             return MessageType.SHOE_LOADED, payload
@@ -245,10 +249,10 @@ def parse_shoe_frame(frame: Frame) -> ShoeMessage:
         number, rank, suit, raw = _unpack(_CARD, frame)
         assert isinstance(rank, bytes) and isinstance(suit, bytes)
         assert isinstance(number, int) and isinstance(raw, int)
-        rank_text, suit_text = rank.decode("latin-1"), suit.decode("latin-1")
-        if rank_text not in RANKS or suit_text not in SUITS:
+        code = rank.decode("latin-1") + suit.decode("latin-1")
+        if not is_card_code(code):
             raise MalformedMessageError(kind, f"no card has rank {rank!r} and suit {suit!r}")
-        return CardDrawn(sequence=sequence, card=card_of(rank_text, suit_text), card_number=number, raw_code=raw)
+        return CardDrawn(sequence=sequence, code=code, card_number=number, raw_code=raw)
     if kind == MessageType.SHOE_LOADED:
         shoe_id, decks, cards, cut, stacked = _unpack(_LOADED, frame)
         assert isinstance(shoe_id, int) and isinstance(decks, int) and isinstance(cards, int)

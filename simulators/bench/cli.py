@@ -12,24 +12,29 @@ import asyncio
 import dataclasses
 import json
 import multiprocessing
+import multiprocessing.util
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import TextIO
+
+from tqdm import tqdm
 
 from simulators.bench.devices import DeviceChoice, load_devices
-from simulators.bench.report import text_report, write_junit
+from simulators.bench.report import MARKS, text_report, write_junit
 from simulators.bench.runner import ScenarioResult, SharedBroker, run_scenario
 from simulators.bench.scenario import Scenario, Step, load_scenario, scenario_paths
-from table_runtime.cli import run_handler
+from table_runtime.cli import add_version, run_handler
 
 LIBRARY = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="table-bench", description=__doc__.splitlines()[0])
+    add_version(parser)
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run scenario files (or directories of them)")
     run.add_argument("targets", nargs="*", default=[str(LIBRARY)],
@@ -43,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the results as JSON")
     run.set_defaults(handler=run_command)
     soak = commands.add_parser("soak", help="simulated rounds with random faults; a health report")
-    soak.add_argument("--rounds", type=int, default=100)
+    soak.add_argument("--rounds", type=_positive, default=100, help="rounds to play (default 100)")
     soak.add_argument("--seed", type=int, default=1)
     soak.add_argument("--mqtt", action="store_true", help="publish the feed to a bench Mosquitto and count it")
     soak.add_argument("--fault-rate", type=float, default=0.1, help="chance of a fault per round (default 0.1)")
@@ -52,30 +57,82 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: a whole number >= 1")
+    return value
+
+
 def with_feed_check(scenario: Scenario) -> Scenario:
     """--mqtt: the feed on, and a last check that every journal seq reached the broker in order."""
     check = Step("expect", {"feed": {"every_seq": True}}, "mqtt")
     return dataclasses.replace(scenario, feed=True, steps=(*scenario.steps, check))
 
 
-def run_paths(paths: Sequence[str], *, devices: DeviceChoice, mqtt: bool, keep: str | None) -> list[ScenarioResult]:
-    """Run scenario files one after the other in this process."""
+def run_one(path: str, *, devices: DeviceChoice, mqtt: bool, keep: str | None,
+            broker: SharedBroker | None = None) -> ScenarioResult:
+    """One scenario file in its own data directory (kept under `keep`, else removed)."""
+    scenario = load_scenario(path)
+    if mqtt:
+        scenario = with_feed_check(scenario)
+    work = Path(tempfile.mkdtemp(prefix="bench-", dir=keep))
+    try:
+        return asyncio.run(run_scenario(scenario, work_dir=work, devices=devices,
+                                        broker=broker if broker is not None else _worker_broker()))
+    finally:
+        if keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+_BROKERS: list[SharedBroker] = []  # a worker process's own broker, shared by the scenarios it runs
+
+
+def _worker_broker() -> SharedBroker:
+    if not _BROKERS:
+        _BROKERS.append(SharedBroker())
+        multiprocessing.util.Finalize(None, _BROKERS[0].close, exitpriority=10)  # stopped as the worker exits
+    return _BROKERS[0]
+
+
+def run_paths(paths: Sequence[str], *, devices: DeviceChoice, mqtt: bool, keep: str | None,
+              on_result: Callable[[ScenarioResult], None] | None = None) -> list[ScenarioResult]:
+    """Run scenario files one after the other in this process; `on_result` hears each as it finishes."""
     broker = SharedBroker()
     results = []
     try:
         for path in paths:
-            scenario = load_scenario(path)
-            if mqtt:
-                scenario = with_feed_check(scenario)
-            work = Path(tempfile.mkdtemp(prefix="bench-", dir=keep))
-            try:
-                results.append(asyncio.run(run_scenario(scenario, work_dir=work, devices=devices, broker=broker)))
-            finally:
-                if keep is None:
-                    shutil.rmtree(work, ignore_errors=True)
+            results.append(run_one(path, devices=devices, mqtt=mqtt, keep=keep, broker=broker))
+            if on_result is not None:
+                on_result(results[-1])
     finally:
         broker.close()
     return results
+
+
+class Progress:
+    """A line on stderr per scenario as it finishes (verdict, name, seconds) and, on a terminal, a bar."""
+
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+        self.total = total
+        self.stream = stream if stream is not None else sys.stderr
+        self.finished = 0
+        self.bar = tqdm(total=total, unit="scenario", file=self.stream, disable=not self.stream.isatty(),
+                        desc="table-bench", leave=False, mininterval=0, miniters=1)  # a scenario takes seconds
+
+    def __call__(self, result: ScenarioResult) -> None:
+        self.finished += 1
+        width = len(str(self.total))
+        count = f"[{self.finished:>{width}}/{self.total}]"
+        line = f"{count} {MARKS[result.status]:<5} {result.name} ({result.seconds:.1f} s)"
+        if self.bar.disable:
+            print(line, file=self.stream, flush=True)
+        else:
+            self.bar.write(line, file=self.stream)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -86,15 +143,21 @@ def run_command(args: argparse.Namespace) -> int:
     if args.keep:
         Path(args.keep).mkdir(parents=True, exist_ok=True)
     jobs = max(1, min(args.jobs, len(paths))) if devices.all_simulated else 1
-    if jobs == 1:
-        results = run_paths(paths, devices=devices, mqtt=args.mqtt, keep=args.keep)
-    else:
-        chunks = [paths[index::jobs] for index in range(jobs)]
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(run_paths, chunk, devices=devices, mqtt=args.mqtt, keep=args.keep)
-                       for chunk in chunks]
-            by_path = {result.path: result for future in futures for result in future.result()}
-        results = [by_path[path] for path in paths]
+    progress = Progress(len(paths))
+    try:
+        if jobs == 1:
+            results = run_paths(paths, devices=devices, mqtt=args.mqtt, keep=args.keep, on_result=progress)
+        else:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = {pool.submit(run_one, path, devices=devices, mqtt=args.mqtt, keep=args.keep): path
+                           for path in paths}
+                by_path = {}
+                for future in as_completed(futures):
+                    by_path[futures[future]] = future.result()
+                    progress(by_path[futures[future]])
+            results = [by_path[path] for path in paths]
+    finally:
+        progress.close()
     if args.junit:
         write_junit(results, args.junit)
     if args.json:

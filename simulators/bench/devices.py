@@ -28,6 +28,7 @@ from typing import Any
 
 from table_runtime.config import PanelPins, load_config
 from table_runtime.errors import ConfigError
+from table_runtime.text_files import InputFileError, read_text
 
 DEVICE_KEYS = ("shoe", "chips", "panel", "broker")
 KNOWN_KEYS = (*DEVICE_KEYS, "chips_registry", "casino_id", "antennas", "operator_timeout", "table_config")
@@ -125,12 +126,17 @@ def load_devices(spec: str) -> DeviceChoice:
         return SIMULATED
     path = Path(spec)
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise DevicesFileError("--devices", f"{spec}: cannot read: {error.strerror}") from error
+        document = tomllib.loads(read_text(path))
+    except InputFileError as error:
+        raise DevicesFileError("--devices", str(error)) from error
     except tomllib.TOMLDecodeError as error:
         raise DevicesFileError("--devices", f"{spec}: not valid TOML: {error}") from error
-    return devices_from_mapping(document.get("devices", document))
+    if not document:
+        raise DevicesFileError("--devices", f"{spec}: empty: name the real devices (docs/bench.md), or --devices sim")
+    try:
+        return devices_from_mapping(document.get("devices", document))
+    except DevicesFileError as error:
+        raise DevicesFileError(f"{spec}: {error.key}", error.message) from error
 
 
 class Operator:

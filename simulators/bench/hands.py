@@ -28,9 +28,9 @@ from simulators.rfid_backend import SimulatedReader
 from simulators.rfid_chips import DENOMINATIONS_CENTS, ChipIssuer
 from simulators.shoe import Fault, SimulatedShoe
 from simulators.shoe_firmware import SimulatedShoeError
+from table_runtime.core.zones_due import early_payments, expected_zones
 from table_runtime.game.cards import Card
 from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.chip_link import expected_zones
 from table_runtime.runtime.controller import TableController
 
 WAIT_SECONDS = 10.0  # a simulated device's effect must reach the runtime within this
@@ -121,7 +121,7 @@ class BenchHands:
         return seen
 
     def zone_total(self, zone: str) -> int:
-        return int(self.ctl.extra.get("zones", {}).get(zone, 0))
+        return self.ctl.core.chips.total(zone)
 
     def model_total(self, zone: str) -> int:
         return sum(chip.denomination_cents or 0 for chip in self.zone_chips[zone] if chip.uid not in self.refused)
@@ -295,6 +295,13 @@ class BenchHands:
         round_ = self.ctl.table.round
         if round_ is None or round_.phase != "settlement":
             raise StepFailed(where, f"nothing to settle: the round is in phase {self.ctl.table.phase}")
+        # A blackjack paid at once (002:62): stake and payout on its zone for the player to take away.
+        early = {zone: cents for zone, cents in early_payments(round_).items()
+                 if zone in self.zones and self.model_total(zone) and cents > self.model_total(zone)}
+        for zone, cents in early.items():
+            self._put(zone, self.tray.take(cents - self.model_total(zone)), where)
+        if early:
+            await self._settle_zones(where)
         due = {zone: cents for zone, cents in expected_zones(round_).items() if zone in self.zones}
         for zone, error in args["errors"].items():
             due[zone] = due.get(zone, self.model_total(zone)) + error

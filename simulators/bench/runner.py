@@ -40,15 +40,14 @@ from simulators.mosquitto import MosquittoBroker
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
 from simulators.rfid_chips import DENOMINATIONS_CENTS, ChipIssuer
 from simulators.shoe import SimulatedShoe
+from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
-from table_runtime.chips.watch import ChipWatcher
 from table_runtime.display.server import DisplayServer
 from table_runtime.feed.consumer import FeedConsumer
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings, parse_broker_url
 from table_runtime.journal import Journal, journal_path, verify_file
 from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.recall import recall_rounds
 
@@ -197,9 +196,9 @@ class BenchTable(BenchHands):
         self.journals.append(journal)
         scenario = self.scenario
         controller = TableController(table_id=self.table_id, rules=scenario.rules, limits=scenario.limits,
-                                     journal=journal, clock=time.time)
+                                     journal=journal, clock=time.time, zones=self.zones)
         casino = self.choice.casino_id if self.choice.real("chips") else CASINO_ID
-        watcher = ChipWatcher(self.zones, registry=self.registry, casino_id=casino)
+        reporter = ZoneReporter(self.zones, registry=self.registry, casino_id=casino)
         shoe_url = self.choice.shoe if self.choice.real("shoe") else str(self.shoe_sim.link)
         shoe = SerialShoe(shoe_url, heartbeat_timeout=1.5)
         if self.choice.real("chips"):
@@ -223,7 +222,7 @@ class BenchTable(BenchHands):
             feed = FeedPublisher(settings_feed, journal)
         self.controller = controller
         self.app = TableApp(controller, shoe=shoe, panel=panel, readers=[reader],
-                            chip_link=ChipLink(watcher, controller), feed=feed)
+                            chips=reporter, feed=feed)
         if scenario.display:
             self.app.display = DisplayServer(self.app, host="127.0.0.1", port=0, language="fr")
         self.app_task = asyncio.create_task(self.app.run(), name=f"bench-app-{self.table_id}")

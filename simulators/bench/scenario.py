@@ -21,11 +21,13 @@ import yaml
 from table_runtime.config import zone_names
 from table_runtime.errors import CardCodeError, ConfigError
 from table_runtime.game.cards import Card
+from table_runtime.game.commands import PANEL_BUTTONS, Command, Role
 from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
+from table_runtime.text_files import InputFileError, read_text
 
-BUTTONS = ("DEAL", "NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM")
-TOUCHES = ("DEAL", "NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD", "MANUAL_CARD", "ACK_ALARM")
-ROLES = ("dealer", "supervisor", "pit")
+BUTTONS = tuple(PANEL_BUTTONS)  # the panel's buttons and every command, named in game/commands.py
+TOUCHES = tuple(Command)
+ROLES = tuple(Role)
 SPECIAL_CHIPS: dict[str, str] = {  # the special chip -> the alarm it must raise
     "counterfeit": "counterfeit_chip",
     "stolen": "stolen_chip",
@@ -94,17 +96,31 @@ def load_scenario(path: str | Path) -> Scenario:
     """A scenario from a `.yaml`/`.yml` or `.toml` file."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ScenarioError(str(path), f"cannot read: {error.strerror}") from error
+        text = read_text(path)
+    except InputFileError as error:
+        raise ScenarioError(str(path), str(error).removeprefix(f"{path}: ")) from error
     try:
         if path.suffix == ".toml":
             document: Any = tomllib.loads(text)
         else:
             document = yaml.safe_load(text)
-    except (yaml.YAMLError, tomllib.TOMLDecodeError) as error:
-        raise ScenarioError(str(path), f"not valid {'TOML' if path.suffix == '.toml' else 'YAML'}: {error}") from error
-    return scenario_from_mapping(document, path=path)
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(str(path), f"not valid TOML: {error}") from error
+    except yaml.YAMLError as error:
+        raise ScenarioError(str(path), f"not valid YAML: {_yaml_problem(error)}") from error
+    if document is None:
+        raise ScenarioError(str(path), "empty: a scenario has a name, cites and steps (docs/bench.md)")
+    try:
+        return scenario_from_mapping(document, path=path)
+    except ScenarioError as error:
+        raise ScenarioError(f"{path}: {error.key}", error.message) from error
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """One line: where and what (PyYAML's own text spans several lines, quoting the source)."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}" if mark is not None else problem
 
 
 def scenario_paths(targets: Sequence[str | Path]) -> list[Path]:
@@ -118,6 +134,8 @@ def scenario_paths(targets: Sequence[str | Path]) -> list[Path]:
             found.append(path)
         else:
             raise ScenarioError(str(path), "no such scenario file or directory")
+        if path.is_dir() and not any(p.parent == path for p in found):
+            raise ScenarioError(str(path), "no scenario files (.yaml, .yml, .toml) in this directory")
     return found
 
 

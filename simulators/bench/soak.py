@@ -26,6 +26,7 @@ from simulators.bench.hands import describe
 from simulators.live_table import LiveDevices, deal_rounds
 from simulators.mosquitto import MosquittoBroker
 from simulators.shoe import Fault
+from table_runtime.config import zone_names
 from table_runtime.feed.consumer import FeedConsumer
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings, parse_broker_url
@@ -111,8 +112,9 @@ async def _soak(settings: SoakSettings, data_dir: Path, journal: Journal,
                 broker: MosquittoBroker | None) -> SoakReport:
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-    controller = TableController(table_id=TABLE_ID, rules=profile(settings.profile), limits=TableLimits(),
-                                 journal=journal, clock=time.time)
+    rules = profile(settings.profile)
+    controller = TableController(table_id=TABLE_ID, rules=rules, limits=TableLimits(), journal=journal,
+                                 clock=time.time, zones=zone_names(rules.boxes))
     devices = LiveDevices(controller, seed=settings.seed, data_dir=data_dir,
                           pin_factory=MockFactory(pin_class=MockPWMPin))
     rng = random.Random(f"soak:{settings.seed}")

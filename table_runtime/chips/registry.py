@@ -16,7 +16,9 @@ columns such as a serial number or an issue date are ignored):
 | `casino_id` | the casino id written in the tag's data block, 0..65535 |
 | `status` | `active`, `void` or `stolen` (any case; empty means active) |
 
-The delimiter is `,` or `;` (detected from the header). An import is all or
+The file is UTF-8 (a byte-order mark is dropped), else it is read as
+Windows-1252, what a French spreadsheet writes as "CSV" (its accents and "€";
+a Latin-1 file reads the same). The delimiter is `,` or `;` (detected from the header). An import is all or
 nothing: the first bad line stops it with a `RegistryImportError` naming the
 line and the column; rows with a known UID update that chip.
 """
@@ -24,6 +26,7 @@ line and the column; rows with a known UID update that chip.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import sqlite3
 from collections.abc import Iterator, Mapping
@@ -34,6 +37,7 @@ from types import TracebackType
 from typing import Literal, Self, cast
 
 from table_runtime.errors import TableError
+from table_runtime.text_files import SPREADSHEET_ENCODING, decode_file
 
 ChipStatus = Literal["active", "void", "stolen"]
 STATUSES: tuple[ChipStatus, ...] = ("active", "void", "stolen")
@@ -77,6 +81,7 @@ class RegisteredChip:
 class ImportReport:
     added: int
     updated: int
+    encoding: str = "utf-8"  # what the file was read as
 
 
 def normalise_uid(text: str) -> str:
@@ -135,12 +140,18 @@ class ChipRegistry:
     def close(self) -> None:
         self._db.close()
 
-    def import_csv(self, path: str | Path) -> ImportReport:
-        text = Path(path).read_text(encoding="utf-8-sig")
-        return self.import_text(text, source=str(path))
+    def import_csv(self, path: str | Path, *, casino_id: int | None = None, one_casino: bool = False) -> ImportReport:
+        """Import an export: UTF-8 (with or without the byte-order mark spreadsheets write), else read as
+        Windows-1252, the encoding of a French spreadsheet's "CSV" export (Latin-1 letters and "€")."""
+        text, encoding = decode_file(path, fallback=SPREADSHEET_ENCODING)
+        report = self.import_text(text, source=str(path), casino_id=casino_id, one_casino=one_casino)
+        return dataclasses.replace(report, encoding=encoding)
 
-    def import_text(self, text: str, *, source: str = "<csv>") -> ImportReport:
-        rows = list(_parse_csv(text, source))
+    def import_text(self, text: str, *, source: str = "<csv>", casino_id: int | None = None,
+                    one_casino: bool = False) -> ImportReport:
+        """All rows or none. With `casino_id`, a row of another casino is refused naming its line; with
+        `one_casino`, every row must carry the first row's casino."""
+        rows = list(_parse_csv(text, source, casino_id=casino_id, one_casino=one_casino))
         known = {row[0] for row in self._db.execute("SELECT uid FROM chips")}
         with self._db:
             self._db.executemany(
@@ -181,6 +192,11 @@ class ChipRegistry:
         """Every chip, by UID: what the table checks readings against."""
         return {chip.uid: chip for chip in self.chips()}
 
+    @property
+    def casinos(self) -> tuple[int, ...]:
+        """The casinos whose chips the registry holds, smallest first."""
+        return tuple(row[0] for row in self._db.execute("SELECT DISTINCT casino_id FROM chips ORDER BY casino_id"))
+
     def __len__(self) -> int:
         count: int = self._db.execute("SELECT count(*) FROM chips").fetchone()[0]
         return count
@@ -190,7 +206,7 @@ def _chip(row: tuple[str, int, int, str]) -> RegisteredChip:
     return RegisteredChip(uid=row[0], denomination_cents=row[1], casino_id=row[2], status=cast(ChipStatus, row[3]))
 
 
-def _parse_csv(text: str, source: str) -> Iterator[RegisteredChip]:
+def _parse_csv(text: str, source: str, *, casino_id: int | None, one_casino: bool) -> Iterator[RegisteredChip]:
     first_line = text.split("\n", 1)[0]
     delimiter = ";" if first_line.count(";") > first_line.count(",") else ","
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
@@ -204,6 +220,7 @@ def _parse_csv(text: str, source: str) -> Iterator[RegisteredChip]:
         if required not in columns:
             raise RegistryImportError(source, 1, required, f"missing column; the header is {header}")
     seen: dict[str, int] = {}
+    expected_casino, casino_line = casino_id, 0
     for line, row in enumerate(reader, start=2):
         if not any(cell.strip() for cell in row):
             continue
@@ -225,9 +242,9 @@ def _parse_csv(text: str, source: str) -> Iterator[RegisteredChip]:
             if cents <= 0:
                 raise ValueError(f"{cents}: a positive number of cents")
             column = "casino_id"
-            casino_id = int(cell("casino_id"))
-            if not 0 <= casino_id <= 65535:
-                raise ValueError(f"{casino_id} is not 0..65535")
+            casino = int(cell("casino_id"))
+            if not 0 <= casino <= 65535:
+                raise ValueError(f"{casino} is not 0..65535")
             column = "status"
             status = parse_status(cell("status"))
         except ValueError as error:
@@ -236,5 +253,12 @@ def _parse_csv(text: str, source: str) -> Iterator[RegisteredChip]:
             raise RegistryImportError(source, line, column, str(error)) from error
         if uid in seen:
             raise RegistryImportError(source, line, "uid", f"{uid} is already on line {seen[uid]}")
+        if expected_casino is None and one_casino:
+            expected_casino, casino_line = casino, line
+        if expected_casino is not None and casino != expected_casino:
+            origin = f"line {casino_line}'s" if casino_line else "the registry's"
+            raise RegistryImportError(
+                source, line, "casino_id", f"casino {casino}, not {origin} casino {expected_casino}: a table accepts "
+                                           f"one casino's chips; import another casino's file with --casino {casino}")
         seen[uid] = line
-        yield RegisteredChip(uid=uid, denomination_cents=cents, casino_id=casino_id, status=status)
+        yield RegisteredChip(uid=uid, denomination_cents=cents, casino_id=casino, status=status)

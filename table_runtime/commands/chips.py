@@ -1,8 +1,14 @@
 """`table-runtime chips`: the casino's chip registry (import, list, set-status).
 
 The registry is a SQLite file: `--db PATH`, else `$TABLE_CHIPS_DB`, else
-`$XDG_DATA_HOME/table-runtime/chips.sqlite` (`~/.local/share/...`). The CSV
-columns are documented in table_runtime/chips/registry.py.
+`$XDG_DATA_HOME/table-runtime/chips.sqlite` (`~/.local/share/...`). Only `import`
+creates it (and says so); `list` and `set-status` refuse a path that holds none.
+The CSV columns are documented in table_runtime/chips/registry.py.
+
+A registry serves one casino: `import` refuses a row of another casino than the
+registry's chips (or, into an empty registry, than the file's first row), naming
+the line; `--casino N` imports casino N's chips on purpose (a table then names
+the one it accepts with `devices.casino_id`).
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +30,22 @@ def default_db() -> Path:
     return Path(data_home) / "table-runtime" / "chips.sqlite"
 
 
+def _casino(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 0xFFFF:
+        raise argparse.ArgumentTypeError(f"{text}: a casino id is 0 to 65535")
+    return value
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("chips", help="the chip registry: import a CSV export, list, set a chip's status")
     parser.add_argument("--db", type=Path, default=None, help=f"the registry file (default {default_db()})")
     actions = parser.add_subparsers(dest="chips_command", required=True, metavar="ACTION")
-    importing = actions.add_parser("import", help="import (add or update) the chips of a CSV file")
+    importing = actions.add_parser("import", help="import (add or update) the chips of a CSV file (UTF-8, else "
+                                                  "read as Windows-1252)")
     importing.add_argument("file", type=Path)
+    importing.add_argument("--casino", type=_casino, help="the casino of the file's chips, when it is not the one "
+                                                          "the registry holds (every row must carry it)")
     importing.set_defaults(handler=run_import)
     listing = actions.add_parser("list", help="list the chips of the registry")
     listing.add_argument("--status", choices=STATUSES)
@@ -40,16 +57,41 @@ def register(subparsers: Any) -> None:
     setting.set_defaults(handler=run_set_status)
 
 
-def _open(args: argparse.Namespace) -> ChipRegistry:
-    return ChipRegistry(args.db or default_db())
+def _open(args: argparse.Namespace, *, create: bool = False) -> ChipRegistry:
+    path: Path = args.db or default_db()
+    if path.is_dir():
+        raise RegistryError(f"{path}: is a directory; --db names the registry file")
+    if not create and not path.exists():
+        raise RegistryError(f"{path}: no chip registry here; create it with "
+                            f"table-runtime chips --db {path} import FILE")
+    try:
+        return ChipRegistry(path)
+    except sqlite3.Error as error:  # "file is not a database", a foreign schema
+        raise RegistryError(f"{path}: not a chip registry: {error}") from error
 
 
 def run_import(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         raise RegistryError(f"{args.file}: no such file")
-    with _open(args) as registry:
-        report = registry.import_csv(args.file)
-        print(f"{args.file}: {report.added} added, {report.updated} updated; {len(registry)} chips in {registry.path}")
+    path: Path = args.db or default_db()
+    created = not path.exists()
+    try:
+        with _open(args, create=True) as registry:
+            casinos = registry.casinos
+            if args.casino is None and len(casinos) > 1:
+                raise RegistryError(f"{registry.path} holds chips of casinos {list(casinos)}: name the casino of "
+                                    f"{args.file} with --casino")
+            expected = args.casino if args.casino is not None else casinos[0] if casinos else None
+            report = registry.import_csv(args.file, casino_id=expected, one_casino=True)
+            count = len(registry)
+    except BaseException:
+        if created:  # a refused first import leaves no empty registry behind
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+        raise
+    read_as = "" if report.encoding == "utf-8" else f" (read as {report.encoding}: not UTF-8)"
+    print(f"{args.file}{read_as}: {report.added} added, {report.updated} updated; {count} chips in {path}"
+          + (" (created)" if created else ""))
     return 0
 
 
@@ -68,8 +110,11 @@ def run_list(args: argparse.Namespace) -> int:
     print(f"{'uid':<16}  {'denomination':>12}  {'casino':>6}  status")
     for chip in chips:
         print(f"{chip.uid:<16}  {_euros(chip.denomination_cents):>12}  {chip.casino_id:>6}  {chip.status}")
-    total = sum(chip.denomination_cents for chip in chips)
-    print(f"{len(chips)} chips, {_euros(total)} in total")
+    active = [chip for chip in chips if chip.status == "active"]
+    withdrawn = len(chips) - len(active)
+    total = sum(chip.denomination_cents for chip in active)
+    print(f"{len(chips)} chips; {len(active)} active worth {_euros(total)}"
+          + (f" ({withdrawn} void or stolen, not counted)" if withdrawn else ""))
     return 0
 
 

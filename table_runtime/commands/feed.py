@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from table_runtime.feed.consumer import FeedConsumer, Received
+from table_runtime.errors import JournalError
+from table_runtime.feed.consumer import ConnectionNews, FeedConsumer, Received
 from table_runtime.feed.messages import DEFAULT_PREFIX, TOPIC_NAMES
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings, credentials, parse_broker_url, tls_context
@@ -49,6 +50,8 @@ def register(subparsers: Any) -> None:
     tail.add_argument("--count", type=int, help="exit after this many messages (exit 3 if a gap was seen)")
     tail.add_argument("--after", type=int, help="the last seq already handled: a later first seq is a gap")
     tail.add_argument("--persistent", action="store_true", help="persistent session (needs --client-id)")
+    tail.add_argument("--retry-max", type=float, default=5.0,
+                      help="most seconds between attempts while the broker cannot be reached (default 5)")
     tail.set_defaults(handler=run_tail)
 
     publish = actions.add_parser("publish", help="publish a journal to the broker until stopped (SIGTERM/SIGINT)")
@@ -85,6 +88,8 @@ def run_tail(args: argparse.Namespace) -> int:
         tls_context=tls_context(broker, args.ca_file, args.cert_file, args.key_file),
         client_id=args.client_id,
         persistent=args.persistent,
+        on_connection=_say,
+        backoff_max=args.retry_max,
     )
     if args.after is not None and args.table:
         consumer.tracker.start_after(args.table, args.after)
@@ -103,6 +108,11 @@ async def _tail(consumer: FeedConsumer, count: int | None, *, as_json: bool) -> 
     finally:
         await stream.aclose()
     return EXIT_GAPS if consumer.tracker.gaps else 0
+
+
+def _say(news: ConnectionNews) -> None:
+    """The broker's reachability on stderr (stdout is the messages): connected, or unreachable and retrying."""
+    print(f"feed tail: {news.text}", file=sys.stderr, flush=True)
 
 
 def _format(received: Received, *, as_json: bool) -> str:
@@ -134,6 +144,8 @@ def run_publish(args: argparse.Namespace) -> int:
     mapping.update(poll_interval=args.poll_interval, batch_size=args.batch_size)
     settings = FeedSettings.from_mapping(mapping, table_id=args.table_id)
     path = args.journal if args.journal is not None else journal_path(args.data_dir)
+    if not path.is_file():  # rather than creating an empty journal and publishing nothing
+        raise JournalError(f"{path}: no journal here")
     with Journal.open(path) as journal:
         asyncio.run(_publish(settings, journal))
     return 0

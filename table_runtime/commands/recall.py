@@ -15,9 +15,16 @@ from table_runtime.runtime.recall import euros, recall_rounds
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("recall", help="replay the last rounds step by step from the journal")
     parser.add_argument("--data-dir", default="/var/lib/table-runtime", help="the table's data directory")
-    parser.add_argument("--last", type=int, default=10, help="how many rounds (default 10)")
+    parser.add_argument("--last", type=_rounds, default=10, help="how many rounds, 1 or more (default 10)")
     parser.add_argument("--json", action="store_true", help="a JSON list, one object per round")
     parser.set_defaults(handler=run)
+
+
+def _rounds(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: a number of rounds, 1 or more")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

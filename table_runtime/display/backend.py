@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
-Role = Literal["dealer", "supervisor", "pit"]
+from table_runtime.game import commands
 
-# Commands the dealer's touch screen may send (VOID is the supervisor's).
-DEALER_COMMANDS: frozenset[str] = frozenset(
-    {"NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "MANUAL_CARD", "DISCARD", "ACK_ALARM"}
-)
-SUPERVISOR_COMMANDS: frozenset[str] = frozenset({"VOID"})
+Role = Literal["dealer", "supervisor", "pit"]  # the values of game.commands.Role
+
+# Commands the dealer's touch screen may send (VOID is the supervisor's; DEAL is the panel's button).
+SUPERVISOR_COMMANDS: frozenset[str] = frozenset(commands.SUPERVISOR_COMMANDS)
+DEALER_COMMANDS: frozenset[str] = frozenset(commands.Command) - SUPERVISOR_COMMANDS - {commands.Command.DEAL}
 ALL_COMMANDS: frozenset[str] = DEALER_COMMANDS | SUPERVISOR_COMMANDS
 
 # How many rounds the recall view may ask for (the gaming-lab standards ask for at least 10).

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_runtime.game.commands import ROUND_COMMANDS
+
 PHASES = ("betting", "dealing", "insurance", "playing", "bank", "settlement", "closed", "voided")
 HAND_STATUSES = ("waiting", "playing", "stood", "busted", "blackjack", "twenty_one", "doubled", "charlie", "done")
 OUTCOMES = ("blackjack", "win", "charlie", "push", "lose", "bust", "insurance_win", "insurance_lose", "void")
 STAKE_KINDS = ("original", "double", "split", "insurance")
-ALLOWED_COMMANDS = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD")
+ALLOWED_COMMANDS = tuple(ROUND_COMMANDS)  # what a round may allow (game/commands.py)
 ROUND_RESULTS = ("settled", "voided", "in_progress")
 
 _CENTS: dict[str, Any] = {"type": "integer"}
@@ -148,7 +150,9 @@ RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(
                     "type": {"type": "string"},
                     "text": {"type": "string"},
                     "snapshot": SNAPSHOT_SCHEMA,
-                }
+                },
+                # The events the step's input produced (codec.to_dict), which the page words in its language.
+                optional={"events": {"type": "array", "items": _object({"type": {"type": "string"}})}},
             ),
         },
         "payouts": {"type": "array", "items": _object({"box": _BOX_NUMBER, **_PAYOUT_FIELDS})},

@@ -315,13 +315,13 @@ class DisplayServer:
     async def _recall(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
         now = self._clock()
         if now - screen.last_recall < RECALL_INTERVAL_S:
-            return {"rounds": [], "message": "recall: one request a second"}
+            return {"rounds": [], "message": "recall: one request a second", "reason": "recall_busy"}
         screen.last_recall = now
         try:
             return {"rounds": await asyncio.to_thread(self._backend.recall, _recall_count(request.get("last")))}
         except Exception as error:
             log.exception("display: the backend failed to recall rounds")
-            return {"rounds": [], "message": f"recall failed: {error!r}"}
+            return {"rounds": [], "message": f"recall failed: {error!r}", "reason": "recall_failed"}
 
     async def _command(self, role: Role, request: dict[str, Any]) -> dict[str, Any]:
         """Check a command from a page and hand it to the runtime; every refusal says why."""
@@ -329,49 +329,52 @@ class DisplayServer:
         args = request.get("args") or {}
         base = {"name": name}
         if role == "pit":
-            return {**base, "ok": False, "message": "pit view is read-only"}
+            return {**base, "ok": False, "message": "pit view is read-only", "reason": "read_only"}
         if not isinstance(name, str) or name not in ALL_COMMANDS:
-            return {**base, "ok": False, "message": f"unknown command {name!r}"}
+            return {**base, "ok": False, "message": f"unknown command {name!r}", "reason": "unknown_command"}
         if not isinstance(args, dict):
-            return {**base, "ok": False, "message": "args must be an object"}
+            return {**base, "ok": False, "message": "args must be an object", "reason": "bad_args"}
         problem = _check_args(name, args)
         if problem is not None:
-            return {**base, "ok": False, "message": problem}
+            return {**base, "ok": False, "message": problem, "reason": "bad_args"}
         acting: Role = "dealer"
         # ACK_ALARM carries the PIN when the alarm needs the supervisor (the snapshot says which); the
         # runtime refuses such an alarm from the dealer, so a page that leaves the PIN out changes nothing.
         if name in SUPERVISOR_COMMANDS or (name == "ACK_ALARM" and "pin" in request):
             refusal = self._check_pin(name, request.get("pin"))
             if refusal is not None:
-                return {**base, "ok": False, "message": refusal}
+                return {**base, "ok": False, **refusal}
             acting = "supervisor"
         try:
             async with asyncio.timeout(COMMAND_TIMEOUT_S):
                 result = await self._backend.command(name, args, role=acting)
         except TimeoutError:
-            return {**base, "ok": False, "message": "no answer from the table"}
+            return {**base, "ok": False, "message": "no answer from the table", "reason": "no_answer"}
         except TableError as error:
             return {**base, "ok": False, "message": str(error)}
         except Exception as error:
             # A bug in the runtime must not cut the dealer's screen off; it is logged in full.
             log.exception("display: the backend failed on %s", name)
-            return {**base, "ok": False, "message": f"the table could not apply {name}: {error!r}"}
+            return {**base, "ok": False, "message": f"the table could not apply {name}: {error!r}", "reason": "failed"}
         return {**base, "ok": bool(result.get("ok")), "message": str(result.get("message", ""))}
 
-    def _check_pin(self, name: str, pin: object) -> str | None:
-        """Why a supervisor command is refused, or None; wrong PINs in a row lock it for a while."""
+    def _check_pin(self, name: str, pin: object) -> dict[str, Any] | None:
+        """Why a supervisor command is refused (message, reason code, and `seconds` locked), or None; wrong
+        PINs in a row lock it for a while."""
         if self._supervisor_pin is None:
-            return "no supervisor PIN is configured on this table"
+            return {"message": "no supervisor PIN is configured on this table", "reason": "no_pin"}
         now = self._clock()
         if now < self._pin_locked_until:
-            return f"too many wrong PINs: {name} locked for {int(self._pin_locked_until - now) + 1} s"
+            seconds = int(self._pin_locked_until - now) + 1
+            return {"message": f"too many wrong PINs: {name} locked for {seconds} s", "reason": "pin_locked",
+                    "seconds": seconds}
         if isinstance(pin, str) and hmac.compare_digest(pin.encode(), self._supervisor_pin.encode()):
             self._pin_failures = 0
             return None
         self._pin_failures += 1
         log.warning("display: wrong supervisor PIN for %s (%d in a row)", name, self._pin_failures)
         if self._pin_failures < PIN_ATTEMPTS:
-            return "wrong supervisor PIN"
+            return {"message": "wrong supervisor PIN", "reason": "wrong_pin"}
         self._pin_failures = 0
         self._pin_locked_until = now + PIN_LOCKOUT_S
         # One count for every screen: a second screen must not give a guesser more tries.
@@ -380,7 +383,8 @@ class DisplayServer:
             f"{PIN_ATTEMPTS} wrong supervisor PINs in a row for {name}: supervisor commands locked for "
             f"{PIN_LOCKOUT_S:g} s on every screen",
             "TABLE.md Corrections and recall (only a supervisor voids a round)")
-        return f"wrong supervisor PIN: {name} locked for {PIN_LOCKOUT_S:g} s"
+        return {"message": f"wrong supervisor PIN: {name} locked for {PIN_LOCKOUT_S:g} s", "reason": "pin_locked",
+                "seconds": int(PIN_LOCKOUT_S)}
 
 
 def _check_args(name: str, args: dict[str, Any]) -> str | None:

@@ -88,6 +88,26 @@ class Received:
         return str(self.message.get("table_id", ""))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConnectionNews:
+    """What a consumer's `on_connection` hears: subscribed, or the broker unreachable or lost and when it retries."""
+
+    broker: BrokerAddress
+    connected: bool
+    filter: str
+    reason: str | None = None
+    was_connected: bool = False  # lost after a connection, rather than unreachable
+    retry_in: float | None = None  # seconds until the next attempt
+
+    @property
+    def text(self) -> str:
+        where = f"broker {self.broker.host}:{self.broker.port}"
+        if self.connected:
+            return f"{where}: connected, listening on {self.filter}"
+        state = "connection lost" if self.was_connected else "unreachable"
+        return f"{where} {state} ({self.reason}); retrying in {self.retry_in:.1f} s"
+
+
 class FeedConsumer:
     """Subscribes to one topic of one table (or of all tables) and yields what it receives.
 
@@ -114,6 +134,7 @@ class FeedConsumer:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         backoff_initial: float = 0.1,
         backoff_max: float = 5.0,
+        on_connection: Callable[[ConnectionNews], None] | None = None,
     ) -> None:
         if persistent and not client_id:
             raise ValueError("a persistent session needs a fixed client_id")
@@ -131,6 +152,7 @@ class FeedConsumer:
         self._backoff = Backoff(backoff_initial, backoff_max, rng or random.Random())
         self._sleep = sleep
         self.connections = 0
+        self._on_connection = on_connection
 
     async def messages(self) -> AsyncGenerator[Received, None]:
         """Messages in arrival order, forever; disconnections are retried, not raised."""
@@ -145,6 +167,7 @@ class FeedConsumer:
                 queues.append(self)
 
         while True:
+            connected, reason = False, "disconnected"
             try:
                 async with aiomqtt.Client(
                     self.broker.host,
@@ -161,6 +184,8 @@ class FeedConsumer:
                     self.connections += 1
                     self._backoff.reset()
                     self.subscribed.set()
+                    connected = True
+                    self._tell(ConnectionNews(broker=self.broker, connected=True, filter=self.filter))
                     async for message in client.messages:
                         received = self._receive(message)
                         if received is not None:
@@ -168,13 +193,21 @@ class FeedConsumer:
             except aiomqtt.MqttError as error:
                 self.subscribed.clear()
                 logger.info("consumer: %s: %s", self.broker.url, error)
+                reason = str(error) or type(error).__name__
             while queues:
                 queue = queues.pop(0)
                 while not queue.empty():
                     received = self._receive(queue.get_nowait())
                     if received is not None:
                         yield received
-            await self._sleep(self._backoff.next_delay())
+            delay = self._backoff.next_delay()
+            self._tell(ConnectionNews(broker=self.broker, connected=False, filter=self.filter, reason=reason,
+                                      was_connected=connected, retry_in=delay))
+            await self._sleep(delay)
+
+    def _tell(self, news: ConnectionNews) -> None:
+        if self._on_connection is not None:
+            self._on_connection(news)
 
     def _receive(self, message: aiomqtt.Message) -> Received | None:
         raw = message.payload

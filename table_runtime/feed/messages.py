@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from table_runtime.errors import ConfigError
 from table_runtime.journal import JournalEntry
+from table_runtime.version import installed_version
 
 SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "casino"
@@ -172,7 +173,7 @@ StatusName = Literal["online", "offline"]
 def status_message(topics: Topics, status: StatusName, *, seq: int, ts: float, reason: str | None) -> FeedMessage:
     """The retained ``status`` message (also the MQTT will, with status offline)."""
     payload = _header(topics.table_id, seq, ts, "FeedStatus")
-    payload.update(status=status, reason=reason)
+    payload.update(status=status, reason=reason, version=installed_version())
     return FeedMessage(topics.status, payload, seq, qos=1, retain=True)
 
 

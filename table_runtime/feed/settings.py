@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from table_runtime.errors import ConfigError
 from table_runtime.feed.messages import DEFAULT_PREFIX, Topics
+from table_runtime.text_files import InputFileError, read_text
 
 ENV_USERNAME = "TABLE_MQTT_USERNAME"
 ENV_PASSWORD = "TABLE_MQTT_PASSWORD"
@@ -206,9 +207,9 @@ def credentials(
         if source is not None:
             path = _existing_file(source_key, source)
             try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as error:
-                raise ConfigError(source_key, f"cannot read the password file: {error.strerror}") from error
+                text = read_text(path)
+            except InputFileError as error:
+                raise ConfigError(source_key, f"the password file {error}") from error
             password = Secret(text.rstrip("\r\n"))
     if password is not None and username is None:
         raise ConfigError("feed.username", "a password is configured but no user name")

@@ -25,10 +25,11 @@ from typing import Final
 from table_runtime.game.bank import bank_needs_card, why_bank_stands
 from table_runtime.game.box import BoxState
 from table_runtime.game.cards import Card
+from table_runtime.game.commands import ROUND_COMMANDS
 from table_runtime.game.decisions import (
     bet_problems,
     double_refusal,
-    insurance_refusal,
+    insurance_fault,
     matching_stakes,
     split_refusal,
     stand_refusal,
@@ -49,6 +50,7 @@ from table_runtime.game.events import (
 )
 from table_runtime.game.hand import Hand
 from table_runtime.game.held import INSURANCE_OPEN
+from table_runtime.game.held import WAITING_REASONS as WAITING_REASONS  # importable from here, as before held.py
 from table_runtime.game.inputs import (
     BetsLocked,
     Confirm,
@@ -78,7 +80,7 @@ from table_runtime.game.round_state import RoundState
 from table_runtime.game.settlement import early_blackjack_payouts, round_payouts
 from table_runtime.game.undo import CARD, DOUBLE, SPLIT, STAND, take_back, undo_refusal
 
-COMMANDS: Final = ("NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD")
+COMMANDS: Final = ROUND_COMMANDS  # the names are defined once, in game/commands.py
 # (Final: a mypyc build reads these as constants, not from the module's dict on every use.)
 
 
@@ -133,7 +135,7 @@ class Round(RoundState):
     def insurance(self, event: InsurancePlaced, out: list[Event]) -> None:
         box = self.box(event.box)
         expected = box.bet.seated_cents // 2 if box is not None else 0
-        refusal = insurance_refusal(self.phase is INSURANCE, self.phase, event.box, box, event.cents)
+        refusal = insurance_fault(self.phase is INSURANCE, self.phase, event.box, box, event.cents)
         if refusal is not None:
             out.append(Alarm(kind="insurance_refused", message=refusal, rule="000:26 (half the initial stake)",
                              box=event.box, amounts=(("expected_cents", expected), ("seen_cents", event.cents))))

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from table_runtime.errors import RuleOptionError
+from table_runtime.text_files import read_text
 
 DoubleOn = Literal["any_two", "9_10_11"]
 SplitMatch = Literal["value", "rank"]
@@ -140,12 +141,15 @@ def rules_from_mapping(table: Mapping[str, Any]) -> RuleOptions:
 def load_rules(path: str | Path) -> RuleOptions:
     """Options from a TOML file holding a `[rules]` table (or bare keys)."""
     try:
-        document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        document = tomllib.loads(read_text(path))
     except tomllib.TOMLDecodeError as error:
         raise RuleOptionError("rules", f"{path}: not valid TOML: {error}") from error
     table = document.get("rules", document)
     if not isinstance(table, dict):
-        raise RuleOptionError("rules", "expected a [rules] table")
+        raise RuleOptionError("rules", f"{path}: expected a [rules] table")
+    if not table:
+        raise RuleOptionError("rules", f"{path}: no rule options; a [rules] table with a profile and options, "
+                                       "e.g. profile = \"fr-casino\"")
     return rules_from_mapping(table)
 
 

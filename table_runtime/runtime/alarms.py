@@ -9,20 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-# The alarms that exist to catch the dealer (or a device or chip the dealer could exploit): only the pit
-# supervisor, with the supervisor PIN, takes them off the banner. docs/alarms.md marks the same kinds
-# (tests/test_alarm_catalogue.py checks the two agree).
-SUPERVISOR_ACK_KINDS: frozenset[str] = frozenset({
-    "past_posting", "wrong_payout", "wrong_window_amount",
-    "counterfeit_chip", "stolen_chip", "void_chip", "other_casino_chip", "tag_mismatch",
-    "card_overcount", "shoe_count_mismatch", "missed_cards", "shoe_door_open",
-    "supervisor_pin_locked", "chip_watch_suspended", "registry_unreadable",
-})
+from table_runtime.core.commands import SUPERVISOR_ACK_KINDS, needs_supervisor
 
-
-def needs_supervisor(kind: str) -> bool:
-    """Whether an alarm of this kind is acknowledged only by the supervisor (not by the dealer alone)."""
-    return kind in SUPERVISOR_ACK_KINDS
+# Which kinds only the supervisor acknowledges is the command table's rule (core/commands.py); named here too
+# for the board and for docs/alarms.md's check (tests/test_alarm_catalogue.py).
+__all__ = ["SUPERVISOR_ACK_KINDS", "AlarmBoard", "needs_supervisor"]
 
 
 class AlarmBoard:

@@ -14,38 +14,23 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from drivers.chip_reader import ChipReader, ChipsScanned, ReaderOffline, ReaderOnline
-from drivers.dealer_panel import DealerPanel, Tower
-from drivers.shoe import CardShoe
+from drivers.ports import CardShoe, ChipReader, ChipsScanned, DealerPanel, ReaderOffline, ReaderOnline, Tower
 from firmware_bridge.shoe import events as shoe_events
-from table_runtime.chips.watch import WatcherUseError
+from table_runtime.chips.edge import ZoneReporter
+from table_runtime.core.commands import panel_role
+from table_runtime.core.inputs import ZoneChanged
+from table_runtime.core.shoe_watch import ShoeWatch, TableCounts
 from table_runtime.display.server import DisplayServer
-from table_runtime.errors import CardCodeError
+from table_runtime.errors import ConfigError
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.game.cards import Card
-from table_runtime.game.events import Alarm, Event
-from table_runtime.game.inputs import (
-    CardDrawn,
-    Confirm,
-    CutCardReached,
-    Discard,
-    Double,
-    Input,
-    Next,
-    ShoeShuffled,
-    Split,
-    Undo,
-    Void,
-)
+from table_runtime.game.events import Alarm
+from table_runtime.game.inputs import CardDrawn, CutCardReached, ShoeShuffled
 from table_runtime.game.shoe_count import shoe_id_of
-from table_runtime.runtime.alarms import needs_supervisor
-from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
-
-SHOE_RULE = "TABLE.md What the controller must catch: shoe integrity"
-SHOE_COUNT_GRACE_S = 2.0  # time for the shoe to resend what was in flight when it went offline
 
 
 class TableApp:
@@ -58,7 +43,7 @@ class TableApp:
         shoe: CardShoe | None = None,
         panel: DealerPanel | None = None,
         readers: Sequence[ChipReader] = (),
-        chip_link: ChipLink | None = None,
+        chips: ZoneReporter | None = None,
         display: DisplayServer | None = None,
         feed: FeedPublisher | None = None,
         registry: RegistryFollower | None = None,
@@ -66,10 +51,15 @@ class TableApp:
         self.controller = controller
         self.registry = registry
         self.shoe = shoe
+        self.shoe_watch = ShoeWatch()
+        self._shoe_timer: asyncio.TimerHandle | None = None
         self.panel = panel
         self.readers = tuple(readers)
         self._readers_online: set[str] = set()  # names of the readers whose last word was ReaderOnline
-        self.chip_link = chip_link
+        if chips is not None and not set(chips.zones) <= set(controller.zones):
+            raise ConfigError("chips", f"the readers' zones {sorted(set(chips.zones) - set(controller.zones))} "
+                                       "are not the table's: give the controller the same zones")
+        self.chips = chips
         self.display = display
         self.feed = feed
         self.changed = asyncio.Event()
@@ -132,8 +122,6 @@ class TableApp:
 
     def _on_change(self) -> None:
         self._dirty.set()
-        if self.chip_link is not None:
-            self.chip_link.follow()
 
     async def _publish_loop(self) -> None:
         while True:
@@ -152,14 +140,13 @@ class TableApp:
 
     def _lamps(self, snapshot: dict[str, Any]) -> None:
         assert self.panel is not None
-        turn = snapshot["turn"]
-        self.panel.show_turn(None if turn is None else int(turn["box"]))
+        core = self.controller.core
+        self.panel.show_turn(core.turn_box)
         if snapshot["alarms"]:
             self.panel.alarm_on()
         else:
             self.panel.alarm_off()
-        waiting = snapshot["phase"] in ("insurance", "settlement") or snapshot["held_cards"]
-        self.panel.set_tower(Tower.WAITING if waiting else Tower.PLAY)
+        self.panel.set_tower(Tower.WAITING if core.waiting_for_dealer else Tower.PLAY)
 
     async def wait_for_change(self, seconds: float = 5.0) -> None:
         """For simulators and tests: until the next published snapshot."""
@@ -170,176 +157,82 @@ class TableApp:
     # ----------------------------------------------------------------- shoe
 
     async def _shoe_loop(self, shoe: CardShoe) -> None:
-        async for event in shoe.events():
-            self.on_shoe_event(event)
+        try:
+            async for event in shoe.events():
+                self.on_shoe_event(event)
+        finally:
+            if self._shoe_timer is not None:
+                self._shoe_timer.cancel()
 
     def on_shoe_event(self, event: shoe_events.ShoeEvent) -> None:
+        """Cards, shuffles and the cut card into the round; the shoe's rules (core/shoe_watch.py) raise the alarms."""
+        log_device_event(event)
         controller = self.controller
         if isinstance(event, shoe_events.CardDrawn):
-            self._lock_on_first_card()
-            controller.submit(CardDrawn(card=event.card), source="shoe")
+            controller.draw(CardDrawn(card=Card.parse(event.code)), source="shoe")  # the first card may lock the bets
         elif isinstance(event, shoe_events.ShoeShuffled):
             controller.submit(ShoeShuffled(shoe_id=shoe_id_of(event.shoe_id)), source="shoe")
         elif isinstance(event, shoe_events.CutCardReached):
             controller.submit(CutCardReached(), source="shoe")
-        elif isinstance(event, shoe_events.UnreadableCard):
-            controller.raise_alarm(Alarm(kind="unreadable_card", rule=SHOE_RULE,
-                                         message=f"card {event.card_number} of the shoe was unreadable: "
-                                                 "enter it on the display"))
-        elif isinstance(event, shoe_events.DoorOpened):
-            if controller.table.round_in_play:
-                controller.raise_alarm(Alarm(kind="shoe_door_open", rule=SHOE_RULE,
-                                             message="the shoe door was opened during a round"))
-        elif isinstance(event, shoe_events.Jam):
-            controller.raise_alarm(Alarm(kind="shoe_jam", rule=SHOE_RULE, message="the shoe reports a jam"))
-        elif isinstance(event, shoe_events.ShoeOffline):
-            controller.set_device("shoe", "offline")
-            controller.raise_alarm(Alarm(kind="shoe_offline", rule=SHOE_RULE,
-                                         message=f"shoe {event.device} offline: {event.reason}; the round waits"))
-        elif isinstance(event, shoe_events.ShoeOnline):
-            controller.set_device("shoe", "online")
-            shoe = controller.table.shoe
-            if shoe.loaded and shoe_id_of(event.shoe_id) == shoe.shoe_id:
-                if event.cards_drawn < shoe.dealt:
-                    self._count_mismatch(event.cards_drawn)  # the shoe went back: not the shoe we counted
-                else:
-                    # Cards still in flight are resent right after the shoe comes online: judge a moment later.
-                    asyncio.get_running_loop().call_later(SHOE_COUNT_GRACE_S, self._check_shoe_count,
-                                                          shoe.shoe_id, event.cards_drawn)
-            elif shoe.loaded:
-                # Another shoe than the journal's: its SHOE_LOADED must follow (resent), or it was lost.
-                asyncio.get_running_loop().call_later(SHOE_COUNT_GRACE_S, self._check_same_shoe,
-                                                      shoe_id_of(event.shoe_id), event.cards_drawn)
-        elif isinstance(event, shoe_events.MissedCards):
-            controller.raise_alarm(Alarm(kind="missed_cards", rule=SHOE_RULE, amounts=(("cards", event.count),),
-                                         message=f"{event.count} card message(s) from the shoe were lost "
-                                                 f"(from sequence {event.first_sequence}): check the round"))
+        elif isinstance(event, (shoe_events.ShoeOnline, shoe_events.ShoeOffline)):
+            controller.set_device("shoe", "online" if isinstance(event, shoe_events.ShoeOnline) else "offline")
+        loop = asyncio.get_running_loop()
+        for alarm in self.shoe_watch.on_event(event, TableCounts.of(controller.table), loop.time()):
+            controller.raise_alarm(alarm)
+        self._schedule_shoe_check(loop)
 
-    def _check_shoe_count(self, shoe_id: str, cards_drawn: int) -> None:
-        shoe = self.controller.table.shoe
-        if not self._stopping.is_set() and shoe.shoe_id == shoe_id and shoe.dealt < cards_drawn:
-            self._count_mismatch(cards_drawn)
+    def _schedule_shoe_check(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Wake up when the watch has a count to judge: the watch decides, on the loop's clock."""
+        if self._shoe_timer is not None:
+            self._shoe_timer.cancel()
+            self._shoe_timer = None
+        due = self.shoe_watch.next_due
+        if due is not None:
+            self._shoe_timer = loop.call_at(due, self._shoe_check_due, loop)
 
-    def _check_same_shoe(self, reported: str, cards_drawn: int) -> None:
-        shoe = self.controller.table.shoe
-        if self._stopping.is_set() or shoe.shoe_id == reported:
+    def _shoe_check_due(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._shoe_timer = None
+        if self._stopping.is_set():
             return
-        self.controller.raise_alarm(Alarm(
-            kind="shoe_count_mismatch", rule=SHOE_RULE,
-            amounts=(("shoe_cards_drawn", cards_drawn), ("journal_cards", shoe.dealt)),
-            message=f"the shoe holds shoe {reported} ({cards_drawn} cards drawn); the journal counts shoe "
-                    f"{shoe.shoe_id} ({shoe.dealt} cards) and never saw {reported} loaded: shuffle and load again"))
-
-    def _count_mismatch(self, cards_drawn: int) -> None:
-        shoe = self.controller.table.shoe
-        self.controller.raise_alarm(Alarm(
-            kind="shoe_count_mismatch", rule=SHOE_RULE,
-            amounts=(("shoe_cards_drawn", cards_drawn), ("journal_cards", shoe.dealt)),
-            message=f"shoe {shoe.shoe_id} says {cards_drawn} cards left it; the journal counts {shoe.dealt}: "
-                    "check the round"))
-
-    def _lock_on_first_card(self) -> None:
-        """The first card out of the shoe locks the bets (TABLE.md step 1) if the dealer did not."""
-        table = self.controller.table
-        if self.chip_link is None or table.round_in_play or not table.shoe.loaded or table.shoe.burns_left:
-            return
-        if not self.chip_link.has_stakes():
-            return  # no bets on the table: the card is one no hand may take (an alarm from the round)
-        self.chip_link.lock_bets(source="first card")
+        for alarm in self.shoe_watch.due(TableCounts.of(self.controller.table), loop.time()):
+            self.controller.raise_alarm(alarm)
+        self._schedule_shoe_check(loop)  # a timer a hair early: the check is still pending
 
     # ---------------------------------------------------------------- chips
 
     async def _reader_loop(self, reader: ChipReader) -> None:
         async for event in reader.events():
-            if self.chip_link is None:
+            log_device_event(event)
+            if self.chips is None:
                 continue
             if isinstance(event, ReaderOffline):
                 self._readers_online.discard(event.reader)
-            if isinstance(event, (ChipsScanned, ReaderOffline)):
-                self.chip_link.reader_event(event)  # an offline reader: the chips are offline
+                self.controller.set_device("chips", "offline")  # an offline reader: the chips are offline
             elif isinstance(event, ReaderOnline):
                 self._readers_online.add(event.reader)
                 if self._readers_online >= {other.name for other in self.readers}:
                     self.controller.set_device("chips", "online")  # only once every reader reads its zones
+            if isinstance(event, (ChipsScanned, ReaderOffline)):
+                self.report_chips(self.chips.reader_event(event))
+
+    def report_chips(self, items: Sequence[ZoneChanged | Alarm]) -> None:
+        """What the readers' edge made of an event: the zones that changed go to the core as one step (the
+        core raises the chip alarms); the readers' own alarms are the device's."""
+        self.controller.report_zones([item for item in items if isinstance(item, ZoneChanged)])
+        for item in items:
+            if isinstance(item, Alarm):
+                self.controller.raise_alarm(item)
 
     # ------------------------------------------------------------- commands
 
     async def _panel_loop(self, panel: DealerPanel) -> None:
         async for command in panel.commands():
-            result = self.apply_command(str(command), {}, role="supervisor" if command == "VOID" else "dealer",
-                                        source="panel")
-            if not result["ok"] and not result.get("alarmed"):
-                self.controller.raise_alarm(Alarm(kind="command_refused", message=result["message"],
-                                                  rule="TABLE.md A round"))
+            self.apply_command(str(command), {}, role=panel_role(str(command)), source="panel", refusal_alarm=True)
 
-    def apply_command(self, name: str, args: dict[str, Any], *, role: str, source: str) -> dict[str, Any]:
-        """A dealer command from the panel or the display; refusals by the rules arrive as alarms."""
-        try:
-            return self._apply_command(name, args, role=role, source=source)
-        except WatcherUseError as error:
-            # The chip watch lost step: the command is not applied; the watch restarts with the next round.
-            assert self.chip_link is not None
-            self.chip_link.suspend(error)
-            return {"ok": False, "message": f"{name} not applied: {error}", "alarmed": True}
-
-    def _apply_command(self, name: str, args: dict[str, Any], *, role: str, source: str) -> dict[str, Any]:
-        controller = self.controller
-        table = controller.table
-        link = self.chip_link
-        item: Input
-        if name == "DEAL":
-            if link is None:
-                return {"ok": False, "message": "no chip reader: bets cannot be locked from the zones"}
-            if not link.lock_bets(source=source):
-                return {"ok": True, "message": "bets not locked: see the alarms"}
-            return {"ok": True, "message": "bets locked"}
-        if name == "ACK_ALARM":
-            alarm_id = int(args.get("id", 0))
-            alarm = controller.alarms.get(alarm_id)
-            if alarm is None:
-                return {"ok": False, "message": "no such alarm"}
-            if role != "supervisor" and needs_supervisor(str(alarm["kind"])):
-                return {"ok": False, "message": f"alarm {alarm_id} ({alarm['kind']}) needs the supervisor PIN"}
-            acknowledged = controller.acknowledge(alarm_id, by=role)
-            return {"ok": acknowledged, "message": "acknowledged" if acknowledged else "no such alarm"}
-        if name == "MANUAL_CARD":
-            try:
-                card = Card.parse(str(args.get("card", "")))
-            except CardCodeError as error:
-                return {"ok": False, "message": str(error)}
-            self._lock_on_first_card()
-            controller.submit(CardDrawn(card=card, manual=True, by=role), source=source)
-            return {"ok": True, "message": f"{card} entered by hand"}
-        if name in ("DOUBLE", "SPLIT"):
-            following = link.before_double_or_split() if link is not None else ()
-            item = Double(behind_following=following) if name == "DOUBLE" else Split(behind_following=following)
-        elif name == "CONFIRM":
-            round_ = table.round
-            if link is not None and round_ is not None and round_.phase == "insurance":
-                # The chips on the line and the CONFIRM that closes it are one step: the link follows
-                # the round once, after the window closed (not between two boxes' insurance, which
-                # would open the line again for the rest of the round), and a crash keeps all or none.
-                placed: list[tuple[Input, str]] = [(insured, "chips") for insured in link.insurance_inputs()]
-                events = controller.submit_all([*placed, (Confirm(), source)])[-1]
-                return self._result(name, events)
-            if link is not None and round_ is not None and round_.phase == "settlement" and not round_.held:
-                link.verify_payouts()
-            item = Confirm()
-        elif name == "VOID":
-            if role != "supervisor":
-                return {"ok": False, "message": "VOID needs the supervisor"}
-            item = Void(by=role, reason=str(args.get("reason", "misdeal")))
-        else:
-            simple: dict[str, Input] = {"NEXT": Next(), "UNDO": Undo(by=role), "DISCARD": Discard(by=role)}
-            if name not in simple:
-                return {"ok": False, "message": f"unknown command {name!r}"}
-            item = simple[name]
-        return self._result(name, controller.submit(item, source=source))
-
-    @staticmethod
-    def _result(name: str, events: list[Event]) -> dict[str, Any]:
-        refusals = [event.message for event in events if isinstance(event, Alarm) and event.kind == "command_refused"]
-        return {"ok": not refusals, "message": refusals[0] if refusals else f"{name} done", "alarmed": bool(refusals)}
+    def apply_command(self, name: str, args: dict[str, Any], *, role: str, source: str,
+                      refusal_alarm: bool = False) -> dict[str, Any]:
+        """A command from the panel or the display: the core decides, the controller journals and applies."""
+        return self.controller.press(name, args, role=role, source=source, refusal_alarm=refusal_alarm)
 
     # -------------------------------------------------------- display backend
 

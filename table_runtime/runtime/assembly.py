@@ -8,10 +8,14 @@ stops the simulators and closes the journal, after the app's `run()` returned.
 Device URLs (``configs/*.toml``, docs/deployment.md):
 
 - shoe: ``serial:///dev/table-shoe`` or a plain path -> `SerialShoe`;
-  ``sim://shoe?seed=N`` -> a `SimulatedShoe` started on a pty, resuming the
+  ``sim://shoe?seed=N`` -> a simulated shoe started on a pty, resuming the
   journal's shoe (same seed, shoe number and cards drawn), read by a `SerialShoe`.
 - chip readers: ``usb://VVVV:PPPP?serial=S`` -> `UsbChipReader` on pyusb's default
   backend (libusb); ``sim://reader?seed=N`` -> the same driver on a simulated reader.
+
+The ``sim://`` devices come from the package that registers them in the
+``smart_table.devices`` entry point group (the simulators; table_runtime/plugins.py):
+this module never imports it.
 - the chip registry: the SQLite file kept by ``table-runtime chips import`` (or a
   CSV export, read into memory); the casino id is the one its chips carry.
 """
@@ -19,47 +23,52 @@ Device URLs (``configs/*.toml``, docs/deployment.md):
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
-from drivers.dealer_panel import GpioDealerPanel, pin_factory_for
+from drivers.dealer_panel import GpioDealerPanel, PanelDeviceError, PanelUsageError, pin_factory_for
+from drivers.gpio_chip import open_pin_factory, resolve_chip
 from drivers.shoe import SerialShoe
+from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
-from table_runtime.chips.watch import ChipWatcher
 from table_runtime.config import ChipReaderConfig, MqttConfig, TableConfig
 from table_runtime.display.server import DisplayServer
 from table_runtime.errors import ConfigError
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings, Secret, parse_broker_url
+from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal
+from table_runtime.plugins import SimulatedShoeDevice, StartShoe, reader_opener, shoe_checker, shoe_starter
 from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.registry_follow import RegistryFollower
-
-if TYPE_CHECKING:  # the simulators are imported only when a sim:// device is configured
-    from simulators.rfid_backend import SimulatedReader
-    from simulators.shoe import SimulatedShoe
 
 SHOE_HEARTBEAT_TIMEOUT_S = 3.0  # the shoe sends a heartbeat every 0.5 s; three seconds of silence is offline
 
 
 @dataclass(eq=False)
 class AssembledTable:
-    """One table built from its configuration: the app, the journal it writes and the simulators it runs."""
+    """One table built from its configuration: the app, the journal it writes and the simulators it runs.
+
+    `simulated_shoe` and `simulated_readers` are the objects the ``sim://`` entry points returned
+    (simulators.shoe.SimulatedShoe, simulators.rfid_backend.SimulatedReader), for tests and the bench.
+    """
 
     config: TableConfig
     app: TableApp
     journal: Journal
-    simulated_shoe: SimulatedShoe | None = None
-    simulated_readers: dict[str, SimulatedReader] = field(default_factory=dict)  # reader name -> simulator
+    simulated_shoe: Any = None
+    simulated_readers: dict[str, Any] = field(default_factory=dict)  # reader name -> simulator
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
 
     @property
@@ -100,30 +109,35 @@ def assemble(
     whatever was opened before the error is closed again.
     """
     # Everything that can be refused is checked before the journal is opened: a bad table leaves no trace.
+    problems = preflight(config, casino_id=casino_id)
+    if problems:
+        raise problems[0]
     registry = _registry(config)
     if casino_id is None:
         casino_id = config.devices.casino_id
     accepted_casino = casino_id if casino_id is not None else _casino_id(registry)
-    simulated_readers: dict[str, SimulatedReader] = {}
+    simulated_readers: dict[str, Any] = {}
     readers = [_chip_reader(index, reader, simulated_readers)
                for index, reader in enumerate(config.devices.chip_readers)]
-    panel = GpioDealerPanel(config.pins, pin_factory=pin_factory_for(config.devices.panel_pin_factory))
+    shoe_url = config.devices.shoe
+    start_shoe = shoe_starter(shoe_url, "devices.shoe") if urlsplit(shoe_url).scheme == "sim" else None
+    panel = GpioDealerPanel(config.pins, pin_factory=pin_factory_for(config.devices.panel_pin_factory,
+                                                                      chip=gpio_chip_number(config)))
     settings = feed_settings(config.mqtt, config.table_id) if with_feed and config.mqtt.enabled else None
     stack = contextlib.ExitStack()
     with stack:
         journal = stack.enter_context(Journal.open(config.journal_path))
         controller = TableController(table_id=config.table_id, rules=config.rules, limits=config.limits,
-                                     journal=journal, clock=clock)
-        simulated_shoe = _simulated_shoe(config.devices.shoe, controller.table, stack)
-        shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else config.devices.shoe,
+                                     journal=journal, clock=clock, zones=config.zones)
+        simulated_shoe = _simulated_shoe(shoe_url, start_shoe, controller.table, stack) if start_shoe else None
+        shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else shoe_url,
                           heartbeat_timeout=SHOE_HEARTBEAT_TIMEOUT_S)
-        watcher = ChipWatcher(config.zones, registry=registry, casino_id=accepted_casino)
+        reporter = ZoneReporter(config.zones, registry=registry, casino_id=accepted_casino)
         feed = FeedPublisher(settings, journal) if settings is not None else None
-        link = ChipLink(watcher, controller)
         registry_path = config.devices.chip_registry
-        follower = (RegistryFollower(registry_path, lambda: _registry(config), link)
+        follower = (RegistryFollower(registry_path, lambda: _registry(config), reporter, controller)
                     if registry_path is not None else None)
-        app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chip_link=link, feed=feed,
+        app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chips=reporter, feed=feed,
                        registry=follower)
         if with_display:
             display = config.display
@@ -134,16 +148,22 @@ def assemble(
     return table
 
 
+def gpio_chip_number(config: TableConfig) -> int | None:
+    """The /dev/gpiochipN `devices.gpio_chip` names (by number or label); None: the factory's own choice."""
+    setting = config.devices.gpio_chip
+    if setting is None:
+        return None
+    try:
+        return resolve_chip(setting)
+    except PanelDeviceError as error:
+        raise ConfigError("devices.gpio_chip", str(error)) from error
+
+
 # ------------------------------------------------------------------------------------ shoe
 
-def _simulated_shoe(url: str, table: Table, stack: contextlib.ExitStack) -> SimulatedShoe | None:
+def _simulated_shoe(url: str, start: StartShoe, table: Table, stack: contextlib.ExitStack) -> SimulatedShoeDevice:
     """For ``sim://shoe``: the simulated firmware, started, continuing the shoe the journal is in."""
     parts = urlsplit(url)
-    if parts.scheme != "sim":
-        return None
-    from simulators.shoe import SimulatedShoe
-    from table_runtime.game.shoe_count import shoe_number_of
-
     query = dict(parse_qsl(parts.query))
     shoe = table.shoe
     if shoe.loaded:  # the URL's own shoe/drawn win: a technician's stacked test shoe
@@ -151,17 +171,19 @@ def _simulated_shoe(url: str, table: Table, stack: contextlib.ExitStack) -> Simu
         query.setdefault("drawn", str(shoe.dealt))
     resumed = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
     try:
-        simulator = SimulatedShoe.from_url(resumed, decks=table.rules.decks,
-                                           cut_cards_behind=table.rules.cut_card_depth, announce=not shoe.loaded)
-    except OSError as error:  # a stack=FILE that cannot be read
+        simulator = start(resumed, decks=table.rules.decks, cut_cards_behind=table.rules.cut_card_depth,
+                          announce=not shoe.loaded)
+    except ConfigError:
+        raise
+    except (OSError, ValueError) as error:  # a stack=FILE that cannot be read, or not cards (CardCodeError)
         raise ConfigError("devices.shoe", f"{url!r}: {error}") from error
     stack.callback(simulator.stop)
-    return simulator.start()
+    return simulator
 
 
 # ---------------------------------------------------------------------------- chip readers
 
-def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, SimulatedReader]) -> UsbChipReader:
+def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, Any]) -> UsbChipReader:
     key = f"devices.chip_readers[{index}]"
     antennas = dict(reader.antennas)
     try:
@@ -172,10 +194,9 @@ def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, Sim
         raise ConfigError(f"{key}.antennas", error.message) from error
     if urlsplit(reader.url).scheme != "sim":
         return UsbChipReader(settings)  # backend None: pyusb's default (libusb-1.0)
-    from simulators.rfid_backend import simulated_reader
-
+    open_reader = reader_opener(reader.url, f"{key}.url")
     try:
-        simulator, backend = simulated_reader(reader.url, antennas)
+        simulator, backend = open_reader(reader.url, antennas)
     except ValueError as error:
         raise ConfigError(f"{key}.url", f"{reader.url}: {error}") from error
     simulators[reader.name] = simulator
@@ -227,3 +248,85 @@ def feed_settings(mqtt: MqttConfig, table_id: str) -> FeedSettings:
     return FeedSettings(broker=broker, table_id=table_id, prefix=mqtt.prefix, username=username,
                         password=Secret(mqtt.password) if mqtt.password is not None else None,
                         ca_file=mqtt.ca_file, cert_file=mqtt.cert_file, key_file=mqtt.key_file, **options)
+
+
+# ------------------------------------------------------------------------------ preflight
+
+def preflight(config: TableConfig, *, casino_id: int | None = None) -> list[ConfigError]:
+    """Everything `assemble` would refuse, each with its key, without opening the journal or a device.
+
+    What `table-runtime check-config` reports after the keys themselves: the chip registry (there,
+    readable, of one casino or `devices.casino_id` named), the shoe's and readers' URLs, the GPIO pin
+    factory, the feed's credentials and the data directory. `casino_id`: as `assemble`'s.
+    """
+    problems: list[ConfigError] = []
+
+    def check(action: Callable[[], object]) -> None:
+        try:
+            action()
+        except ConfigError as error:
+            problems.append(error)
+
+    def chips() -> None:
+        registry = _registry(config)
+        if casino_id is None and config.devices.casino_id is None:
+            _casino_id(registry)
+
+    check(chips)
+    check(lambda: _preflight_shoe(config))
+    for index, reader in enumerate(config.devices.chip_readers):
+        check(functools.partial(_chip_reader, index, reader, {}))
+    check(lambda: _preflight_pins(config))
+    if config.mqtt.enabled:
+        check(lambda: feed_settings(config.mqtt, config.table_id))
+    check(lambda: _preflight_data_dir(config))
+    return problems
+
+
+def open_service_parts(config: TableConfig) -> str:
+    """Open (and close) the pin factory, check the metrics library; ConfigError naming the key if not."""
+    chip = gpio_chip_number(config)
+    try:
+        opened = open_pin_factory(config.devices.panel_pin_factory, chip)
+    except PanelDeviceError as error:
+        raise ConfigError("devices.panel_pin_factory", str(error)) from error
+    if config.metrics.enabled and importlib.util.find_spec("prometheus_client") is None:
+        raise ConfigError("metrics", "prometheus_client is not installed: install the `metrics` extra "
+                                     "(pip install -c constraints.txt '.[metrics]')")
+    return f"the GPIO pin factory {opened}"
+
+
+def _preflight_shoe(config: TableConfig) -> None:
+    url = config.devices.shoe
+    if urlsplit(url).scheme != "sim":
+        SerialShoe(url)  # parses the URL; the port is opened by run()
+        return
+    check = shoe_checker(url, "devices.shoe")
+    try:
+        check(url, decks=config.rules.decks, cut_cards_behind=config.rules.cut_card_depth)
+    except ConfigError:
+        raise
+    except (OSError, ValueError) as error:  # a stack=FILE that cannot be read, or not cards (CardCodeError)
+        raise ConfigError("devices.shoe", f"{url!r}: {error}") from error
+
+
+def _preflight_pins(config: TableConfig) -> None:
+    try:
+        factory = pin_factory_for(config.devices.panel_pin_factory, chip=gpio_chip_number(config))
+    except (PanelDeviceError, PanelUsageError) as error:
+        raise ConfigError("devices.panel_pin_factory", str(error)) from error
+    if factory is not None:
+        factory.close()
+
+
+def _preflight_data_dir(config: TableConfig) -> None:
+    """The journal's directory exists and is writable, or can be created."""
+    directory = config.journal_path.parent
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError("data_dir", f"{existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        verb = "write in" if existing == directory else f"create {directory} in"
+        raise ConfigError("data_dir", f"cannot {verb} {existing} (permissions)")

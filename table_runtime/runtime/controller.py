@@ -1,11 +1,14 @@
 """The table controller: every input goes through `submit`, which journals it with its events, then shows it.
 
-The controller owns the game `Table`, the journal and the alarm board. An input
-and the events it causes are committed to the journal in one transaction
-(synchronous, fsynced) before anyone sees them: the display, the feed and the
-lamps are told only after the commit. At start-up the journal is replayed: the
-same round, cards, stakes and turn come back, and if a round was in play the
-controller says "recovered" (journal, display, feed).
+The controller owns the table core (the game `Table` and the chip watch), the
+journal and the alarm board. A press is decided by the core's command table
+(`press`), a card may bring the bet lock (`draw`), the readers' zones come as
+`ZoneChanged` (`report_zones`); an input and the events it causes (chip alarms
+included) are committed to the journal in one transaction (synchronous, fsynced)
+before anyone sees them: the display, the feed and the lamps are told only after
+the commit. At start-up the journal is replayed: the same round, cards, stakes,
+turn and chips come back, and if a round was in play the controller says
+"recovered" (journal, display, feed).
 """
 
 from __future__ import annotations
@@ -14,16 +17,20 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from table_runtime.core import commands
+from table_runtime.core.inputs import CoreInput, ZoneChanged, core_input_from_dict, core_to_dict
+from table_runtime.core.table_core import TableCore
 from table_runtime.errors import ConfigError, TableError
-from table_runtime.game.codec import input_from_dict, to_dict
+from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
-from table_runtime.game.inputs import SCHEMA_VERSION, Input
+from table_runtime.game.inputs import SCHEMA_VERSION, CardDrawn
 from table_runtime.game.round import IN_PLAY
 from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
 from table_runtime.game.snapshot import payout_dict, table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal, JournalEntry
 from table_runtime.runtime.alarms import AlarmBoard
+from table_runtime.version import installed_version
 
 Listener = Callable[[], None]
 
@@ -48,17 +55,18 @@ class TableController:
         limits: TableLimits,
         journal: Journal,
         clock: Callable[[], float],
+        zones: Sequence[str] = (),
     ) -> None:
         self.table_id = table_id
         self.rules = rules
         self.limits = limits
         self.journal = journal
         self.clock = clock
-        self.table = Table(rules, limits)
+        self.zones = tuple(zones)  # the chip zones the readers report (none: no chip watch)
+        self.core = TableCore(rules, limits, zones=self.zones)
         self.alarms = AlarmBoard()
         self.recovered = False
         self.devices: dict[str, str] = {"shoe": "offline", "chips": "offline", "broker": "disabled"}
-        self.extra: dict[str, Any] = {}  # runtime facts shown beside the game (e.g. live zone totals)
         self._listeners: list[Listener] = []
         self._round_alarms: list[dict[str, Any]] = []
         self._round_started_seq = 0
@@ -91,12 +99,22 @@ class TableController:
         limits = {"min_bet_cents": self.limits.min_bet_cents, "max_bet_cents": self.limits.max_bet_cents}
         return old.get("table_id") == self.table_id and old.get("limits") == limits and rules == self.rules
 
+    @property
+    def table(self) -> Table:
+        """The game table of the core."""
+        return self.core.table
+
     def _replay(self) -> None:
-        """Rebuild table and alarms from the journal, then note the start (and a recovery)."""
-        table = self.table
+        """Rebuild the core (game and chips) and the alarms from the journal, then note the start (and a recovery).
+
+        The chip watch is journaled too (`ZoneChanged` inputs): a journal written before it has none, and
+        the zones of a round it left in play are locked as the readers first report them.
+        """
+        core = self.core
+        table = core.table
         for entry in self.journal.entries(kinds=("input", "alarm", "alarm_cleared")):  # events follow from inputs
             if entry.kind == "input":
-                for event in table.apply(input_from_dict(entry.body)):
+                for event in core.apply(core_input_from_dict(entry.body)):
                     if isinstance(event, RoundStarted):
                         self._round_alarms = []
                         self._round_started_seq = entry.seq
@@ -106,11 +124,13 @@ class TableController:
             elif entry.kind == "alarm_cleared":
                 self.alarms.cleared(int(entry.body["id"]))
         round_ = table.round
-        status: dict[str, Any] = {"type": "Started", "table_id": self.table_id, "profile": self.rules.profile}
+        status: dict[str, Any] = {"type": "Started", "table_id": self.table_id, "profile": self.rules.profile,
+                                  "version": installed_version()}
         if round_ is not None and round_.phase in IN_PLAY:
             self.recovered = True
             status = {"type": "Recovered", "table_id": self.table_id, "round": round_.number, "phase": round_.phase,
-                      "message": f"recovered round {round_.number} in phase {round_.phase} from the journal"}
+                      "message": f"recovered round {round_.number} in phase {round_.phase} from the journal",
+                      "version": installed_version()}
         self.journal.append("status", {**status, "schema_version": SCHEMA_VERSION}, ts=self.clock())
 
     # ------------------------------------------------------------- changes
@@ -119,19 +139,15 @@ class TableController:
         """`listener()` runs after every committed change (display push, feed wake-up, lamps)."""
         self._listeners.append(listener)
 
-    def touch(self) -> None:
-        """Something shown beside the game changed (zone totals): tell the listeners, journal nothing."""
-        self._changed()
-
     def _changed(self) -> None:
         for listener in self._listeners:
             listener()
 
-    def submit(self, item: Input, *, source: str = "dealer") -> list[Event]:
+    def submit(self, item: CoreInput, *, source: str = "dealer") -> list[Event]:
         """Apply one input: journal it and its events in one transaction, then tell the listeners."""
         return self.submit_all([(item, source)])[0]
 
-    def submit_all(self, items: Sequence[tuple[Input, str]]) -> list[list[Event]]:
+    def submit_all(self, items: Sequence[tuple[CoreInput, str]]) -> list[list[Event]]:
         """Apply inputs (each with its source) as one step: all journaled in one transaction, the
         listeners told once, after the last (CONFIRM of the insurance window places every box's
         insurance and closes the window at once: a crash keeps all or none). The events per input.
@@ -145,7 +161,7 @@ class TableController:
             applied, alarms, closed = self._apply_and_journal(items)
         except BaseException:
             self._round_alarms, self._round_started_seq = round_alarms, round_started_seq
-            self.table = self._journaled_table()
+            self.core = self._journaled_core()
             raise
         for body in alarms:
             self.alarms.raised(body)
@@ -154,15 +170,44 @@ class TableController:
         self._changed()
         return applied
 
-    def _journaled_table(self) -> Table:
-        """The table rebuilt from the journal's inputs alone."""
-        table = Table(self.rules, self.limits)
+    def _journaled_core(self) -> TableCore:
+        """The core rebuilt from the journal's inputs alone."""
+        core = TableCore(self.rules, self.limits, zones=self.zones)
         for entry in self.journal.entries(kinds=("input",)):
-            table.apply(input_from_dict(entry.body))
-        return table
+            core.apply(core_input_from_dict(entry.body))
+        return core
+
+    def report_zones(self, changes: Sequence[ZoneChanged]) -> None:
+        """Zones as the readers' edge judged them: those that differ from the core's are one journaled step."""
+        items = [(change, "chips") for change in changes if self.core.chips.differs(change)]
+        if items:
+            self.submit_all(items)
+
+    def draw(self, item: CardDrawn, *, source: str) -> list[Event]:
+        """A card out of the shoe (or entered by hand): the first of a round may lock the bets first."""
+        return self.submit_all(self.core.card_inputs(item, source))[-1]
+
+    def press(self, name: str, args: dict[str, Any], *, role: str, source: str,
+              refusal_alarm: bool = False) -> dict[str, Any]:
+        """A dealer's or supervisor's command: the core decides what it means, the inputs are journaled and
+        applied as one step. `refusal_alarm`: a refusal is also an alarm (the panel has no screen to say it)."""
+        decision = self.core.decide(name, args, role=role, source=source,
+                                    alarm_kinds={int(alarm["id"]): str(alarm["kind"]) for alarm in self.alarms.active})
+        if isinstance(decision, commands.Submit):
+            reply = commands.result(decision, self.submit_all(decision.inputs))
+        elif isinstance(decision, commands.Acknowledge):
+            acknowledged = self.acknowledge(decision.alarm_id, by=decision.by)
+            reply = {"ok": acknowledged, "message": "acknowledged" if acknowledged else "no such alarm"}
+        elif isinstance(decision, commands.Done):
+            reply = {"ok": True, "message": decision.message}
+        else:
+            reply = {"ok": False, "message": decision.message}
+        if refusal_alarm and not reply["ok"] and not reply.get("alarmed"):
+            self.raise_alarm(commands.refusal_alarm(reply["message"]))
+        return reply
 
     def _apply_and_journal(
-        self, items: Sequence[tuple[Input, str]]
+        self, items: Sequence[tuple[CoreInput, str]]
     ) -> tuple[list[list[Event]], list[dict[str, Any]], bool]:
         rows: list[tuple[str, dict[str, Any]]] = []
         applied: list[list[Event]] = []
@@ -170,10 +215,10 @@ class TableController:
         closed = False
         seq = self.journal.last_seq
         for item, source in items:
-            events = self.table.apply(item)
+            events = self.core.apply(item)
             applied.append(events)
             seq += 1
-            rows.append(("input", {**to_dict(item), "source": source}))
+            rows.append(("input", {**core_to_dict(item), "source": source}))
             input_seq = seq
             round_ = self.table.round
             number = 0 if round_ is None else round_.number
@@ -218,8 +263,8 @@ class TableController:
     def acknowledge(self, alarm_id: int, *, by: str = "dealer") -> bool:
         """An alarm acknowledged `by` the dealer or the supervisor: it leaves the banner (and stays in the journal).
 
-        Who may acknowledge which kind (alarms.SUPERVISOR_ACK_KINDS) is checked by the command path
-        (TableApp.apply_command), which knows who is acting.
+        Who may acknowledge which kind (SUPERVISOR_ACK_KINDS) is checked by the command table
+        (core/commands.py), which knows who is acting.
         """
         if alarm_id not in self.alarms:
             return False
@@ -270,6 +315,6 @@ class TableController:
             "alarms": self.alarms.shown,
             "recovered": self.recovered,
             "devices": dict(self.devices),
-            **self.extra,
+            **self.core.snapshot_extra(),
         })
         return snapshot

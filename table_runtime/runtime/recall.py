@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_runtime.game.codec import input_from_dict
+from table_runtime.core.inputs import CHIP_INPUT_TYPES
+from table_runtime.game.codec import input_from_dict, to_dict
 from table_runtime.game.events import (
     ActionUndone,
     Alarm,
@@ -91,6 +92,8 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
     rounds: dict[int, dict[str, Any]] = {}
     table = Table(rules, limits)
     for entry in journal.entries(kinds=("input",)):  # the engine rebuilds the events: no need to decode them
+        if entry.body.get("type") in CHIP_INPUT_TYPES:
+            continue  # the chips on the zones: the round's steps are the game's inputs
         item = input_from_dict(entry.body)
         events = table.apply(item)
         round_ = table.round
@@ -113,6 +116,7 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
                 "devices": {}, "alarms": [alarm for alarm in current["alarms"] if int(alarm["seq"]) <= last_seq]})
             current["steps"].append({"seq": entry.seq, "ts": entry.ts, "type": entry.body.get("type"),
                                      "source": entry.body.get("source", ""), "text": describe(item, events),
+                                     "events": [to_dict(event) for event in events],  # the display's own words
                                      "snapshot": snapshot})
             assert round_ is not None
             if round_.phase in ENDED:

@@ -15,10 +15,11 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import RegisteredChip
 from table_runtime.errors import ConfigError
 from table_runtime.game.events import Alarm
-from table_runtime.runtime.chip_link import ChipLink
+from table_runtime.runtime.controller import TableController
 
 REGISTRY_POLL_S = 2.0
 RULE = "TABLE.md What the controller must catch: chip integrity"
@@ -40,13 +41,15 @@ def stamp_of(path: Path) -> Stamp:
 
 
 class RegistryFollower:
-    """Reads `path` again with `load` whenever it changes, and gives the new registry to the chip link."""
+    """Reads `path` again with `load` whenever it changes; the readers' edge judges the chips on the table by
+    the new registry and the zones it judges otherwise go to the core (which raises the alarms)."""
 
-    def __init__(self, path: Path, load: Callable[[], Mapping[str, RegisteredChip]], link: ChipLink, *,
-                 poll: float = REGISTRY_POLL_S) -> None:
+    def __init__(self, path: Path, load: Callable[[], Mapping[str, RegisteredChip]], reporter: ZoneReporter,
+                 controller: TableController, *, poll: float = REGISTRY_POLL_S) -> None:
         self.path = path
         self.load = load
-        self.link = link
+        self.reporter = reporter
+        self.controller = controller
         self.poll = poll
         self.loads = 0
 
@@ -61,7 +64,7 @@ class RegistryFollower:
             await self.reload()
 
     async def reload(self) -> None:
-        controller = self.link.controller
+        controller = self.controller
         try:
             registry = await asyncio.to_thread(self.load)
         except ConfigError as error:
@@ -71,5 +74,5 @@ class RegistryFollower:
                         "chips are checked against the registry read before"))
             return
         self.loads += 1
-        self.link.use_registry(registry)
+        controller.report_zones(self.reporter.use_registry(registry))
         controller.note({"type": "RegistryLoaded", "path": str(self.path), "chips": len(registry)})

@@ -76,6 +76,22 @@ def test_unit_has_the_required_keys() -> None:
     assert sections["Install"]["WantedBy"] == ["multi-user.target"]
 
 
+def test_unit_is_notify_with_a_watchdog_and_does_not_restart_a_refused_table() -> None:
+    from table_runtime.commands.run import EXIT_REFUSED
+
+    service = unit_sections()["Service"]
+    assert service["Type"] == ["notify"]  # READY=1 from `run` (tests/deploy/test_systemd_notify.py)
+    assert service["NotifyAccess"] == ["main"]
+    watchdog = int(service["WatchdogSec"][0])
+    assert 10 <= watchdog <= 120  # pinged every WatchdogSec/2 from the event loop
+    # RestartPreventExitStatus= does not apply to ExecStartPre=: a failing check there restarts every 2 s.
+    assert "ExecStartPre" not in service
+    assert str(EXIT_REFUSED) in service["RestartPreventExitStatus"][0].split()
+    assert service["Restart"] == ["always"]
+    assert service.get("SyslogLevelPrefix", ["yes"]) == ["yes"]  # the <N> prefixes are journald's levels
+    assert service.get("StandardError", ["journal"]) == ["journal"]
+
+
 def test_unit_state_directory_is_the_data_dir_of_the_pi_config() -> None:
     data_dir = tomllib.loads(PI_CONFIG.read_text(encoding="utf-8"))["data_dir"]
     assert data_dir == "/var/lib/" + unit_sections()["Service"]["StateDirectory"][0]
@@ -189,3 +205,20 @@ def test_the_guide_installs_what_the_unit_and_rules_expect() -> None:
     assert snippet is not None
     parser.read_string(snippet.group(1))
     assert "http://127.0.0.1:8080" in parser["autostart"]["table"]
+
+
+def test_the_guide_walks_a_pi_5_through_watchdog_journald_metrics_and_kiosk() -> None:
+    guide = GUIDE.read_text(encoding="utf-8")
+    pi = tomllib.loads(PI_CONFIG.read_text(encoding="utf-8"))
+    service = unit_sections()["Service"]
+    assert f"WatchdogSec={service['WatchdogSec'][0]}" in guide and "Type=notify" in guide
+    assert "RestartPreventExitStatus=2" in guide and "status=2" in guide
+    assert "journalctl -u table-runtime -b -p warning" in guide and "SyslogLevelPrefix=yes" in guide
+    assert f"http://127.0.0.1:{pi['metrics']['port']}/metrics" in guide
+    for metric in ("table_device_online", "table_alarms_open", "table_feed_backlog_rows", "table_broker_connected",
+                   "table_journal_commit_seconds", "table_reconnects_total", "table_clock_synchronised"):
+        assert metric in guide, metric
+    assert f'gpio_chip = "{pi["devices"]["gpio_chip"]}"' in guide
+    assert "sync_wait_seconds" in guide and "docs/journal.md" in guide
+    for kiosk in ("do_blanking 1", "HideCursor", "wlr-randr", "mapToOutput"):
+        assert kiosk in guide, kiosk

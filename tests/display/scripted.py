@@ -51,7 +51,8 @@ class ScriptedBackend:
         ):
             return {"ok": False, "message": f"alarm {args.get('id')} needs the supervisor PIN"}
         if name not in ALWAYS_ACCEPTED and name not in self.current["allowed"]:
-            return {"ok": False, "message": f"{name} is not allowed in phase {self.current['phase']}"}
+            # In the runtime's words (a round's refusal alarm, table_runtime/game/round.py).
+            return {"ok": False, "message": f"{name} refused: the round is in phase {self.current['phase']}"}
         return {"ok": True, "message": f"{name} done"}
 
     def recall(self, last: int) -> list[dict[str, Any]]:
@@ -333,10 +334,14 @@ def recalled_round(round_number: int, first_seq: int) -> dict[str, Any]:
             )
         ],
     )
-    steps = [
-        (deal, "CardDealt", "9C to box 2"),
-        (play, "CardDealt", "2H to box 2"),
-        (settle, "RoundSettled", "bank 23, box 2 paid 50.00"),
+    steps = [  # (snapshot, input type, the events it produced, recall.py's English line)
+        (deal, "CardDrawn", [{"type": "CardAssigned", "card": "9C", "target": "box2.hand0"}], "card 9C to box2.hand0"),
+        (play, "Double", [{"type": "HandDoubled", "box": 2, "hand": 0, "added_cents": 2500, "behind_declined": []},
+                          {"type": "CardAssigned", "card": "2H", "target": "box2.hand0"}],
+         "box2.hand0 doubles (+25.00 €); card 2H to box2.hand0"),
+        (settle, "CardDrawn", [{"type": "CardAssigned", "card": "8H", "target": "bank"},
+                               {"type": "RoundSettled", "round": round_number, "bank_total": 23,
+                                "bank_blackjack": False, "payouts": []}], "card 8H to bank; settled: bank 23"),
     ]
     return {
         "round": round_number,
@@ -346,8 +351,9 @@ def recalled_round(round_number: int, first_seq: int) -> dict[str, Any]:
         "closed_seq": first_seq + 3,
         "result": "settled",
         "steps": [
-            {"seq": snap["seq"], "ts": 1764412345.0 + index, "type": kind, "text": text, "snapshot": snap}
-            for index, (snap, kind, text) in enumerate(steps)
+            {"seq": snap["seq"], "ts": 1764412345.0 + 40 * index, "type": kind, "events": events, "text": text,
+             "snapshot": snap}
+            for index, (snap, kind, events, text) in enumerate(steps)
         ],
         "payouts": [
             {"box": 2, **p} for p in settle["boxes"][1]["payouts"]

@@ -52,7 +52,7 @@ async def test_refusal_from_the_table_is_shown_to_the_dealer(
     await publish_and_wait(page, server, shown)
     await page.locator("#actions [data-command='SPLIT']").click()
     assert (await backend.next_command()).name == "SPLIT"
-    await expect(page.locator("#toast")).to_have_text("Refusé : SPLIT is not allowed in phase playing")
+    await expect(page.locator("#toast")).to_have_text("SÉPARER refusé : la manche est en phase Jeu")
     await expect(page.locator("#toast")).to_have_attribute("data-ok", "no")
 
 
@@ -79,7 +79,7 @@ async def test_void_needs_the_supervisor_pin(page: Page, server: DisplayServer, 
     for key in "1357":
         await dialog.locator(f"[data-key='{key}']").click()
     await dialog.locator("#pin-send").click()
-    await expect(dialog.locator("#pin-error")).to_have_text("Refusé : wrong supervisor PIN")
+    await expect(dialog.locator("#pin-error")).to_have_text("ANNULER MANCHE refusé : code superviseur faux")
     await expect(dialog).to_be_visible()
     assert backend.commands == []  # a wrong PIN never reaches the table
 
@@ -281,9 +281,7 @@ async def test_a_failing_backend_answers_the_page_and_keeps_it_connected(
     async with DisplayServer(broken, port=0) as server:
         await open_display(page, server)
         await page.locator("#actions [data-command='NEXT']").click()
-        await expect(page.locator("#toast")).to_have_text(
-            "Refusé : the table could not apply NEXT: RuntimeError('bug in the runtime')"
-        )
+        await expect(page.locator("#toast")).to_have_text("SUIVANT refusé : la table n’a pas pu l’appliquer")
         await expect(page.locator("body")).to_have_attribute("data-connection", "connected")
         async with http.ws_connect(f"{server.url}ws") as ws:
             reply = await ask(ws, {"type": "recall", "last": 10})

@@ -31,7 +31,7 @@ async def test_recall_steps_through_the_last_rounds(
     await expect(bar.locator(".recall-mark")).to_have_text("RAPPEL")
     # The newest round opens at its first step.
     await expect(page.locator("#recall-title")).to_have_text("Manche 16 (réglée) · étape 1/3")
-    await expect(page.locator("#recall-step-text")).to_contain_text("CardDealt — 9C to box 2")
+    await expect(page.locator("#recall-step-text")).to_contain_text("Carte tirée — 9♣ → case 2")
     await expect(page.locator("#round")).to_have_text("16")
     await expect(box(page, 2).locator(".card")).to_have_count(1)
     for name in ("NEXT", "DOUBLE", "UNDO", "VOID", "MANUAL_CARD"):

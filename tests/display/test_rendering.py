@@ -111,7 +111,10 @@ async def test_alarm_banner_names_box_amounts_rule_and_dealer_acknowledges_it(
     await expect(banner.locator(".alarm-box")).to_have_text("case 3")
     await expect(banner).to_contain_text("15,00\u00a0€")
     await expect(banner).to_contain_text("10,00\u00a0€")
-    await expect(banner.locator(".alarm-rule")).to_have_text("RULES.md Settlement; 000:15")
+    await expect(banner.locator(".alarm-message")).to_have_text(
+        "Dû 15,00\u00a0€, sur la zone 10,00\u00a0€ : payer ou ramasser la différence")
+    # A rule the catalogue lacks shows its citations.
+    await expect(banner.locator(".alarm-rule")).to_have_text("Règle : 000:15")
     await screenshot(page, "settlement-alarm-fr")
 
     await banner.locator("button.ack").click()
@@ -165,12 +168,12 @@ async def test_finished_soft_hand_shows_its_total_rounding_note_and_idle_device(
     snapshot = settlement(seq=1270)
     first = snapshot["boxes"][0]
     first["hands"][0].update(cards=["AH", "6S"], total=17, soft=True, status="stood")
-    note = "3:2 of 1005 cents is 1507.5 cents: paid 1507"
-    snapshot["boxes"][5]["payouts"][0]["note"] = note
+    snapshot["boxes"][5]["payouts"][0].update(staked_cents=1005, net_cents=1507,
+                                              note="3:2 of 1005 cents is 1507.5 cents: paid 1507")
     snapshot["devices"]["broker"] = "disabled"
     await publish_and_wait(page, server, snapshot)
     await expect(box(page, 1).locator(".hand .total")).to_have_text("17")  # stood: no more "7/17"
-    await expect(box(page, 6).locator(".payout-note")).to_have_text(note)
+    await expect(box(page, 6).locator(".payout-note")).to_have_text("3:2 de 10,05\u00a0€, arrondi à 15,07\u00a0€")
     broker = page.locator("#devices [data-device='broker']")
     await expect(broker).to_have_class("device idle")
     await expect(broker).to_contain_text("désactivé")

@@ -40,7 +40,7 @@ async def test_a_supervisor_alarm_is_labelled_and_its_acknowledge_sends_the_pin(
     for key in "1357":
         await dialog.locator(f"[data-key='{key}']").click()
     await dialog.locator("#pin-send").click()
-    await expect(dialog.locator("#pin-error")).to_have_text("Refusé : wrong supervisor PIN")
+    await expect(dialog.locator("#pin-error")).to_have_text("ACQUITTER refusé : code superviseur faux")
     assert backend.commands == []  # a wrong PIN never reaches the table
 
     for key in SUPERVISOR_PIN:

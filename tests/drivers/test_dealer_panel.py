@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.dealer_panel import (
+    BUTTONS,
     ButtonLogic,
     BuzzerPattern,
     DealerPanel,
@@ -22,6 +23,7 @@ from drivers.dealer_panel import (
     Tower,
     pin_factory_for,
 )
+from table_runtime import config
 from table_runtime.config import PanelPins
 
 C = PanelCommand
@@ -107,6 +109,24 @@ def test_a_chord_let_go_early_gives_nothing() -> None:
     assert logic.deadline is None
     assert logic.settle(5.0, {"UNDO": True}) == []
     assert logic.edge("UNDO", False, 5.0) == []
+
+
+def test_the_panel_knows_the_buttons_the_configuration_names() -> None:
+    """The driver is given its buttons by name; the names are the configuration's and each gives its command."""
+    assert BUTTONS == config.BUTTONS
+    assert set(PINS.buttons) == set(BUTTONS)
+    assert {PanelCommand(name) for name in BUTTONS} == set(PanelCommand) - {PanelCommand.VOID}
+
+
+def test_a_button_the_panel_has_not_is_refused() -> None:
+    with pytest.raises(PanelUsageError, match="'HIT'"):
+        ButtonLogic(0.05, 3.0, ("DEAL", "HIT"))
+
+
+def test_a_panel_without_undo_still_confirms() -> None:
+    logic = ButtonLogic(0.05, 3.0, ("DEAL", "CONFIRM"))
+    assert logic.edge("CONFIRM", True, 0.0) == []
+    assert logic.edge("CONFIRM", False, 0.2) == [C.CONFIRM]
 
 
 # -- the gpiozero panel on mock pins -------------------------------------------

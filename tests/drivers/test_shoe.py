@@ -77,7 +77,7 @@ async def cards(shoe: SerialShoe, count: int) -> list[Card]:
     for _ in range(count):
         event = await expect(shoe, CardDrawn)
         assert isinstance(event, CardDrawn)
-        drawn.append(event.card)
+        drawn.append(Card.parse(event.code))
     return drawn
 
 
@@ -211,7 +211,7 @@ async def test_a_frame_the_shoe_lost_is_a_missed_cards_alarm(sim: SimulatedShoe,
     assert missed.count == 1
     assert await cards(shoe, 1) == [kept]
     lost_events = [e for e in sim.sent_events if isinstance(e, CardDrawn) and e.sequence == missed.first_sequence]
-    assert [e.card for e in lost_events] == [lost]  # the shoe did report it; the table never saw it
+    assert [e.code for e in lost_events] == [lost.code]  # the shoe did report it; the table never saw it
     assert shoe.statistics.missed == 1
 
 
@@ -289,7 +289,7 @@ async def test_unplug_replug_many_times(sim: SimulatedShoe, shoe: SerialShoe) ->
         while len([event for event in seen if isinstance(event, CardDrawn)]) < len(expected):
             seen.append(await shoe.next_event())
     seen += await quiet(shoe, 0.3)
-    assert [event.card for event in seen if isinstance(event, CardDrawn)] == expected
+    assert [event.code for event in seen if isinstance(event, CardDrawn)] == [card.code for card in expected]
     assert [type(event) for event in seen if isinstance(event, LINK_EVENTS)] == [ShoeOffline, ShoeOnline] * 3
 
 
@@ -364,6 +364,6 @@ async def test_a_restarted_shoe_resumes_the_same_seeded_shoe(tmp_path: Path) -> 
             assert isinstance(online, ShoeOnline) and online.cards_drawn == 4
             next_card = second.draw()
             event = await expect(shoe, CardDrawn)
-            assert isinstance(event, CardDrawn) and event.card_number == 5 and event.card == next_card
+            assert isinstance(event, CardDrawn) and event.card_number == 5 and event.code == next_card.code
     async with simulated() as fresh:
         assert [fresh.draw() for _ in range(5)] == [*seen, next_card]

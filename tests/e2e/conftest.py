@@ -11,6 +11,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from simulators.live_table import LiveDevices, LiveHands
+from table_runtime.config import zone_names
 from table_runtime.display.server import DisplayServer
 from table_runtime.game.cards import Card
 from table_runtime.game.rules import TableLimits, profile
@@ -47,7 +48,7 @@ async def live(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[
     """The live table; a test marked `with_display` also gets the dealer display on a free port."""
     journal = Journal.open(journal_path(tmp_path))
     controller = TableController(table_id="E2E", rules=profile("fr-casino"), limits=TableLimits(),
-                                 journal=journal, clock=lambda: 1_800_000_000.0)
+                                 journal=journal, clock=lambda: 1_800_000_000.0, zones=zone_names(7))
     devices = LiveDevices(controller, seed=3, data_dir=tmp_path, pin_factory=MockFactory(pin_class=MockPWMPin))
     devices.start()
     app = devices.app(controller)

@@ -20,6 +20,7 @@ import pytest
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path, verify_file
 from table_runtime.runtime.recall import recall_rounds
+from table_runtime.version import installed_version
 
 CLI = [sys.executable, "-m", "table_runtime"]
 
@@ -92,6 +93,7 @@ def test_kill_9_mid_round_then_restart_resumes_the_same_round(tmp_path: Path) ->
         recovered_runs += 1
         assert summary["recovered"] is True
         assert statuses and statuses[-1]["round"] == before["round"]
+        assert statuses[-1]["version"] == installed_version()  # which release recovered it
         resumed = again[before["round"]]
         assert resumed["result"] in ("settled", "voided")  # the interrupted round was played to its end
         # the steps journaled before the kill are the first steps of the finished round, unchanged

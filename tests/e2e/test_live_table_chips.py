@@ -32,7 +32,7 @@ async def test_a_round_through_the_devices_catches_chip_fraud_and_a_wrong_payout
     assert alarm["box"] == 3 and counterfeit.uid in str(alarm["message"])
     live.devices.reader_sim.remove("box3", counterfeit.uid)
     await hands.settle_zones()
-    await hands.until("box3 empty", lambda: controller.extra["zones"]["box3"] == 0)
+    await hands.until("box3 empty", lambda: controller.core.chips.total("box3") == 0)
     await hands.press("DEAL")
     round_ = table.round
     assert round_ is not None and [(b.number, b.bet.seated_cents) for b in round_.boxes] == [(1, 1000), (2, 2000)]

@@ -34,14 +34,14 @@ async def test_a_chip_marked_stolen_mid_shift_is_caught_on_the_zone(tmp_path: Pa
     config = base.replace(devices=dataclasses.replace(base.devices, chip_registry=registry_path))
     with assemble(config, with_display=False, with_feed=False) as table:
         app, controller = table.app, table.controller
-        assert app.registry is not None and app.chip_link is not None
+        assert app.registry is not None and app.chips is not None
         app.registry.poll = 0.05
-        watcher = app.chip_link.watcher
+        watcher = app.chips
         reader = next(iter(table.simulated_readers.values()))
         runner = asyncio.create_task(app.run())
         try:
             reader.place("box1", chip)
-            await until(lambda: watcher.total_cents("box1") == 2500, "the chip counted on box1")
+            await until(lambda: controller.core.chips.total("box1") == 2500, "the chip counted on box1")
 
             with ChipRegistry(registry_path) as registry:
                 registry.set_status(chip.uid, "stolen")
@@ -49,7 +49,7 @@ async def test_a_chip_marked_stolen_mid_shift_is_caught_on_the_zone(tmp_path: Pa
                         "the stolen chip's alarm")
             (alarm,) = [alarm for alarm in controller.alarms.active if alarm["kind"] == "stolen_chip"]
             assert alarm["box"] == 1 and chip.uid in alarm["message"]
-            assert watcher.total_cents("box1") == 0  # a stolen chip counts for nothing
+            assert controller.core.chips.total("box1") == 0  # a stolen chip counts for nothing
             loaded = [entry.body for entry in table.journal.entries(kinds=("status",))
                       if entry.body.get("type") == "RegistryLoaded"]
             assert loaded and loaded[-1]["chips"] == 1

@@ -38,6 +38,7 @@ from table_runtime.config import ChipReaderConfig, DevicesConfig, DisplayConfig,
 from table_runtime.errors import ConfigError
 from table_runtime.journal import JournalClosedError
 from table_runtime.runtime.assembly import assemble
+from table_runtime.version import installed_version
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = REPO / "configs" / "demo.toml"
@@ -165,6 +166,15 @@ async def test_run_comes_up_plays_a_touch_and_stops_cleanly(started: tuple[Path,
 
     assert table.terminate() == 0, table.log
     assert "SIGTERM: stopping" in table.log
+    # Off journald each line has its time and level; the first names the version; each device its identity.
+    lines = table.log.splitlines()
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} (INFO|WARNING|ERROR|DEBUG) "
+    assert all(re.match(stamp, line) for line in lines), table.log
+    assert f"table-runtime {installed_version()} starting: table DEMO1" in lines[0]
+    assert re.search(r"shoe online on \S+: serial SIM-SHOE-\S+, firmware sim-1.0, protocol 1, boot \d+; shoe S1, "
+                     r"0 cards drawn", table.log), table.log
+    for name in ("left", "right"):
+        assert re.search(rf"chip reader {name} online: serial SIM\w+, firmware sim-1.0, protocol 1", table.log)
     data_dir = config.parent / "data"
     verify = cli("journal", "verify", "--data-dir", str(data_dir))
     assert verify.returncode == 0, verify.stdout + verify.stderr
@@ -296,8 +306,8 @@ def test_assembly_reads_a_csv_registry_and_takes_its_casino(tmp_path: Path) -> N
     export.write_text(issuer.csv(), encoding="utf-8")
     with assemble(demo_config(tmp_path, devices=dataclasses.replace(demo_config(tmp_path).devices,
                                                                      chip_registry=export))) as table:
-        assert table.app.chip_link is not None
-        watcher = table.app.chip_link.watcher
+        assert table.app.chips is not None
+        watcher = table.app.chips
         assert watcher.casino_id == 42
         chip = next(iter(issuer.issued.values()))
         assert watcher.value_of(chip) == chip.denomination_cents
@@ -336,8 +346,8 @@ def test_devices_casino_id_names_the_casino_of_a_shared_registry(tmp_path: Path)
     config = demo_config(tmp_path)
     devices = dataclasses.replace(config.devices, chip_registry=registry_path, casino_id=8)
     with assemble(config.replace(devices=devices), with_display=False, with_feed=False) as table:
-        assert table.app.chip_link is not None
-        watcher = table.app.chip_link.watcher
+        assert table.app.chips is not None
+        watcher = table.app.chips
         assert watcher.casino_id == 8
         tag = {chip.uid: Tag(uid=chip.uid, denomination_cents=chip.denomination_cents, casino_id=chip.casino_id)
                for chip in (ours, theirs)}
@@ -354,3 +364,44 @@ def test_assembly_names_the_reader_key_of_a_bad_antenna(tmp_path: Path) -> None:
     assert refused.value.key == "devices.chip_readers[0].antennas"
     assert "antenna 40" in refused.value.message
     assert not (tmp_path / "data").exists()
+
+
+# ------------------------------------------------- check-config refuses what run refuses, with the same key
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _with_registry(tmp_path: Path, text: str) -> str:
+    return text.replace('panel_pin_factory = "mock"',
+                        f'panel_pin_factory = "mock"\nchip_registry = "{two_casinos_registry(tmp_path)}"')
+
+
+@pytest.mark.parametrize(("case", "edit", "key"), [
+    ("two casinos", _with_registry, "devices.casino_id"),
+    ("no registry", lambda tmp, text: text.replace(
+        'panel_pin_factory = "mock"', f'panel_pin_factory = "mock"\nchip_registry = "{tmp / "none.sqlite"}"'),
+     "devices.chip_registry"),
+    ("a reader URL option", lambda tmp, text: text.replace('"sim://reader?seed=2"', '"sim://reader?seed=2&speed=9"'),
+     "devices.chip_readers[1].url"),
+    ("a shoe stack file", lambda tmp, text: text.replace('"sim://shoe?seed=7"',
+                                                        f'"sim://shoe?seed=7&stack={tmp / "no-stack.txt"}"'),
+     "devices.shoe"),
+    ("a shoe stack of no cards", lambda tmp, text: text.replace(
+        '"sim://shoe?seed=7"', f'"sim://shoe?seed=7&stack={_write(tmp / "stack.txt", "AS KD XX")}"'),
+     "devices.shoe"),
+    ("a data dir under a file", lambda tmp, text: re.sub(r'(?m)^data_dir = .*$',
+                                                         f'data_dir = "{tmp / "table.toml" / "data"}"', text),
+     "data_dir"),
+])
+def test_check_config_refuses_what_run_refuses(tmp_path: Path, case: str, edit: Any, key: str) -> None:
+    config = table_config(tmp_path, port=free_port())
+    config.write_text(edit(tmp_path, config.read_text(encoding="utf-8")), encoding="utf-8")
+    checked = cli("check-config", str(config))
+    assert checked.returncode == 1, (case, checked.stdout, checked.stderr)
+    assert f"\n  {key}: " in checked.stdout, (case, checked.stdout)
+    ran = cli("run", "--config", str(config))
+    assert ran.returncode == 2, (case, ran.stderr)
+    assert key in ran.stderr and "Traceback" not in ran.stderr, (case, ran.stderr)
+    assert not (tmp_path / "data").exists()  # neither opened the journal

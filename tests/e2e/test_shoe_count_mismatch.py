@@ -9,11 +9,12 @@ import pytest
 
 from drivers.shoe import SerialShoe
 from simulators.shoe import SimulatedShoe
+from table_runtime.core.shoe_watch import SHOE_COUNT_GRACE_S
 from table_runtime.game.cards import parse_cards
 from table_runtime.game.inputs import CardDrawn, ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
-from table_runtime.runtime.app import SHOE_COUNT_GRACE_S, TableApp
+from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.controller import TableController
 
 

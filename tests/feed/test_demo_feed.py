@@ -15,6 +15,7 @@ from simulators.mosquitto import MosquittoBroker
 from table_runtime.feed.consumer import FeedConsumer
 from table_runtime.feed.settings import parse_broker_url
 from table_runtime.journal import Journal
+from table_runtime.version import installed_version
 
 from .support import Heard, listen, validators_by_topic
 
@@ -88,3 +89,10 @@ async def test_a_live_demo_publishes_every_entry_through_a_broker_restart(
     assert {"events", "state", "rounds", "status"} <= topics
     for topic, payload, _ in heard.messages:
         validators[topic.rsplit("/", 1)[1]].validate(payload)
+    # Which release the table runs: on every status message, and on the runtime's Started row.
+    version = installed_version()
+    assert heard.on("status") and all(status["version"] == version for status in heard.on("status"))
+    started = [event for event in heard.on("events") if event["kind"] == "status" and event["type"] == "Started"]
+    assert started and all(event["body"]["version"] == version for event in started)
+    broken = {**started[0], "body": {**started[0]["body"], "version": 7}}
+    assert not validators["events"].is_valid(broken)  # the schema documents it as a string

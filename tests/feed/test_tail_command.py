@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
 import aiomqtt
 import pytest
 
-from simulators.mosquitto import MosquittoBroker
+from simulators.mosquitto import MosquittoBroker, free_port
 from table_runtime.feed.messages import Topics, event_message
 from table_runtime.journal import GENESIS_HASH, JournalEntry
 
@@ -72,3 +73,39 @@ async def test_tail_json_lines(broker: MosquittoBroker, prefix: str) -> None:
     assert [message.get("seq") for message in messages] == [1, 2, None, 5, 6]
     assert messages[2] == {"type": "Gap", "table_id": "T1", "first": 3, "last": 4}
     assert messages[0]["body"] == {"type": "CardAssigned", "card": "QD"}
+
+
+async def test_tail_says_the_broker_is_unreachable_and_retries_until_it_is_there(tmp_path: Path, prefix: str) -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "table_runtime", "feed", "tail", "--url", f"mqtt://127.0.0.1:{port}", "--prefix", prefix,
+        "--table", "T1", "--count", "1", "--retry-max", "0.5",
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None and process.stderr is not None
+    try:
+        said: list[str] = []
+        async with asyncio.timeout(20):
+            while len(said) < 2:  # tried, and tried again
+                said.append((await process.stderr.readline()).decode().rstrip("\n"))
+        for line in said:
+            assert re.fullmatch(rf"feed tail: broker 127\.0\.0\.1:{port} unreachable \(.*refused.*\); "
+                                r"retrying in \d+\.\d s", line), line
+        directory = tmp_path / "late-broker"
+        directory.mkdir()
+        with MosquittoBroker(directory=directory, port=port):
+            async with asyncio.timeout(20):
+                while "connected" not in (line := (await process.stderr.readline()).decode()):
+                    assert "unreachable" in line, line
+            listening = f"listening on {prefix}/tables/T1/events"
+            assert line.strip() == f"feed tail: broker 127.0.0.1:{port}: connected, {listening}"
+            async with aiomqtt.Client("127.0.0.1", port) as client:
+                await client.publish(f"{prefix}/tables/T1/events", event(1), qos=1)
+            async with asyncio.timeout(20):
+                out, _ = await process.communicate()
+        assert process.returncode == 0 and " 1 " in out.decode()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

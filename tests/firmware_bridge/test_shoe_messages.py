@@ -35,6 +35,7 @@ from firmware_bridge.shoe import (
     parse_shoe_frame,
     shoe_frame,
 )
+from firmware_bridge.shoe.events import CARD_RANKS, CARD_SUITS, is_card_code
 from firmware_bridge.shoe.messages import protocol_version_of
 from table_runtime.game.cards import ALL_CARDS
 
@@ -42,7 +43,8 @@ u16 = st.integers(0, 0xFFFF)
 u32 = st.integers(0, 0xFFFF_FFFF)
 
 events: st.SearchStrategy[SequencedShoeEvent] = st.one_of(
-    st.builds(CardDrawn, sequence=u16, card=st.sampled_from(ALL_CARDS), card_number=u16, raw_code=u16),
+    st.builds(CardDrawn, sequence=u16, code=st.sampled_from([card.code for card in ALL_CARDS]), card_number=u16,
+              raw_code=u16),
     st.builds(
         ShoeShuffled,
         sequence=u16,
@@ -106,8 +108,7 @@ def test_host_commands_round_trip(command: HostCommand, sequence: int) -> None:
 
 
 def test_card_payload_is_as_documented() -> None:
-    event = CardDrawn(sequence=7, card=ALL_CARDS[0], card_number=12, raw_code=0x11)
-    assert ALL_CARDS[0].code == "AS"
+    event = CardDrawn(sequence=7, code="AS", card_number=12, raw_code=0x11)
     assert shoe_frame(event).payload == bytes.fromhex("000C41530011")
 
 
@@ -132,3 +133,16 @@ def test_parsing_any_frame_raises_only_malformed_message(message_type: int, flag
             parse(frame)
         except MalformedMessageError as error:
             assert error.message_type == message_type
+
+
+def test_the_protocol_card_codes_are_the_games_cards() -> None:
+    """The shoe decodes to two-letter codes; every code it can send is one of the game's 52 cards, and back."""
+    codes = {rank + suit for rank in CARD_RANKS for suit in CARD_SUITS}
+    assert codes == {card.code for card in ALL_CARDS}
+    assert all(is_card_code(code) for code in codes)
+    assert not any(is_card_code(code) for code in ("", "A", "ZS", "AX", "as", "ASS", "10S"))
+
+
+def test_an_event_naming_no_card_is_refused_on_encoding() -> None:
+    with pytest.raises(ValueError, match="not a card code"):
+        shoe_frame(CardDrawn(sequence=1, code="ZZ", card_number=1, raw_code=0))

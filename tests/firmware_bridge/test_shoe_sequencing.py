@@ -14,7 +14,6 @@ from firmware_bridge.shoe import (
     sequence_distance,
     shoe_frame,
 )
-from table_runtime.game.cards import Card
 
 
 def hello(*, boot_id: int = 1, next_sequence: int = 0, oldest_held: int = 0) -> Hello:
@@ -31,7 +30,7 @@ def hello(*, boot_id: int = 1, next_sequence: int = 0, oldest_held: int = 0) -> 
 
 
 def card(sequence: int, *, retransmit: bool = False) -> Frame:
-    event = CardDrawn(sequence=sequence, card=Card.parse("AS"), card_number=sequence % 312 + 1, raw_code=0)
+    event = CardDrawn(sequence=sequence, code="AS", card_number=sequence % 312 + 1, raw_code=0)
     return shoe_frame(event, retransmit=retransmit)
 
 

@@ -13,11 +13,10 @@ import pytest
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
-from table_runtime.chips.watch import ChipWatcher
+from table_runtime.chips.edge import ZoneReporter
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.chip_link import ChipLink
 from table_runtime.runtime.controller import TableController
 from tests.polling import until
 
@@ -33,11 +32,10 @@ async def test_chips_are_online_only_when_every_reader_is(tmp_path: Path) -> Non
                              backend=RfidBackend([devices[name]]))
                for name, antennas in ZONES.items()]
     with Journal.open(journal_path(tmp_path)) as journal:
-        controller = TableController(table_id="T", rules=profile("fr-casino"), limits=TableLimits(),
-                                     journal=journal, clock=lambda: 1.0)
         zones = [zone for antennas in ZONES.values() for zone in antennas.values()]
-        link = ChipLink(ChipWatcher(zones, registry={}, casino_id=7), controller)
-        app = TableApp(controller, readers=readers, chip_link=link)
+        controller = TableController(table_id="T", rules=profile("fr-casino"), limits=TableLimits(),
+                                     journal=journal, clock=lambda: 1.0, zones=zones)
+        app = TableApp(controller, readers=readers, chips=ZoneReporter(zones, registry={}, casino_id=7))
         runner = asyncio.create_task(app.run())
 
         def chips() -> str:

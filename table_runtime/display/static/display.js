@@ -1,8 +1,11 @@
 // The dealer display: keeps the connection to the controller, renders the snapshots it pushes and
 // sends the dealer's touch commands. The server decides roles and checks every command; this page
 // only mirrors what it is told. Protocol and snapshot shape: docs/display.md.
-import { $, RANKS, SUIT_SYMBOL, cardNode, el, normalize, renderActions, renderRecallBar, renderTable } from "./table.js";
-import { applyStaticText, setLanguage, t } from "./text.js";
+import { $, el } from "./dom.js";
+import { refusal } from "./alarm.js";
+import { renderRecallBar } from "./recall.js";
+import { RANKS, cardNode, normalize, renderActions, renderTable } from "./table.js";
+import { SUIT_SYMBOL, applyStaticText, lang, setLanguage, t } from "./text.js";
 
 const BACKOFF_MIN_MS = 250;
 const BACKOFF_MAX_MS = 4000;
@@ -96,7 +99,8 @@ function openRecall() {
   send({ type: "recall", last: 10 }, (reply) => {
     const rounds = (reply.rounds || []).filter((r) => r.steps && r.steps.length > 0);
     if (rounds.length === 0) {
-      toast(reply.message ? t("refused", { message: reply.message }) : t("recall_empty"), false);
+      if (reply.reason || reply.message) toast(refusalText("recall", reply), false, reply.message);
+      else toast(t("recall_empty"), false);
       return;
     }
     state.recall = { rounds, round: rounds.length - 1, step: 0 };
@@ -139,7 +143,7 @@ function lost(socket) {
   if (state.socket !== socket) return;
   state.connected = false;
   state.socket = null;
-  for (const callback of state.pending.values()) callback({ ok: false, message: t("disconnected") });
+  for (const callback of state.pending.values()) callback({ ok: false, reason: "disconnected" });
   state.pending.clear();
   closeDialogs();
   render();
@@ -166,13 +170,13 @@ function receive(message) {
   } else if (message.type === "keepalive") {
     // only here to be heard (see watchdog)
   } else if (message.type === "error") {
-    toast(message.message, false);
+    toast(t("protocol_error"), false, message.message);
   }
 }
 
 function send(message, callback) {
   if (!state.socket || !state.connected) {
-    if (callback) callback({ ok: false, message: t("disconnected") });
+    if (callback) callback({ ok: false, reason: "disconnected" });
     return;
   }
   const request = state.nextRequest++;
@@ -189,7 +193,8 @@ function command(name, args, extra, onResult) {
   send({ type: "command", name, args: args || {}, ...(extra || {}) }, (result) => {
     state.busy = false;
     renderBusy();
-    toast(result.ok ? t("done", { command: t("cmd_" + name) }) : t("refused", { message: result.message }), result.ok);
+    if (result.ok) toast(t("done", { command: t("cmd_" + name) }), true);
+    else toast(refusalText("cmd_" + name, result), false, result.message);
     if (onResult) onResult(result);
   });
 }
@@ -201,9 +206,25 @@ function renderBusy() {
 }
 
 let toastTimer = null;
-function toast(text, ok) {
+// A refusal in the page's language: the command and, when the server names it (`reason`), why. The table's
+// own refusals come back as alarms, which the banner explains; their English message is the details line.
+function refusalText(commandKey, result) {
+  const command = t(commandKey);
+  if (result.reason) return t("refused_because", { command, reason: t("reason_" + result.reason, result) });
+  const said = refusal(result.message);
+  return said && said.reason ? t("refused_because", { command, reason: said.reason }) : t("refused_command", { command });
+}
+
+// The English details of a refusal the catalogue could not word, on an English screen only.
+function details(message) {
+  const said = refusal(message);
+  if (lang() !== "en" || !message || (said && said.reason)) return null;
+  return el("span", { class: "toast-details details", text: message });
+}
+
+function toast(text, ok, message) {
   const node = $("toast");
-  node.textContent = text;
+  node.replaceChildren(el("span", { class: "toast-text", text }), ...(details(message) ? [details(message)] : []));
   node.dataset.ok = ok ? "yes" : "no";
   node.hidden = false;
   clearTimeout(toastTimer);
@@ -264,7 +285,7 @@ function buildPinDialog() {
     const { name, args } = state.pinFor;
     command(name, args, { pin }, (result) => {
       if (result.ok) $("pin-dialog").close();
-      else $("pin-error").textContent = t("refused", { message: result.message });
+      else $("pin-error").replaceChildren(refusalText("cmd_" + name, result), ...(details(result.message) ? [details(result.message)] : []));
     });
   });
 }

@@ -1,38 +1,15 @@
 // Rendering of a table snapshot into the page: top bar, alarms, bank, the seven boxes, buttons, recall bar.
 // Pure DOM work from the snapshot and a `view` ({role, recall, connected, busy, supervisor}); no state here.
-import { lang, money, t, tOr, totalText } from "./text.js";
+import { renderAlarms } from "./alarm.js";
+import { $, el, replaceChildren } from "./dom.js";
+import { SUIT_SYMBOL, money, ownerName, t, tOr, totalText } from "./text.js";
 
-export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
 export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
 const MAIN_COMMANDS = ["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM"];
 const OPEN_STATUSES = new Set(["waiting", "playing"]); // hands that may still take a card
 const DEVICE_IDLE = new Set(["disabled", "not configured"]); // not a fault: shown grey, not red
 // A box's chip zones, in the order they lie on the felt, with the label the page gives each.
 const ZONES = [["", "seated"], [".behind", "behind"], [".insurance", "insurance"]];
-
-export const $ = (id) => document.getElementById(id);
-
-// --- DOM helpers -------------------------------------------------------------------------------
-export function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "class") node.className = value;
-    else if (name === "text") node.textContent = value;
-    else if (name.startsWith("data-")) node.setAttribute(name, value === true ? "" : String(value));
-    else node.setAttribute(name, String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-// Like node.replaceChildren, but skips null/false (which the DOM would print as "null").
-export function replaceChildren(node, ...children) {
-  node.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
-}
 
 export function cardNode(code) {
   const rank = code[0] === "T" ? "10" : code[0];
@@ -89,11 +66,11 @@ function renderTop(s) {
     turn.textContent = t("no_turn");
     delete turn.dataset.box;
   }
-  $("next-card").textContent = `${t("next_card")} → ${nextCardText(s)}`;
+  replaceChildren($("next-card"), el("span", { class: "next-label", text: `${t("next_card")} ` }), `→ ${nextCardText(s)}`);
   $("next-card").dataset.next = s.next_card;
   // The pit has no buttons to read the allowed actions from: they are spelled out for it.
   const allowed = (s.allowed || []).map((name) => t("cmd_" + name));
-  $("allowed").textContent = allowed.length ? `${t("allowed")} : ${allowed.join(" · ")}` : "";
+  $("allowed").textContent = allowed.length ? t("allowed_list", { commands: allowed.join(" · ") }) : "";
 
   const shoe = s.shoe || {};
   const shoeNode = $("shoe");
@@ -101,7 +78,7 @@ function renderTop(s) {
     shoeNode,
     el("span", { class: "label", text: `${t("shoe")} ${shoe.shoe_id || ""}` }),
     el("span", { class: "big", id: "cards-left", text: String(shoe.cards_left ?? "–") }),
-    el("span", { class: "label", text: t("cards_left") }),
+    el("span", { class: "label cards-left-label", text: t("cards_left") }),
     shoe.burns_left ? el("span", { class: "badge amber", text: t("burns_left", { n: shoe.burns_left }) }) : null,
     shoe.cut_card_reached ? el("span", { class: "badge red", id: "cut-card", text: t("cut_card") }) : null,
     shoe.online === false ? el("span", { class: "badge red", text: t("shoe_offline") }) : null,
@@ -115,7 +92,7 @@ function renderTop(s) {
         "span",
         { class: DEVICE_IDLE.has(status) ? "device idle" : "device", "data-device": name, "data-status": status },
         el("span", { class: "dot" }),
-        tOr("device_" + name, name),
+        el("span", { class: "device-name", text: tOr("device_" + name, name) }),
         status === "online" ? null : el("small", { text: " " + tOr("device_status_" + status, status) }),
       ),
     ),
@@ -133,43 +110,6 @@ function nextCardText(s) {
     return t("next_box", { box: match[1] });
   }
   return t("next_none");
-}
-
-function renderAlarms(s, view) {
-  const section = $("alarms");
-  const open = (s.alarms || []).filter((a) => !a.acknowledged);
-  const acknowledged = (s.alarms || []).length - open.length;
-  section.hidden = open.length === 0;
-  const rows = open.map((alarm) => {
-    // Names ending in _cents are money; the others are counts or totals (cards seen, the bank's total).
-    const amounts = Object.entries(alarm.amounts || {}).map(([key, value]) =>
-      el("span", { class: "amount" }, `${tOr("amount_" + key, key.replace(/_cents$/, "").replace(/_/g, " "))} `,
-        el("b", { text: key.endsWith("_cents") ? money(value) : String(value) })),
-    );
-    return el(
-      "div",
-      { class: "alarm", "data-alarm": alarm.id, "data-kind": alarm.kind, "data-supervisor": alarm.supervisor ? "yes" : "no" },
-      el("span", { class: "alarm-icon", text: "⚠" }),
-      el(
-        "div",
-        { class: "alarm-body" },
-        el(
-          "div",
-          { class: "alarm-head" },
-          el("b", { class: "alarm-kind", text: tOr("alarm_" + alarm.kind, alarm.kind.replace(/_/g, " ")) }),
-          alarm.box ? el("span", { class: "alarm-box", text: t("alarm_box", { box: alarm.box }) }) : null,
-          alarm.supervisor ? el("span", { class: "alarm-supervisor", text: t("alarm_supervisor") }) : null,
-          amounts,
-        ),
-        el("div", { class: "alarm-message", text: alarm.message }),
-        el("div", { class: "alarm-rule", text: alarm.rule }),
-      ),
-      view.role === "dealer" && !view.recall
-        ? el("button", { type: "button", class: "ack", "data-ack": alarm.id, "data-supervisor": alarm.supervisor ? "yes" : "no", text: t("ack") })
-        : null,
-    );
-  });
-  replaceChildren(section, rows, acknowledged ? el("div", { class: "small", text: t("alarms_acknowledged", { n: acknowledged }) }) : null);
 }
 
 function renderBank(s) {
@@ -198,20 +138,33 @@ function renderBoxes(s) {
   const given = new Map((s.boxes || []).map((box) => [box.box, box]));
   const boxes = [1, 2, 3, 4, 5, 6, 7].map((number) => given.get(number) || openBox(number));
   container.replaceChildren(...boxes.map((box) => boxNode(box, s)));
+  // A box too short for its payouts and its zone checks keeps the zones (CSS .short): they say what each zone
+  // must hold, and the hands' results say why.
+  for (const node of container.children) {
+    if (node.hasAttribute("data-checking") && node.scrollHeight > node.clientHeight) node.classList.add("short");
+  }
+  // Room where it is needed: a box nobody plays is narrow, a split box wide (its hands side by side).
+  container.style.gridTemplateColumns = boxes
+    .map((box) => `minmax(0, ${box.hands.length > 1 ? 1.9 : isEmpty(box, s) ? 0.4 : 1}fr)`)
+    .join(" ");
+}
+
+// Chips that turn up on an unplayed box at settlement are a wrong payout: the box is not dimmed then.
+function isEmpty(box, s) {
+  return !box.seated_cents && (box.behind || []).length === 0 && box.hands.length === 0 && !chipCheckNode(box, s);
 }
 
 function boxNode(box, s) {
   const behind = box.behind || [];
   const check = chipCheckNode(box, s);
-  // Chips that turn up on an unplayed box at settlement are a wrong payout: the box is not dimmed then.
-  const empty = !box.seated_cents && behind.length === 0 && box.hands.length === 0 && !check;
+  const empty = isEmpty(box, s);
   const isTurn = s.turn && s.turn.box === box.box;
   const stakes = el(
     "div",
     { class: "stakes" },
     el("div", { class: "stake seated" }, el("span", { class: "label", text: t("seated") }), el("b", { class: "seated-cents", text: money(box.seated_cents || 0) })),
     behind.map((b) =>
-      el("div", { class: "stake behind", "data-owner": b.owner }, el("span", { class: "label", text: `${t("behind")} ${b.owner}` }), el("b", { text: money(b.cents) })),
+      el("div", { class: "stake behind", "data-owner": b.owner }, el("span", { class: "label", text: ownerName(b.owner, box.box, "behind") }), el("b", { text: money(b.cents) })),
     ),
   );
   let insurance = null;
@@ -255,7 +208,7 @@ function boxNode(box, s) {
   if ((box.payouts || []).length > 0) {
     payouts = el(
       "div",
-      { class: "payouts" },
+      { class: check ? "payouts checked" : "payouts" },
       box.payouts.map((p) =>
         el(
           "div",
@@ -268,7 +221,7 @@ function boxNode(box, s) {
               class: "payout-owner",
               text:
                 // The seated player's own payouts need no name; players behind are named.
-                [p.owner === box.owner ? "" : p.owner, box.hands.length > 1 ? `${t("hand")} ${p.hand + 1}` : ""]
+                [p.owner === box.owner ? "" : ownerName(p.owner, box.box, "behind"), box.hands.length > 1 ? `${t("hand")} ${p.hand + 1}` : ""]
                   .filter(Boolean)
                   .join(" · ") +
                 (p.kind === "double" ? ` · ${tOr("kind_" + p.kind, p.kind)}` : ""),
@@ -276,7 +229,8 @@ function boxNode(box, s) {
           ),
           el("b", { class: "payout-net", text: money(p.net_cents, true) }),
           // The runtime explains any rounding of a payout (RULES.md Money): the dealer must see it.
-          p.note ? el("div", { class: "payout-note", text: p.note }) : null,
+          // (its English note says the exact amount; the page words it from the stake and what is paid)
+          p.note ? el("div", { class: "payout-note", text: t("payout_rounded", { stake: money(p.staked_cents), paid: money(p.net_cents) }) }) : null,
         ),
       ),
     );
@@ -287,8 +241,8 @@ function boxNode(box, s) {
       : el("div", { class: "net", "data-net": box.net_cents }, el("span", { class: "label", text: t("net") }), el("b", { text: money(box.net_cents, true) }));
   return el(
     "article",
-    { class: box.hands.length > 1 ? "box split" : "box", "data-box": box.box, "data-turn": isTurn, "data-empty": empty, "data-checking": !!check },
-    el("header", {}, el("span", { class: "box-no", text: String(box.box) }), el("span", { class: "owner", text: box.owner || t("open_box") })),
+    { class: box.hands.length > 1 ? "box split" : "box", "data-box": box.box, "data-turn": isTurn, "data-empty": empty, "data-checking": !!check, "data-settled": box.payouts.length > 0 },
+    el("header", {}, el("span", { class: "box-no", text: String(box.box) }), headerName(box) ? el("span", { class: "owner", text: headerName(box) }) : null),
     empty ? null : stakes,
     insurance,
     el("div", { class: "hands" }, hands),
@@ -296,6 +250,13 @@ function boxNode(box, s) {
     check,
     net,
   );
+}
+
+// Beside the box number: the seated player's name when the table knows one (the runtime names players by
+// their zone, "box3": the number already says it), "open" for a box nobody plays.
+function headerName(box) {
+  if (!box.owner) return box.hands.length || box.seated_cents ? "" : t("open_box");
+  return ownerName(box.owner, box.box, "seated") === t("seated_player") ? "" : ownerName(box.owner, box.box, "seated");
 }
 
 // Settlement: each zone of the box against what it must end at, as the chip readers see it now, so the
@@ -337,26 +298,6 @@ export function renderActions(s, view) {
     button.dataset.allowed = allowed.has(name) ? "yes" : "no";
   }
   $("recall-open").disabled = !!view.recall || !view.connected;
-}
-
-export function renderRecallBar(recall) {
-  const bar = $("recall-bar");
-  bar.hidden = !recall;
-  if (!recall) return;
-  const round = recall.rounds[recall.round];
-  const step = round.steps[recall.step];
-  const time = new Date(step.ts * 1000).toLocaleTimeString(lang() === "fr" ? "fr-FR" : "en-GB");
-  $("recall-title").textContent =
-    `${t("recall_round", { round: round.round })} (${tOr("result_" + round.result, round.result)}) · ` +
-    t("recall_step", { step: recall.step + 1, steps: round.steps.length });
-  $("recall-step-text").textContent = `${time} · ${step.type} — ${step.text}`;
-  $("recall-bar").dataset.round = String(round.round);
-  $("recall-bar").dataset.step = String(recall.step);
-  $("recall-prev-round").disabled = recall.round === 0;
-  $("recall-next-round").disabled = recall.round === recall.rounds.length - 1;
-  $("recall-prev-step").disabled = recall.step === 0 && recall.round === 0;
-  $("recall-next-step").disabled =
-    recall.step === round.steps.length - 1 && recall.round === recall.rounds.length - 1;
 }
 
 // Everything that comes from the snapshot; `view` says who looks and how.

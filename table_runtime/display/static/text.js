@@ -24,6 +24,10 @@ export function t(key, vars) {
   return text;
 }
 
+export function has(key) {
+  return key in STRINGS[lang()];
+}
+
 export function tOr(key, fallback) {
   return key in STRINGS[lang()] ? STRINGS[lang()][key] : fallback;
 }
@@ -57,3 +61,24 @@ export function totalText(total, soft, blackjack, cardCount, open) {
   return String(total);
 }
 
+
+export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
+
+// A card in running text: "8♣", "10♥".
+export function cardText(code) {
+  return (code[0] === "T" ? "10" : code[0]) + (SUIT_SYMBOL[code[1]] || "?");
+}
+
+// A player as the dealer names them. The runtime names the players it only knows by their zone
+// ("box3", "box3.behind"): those read "Seated" / "Behind" / "Insurance", since the box number is already on
+// screen; a player with a name keeps it ("Behind Ann" for a player behind).
+export function ownerName(owner, box, role) {
+  const zone = /^box\d+(\.behind|\.insurance)?$/.exec(owner || "");
+  if (zone) return zone[1] === ".behind" ? t("behind") : zone[1] === ".insurance" ? t("insurance") : t("seated_player");
+  return role === "behind" ? t("behind_player", { name: owner }) : owner;
+}
+
+// A clock time of the journal (seconds since the epoch), as the table's clock shows it.
+export function clock(ts) {
+  return new Date(ts * 1000).toLocaleTimeString(lang() === "fr" ? "fr-FR" : "en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}

@@ -90,7 +90,9 @@ def test_cli_import_list_and_set_status(tmp_path: Path, capsys: pytest.CaptureFi
 
     assert main(["chips", "--db", db, "list"]) == 0
     listing = capsys.readouterr().out
-    assert f"{len(chips)} chips, 136.00 in total" in listing
+    active = sum(chip.denomination_cents or 0 for chip in chips[1:])  # the stolen chip is worth nothing
+    assert f"{len(chips)} chips; {len(chips) - 1} active worth {active // 100}.{active % 100:02d} " \
+           "(1 void or stolen, not counted)" in listing
     assert f"{chips[0].uid}" in listing and "stolen" in listing
 
     assert main(["chips", "--db", db, "set-status", chips[1].uid, "VOID"]) == 0
@@ -122,3 +124,48 @@ def test_a_csv_file_can_serve_as_a_read_only_registry(tmp_path: Path) -> None:
     registry = ChipRegistry.from_csv(export)
     assert len(registry) == 5
     registry.close()
+
+
+def test_cli_import_keeps_one_casino_per_registry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "registry.sqlite")
+    ours, theirs = tmp_path / "ours.csv", tmp_path / "theirs.csv"
+    ours.write_text(_export(42, 2), encoding="utf-8")
+    theirs.write_text(_export(7, 1, offset=5), encoding="utf-8")
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text(_export(42, 1) + _export(7, 1, offset=5).split("\n", 1)[1], encoding="utf-8")
+
+    assert main(["chips", "--db", db, "import", str(mixed)]) == 2  # a file of two casinos, into a new registry
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"table-runtime: error: {mixed}: line 3, column 'casino_id': casino 7, not line 2's casino 42: "
+                   "a table accepts one casino's chips; import another casino's file with --casino 7"]
+    assert not Path(db).exists()  # nothing created by a refused first import
+
+    assert main(["chips", "--db", db, "import", str(ours)]) == 0
+    assert "(created)" in capsys.readouterr().out
+    assert main(["chips", "--db", db, "import", str(theirs)]) == 2
+    assert "casino 7, not the registry's casino 42" in capsys.readouterr().err
+    assert main(["chips", "--db", db, "import", "--casino", "7", str(theirs)]) == 0  # on purpose
+    capsys.readouterr()
+    assert main(["chips", "--db", db, "import", str(ours)]) == 2  # now ambiguous: which casino is this file?
+    assert "holds chips of casinos [7, 42]: name the casino" in capsys.readouterr().err
+    with ChipRegistry(db) as registry:
+        assert registry.casinos == (7, 42) and len(registry) == 3
+
+
+def _export(casino: int, count: int, *, offset: int = 0) -> str:
+    rows = [f"E0040150000000{offset + index:02X},5.00,{casino}" for index in range(count)]
+    return "uid,denomination,casino_id\n" + "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize("action", [["list"], ["set-status", "E004015000000001", "void"]])
+def test_cli_refuses_a_registry_path_that_holds_none(action: list[str], tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "typo" / "chips.sqlite"
+    assert main(["chips", "--db", str(missing), *action]) == 2
+    assert capsys.readouterr().err == (f"table-runtime: error: {missing}: no chip registry here; create it with "
+                                       f"table-runtime chips --db {missing} import FILE\n")
+    assert not missing.exists() and not missing.parent.exists()  # no empty registry made silently
+    garbage = tmp_path / "notes.txt"
+    garbage.write_text("not a database at all, just some words " * 50, encoding="utf-8")
+    assert main(["chips", "--db", str(garbage), *action]) == 2
+    assert capsys.readouterr().err == f"table-runtime: error: {garbage}: not a chip registry: file is not a database\n"

@@ -115,3 +115,41 @@ def test_a_forty_chip_stack_at_ten_percent_misses_stays_whole() -> None:
         events += zones.observe("box1", [tag for tag in stack if rng.random() >= 0.1], at=scan / 10)
     assert [event.removed for event in events] == [()] * len(events)
     assert zones.total_cents("box1") == 40 * 2500
+
+
+FIVE = Tag(uid="E004000000000005", denomination_cents=500, casino_id=1)
+
+
+def test_a_chip_its_zone_still_reads_does_not_flip_to_a_neighbour_that_also_reads_it() -> None:
+    """A chip on the edge of box1 is also read by box2's antenna: it stays on box1 (it was never moved), so a
+    locked box1 does not flicker between 5.00 € and 0 (each flicker past-posting) scan after scan."""
+    zones = ZoneTracker(["box1", "box2"], rule=DebounceRule(appear_scans=2, vanish_scans=5))
+    zones.observe_scan({"box1": [FIVE], "box2": []}, at=0.0)
+    zones.observe_scan({"box1": [FIVE], "box2": []}, at=0.1)
+    assert zones.zone_of(FIVE.uid) == "box1"
+    events = []
+    for scan in range(10):
+        events += zones.observe_scan({"box1": [FIVE], "box2": [FIVE]}, at=0.2 + scan / 10)
+        events += zones.observe_scan({"box2": [FIVE], "box1": [FIVE]}, at=0.25 + scan / 10)
+    assert events == []
+    assert zones.zone_of(FIVE.uid) == "box1" and zones.total_cents("box1") == 500
+
+
+def test_a_chip_really_moved_still_joins_its_new_zone_after_two_reads() -> None:
+    zones = ZoneTracker(["box1", "box2"], rule=DebounceRule(appear_scans=2, vanish_scans=5))
+    for scan in range(2):
+        zones.observe_scan({"box1": [FIVE], "box2": []}, at=scan / 10)
+    assert zones.observe_scan({"box1": [], "box2": [FIVE]}, at=0.2) == []
+    moved = zones.observe_scan({"box1": [], "box2": [FIVE]}, at=0.3)
+    assert [(event.zone, event.total_cents) for event in moved] == [("box1", 0), ("box2", 500)]
+    assert zones.zone_of(FIVE.uid) == "box2"
+
+
+def test_a_chip_moved_off_a_faulty_antenna_still_joins_its_new_zone() -> None:
+    """box1's antenna is faulty (its scans are incomplete, its misses do not count): the chip read on box2 moves."""
+    zones = ZoneTracker(["box1", "box2"], rule=DebounceRule(appear_scans=2, vanish_scans=5))
+    for scan in range(2):
+        zones.observe_scan({"box1": [FIVE], "box2": []}, at=scan / 10)
+    for scan in range(2):
+        zones.observe_scan({"box1": [], "box2": [FIVE]}, at=0.2 + scan / 10, incomplete=["box1"])
+    assert zones.zone_of(FIVE.uid) == "box2"

@@ -3,6 +3,10 @@
 Live (default): the simulated shoe on a pty, the simulated chip reader behind
 pyusb, mock GPIO buttons, a simulated dealer and basic-strategy players at a
 watchable pace, the dealer display on --http and (with --mqtt) the feed.
+`--devices-process`: the simulated shoe, chip reader and chips run in a
+process of their own (`table-sim devices`), which outlives a kill -9 of the
+demo; the demo restarted on the same --data-dir reattaches to them and finds
+the chips where they lay.
 `--fast`: the same controller, journal and recovery with the devices' actions
 fed straight in, as fast as the journal commits. Restarted on the same
 --data-dir after a kill, it resumes the interrupted round from the journal.
@@ -14,6 +18,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 import tempfile
@@ -21,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from table_runtime.commands.table_line import table_line
+from table_runtime.config import ENV_PIT_TOKEN, ENV_SUPERVISOR_PIN, zone_names
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import PROFILES, TableLimits, profile
 from table_runtime.journal import Journal, journal_path
@@ -28,21 +35,51 @@ from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.recall import euros
 
 
+class _DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
+    """`--help` shows each default, except where there is none (or a flag is off)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("demo", help="run a whole simulated table (display on --http)")
+    parser = subparsers.add_parser("demo", help="run a whole simulated table (display on --http)",
+                                   description=__doc__.splitlines()[0], formatter_class=_DefaultsHelp)
     parser.add_argument("--rounds", type=int, default=None, help="stop after N rounds (default: run until stopped)")
     parser.add_argument("--fast", action="store_true", help="no transports, no pause: as fast as possible")
     parser.add_argument("--seed", type=int, default=7, help="seed of the shoe, the players and the dealer")
     parser.add_argument("--data-dir", help="journal directory (default: a fresh temporary one)")
     parser.add_argument("--http", default="127.0.0.1:8080", help="the dealer display (HOST:PORT; 'off' for none)")
     parser.add_argument("--mqtt", help="publish the feed to this broker, e.g. mqtt://127.0.0.1:1883")
-    parser.add_argument("--mqtt-prefix", default="casino", help="topic prefix (default casino)")
-    parser.add_argument("--table-id", default="DEMO1")
-    parser.add_argument("--profile", default="fr-casino", choices=sorted(PROFILES))
+    parser.add_argument("--mqtt-prefix", default="casino", help="topic prefix")
+    parser.add_argument("--table-id", default="DEMO1", help="the table id in the feed's topics")
+    parser.add_argument("--profile", default="fr-casino", choices=sorted(PROFILES), help="the rules")
     parser.add_argument("--pace", type=float, default=0.6, help="seconds between the dealer's actions (live)")
     parser.add_argument("--error-rate", type=float, default=0.05, help="how often the simulated dealer errs")
+    parser.add_argument("--supervisor-pin",
+                        help=f"4 to 8 digits that clear the supervisor's alarms and VOID on the display "
+                             f"(or {ENV_SUPERVISOR_PIN}; default: none, those alarms stay)")
+    parser.add_argument("--pit-token",
+                        help=f"at least 16 characters: the pit view at http://HOST:PORT/?pit=TOKEN "
+                             f"(or {ENV_PIT_TOKEN}; default: no pit view)")
+    parser.add_argument("--devices-process", action="store_true",
+                        help="live: the simulated devices in their own process, kept through a kill -9 of the demo "
+                             "(a demo restarted on the same --data-dir reattaches to them)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(handler=run)
+
+
+def _secrets(args: argparse.Namespace) -> None:
+    """From the options, else the environment (never shown by --help); the rules of table_runtime.config."""
+    args.supervisor_pin = args.supervisor_pin or os.environ.get(ENV_SUPERVISOR_PIN) or None
+    args.pit_token = args.pit_token or os.environ.get(ENV_PIT_TOKEN) or None
+    pin, token = args.supervisor_pin, args.pit_token
+    if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 8):
+        raise ConfigError("--supervisor-pin", "the supervisor PIN is 4 to 8 digits")
+    if token is not None and len(token) < 16:
+        raise ConfigError("--pit-token", "the pit token is at least 16 characters")
 
 
 def _http(text: str) -> tuple[str, int] | None:
@@ -57,12 +94,14 @@ def _http(text: str) -> tuple[str, int] | None:
 def run(args: argparse.Namespace) -> int:
     if args.rounds is not None and args.rounds < 0:
         raise ConfigError("--rounds", "a whole number >= 0")
+    _secrets(args)
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="table-demo-"))
     rules = profile(args.profile)
     journal = Journal.open(journal_path(data_dir))
     try:
         controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
-                                     clock=time.time)
+                                     clock=time.time,
+                                     zones=() if args.fast else zone_names(rules.boxes))  # fast: no chips
         summary = _fast(args, controller) if args.fast else asyncio.run(_live(args, controller, data_dir))
     finally:
         journal.close()
@@ -122,18 +161,27 @@ async def _fast_with_feed(args: argparse.Namespace, controller: TableController,
 async def _live(args: argparse.Namespace, controller: TableController, data_dir: Path) -> dict[str, Any]:
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-    from simulators.live_table import LiveDevices, deal_rounds
-    from table_runtime.display.server import DisplayServer
-    from table_runtime.feed.publisher import FeedPublisher
-    from table_runtime.feed.settings import FeedSettings
+    from simulators.device_link import attach_devices, devices_running
+    from simulators.live_table import LiveDevices, TableDevices, deal_rounds
 
     recovered = controller.recovered
-    devices = LiveDevices(controller, seed=args.seed, data_dir=data_dir,
-                          pin_factory=MockFactory(pin_class=MockPWMPin))
+    pin_factory = MockFactory(pin_class=MockPWMPin)
+    devices: TableDevices
+    where = "in-process"
+    if args.devices_process or devices_running(data_dir):  # devices left running are reattached to
+        devices, reattached = attach_devices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory)
+        where = "reattached" if reattached else "started"
+        if not args.json:
+            print(f"devices process: {where} ({data_dir / 'devices.json'})", file=sys.stderr)
+    else:
+        devices = LiveDevices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory)
     extra: dict[str, Any] = {}
     http = _http(args.http)
     feed = None
-    if args.mqtt:
+    if args.mqtt:  # the feed and the display are imported only when asked for: a restart comes back sooner
+        from table_runtime.feed.publisher import FeedPublisher
+        from table_runtime.feed.settings import FeedSettings
+
         feed = FeedPublisher(FeedSettings.from_mapping({"url": args.mqtt, "prefix": args.mqtt_prefix},
                                                        table_id=args.table_id), controller.journal)
         extra["feed"] = feed
@@ -141,14 +189,21 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
     try:
         app = devices.app(controller, **extra)
         if http is not None:
-            app.display = DisplayServer(app, host=http[0], port=http[1], language="fr")
+            from table_runtime.display.server import DisplayServer
+
+            app.display = DisplayServer(app, host=http[0], port=http[1], language="fr",
+                                        supervisor_pin=args.supervisor_pin, pit_token=args.pit_token)
         _print_steps(controller, quiet=args.json)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, app.stop, "signal")
         runner = asyncio.create_task(app.run())
         if http is not None and not args.json:
-            print(f"dealer display: http://{http[0]}:{http[1]}/", file=sys.stderr)
+            print(f"dealer display: http://{http[0]}:{http[1]}/"
+                  + ("" if args.supervisor_pin else "; no supervisor PIN (--supervisor-pin): "
+                     "the supervisor's alarms cannot be cleared"), file=sys.stderr)
+            if args.pit_token:
+                print(f"pit view: http://{http[0]}:{http[1]}/?pit={args.pit_token}", file=sys.stderr)
         played = [0]  # rounds finished so far, also when a signal stops the demo
 
         def count(done: int) -> None:
@@ -170,7 +225,7 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
     finally:
         devices.stop()
     return {"rounds": played[0], "alarms": dict(controller.alarms.counts), "recovered": recovered,
-            "net_by_box": {}, "journal_rows": controller.journal.last_seq}
+            "net_by_box": {}, "journal_rows": controller.journal.last_seq, "devices": where}
 
 
 def _print_steps(controller: TableController, *, quiet: bool) -> None:
@@ -184,13 +239,6 @@ def _print_steps(controller: TableController, *, quiet: bool) -> None:
         if snapshot["seq"] == last[0]:
             return
         last[0] = snapshot["seq"]
-        boxes = " ".join(
-            f"[{box['box']}:{'/'.join(' '.join(h['cards']) for h in box['hands'])}]" for box in snapshot["boxes"])
-        bank = " ".join(snapshot["bank"]["cards"])
-        turn = snapshot["turn"]
-        where = f" turn box{turn['box']}" if turn else ""
-        alarms = f" ALARMS {len(snapshot['alarms'])}" if snapshot["alarms"] else ""
-        print(f"round {snapshot['round']:>4} {snapshot['phase']:<10}{where} bank[{bank}] {boxes}{alarms}",
-              flush=True)
+        print(table_line(snapshot), flush=True)
 
     controller.subscribe(show)

@@ -1,0 +1,161 @@
+"""Bytes from the shoe into its events, in order and once: framing, go-back-N sequencing, parsing.
+
+The receiving half of the shoe driver (docs/protocols/shoe.md §2-§4, §6), with
+no transport, no loop and no clock: `ShoeReceiver.feed(data)` takes the bytes
+the serial port gave and returns a `Received`: the events to deliver (a
+`MissedCards` before what follows a gap), the commands the host must answer
+with (RESEND at once, one cumulative ACK per chunk), a HELLO when one is
+awaited, the gate state the shoe reported. `drivers.shoe.SerialShoe` owns the
+port, the identify handshake and the reconnects around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from firmware_bridge.shoe import (
+    Ack,
+    Decision,
+    Frame,
+    FrameDecoder,
+    GateChanged,
+    Heartbeat,
+    Hello,
+    HostCommand,
+    MalformedMessageError,
+    MessageType,
+    MissedCards,
+    Resend,
+    Sequencer,
+    ShoeEvent,
+    ShoeStatus,
+    ShoeVersionError,
+    parse_shoe_frame,
+)
+from firmware_bridge.shoe.messages import protocol_version_of
+
+__all__ = ["Received", "ShoeReceiver", "ShoeStatistics"]
+
+
+@dataclass(slots=True)
+class ShoeStatistics:
+    """Counters since the driver started, for diagnosis and the bench."""
+
+    connections: int = 0
+    bytes_received: int = 0
+    bytes_skipped: int = 0
+    malformed_messages: int = 0
+    duplicates: int = 0
+    out_of_order: int = 0
+    missed: int = 0
+
+
+@dataclass(slots=True)
+class Received:
+    """What one chunk of bytes gave, in the order it must be acted on."""
+
+    frames: int = 0  # whole frames decoded (any frame proves the shoe alive)
+    events: list[ShoeEvent] = field(default_factory=list)
+    commands: list[HostCommand] = field(default_factory=list)
+    hello: Hello | ShoeVersionError | None = None  # only while `feed(..., awaiting_hello=True)`
+    gate_locked: bool | None = None  # the last gate state the shoe reported in the chunk
+
+
+class ShoeReceiver:
+    """One shoe's receive state across reconnects: the frame decoder, the sequencer, the counters."""
+
+    def __init__(self, device: str, supported_versions: tuple[int, ...]) -> None:
+        self.device = device
+        self.supported_versions = supported_versions
+        self.statistics = ShoeStatistics()
+        self.identified = False
+        self._sequencer = Sequencer()
+        self._decoder = FrameDecoder()
+
+    def reset(self) -> None:
+        """A new connection: half a frame from before is dropped, nothing is placed before the next HELLO."""
+        self._decoder.reset()
+        self.identified = False
+
+    def identify(self, hello: Hello) -> Received:
+        """The shoe identified itself (§6): its frames are placed from now on; the gap since, if any, is said."""
+        received = Received()
+        self._apply(self._sequencer.on_hello(hello), received)
+        self.identified = True
+        return received
+
+    def feed(self, data: bytes, *, awaiting_hello: bool = False) -> Received:
+        self.statistics.bytes_received += len(data)
+        skipped = self._decoder.bytes_skipped
+        frames = self._decoder.feed(data)
+        self.statistics.bytes_skipped += self._decoder.bytes_skipped - skipped
+        received = Received(frames=len(frames))
+        acknowledge: int | None = None
+        for frame in frames:
+            if frame.message_type == MessageType.HELLO:
+                if awaiting_hello and received.hello is None:
+                    received.hello = self._hello(frame)
+            elif not self.identified:
+                continue  # nothing is placed before HELLO; the shoe resends
+            elif frame.is_sequenced:
+                decision = self._sequencer.on_frame(frame)
+                self._count()
+                if decision.missed is not None:
+                    received.events.append(decision.missed)
+                if decision.deliver:
+                    self._deliver(frame, received)
+                if decision.acknowledge is not None:
+                    acknowledge = decision.acknowledge
+                if decision.resend_from is not None:
+                    received.commands.append(Resend(decision.resend_from))
+            elif frame.message_type == MessageType.HEARTBEAT:
+                self._heartbeat(frame, received)
+        if acknowledge is not None:
+            received.commands.append(Ack(acknowledge))  # cumulative: one per chunk is enough
+        return received
+
+    def _hello(self, frame: Frame) -> Hello | ShoeVersionError | None:
+        version = protocol_version_of(frame)
+        if version is not None and version not in self.supported_versions:
+            # §6: nothing else is trusted before the version check.
+            return ShoeVersionError(version, self.supported_versions, self.device)
+        try:
+            message = parse_shoe_frame(frame)
+        except MalformedMessageError:
+            self.statistics.malformed_messages += 1
+            return None
+        return message if isinstance(message, Hello) else None
+
+    def _heartbeat(self, frame: Frame, received: Received) -> None:
+        try:
+            message = parse_shoe_frame(frame)
+        except MalformedMessageError:
+            self.statistics.malformed_messages += 1
+            return
+        if isinstance(message, Heartbeat):
+            received.gate_locked = bool(message.status & ShoeStatus.GATE_LOCKED)
+            self._apply(self._sequencer.on_heartbeat(message.next_sequence), received)
+
+    def _deliver(self, frame: Frame, received: Received) -> None:
+        try:
+            event = parse_shoe_frame(frame)
+        except MalformedMessageError:
+            # The sequence number is accounted for; the event is lost and said so.
+            self.statistics.malformed_messages += 1
+            received.events.append(MissedCards(first_sequence=frame.sequence, count=1))
+            return
+        if isinstance(event, ShoeEvent):
+            if isinstance(event, GateChanged):
+                received.gate_locked = event.locked
+            received.events.append(event)
+
+    def _apply(self, decision: Decision, received: Received) -> None:
+        if decision.missed is not None:
+            received.events.append(decision.missed)
+        if decision.resend_from is not None:
+            received.commands.append(Resend(decision.resend_from))
+
+    def _count(self) -> None:
+        self.statistics.duplicates = self._sequencer.duplicates
+        self.statistics.out_of_order = self._sequencer.out_of_order
+        self.statistics.missed = self._sequencer.missed

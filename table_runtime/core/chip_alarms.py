@@ -1,0 +1,110 @@
+"""The chip watcher's alarms: each names the zone, the box, the amounts and the rule (docs/alarms.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from table_runtime.core.inputs import ZoneChip
+from table_runtime.core.zones_due import zone_box
+from table_runtime.game.events import Alarm
+
+if TYPE_CHECKING:
+    from table_runtime.core.chip_watch import Verdict
+
+RULE_PAST_POSTING = ("TABLE.md past-posting: no chip is added to or removed from a locked zone "
+                     "outside a double, split or insurance window")
+RULE_WINDOW = ("RULES.md Player decisions: a double or a split adds a stake equal to the original (000:30, 000:35); "
+               "insurance is half the original bet (000:26)")
+RULE_PAYOUT = ("TABLE.md settlement: lost stakes collected (zone empty), winners' zones equal stake + payout, "
+               "pushes unchanged; a blackjack paid at once is stake + 3:2 (002:62)")
+RULE_BEHIND = "RULES.md Equipment and seats: a player behind bets on a seated player's box (000:3)"
+RULE_INSURANCE_LINE = "TABLE.md: the insurance line holds chips only inside the insurance window"
+CHIP_RULES = {
+    "counterfeit_chip": "TABLE.md chip integrity: a chip's UID must be in the casino's chip registry",
+    "void_chip": "TABLE.md chip integrity: a chip the registry marks void is refused",
+    "stolen_chip": "TABLE.md chip integrity: a chip the registry marks stolen is refused",
+    "other_casino_chip": "TABLE.md chip integrity: only this casino's chips are played",
+    "tag_mismatch": "TABLE.md chip integrity: the denomination and casino in the tag must agree with the registry",
+}
+
+
+def euros(cents: int) -> str:
+    sign = "-" if cents < 0 else ""
+    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+
+def _amounts(**named: int | None) -> tuple[tuple[str, int], ...]:
+    return tuple((name, value) for name, value in named.items() if value is not None)
+
+
+def refused_chip(zone: str, chip: ZoneChip) -> Alarm:
+    """A chip the registry refuses joined `zone` (or the registry refused it while it lay there)."""
+    kind = chip.refused
+    return Alarm(kind=kind, box=zone_box(zone), rule=CHIP_RULES.get(kind, "TABLE.md chip integrity"),
+                 message=f"{zone}: {kind.replace('_', ' ')} {chip.uid}: {chip.detail}",
+                 amounts=_amounts(expected_cents=chip.registry_cents, seen_cents=chip.tag_cents))
+
+
+def past_posting(zone: str, locked: int, now: int, added: Sequence[ZoneChip], removed: Sequence[ZoneChip]) -> Alarm:
+    moved = [("added", chip) for chip in added] + [("removed", chip) for chip in removed]
+    listed = ", ".join(f"{verb} {chip.uid} ({euros(chip.cents)})" for verb, chip in moved)
+    return Alarm(kind="past_posting", box=zone_box(zone), rule=RULE_PAST_POSTING,
+                 message=(f"{zone}: chips changed on a locked zone outside any window: {listed}; "
+                          f"locked {euros(locked)}, now {euros(now)}"),
+                 amounts=_amounts(expected_cents=locked, seen_cents=now))
+
+
+def taken_off(verdict: Verdict, kind: str, now: int) -> Alarm:
+    locked = now - verdict.added
+    return Alarm(kind="past_posting", box=verdict.window.box, rule=RULE_PAST_POSTING,
+                 message=(f"{verdict.zone}: {euros(-verdict.added)} taken off a locked stake during the {kind} "
+                          f"window; locked {euros(locked)}, now {euros(now)}"),
+                 amounts=_amounts(expected_cents=locked, seen_cents=now))
+
+
+def added_without_action(verdict: Verdict, now: int) -> Alarm:
+    locked = now - verdict.added
+    return Alarm(kind="past_posting", box=verdict.window.box, rule="TABLE.md past-posting",
+                 message=(f"{verdict.zone}: {euros(verdict.added)} € added with no double or split; "
+                          f"locked {euros(locked)} €, now {euros(now)} €"),
+                 amounts=_amounts(expected_cents=locked, seen_cents=now, added_cents=verdict.added))
+
+
+def stake_not_added(verdict: Verdict, kind: str) -> Alarm:
+    """A DOUBLE or SPLIT the round accepted, and the seated zone did not get the equal stake."""
+    expected = verdict.window.expected_cents
+    what = "no stake" if verdict.added == 0 else f"{euros(verdict.added)} € instead of the stake"
+    return Alarm(kind="wrong_window_amount", box=verdict.window.box, rule="000:30, 000:35 (an equal stake is added)",
+                 message=f"{verdict.zone}: the {kind} was pressed but {what} of {euros(expected)} € was added",
+                 amounts=_amounts(expected_cents=expected, seen_cents=verdict.added))
+
+
+def wrong_window_amount(verdict: Verdict) -> Alarm:
+    expected = verdict.window.expected_cents
+    return Alarm(kind="wrong_window_amount", box=verdict.window.box, rule=RULE_WINDOW,
+                 message=(f"{verdict.zone}: {verdict.window.kind} must add {euros(expected)}, "
+                          f"{euros(verdict.added)} was added"),
+                 amounts=_amounts(expected_cents=expected, seen_cents=verdict.added))
+
+
+def behind_without_seated(box: int, cents: int) -> Alarm:
+    return Alarm(kind="behind_without_seated", box=box, rule=RULE_BEHIND, amounts=_amounts(seen_cents=cents),
+                 message=f"box{box}: {euros(cents)} behind a box with no seated stake")
+
+
+def chips_out_of_place(box: int, cents: int) -> Alarm:
+    return Alarm(kind="chips_out_of_place", box=box, rule=RULE_INSURANCE_LINE,
+                 amounts=_amounts(expected_cents=0, seen_cents=cents),
+                 message=f"box{box}.insurance: {euros(cents)} on the insurance line at no more bets")
+
+
+def wrong_payout(zone: str, due: int, seen: int, stake: int) -> Alarm:
+    difference = seen - due
+    what = ("collect the stake (zone empty)" if due == 0 else
+            "leave the stake untouched" if due == stake else
+            f"stake {euros(stake)} + payout {euros(due - stake)}")
+    return Alarm(kind="wrong_payout", box=zone_box(zone), rule=RULE_PAYOUT,
+                 message=(f"{zone}: expected {euros(due)} ({what}), seen {euros(seen)}: "
+                          f"{euros(abs(difference))} {'over' if difference > 0 else 'short'}"),
+                 amounts=_amounts(expected_cents=due, seen_cents=seen))

@@ -1,0 +1,200 @@
+"""The command table: who may press each command, and what input it becomes, from the core's state alone.
+
+`decide(core, name, args, role=..., source=...)` is pure: it reads the table and the
+chip watcher and returns a `Decision`: inputs to journal and apply (`Submit`), an
+alarm to acknowledge (`Acknowledge`), nothing to do (`Done`) or a refusal saying why
+(`Refused`). The shell journals and applies what it says, then acts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from table_runtime.core.inputs import CoreInput
+from table_runtime.errors import CardCodeError
+from table_runtime.game.cards import Card
+from table_runtime.game.commands import Command, Role
+from table_runtime.game.events import Alarm, Event, RoundStarted
+from table_runtime.game.inputs import (
+    BehindBet,
+    BetsLocked,
+    BoxBet,
+    CardDrawn,
+    Confirm,
+    Discard,
+    Double,
+    InsurancePlaced,
+    Next,
+    Split,
+    Undo,
+    Void,
+)
+from table_runtime.game.round import INSURANCE
+
+if TYPE_CHECKING:
+    from table_runtime.core.table_core import TableCore
+
+ACTING: Final = frozenset({Role.DEALER, Role.SUPERVISOR})
+
+# Who may press each command (the pit's view is read-only).
+COMMAND_ROLES: Final[dict[Command, frozenset[Role]]] = {
+    command: frozenset({Role.SUPERVISOR}) if command == Command.VOID else ACTING for command in Command
+}
+
+# The alarms that exist to catch the dealer (or a device or chip the dealer could exploit): only the pit
+# supervisor, with the supervisor PIN, takes them off the banner. docs/alarms.md marks the same kinds
+# (tests/test_alarm_catalogue.py checks the two agree).
+SUPERVISOR_ACK_KINDS: frozenset[str] = frozenset({
+    "past_posting", "wrong_payout", "wrong_window_amount",
+    "counterfeit_chip", "stolen_chip", "void_chip", "other_casino_chip", "tag_mismatch",
+    "card_overcount", "shoe_count_mismatch", "missed_cards", "shoe_door_open",
+    "supervisor_pin_locked", "registry_unreadable",
+})
+
+REFUSED_RULE = "TABLE.md A round"
+
+
+def needs_supervisor(kind: str) -> bool:
+    """Whether an alarm of this kind is acknowledged only by the supervisor (not by the dealer alone)."""
+    return kind in SUPERVISOR_ACK_KINDS
+
+
+def panel_role(command: str) -> Role:
+    """Who acts when a panel button is pressed: VOID is held with the supervisor's key."""
+    return Role.SUPERVISOR if command == Command.VOID else Role.DEALER
+
+
+@dataclass(frozen=True, slots=True)
+class Submit:
+    """Journal and apply these inputs (each with its source) as one step."""
+
+    command: Command
+    inputs: tuple[tuple[CoreInput, str], ...]
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledge:
+    alarm_id: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    message: str
+
+
+Decision = Submit | Acknowledge | Done | Refused
+
+
+ROUND_INPUTS: Final = frozenset({Command.NEXT, Command.DOUBLE, Command.SPLIT, Command.UNDO, Command.CONFIRM,
+                                  Command.VOID, Command.DISCARD})
+
+
+def command_input(command: Command, *, by: str, behind_following: tuple[str, ...] = (),
+                  reason: str = "misdeal") -> CoreInput:
+    """The round's input for one of `ROUND_INPUTS` (`behind_following`: the behind players who match a DOUBLE
+    or SPLIT; `by`: who acts, for UNDO, DISCARD and VOID)."""
+    if command == Command.DOUBLE:
+        return Double(behind_following=behind_following)
+    if command == Command.SPLIT:
+        return Split(behind_following=behind_following)
+    simple: dict[Command, CoreInput] = {
+        Command.NEXT: Next(), Command.CONFIRM: Confirm(), Command.UNDO: Undo(by=by), Command.DISCARD: Discard(by=by),
+        Command.VOID: Void(by=by, reason=reason),
+    }
+    return simple[command]
+
+
+def refusal_alarm(message: str) -> Alarm:
+    """A refused panel button: the panel has no screen, so the refusal is shown as an alarm."""
+    return Alarm(kind="command_refused", message=message, rule=REFUSED_RULE)
+
+
+def bets_from_zones(core: TableCore) -> BetsLocked:
+    """NO MORE BETS: the stakes on the zones (seated + behind per box with a seated stake)."""
+    chips = core.chips
+    bets = []
+    for box in sorted({int(zone[3:].split(".")[0]) for zone in chips.zones if zone.startswith("box")}):
+        seated, behind = chips.total(f"box{box}"), chips.total(f"box{box}.behind")
+        if seated:
+            bets.append(BoxBet(box=box, seated_cents=seated, owner=f"box{box}",
+                               behind=(BehindBet(owner=f"box{box}.behind", cents=behind),) if behind else ()))
+    return BetsLocked(bets=tuple(bets))
+
+
+def card_inputs(core: TableCore, item: CardDrawn, source: str) -> tuple[tuple[CoreInput, str], ...]:
+    """A card out of the shoe; the first one of a round, with stakes on the zones and no bets locked, locks
+    them first (TABLE.md A round step 1: NO MORE BETS, or the first card out of the shoe)."""
+    table, chips = core.table, core.chips
+    if (chips.zones and chips.phase == "betting" and not table.round_in_play and table.shoe.loaded
+            and not table.shoe.burns_left and chips.has_stakes()):
+        return ((bets_from_zones(core), "first card"), (item, source))
+    return ((item, source),)
+
+
+def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, source: str,
+           alarm_kinds: Mapping[int, str]) -> Decision:
+    """What a press of `name` by `role` means now; `alarm_kinds` are the active alarms (id -> kind)."""
+    try:
+        command = Command(name)
+    except ValueError:
+        return Refused(f"unknown command {name!r}")
+    if role not in COMMAND_ROLES[command]:
+        if role == Role.PIT:
+            return Refused("pit view is read-only")
+        return Refused(f"{command} needs the supervisor")
+    table = core.table
+    round_ = table.round
+    if command == Command.DEAL:
+        if not core.chips.zones:
+            return Refused("no chip reader: bets cannot be locked from the zones")
+        if core.chips.phase != "betting" or table.round_in_play:
+            return Done("bets not locked: a round is in play")
+        return Submit(command, ((bets_from_zones(core), source),))
+    if command == Command.ACK_ALARM:
+        alarm_id = int(args.get("id", 0))
+        kind = alarm_kinds.get(alarm_id)
+        if kind is None:
+            return Refused("no such alarm")
+        if role != Role.SUPERVISOR and needs_supervisor(kind):
+            return Refused(f"alarm {alarm_id} ({kind}) needs the supervisor PIN")
+        return Acknowledge(alarm_id, by=role)
+    if command == Command.MANUAL_CARD:
+        try:
+            card = Card.parse(str(args.get("card", "")))
+        except CardCodeError as error:
+            return Refused(str(error))
+        return Submit(command, card_inputs(core, CardDrawn(card=card, manual=True, by=role), source),
+                      f"{card} entered by hand")
+    if command in (Command.DOUBLE, Command.SPLIT):
+        hand = None if round_ is None else round_.current_hand
+        following = () if hand is None else tuple(
+            verdict.zone for verdict in core.chips.verdicts(hand.box)
+            if verdict.zone.endswith(".behind") and verdict.accepted)
+        return Submit(command, ((command_input(command, by=role, behind_following=following), source),))
+    if command == Command.CONFIRM and round_ is not None and round_.phase == INSURANCE:
+        # The chips on the lines and the CONFIRM that closes them are one step: a crash keeps all or none.
+        placed = tuple((InsurancePlaced(box=box, cents=cents), "chips")
+                       for box, cents in sorted(core.chips.insurance_lines().items()))
+        return Submit(command, (*placed, (Confirm(), source)))
+    return Submit(command, ((command_input(command, by=role, reason=str(args.get("reason", "misdeal"))), source),))
+
+
+def result(decision: Submit, events: list[list[Event]]) -> dict[str, Any]:
+    """What the dealer is told once the inputs are applied: refusals by the rules arrive as alarms."""
+    flat = [event for step in events for event in step]
+    refusals = [event.message for event in flat if isinstance(event, Alarm) and event.kind == "command_refused"]
+    if refusals:
+        return {"ok": False, "message": refusals[0], "alarmed": True}
+    if decision.command == Command.DEAL:
+        locked = any(isinstance(event, RoundStarted) for event in flat)
+        return {"ok": True, "message": "bets locked" if locked else "bets not locked: see the alarms"}
+    return {"ok": True, "message": decision.message or f"{decision.command} done", "alarmed": False}

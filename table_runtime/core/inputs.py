@@ -1,0 +1,69 @@
+"""The table's inputs beyond the game's: a zone's stable chips, as the readers and the registry judged them.
+
+A `ZoneChanged` is journaled like every input (docs/journal.md): the chip watcher's state
+after a restart is a replay of these rows, never a guess from what the readers see then.
+The debounce and the registry check happen before, at the edge (chips/edge.py), like the
+decoding of a frame: the core receives the judged contents and decides every alarm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from table_runtime.game.codec import CodecError, input_from_dict, to_dict
+from table_runtime.game.inputs import SCHEMA_VERSION, Input
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ZoneChip:
+    """One chip on a zone: what it counts for (the registry's denomination, 0 when refused) and, for a chip the
+    registry refuses, why (a `ChipProblemKind`), with the registry's and the tag's denominations."""
+
+    uid: str
+    cents: int
+    refused: str = ""
+    detail: str = ""
+    registry_cents: int | None = None
+    tag_cents: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ZoneChanged:
+    """The stable contents of one zone changed (or were read for the first time since the start), by UID."""
+
+    zone: str
+    chips: tuple[ZoneChip, ...]
+
+    @property
+    def total_cents(self) -> int:
+        return sum(chip.cents for chip in self.chips)
+
+
+CoreInput = Input | ZoneChanged
+CHIP_INPUT_TYPES = frozenset({"ZoneChanged"})
+
+
+def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
+    """The input a journal row holds (a game input or a zone change); a `CodecError` naming what is wrong."""
+    if body.get("type") != "ZoneChanged":
+        return input_from_dict(body)
+    try:
+        return ZoneChanged(zone=str(body["zone"]), chips=tuple(
+            ZoneChip(uid=str(chip["uid"]), cents=int(chip["cents"]), refused=str(chip.get("refused", "")),
+                     detail=str(chip.get("detail", "")), registry_cents=chip.get("registry_cents"),
+                     tag_cents=chip.get("tag_cents"))
+            for chip in body["chips"]))
+    except (KeyError, TypeError, ValueError) as error:
+        raise CodecError(f"bad ZoneChanged input: {error}") from error
+
+
+def core_to_dict(item: CoreInput) -> dict[str, Any]:
+    """The journal body of an input (a game input or a zone change)."""
+    if isinstance(item, ZoneChanged):
+        return {"zone": item.zone, "chips": [
+            {"uid": chip.uid, "cents": chip.cents, **({"refused": chip.refused, "detail": chip.detail,
+                                                      "registry_cents": chip.registry_cents,
+                                                      "tag_cents": chip.tag_cents} if chip.refused else {})}
+            for chip in item.chips], "type": "ZoneChanged", "schema_version": SCHEMA_VERSION}
+    return to_dict(item)

@@ -1,0 +1,85 @@
+"""`TableCore`: the game table and the chip watcher, and the one transition function over both.
+
+`apply(input)` returns every event the input caused, the chip watcher's alarms
+included, so they are journaled in the same transaction; the core after a
+restart is `replay(journaled inputs)`. `decide(...)` (commands.py) turns a
+dealer's press into the inputs it means, from this state alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from table_runtime.core import commands
+from table_runtime.core.chip_watch import ChipWatch
+from table_runtime.core.inputs import CoreInput, ZoneChanged
+from table_runtime.game.events import Event, RoundStarted
+from table_runtime.game.inputs import BetsLocked, CardDrawn
+from table_runtime.game.round import INSURANCE, SETTLEMENT
+from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.game.table import Table
+
+
+class TableCore:
+    """One table: the shoe and rounds (`table`) and the chips on its zones (`chips`)."""
+
+    def __init__(self, rules: RuleOptions, limits: TableLimits | None = None, *, zones: Iterable[str] = ()) -> None:
+        self.table = Table(rules, limits)
+        self.chips = ChipWatch(tuple(zones))
+
+    def apply(self, item: CoreInput) -> list[Event]:
+        """The one transition: the events `item` caused (chip alarms included)."""
+        if isinstance(item, ZoneChanged):
+            return list(self.chips.zone_changed(item))
+        events = self.table.apply(item)
+        if not self.chips.zones:
+            return events
+        round_ = self.table.round
+        if isinstance(item, BetsLocked):
+            events += self.chips.bets_locked(round_, any(isinstance(event, RoundStarted) for event in events))
+        events += self.chips.follow(round_, events)
+        return events
+
+    def decide(self, name: str, args: Mapping[str, Any], *, role: str, source: str,
+               alarm_kinds: Mapping[int, str]) -> commands.Decision:
+        return commands.decide(self, name, args, role=role, source=source, alarm_kinds=alarm_kinds)
+
+    def card_inputs(self, item: CardDrawn, source: str) -> tuple[tuple[CoreInput, str], ...]:
+        return commands.card_inputs(self, item, source)
+
+    # -- views ---------------------------------------------------------------------------------
+    @property
+    def turn_box(self) -> int | None:
+        """The box whose turn it is (its lamp is lit), if any."""
+        round_ = self.table.round
+        turn = None if round_ is None else round_.turn
+        return None if turn is None else turn[0]
+
+    @property
+    def waiting_for_dealer(self) -> bool:
+        """The round waits on the dealer (the tower's amber): the insurance window to close, a settlement to pay
+        and confirm, or cards held for a decision."""
+        table = self.table
+        round_ = table.round
+        held = bool(table.stray) or (round_ is not None and bool(round_.held))
+        return held or (round_ is not None and round_.phase in (INSURANCE, SETTLEMENT))
+
+    def snapshot_extra(self) -> dict[str, Any]:
+        """What the chips add to the table snapshot: zone totals, and the payout check while settling."""
+        if not self.chips.zones:
+            return {}
+        extra: dict[str, Any] = {"zones": self.chips.totals()}
+        check = self.chips.payout_check()
+        if check:
+            extra["payout_check"] = check
+        return extra
+
+
+def replay(rules: RuleOptions, inputs: Iterable[CoreInput], limits: TableLimits | None = None, *,
+           zones: Iterable[str] = ()) -> TableCore:
+    """The core after `inputs`, applied in order from a fresh start."""
+    core = TableCore(rules, limits, zones=zones)
+    for item in inputs:
+        core.apply(item)
+    return core

@@ -1,0 +1,133 @@
+"""Every rule the source cites has its text in the display's catalogue (static/i18n.js, RULES), in French and
+English, and every reason the round gives for refusing a command is worded by a pattern of REASONS: the
+banner and the toasts show them in the page's language, not the source's English.
+
+The rules are read from the source with `ast`: every string literal (implicit concatenations joined, an
+f-string's fields as `{name}`) that starts as a citation does (`RULES.md `, `TABLE.md`, `000:26`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CATALOGUE = REPO / "table_runtime" / "display" / "static" / "i18n.js"
+CITATION = re.compile(r"^(RULES\.md |TABLE\.md|\d{3}:\d)")
+
+
+def cited_rules(source: str) -> set[str]:
+    tree = ast.parse(source)
+    skipped: set[int] = set()
+    for node in ast.walk(tree):  # docstrings are not rules
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            skipped.add(id(body[0].value))
+    rules: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.JoinedStr):
+            skipped.update(id(value) for value in node.values)
+            text = "".join(str(value.value) if isinstance(value, ast.Constant) else
+                           "{" + ast.unparse(value.value).split(".")[-1] + "}"  # type: ignore[attr-defined]
+                           for value in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if CITATION.match(text):
+            rules.add(text)
+    return rules
+
+
+def catalogue() -> dict[str, str]:
+    text = CATALOGUE.read_text(encoding="utf-8")
+    table = text[text.index("export const RULES = ["):]
+    return dict(re.findall(r'^  \["(.*)", "(rule_\w+)"\],$', table, flags=re.MULTILINE))
+
+
+def test_every_rule_the_source_cites_is_in_the_catalogue() -> None:
+    cited = set().union(*(cited_rules(path.read_text(encoding="utf-8"))
+                          for path in sorted((REPO / "table_runtime").rglob("*.py"))))
+    assert len(cited) > 30
+    assert sorted(cited - set(catalogue())) == []
+
+
+def test_each_rule_of_the_catalogue_has_its_text_in_both_languages() -> None:
+    text = CATALOGUE.read_text(encoding="utf-8")
+    english = text.index("\n  en: {")
+    for key in catalogue().values():
+        assert f"\n    {key}: " in text[:english], f"no French text for {key}"
+        assert f"\n    {key}: " in text[english:], f"no English text for {key}"
+
+
+def test_the_reader_finds_literals_concatenations_and_f_strings() -> None:
+    sample = (
+        'RULE = ("TABLE.md a long rule " "in two parts")\n'
+        'def f(decks):\n    """TABLE.md not a rule: a docstring."""\n'
+        '    return Alarm(rule=f"RULES.md each card {shoe.decks} times (000:1)", message="000:1 is not first")\n'
+    )
+    assert cited_rules(sample) == {"TABLE.md a long rule in two parts", "RULES.md each card {decks} times (000:1)",
+                                   "000:1 is not first"}
+
+
+# Sample values for an f-string's fields, by the name of what they hold, to make a reason the runtime could write.
+SAMPLES = {"phase": "playing", "total": "12", "first": "KH", "second": "QS", "cards": "4S 9D", "len": "4",
+           "number": "3"}
+UNKNOWN = "7"  # a field holding a whole reason the module gives elsewhere (`f"{command} refused: {reason}"`)
+REFUSED = re.compile(r"^[\w{}().]+ (refused|not applied): ")
+
+
+def _sample(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            else:
+                source = ast.unparse(value.value)  # type: ignore[attr-defined]
+                parts.append(next((sample for name, sample in SAMPLES.items() if name in source), UNKNOWN))
+        return "".join(parts)
+    return None
+
+
+def refusal_reasons(source: str) -> set[str]:
+    """The reasons a module gives for a refused command: the second argument of `_refuse(...)`, what the
+    `_*_refusal` methods return, what is assigned to `reason`, and what follows "X refused: " in a message."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        candidates: list[ast.expr] = []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "_refuse":
+            candidates.append(node.args[1])
+        elif isinstance(node, ast.FunctionDef) and node.name.endswith("_refusal"):
+            candidates += [ret.value for ret in ast.walk(node) if isinstance(ret, ast.Return) and ret.value]
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "reason" for t in node.targets):
+            candidates.append(node.value)
+        elif isinstance(node, ast.keyword) and node.arg == "message":
+            text = _sample(node.value)
+            if text is not None and REFUSED.match(text) and REFUSED.sub("", text) != UNKNOWN:
+                found.add(REFUSED.sub("", text))
+            continue
+        found |= {text for text in map(_sample, candidates) if text is not None}
+    return found
+
+
+def reason_patterns() -> list[re.Pattern[str]]:
+    text = CATALOGUE.read_text(encoding="utf-8")
+    table = text[text.index("export const REASONS = ["):]
+    sources = re.findall(r'^  \["(.*)", "reason_\w+"\],$', table, flags=re.MULTILINE)
+    return [re.compile("^" + source.replace("\\\\", "\\").replace("(?<", "(?P<") + "$") for source in sources]
+
+
+def test_every_reason_the_round_gives_for_a_refusal_is_worded_in_the_catalogue() -> None:
+    reasons = set().union(*(refusal_reasons((REPO / path).read_text(encoding="utf-8")) for path in (
+        "table_runtime/game/round.py", "table_runtime/game/decisions.py", "table_runtime/game/undo.py",
+        "table_runtime/game/table.py", "table_runtime/runtime/app.py")))
+    assert len(reasons) > 20
+    patterns = reason_patterns()
+    unworded = sorted(reason for reason in reasons if not any(pattern.match(reason) for pattern in patterns))
+    assert unworded == []

@@ -1,0 +1,81 @@
+"""The shoe driver's receiving half on bytes alone: no port, no loop (the driver's tests run it over a pty)."""
+
+from __future__ import annotations
+
+from drivers.shoe_receiver import ShoeReceiver
+from firmware_bridge.shoe import (
+    SUPPORTED_VERSIONS,
+    Ack,
+    CardDrawn,
+    GateChanged,
+    Hello,
+    MissedCards,
+    Resend,
+    SequencedShoeEvent,
+    ShoeVersionError,
+    shoe_frame,
+)
+
+HELLO = Hello(protocol_version=1, boot_id=7, next_sequence=1, oldest_held=1, shoe_id=1, cards_drawn=0,
+              firmware_version="1.0", serial_number="SIM1")
+
+
+def card(sequence: int, code: str = "AS") -> CardDrawn:
+    return CardDrawn(sequence=sequence, code=code, card_number=sequence, raw_code=0)
+
+
+def wire(*events: SequencedShoeEvent) -> bytes:
+    return b"".join(shoe_frame(event).to_bytes() for event in events)
+
+
+def identified() -> ShoeReceiver:
+    receiver = ShoeReceiver("/dev/pts/9", SUPPORTED_VERSIONS)
+    assert receiver.identify(HELLO).events == []
+    return receiver
+
+
+def test_nothing_is_placed_before_hello_and_the_awaited_hello_is_handed_over() -> None:
+    receiver = ShoeReceiver("/dev/pts/9", SUPPORTED_VERSIONS)
+    before = receiver.feed(wire(card(1)))
+    assert before.frames == 1 and before.events == [] and before.commands == []
+    got = receiver.feed(shoe_frame(HELLO).to_bytes(), awaiting_hello=True)
+    assert got.hello == HELLO
+    assert receiver.feed(shoe_frame(HELLO).to_bytes()).hello is None  # not awaited: ignored
+
+
+def test_a_hello_in_another_protocol_version_is_refused_before_anything_else_is_read() -> None:
+    receiver = ShoeReceiver("/dev/pts/9", (2,))
+    got = receiver.feed(shoe_frame(HELLO).to_bytes(), awaiting_hello=True)
+    assert isinstance(got.hello, ShoeVersionError) and got.hello.spoken == 1 and "/dev/pts/9" in str(got.hello)
+
+
+def test_events_in_order_with_one_cumulative_ack_per_chunk() -> None:
+    receiver = identified()
+    data = wire(card(1, "AS"), card(2, "TD"), GateChanged(sequence=3, locked=True))
+    got = receiver.feed(data[:5])  # half a frame: nothing yet
+    assert got.frames == 0 and got.events == []
+    got = receiver.feed(data[5:])
+    assert [getattr(event, "code", None) for event in got.events] == ["AS", "TD", None]
+    assert got.commands == [Ack(3)]
+    assert got.gate_locked is True
+    assert receiver.statistics.bytes_received == len(data)
+
+
+def test_a_gap_asks_for_a_resend_and_a_duplicate_is_dropped() -> None:
+    receiver = identified()
+    receiver.feed(wire(card(1)))
+    got = receiver.feed(wire(card(3)))  # 2 was lost on the wire
+    assert got.events == [] and got.commands == [Resend(2)]
+    assert receiver.statistics.out_of_order == 1
+    again = receiver.feed(wire(card(1)))
+    assert again.events == [] and receiver.statistics.duplicates == 1
+
+
+def test_a_resend_past_what_the_shoe_still_holds_is_missed_cards_before_the_next_event() -> None:
+    receiver = identified()
+    receiver.feed(wire(card(1)))
+    resent = shoe_frame(card(4), retransmit=True).to_bytes()  # the shoe no longer holds 2 and 3
+    got = receiver.feed(resent)
+    assert got.events[0] == MissedCards(first_sequence=2, count=2)
+    assert isinstance(got.events[1], CardDrawn) and got.events[1].sequence == 4
+    assert receiver.statistics.missed == 2

@@ -1,0 +1,57 @@
+"""The service's own keys: [metrics] (the Prometheus endpoint), [clock] (waiting for NTP), devices.gpio_chip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from table_runtime.config import ConfigInvalidError, describe, load_config
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = (REPO / "configs" / "demo.toml").read_text(encoding="utf-8")
+
+
+def problems(tmp_path: Path, extra: str, text: str = DEMO) -> dict[str, str]:
+    path = tmp_path / "table.toml"
+    path.write_text(text.replace("[clock]\nsync_wait_seconds = 0", "") + extra, encoding="utf-8")
+    with pytest.raises(ConfigInvalidError) as caught:
+        load_config(path, environ={})
+    return {problem.key: problem.message for problem in caught.value.problems}
+
+
+def test_defaults_no_metrics_and_a_two_minute_clock_wait(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text(DEMO.replace("[clock]\nsync_wait_seconds = 0", ""), encoding="utf-8")
+    config = load_config(path, environ={})
+    assert not config.metrics.enabled and config.clock.sync_wait_seconds == 120
+    assert load_config(REPO / "configs" / "demo.toml", environ={}).clock.sync_wait_seconds == 0
+    pi = (REPO / "configs" / "pi.toml").read_text(encoding="utf-8")
+    assert "[metrics]" in pi and "port = 9108" in pi and 'gpio_chip = "pinctrl-rp1"' in pi
+
+
+def test_metrics_section(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text(DEMO + '\n[metrics]\nhost = "0.0.0.0"\nport = 9108\n', encoding="utf-8")
+    config = load_config(path, environ={})
+    assert (config.metrics.host, config.metrics.port, config.metrics.enabled) == ("0.0.0.0", 9108, True)
+    assert "metrics 0.0.0.0:9108" in describe(config)
+    assert problems(tmp_path, "\n[metrics]\nhost = \"127.0.0.1\"\n") == {"metrics.port": "missing"}
+    assert problems(tmp_path, "\n[metrics]\nport = 70000\n") == {"metrics.port": "70000: a TCP port is 0 to 65535"}
+    assert problems(tmp_path, "\n[metrics]\nport = 8080\n") == {"metrics.port": "8080 is also display.port"}
+    assert set(problems(tmp_path, "\n[metrics]\nport = 9108\npath = \"/m\"\n")) == {"metrics.path"}
+
+
+def test_clock_section(tmp_path: Path) -> None:
+    assert problems(tmp_path, "\n[clock]\nsync_wait_seconds = -1\n") == {
+        "clock.sync_wait_seconds": "-1.0: 0 (do not wait) to 3600 seconds"}
+    assert set(problems(tmp_path, "\n[clock]\nsync_wait_seconds = \"soon\"\n")) == {"clock.sync_wait_seconds"}
+    assert set(problems(tmp_path, "\n[clock]\nntp = true\n")) == {"clock.ntp"}
+
+
+def test_gpio_chip_by_number_or_label(tmp_path: Path) -> None:
+    for setting, expected in (("0", 0), ('"pinctrl-rp1"', "pinctrl-rp1")):
+        path = tmp_path / "table.toml"
+        path.write_text(DEMO.replace('panel_pin_factory = "mock"',
+                                     f'panel_pin_factory = "lgpio"\ngpio_chip = {setting}'), encoding="utf-8")
+        assert load_config(path, environ={}).devices.gpio_chip == expected

@@ -1,0 +1,118 @@
+"""Imports point one way, down: firmware_bridge <- drivers <- table_runtime <- simulators (docs/architecture.md).
+
+Every module is parsed with `ast` (nothing is imported or executed), so an import inside a function, under
+`if TYPE_CHECKING:` or in a `try:` counts like any other. Also checked: the device ports import no
+third-party library, the round engine (`table_runtime/game/`) no I/O library, and no module of the packages
+grows past 400 lines (the files already longer may only shrink).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+LAYERS = ("firmware_bridge", "drivers", "table_runtime", "simulators")  # each may import only those before it
+PORTS = "drivers/ports.py"
+BUILDS_DRIVERS = frozenset({"table_runtime/runtime/assembly.py"})  # the one product module that makes real devices
+PURE_ENGINE = "table_runtime/game/"
+IO_LIBRARIES = frozenset({"asyncio", "serial", "serial_asyncio_fast", "usb", "gpiozero", "aiohttp", "aiomqtt",
+                          "sqlite3", "socket", "threading", "subprocess"})
+MAX_LINES = 400
+# Files longer than MAX_LINES today, with their length as a ceiling: they may only get shorter (lower the
+# number when you shorten one; drop the entry once it is split under MAX_LINES). Any other file stays under.
+LONGER_TODAY: dict[str, int] = {
+    "table_runtime/chips/watch.py": 466,
+    "table_runtime/config.py": 584,
+    "table_runtime/display/server.py": 420,
+    "table_runtime/journal.py": 501,
+    "table_runtime/runtime/chip_link.py": 412,
+    "simulators/bench/scenario.py": 488,
+}
+
+
+def modules(package: str) -> Iterator[Path]:
+    yield from sorted((REPO / package).rglob("*.py"))
+
+
+def imported_modules(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, dotted module) of every absolute import in the module, wherever it stands."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module is not None:
+            if "." in node.module:
+                yield node.lineno, node.module
+            else:  # `from drivers import ports` imports drivers.ports
+                for alias in node.names:
+                    yield node.lineno, f"{node.module}.{alias.name}"
+
+
+def imported(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, top-level package) of every absolute import in the module."""
+    for line, module in imported_modules(path):
+        yield line, module.split(".")[0]
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_no_module_imports_a_layer_above_its_own(layer: str) -> None:
+    above = set(LAYERS[LAYERS.index(layer) + 1:])
+    upward = [f"{relative(path)}:{line} imports {package}"
+              for path in modules(layer) for line, package in imported(path) if package in above]
+    assert not upward, f"{layer} may import only {', '.join(LAYERS[:LAYERS.index(layer)]) or 'no project package'}: " \
+                       + "; ".join(upward)
+
+
+def test_the_ports_import_no_third_party_library() -> None:
+    allowed = set(sys.stdlib_module_names) | {"firmware_bridge", "drivers"}
+    third_party = [f"line {line}: {package}" for line, package in imported(REPO / PORTS) if package not in allowed]
+    assert not third_party, f"{PORTS} must name the devices without their libraries: {third_party}"
+
+
+def test_the_product_names_devices_by_their_ports() -> None:
+    """Outside the assembly, table_runtime imports a driver module only for its port (no pyserial, pyusb, gpiozero)."""
+    found = [f"{relative(path)}:{line} imports {module}"
+             for path in modules("table_runtime") if relative(path) not in BUILDS_DRIVERS
+             for line, module in imported_modules(path)
+             if module.split(".")[0] == "drivers" and module != "drivers.ports"]
+    assert not found, "import drivers.ports (the assembly builds the drivers): " + "; ".join(found)
+
+
+def test_the_round_engine_does_no_io() -> None:
+    found = [f"{relative(path)}:{line} imports {package}"
+             for path in modules(PURE_ENGINE.rstrip("/")) for line, package in imported(path)
+             if package in IO_LIBRARIES]
+    assert not found, "the round engine is pure (inputs in, events out): " + "; ".join(found)
+
+
+def test_modules_stay_under_400_lines_and_the_longer_ones_only_shrink() -> None:
+    lengths = {relative(path): len(path.read_text(encoding="utf-8").splitlines())
+               for layer in LAYERS for path in modules(layer)}
+    too_long = {name: count for name, count in lengths.items()
+                if (count > LONGER_TODAY[name] if name in LONGER_TODAY else count >= MAX_LINES)}
+    assert not too_long, f"modules of one idea, under {MAX_LINES} lines (split by idea): {too_long}"
+    # A file split under the limit (or gone) leaves the list, so that it cannot grow back.
+    done = sorted(name for name in LONGER_TODAY if lengths.get(name, 0) < MAX_LINES)
+    assert not done, f"under {MAX_LINES} lines now (or gone): drop them from LONGER_TODAY: {done}"
+
+
+def test_the_checks_see_an_upward_import(tmp_path: Path) -> None:
+    """The parser finds the imports the layer test must refuse, wherever they hide."""
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from table_runtime.game.cards import Card\n"
+        "def later():\n    import simulators.shoe\n"
+        "from . import sibling\n",
+        encoding="utf-8")
+    assert sorted(package for _, package in imported(sample)) == ["simulators", "table_runtime", "typing"]
