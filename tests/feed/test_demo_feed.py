@@ -16,6 +16,7 @@ from table_runtime.feed.consumer import FeedConsumer
 from table_runtime.feed.settings import parse_broker_url
 from table_runtime.journal import Journal
 from table_runtime.version import installed_version
+from tests.polling import until
 
 from .support import Heard, listen, validators_by_topic
 
@@ -64,7 +65,7 @@ async def test_a_live_demo_publishes_every_entry_through_a_broker_restart(
                 while len(seqs) < 40:
                     await asyncio.sleep(0.01)
             await asyncio.to_thread(broker.stop)
-            await asyncio.sleep(0.3)
+            await until(lambda: not consumer.subscribed.is_set(), "the audit consumer lost the stopped broker")
             await asyncio.to_thread(broker.start)
             async with asyncio.timeout(90):
                 _, stderr = await demo.communicate()

@@ -17,6 +17,7 @@ from table_runtime.feed.consumer import FeedConsumer, Received
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import parse_broker_url
 from table_runtime.journal import Journal
+from tests.polling import until
 
 from .support import Heard, append_entries, listen, settings
 
@@ -85,7 +86,11 @@ async def test_broker_restarted_mid_stream_every_event_arrives_in_order(
             await collector.wait_for(3000, timeout=30)
             await asyncio.to_thread(broker.stop)
             assert len(collector.seqs) < TOTAL, "the stream ended before the outage: nothing was tested"
-            await asyncio.sleep(0.3)  # the table keeps journaling meanwhile
+            at_outage = journal.last_seq
+            # The outage lasts until the consumer has lost the broker and the table has journaled on meanwhile.
+            await until(lambda: not collector.consumer.subscribed.is_set()
+                        and (journal.last_seq > at_outage or streaming.done()),
+                        "the consumer lost the stopped broker while the table journaled on")
             await asyncio.to_thread(broker.start)
             async with asyncio.timeout(60):
                 await consuming

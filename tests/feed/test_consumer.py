@@ -1,4 +1,5 @@
-"""The reference consumer on the topics that are not ``events``: their seqs are not a gapless count."""
+"""The reference consumer (table_runtime/feed/consumer.py) on the topics that are not ``events``: their seqs are
+not a gapless count."""
 
 from __future__ import annotations
 

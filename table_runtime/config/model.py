@@ -1,0 +1,170 @@
+"""The configuration's typed model: the frozen dataclasses `load_config` builds, and the names they use.
+
+The sections are read and checked by `table_runtime.config.loader` and its section readers; this module holds
+only what a running table is given, plus the fixed vocabularies (buttons, URL schemes, pin factories,
+languages, zone names) both the readers and the rest of the table refer to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_runtime.errors import ConfigError
+from table_runtime.game.commands import PANEL_BUTTONS
+from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.journal import journal_path
+
+ENV_MQTT_PASSWORD = "TABLE_MQTT_PASSWORD"
+ENV_SUPERVISOR_PIN = "TABLE_SUPERVISOR_PIN"
+ENV_PIT_TOKEN = "TABLE_PIT_TOKEN"
+
+BUTTONS = PANEL_BUTTONS  # the panel's buttons, named in game/commands.py
+SHOE_SCHEMES = ("serial", "sim", "socket", "rfc2217", "loop")
+READER_SCHEMES = ("usb", "sim")
+PIN_FACTORIES = ("lgpio", "rpigpio", "pigpio", "native", "mock")
+LANGUAGES = ("fr", "en")
+
+
+
+class ConfigInvalidError(ConfigError):
+    """Every problem of one configuration file; `problems` holds one ConfigError per key."""
+
+    def __init__(self, source: Path, problems: list[ConfigError]) -> None:
+        lines = "\n".join(f"  {problem}" for problem in problems)
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        super().__init__(str(source), f"{count}:\n{lines}")
+        self.source = source
+        self.problems = tuple(problems)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChipReaderConfig:
+    """One RFID reader: where to find it and which zone each antenna watches."""
+
+    name: str
+    url: str  # usb://VVVV:PPPP[?serial=S] or sim://reader?...
+    antennas: Mapping[int, str]  # antenna number -> zone name
+    vendor_id: int | None = None
+    product_id: int | None = None
+    serial_number: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DevicesConfig:
+    shoe: str  # serial:///dev/table-shoe, sim://shoe?seed=7, ...
+    chip_readers: tuple[ChipReaderConfig, ...]
+    panel_pin_factory: str | None = None  # None: gpiozero's default (GPIOZERO_PIN_FACTORY)
+    gpio_chip: int | str | None = None  # lgpio's chip: a number (/dev/gpiochipN) or its label ("pinctrl-rp1")
+    chip_registry: Path | None = None
+    casino_id: int | None = None  # the casino whose chips the table accepts; None: the one the registry's chips carry
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PanelPins:
+    """BCM pin numbers and timings of the dealer panel (buttons, box lamps, tower, buzzer)."""
+
+    deal: int
+    next: int
+    double: int
+    split: int
+    undo: int
+    confirm: int
+    box_lamps: tuple[int, ...]  # box 1 first
+    tower_green: int
+    tower_amber: int
+    tower_red: int
+    buzzer: int
+    debounce_seconds: float = 0.05
+    void_hold_seconds: float = 3.0
+    buttons_pull_up: bool = True  # buttons wired to ground
+
+    @property
+    def buttons(self) -> dict[str, int]:
+        """Command name (DEAL, NEXT, ...) -> pin."""
+        return {name: getattr(self, name.lower()) for name in BUTTONS}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MqttConfig:
+    url: str | None = None  # mqtt://host:1883 or mqtts://host:8883; None: no feed
+    prefix: str = "casino"
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca_file: Path | None = None
+    cert_file: Path | None = None
+    key_file: Path | None = None
+    client_id: str = ""
+
+    @property
+    def enabled(self) -> bool:
+        return self.url is not None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DisplayConfig:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    language: str = "fr"
+    supervisor_pin: str | None = field(default=None, repr=False)  # None: supervisor actions refused
+    pit_token: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetricsConfig:
+    """The Prometheus endpoint (table_runtime/metrics.py); `port` None: no endpoint."""
+
+    host: str = "127.0.0.1"
+    port: int | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.port is not None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClockConfig:
+    """How start-up treats a clock not yet synchronised (a Pi has no real-time clock; docs/journal.md)."""
+
+    sync_wait_seconds: float = 120.0  # 0: do not wait
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableConfig:
+    """Everything one table runs with; built by `load_config`, passed down explicitly."""
+
+    source: Path
+    table_id: str
+    rules: RuleOptions
+    limits: TableLimits
+    data_dir: Path
+    devices: DevicesConfig
+    zones: tuple[str, ...]  # every zone an antenna reads, box order
+    pins: PanelPins
+    mqtt: MqttConfig
+    display: DisplayConfig
+    metrics: MetricsConfig = MetricsConfig()
+    clock: ClockConfig = ClockConfig()
+
+    @property
+    def journal_path(self) -> Path:
+        return journal_path(self.data_dir)
+
+    def replace(self, **changes: Any) -> TableConfig:
+        return dataclasses.replace(self, **changes)
+
+
+def zone_names(boxes: int) -> tuple[str, ...]:
+    """All zone names of a table with `boxes` boxes, box order."""
+    names: list[str] = []
+    for box in range(1, boxes + 1):
+        names += [f"box{box}", f"box{box}.behind", f"box{box}.insurance"]
+    return tuple(names)
+
+
+def zone_box(zone: str) -> int:
+    """The box number a zone name belongs to (box3.behind -> 3)."""
+    return int(zone.split(".", 1)[0].removeprefix("box"))

@@ -1,0 +1,104 @@
+"""The sections of what the table talks to and waits for: `[mqtt]` (the feed), `[display]`, `[metrics]`, `[clock]`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from table_runtime.config.model import (
+    ENV_MQTT_PASSWORD,
+    ENV_PIT_TOKEN,
+    ENV_SUPERVISOR_PIN,
+    LANGUAGES,
+    ClockConfig,
+    DisplayConfig,
+    MetricsConfig,
+    MqttConfig,
+)
+from table_runtime.config.reader import Reader
+
+_TOPIC_PREFIX = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
+
+
+def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttConfig:
+    prefix = "mqtt"
+    table = reader.table(document, "mqtt", "", allowed={"url", "prefix", "username", "password_file", "ca_file",
+                                                        "cert_file", "key_file", "client_id"})
+    url = reader.value(table, "url", prefix, str, "") or None
+    if url is not None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+            reader.problem("mqtt.url", f"{url!r}: mqtt://host[:port] or mqtts://host[:port]")
+        else:
+            try:
+                parts.port  # noqa: B018 - raises on a bad port
+            except ValueError as error:
+                reader.problem("mqtt.url", f"{url!r}: {error}")
+    topic_prefix = reader.value(table, "prefix", prefix, str, "casino")
+    if not _TOPIC_PREFIX.fullmatch(topic_prefix):
+        reader.problem("mqtt.prefix", f"{topic_prefix!r}: topic levels of letters, digits, '-', '_' and '/'")
+    ca_file = reader.path(table, "ca_file", prefix, must_exist=True)
+    cert_file = reader.path(table, "cert_file", prefix, must_exist=True)
+    key_file = reader.path(table, "key_file", prefix, must_exist=True)
+    if (cert_file is None) != (key_file is None):
+        reader.problem("mqtt.key_file" if key_file is None else "mqtt.cert_file",
+                       "a client certificate needs both cert_file and key_file")
+    if url is not None and urlsplit(url).scheme == "mqtt" and (ca_file or cert_file):
+        reader.problem("mqtt.url", "TLS files are set but the URL is mqtt://; use mqtts://")
+    return MqttConfig(
+        url=url,
+        prefix=topic_prefix,
+        username=reader.value(table, "username", prefix, str, "") or None,
+        password=reader.secret(table, "password_file", prefix, ENV_MQTT_PASSWORD),
+        ca_file=ca_file,
+        cert_file=cert_file,
+        key_file=key_file,
+        client_id=reader.value(table, "client_id", prefix, str, "") or f"table-{table_id}",
+    )
+
+
+def read_display(reader: Reader, document: dict[str, Any]) -> DisplayConfig:
+    prefix = "display"
+    table = reader.table(document, "display", "", allowed={"host", "port", "language", "supervisor_pin_file",
+                                                           "pit_token_file"})
+    host = reader.value(table, "host", prefix, str, "127.0.0.1")
+    port = reader.value(table, "port", prefix, int, 8080)
+    if not 0 <= port <= 65535:
+        reader.problem("display.port", f"{port}: a TCP port is 0 to 65535")
+    language = reader.value(table, "language", prefix, str, "fr")
+    if language not in LANGUAGES:
+        reader.problem("display.language", f"{language!r} is not one of {', '.join(LANGUAGES)}")
+    pin = reader.secret(table, "supervisor_pin_file", prefix, ENV_SUPERVISOR_PIN)
+    if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 8):
+        source = ENV_SUPERVISOR_PIN if reader.environ.get(ENV_SUPERVISOR_PIN) else "display.supervisor_pin_file"
+        reader.problem(source, "the supervisor PIN is 4 to 8 digits")
+    token = reader.secret(table, "pit_token_file", prefix, ENV_PIT_TOKEN)
+    if token is not None and len(token) < 16:
+        source = ENV_PIT_TOKEN if reader.environ.get(ENV_PIT_TOKEN) else "display.pit_token_file"
+        reader.problem(source, "the pit token is at least 16 characters")
+    return DisplayConfig(host=host, port=port, language=language, supervisor_pin=pin, pit_token=token)
+
+
+def read_metrics(reader: Reader, document: dict[str, Any]) -> MetricsConfig:
+    prefix = "metrics"
+    if prefix not in document:
+        return MetricsConfig()
+    table = reader.table(document, prefix, "", allowed={"host", "port"})
+    host = reader.value(table, "host", prefix, str, "127.0.0.1")
+    port = reader.required(table, "port", prefix, int)
+    if port is not None and not 0 <= port <= 65535:
+        reader.problem("metrics.port", f"{port}: a TCP port is 0 to 65535")
+    display = document.get("display", {})
+    if port and isinstance(display, dict) and port == display.get("port", DisplayConfig().port):
+        reader.problem("metrics.port", f"{port} is also display.port")
+    return MetricsConfig(host=host, port=port)
+
+
+def read_clock(reader: Reader, document: dict[str, Any]) -> ClockConfig:
+    table = reader.table(document, "clock", "", allowed={"sync_wait_seconds"})
+    wait = reader.value(table, "sync_wait_seconds", "clock", float, ClockConfig().sync_wait_seconds)
+    if not 0 <= wait <= 3600:
+        reader.problem("clock.sync_wait_seconds", f"{wait}: 0 (do not wait) to 3600 seconds")
+        wait = ClockConfig().sync_wait_seconds
+    return ClockConfig(sync_wait_seconds=wait)

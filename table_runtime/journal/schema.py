@@ -1,0 +1,79 @@
+"""The journal's SQLite file: where it lives, its schema and version, and a connection that makes commits durable.
+
+WAL mode with ``synchronous=FULL``: a commit returns only once the write-ahead log is fsynced, and other
+connections and processes (the feed, `recall`, `journal verify`) read while the one writer appends.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from table_runtime.errors import JournalError
+from table_runtime.journal.chain import GENESIS_HASH
+
+JOURNAL_FILE = "journal.db"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    seq INTEGER PRIMARY KEY,
+    ts REAL NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS head (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    seq INTEGER NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+INSERT OR IGNORE INTO head (id, seq, hash) VALUES (1, 0, '""" + GENESIS_HASH + """');
+"""
+
+
+def journal_path(data_dir: str | Path) -> Path:
+    """Where the journal of a data directory lives."""
+    return Path(data_dir) / JOURNAL_FILE
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: we issue BEGIN/COMMIT ourselves, so a commit is exactly where we say.
+    connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    return connection
+
+
+def prepare_schema(db: sqlite3.Connection, path: Path) -> None:
+    """Create the tables of a new journal; refuse a file of another schema version or no journal at all."""
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version not in (0, SCHEMA_VERSION):
+            raise JournalError(f"{path}: journal schema {version}, this program reads {SCHEMA_VERSION}")
+        try:
+            db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+    except sqlite3.Error as error:
+        raise JournalError(f"{path}: not a journal: {error}") from error
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make the new file's directory entry durable too (SQLite syncs the file, not its name)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,263 @@
+"""`Journal`: the one connection to a journal file, its appends (durable when they return), its reads and cursors,
+and the writer's claim on the file."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TextIO
+
+from table_runtime.errors import JournalError
+from table_runtime.journal.chain import (
+    GENESIS_HASH,
+    JournalBrokenError,
+    VerifyResult,
+    entry_hash,
+    head_mismatch,
+    row_problem,
+    verify_connection,
+)
+from table_runtime.journal.rows import PAGE_ROWS, JournalBodyError, JournalEntry, check_kind, check_ts, encode_body
+from table_runtime.journal.schema import connect, fsync_directory, prepare_schema
+
+
+class JournalClosedError(JournalError):
+    """The journal was used after `close`."""
+
+
+class Journal:
+    """Owns one connection to the journal file; thread-safe (one lock per journal).
+
+    Use `Journal.open(path)`; `append` and `append_many` block until durable, so
+    an asyncio caller runs them in a worker thread (``asyncio.to_thread``).
+    """
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self._path = path
+        self._connection: sqlite3.Connection | None = connection
+        self._lock = threading.Lock()
+        self._writer_lock: TextIO | None = None  # the writer's claim on <journal>.lock (`claim_writer`)
+        # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
+        self.commit_observer: Callable[[float], None] | None = None
+
+    @classmethod
+    def open(cls, path: str | Path) -> Journal:
+        """Open (creating file and schema if needed) and check the chain tail."""
+        path = Path(path)
+        created = not path.exists()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            connection = connect(path)
+        except (OSError, sqlite3.Error) as error:
+            raise JournalError(f"{path}: cannot open the journal: {error}") from error
+        journal = cls(path, connection)
+        try:
+            prepare_schema(journal._db(), path)
+            if created:
+                fsync_directory(path.parent)
+            journal._check_tail()
+        except BaseException:
+            journal.close()
+            raise
+        return journal
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def _db(self) -> sqlite3.Connection:
+        if self._connection is None:
+            raise JournalClosedError(f"{self._path}: the journal is closed")
+        return self._connection
+
+    def _check_tail(self) -> None:
+        """The last row's hash, its link to the row before, and the head agree."""
+        with self._lock:
+            db = self._db()
+            try:
+                db.execute("BEGIN")  # one snapshot for rows and head
+                try:
+                    rows = db.execute(
+                        "SELECT seq, ts, kind, body, prev_hash, hash FROM entries ORDER BY seq DESC LIMIT 2"
+                    ).fetchall()
+                    head_seq, head_hash = db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
+                finally:
+                    db.execute("COMMIT")
+            except (sqlite3.Error, TypeError) as error:
+                raise JournalBrokenError(self._path, None, f"unreadable journal: {error}") from error
+        if not rows:
+            if head_seq != 0:
+                raise JournalBrokenError(self._path, 1, f"rows 1..{head_seq} missing (deleted): the journal is empty")
+            return
+        last = rows[0]
+        if len(rows) == 2:
+            problem = row_problem(last, rows[1][0] + 1, rows[1][5])
+        else:
+            problem = row_problem(last, 1, GENESIS_HASH)
+        if problem is not None:
+            raise JournalBrokenError(self._path, problem[0], problem[1])
+        if (last[0], last[5]) != (head_seq, head_hash):
+            raise JournalBrokenError(self._path, *head_mismatch(last[0], head_seq))
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the last row; 0 when the journal is empty."""
+        with self._lock:
+            row = self._db().execute("SELECT MAX(seq) FROM entries").fetchone()
+        return int(row[0] or 0)
+
+    def append(self, kind: str, body: Mapping[str, Any], *, ts: float) -> JournalEntry:
+        """Append one row; committed and fsynced when this returns."""
+        return self.append_many([(kind, body)], ts=ts)[0]
+
+    def append_many(self, items: Sequence[tuple[str, Mapping[str, Any]]], *, ts: float) -> list[JournalEntry]:
+        """Append rows in one transaction: all are durable when this returns, or none."""
+        ts = check_ts(ts)
+        prepared: list[tuple[str, str]] = []
+        for kind, body in items:
+            check_kind(kind)
+            prepared.append((kind, encode_body(body)))
+        if not prepared:
+            return []
+        entries: list[JournalEntry] = []
+        with self._lock:
+            db = self._db()
+            started = time.perf_counter()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    seq, prev_hash = db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
+                    for kind, body_text in prepared:
+                        seq += 1
+                        digest = entry_hash(prev_hash, seq, ts, kind, body_text)
+                        db.execute(
+                            "INSERT INTO entries (seq, ts, kind, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)",
+                            (seq, ts, kind, body_text, prev_hash, digest),
+                        )
+                        entries.append(JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest))
+                        prev_hash = digest
+                    db.execute("UPDATE head SET seq = ?, hash = ? WHERE id = 1", (seq, prev_hash))
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as error:
+                raise JournalError(f"{self._path}: append failed: {error}") from error
+            if self.commit_observer is not None:
+                self.commit_observer(time.perf_counter() - started)
+        return entries
+
+    def entries(self, after_seq: int = 0, limit: int | None = None, *,
+                kinds: Collection[str] | None = None) -> Iterator[JournalEntry]:
+        """Rows with seq > `after_seq` in seq order, at most `limit` of them; only rows of `kinds` if given
+        (a replay reads its inputs without decoding the events beside them).
+
+        Reads a page at a time, so appends (from this or another connection) may
+        go on while a caller iterates; rows appended meanwhile are included.
+        """
+        remaining = limit
+        kind_list = sorted(kinds) if kinds is not None else []
+        where = "seq > ?" + (f" AND kind IN ({', '.join('?' * len(kind_list))})" if kinds is not None else "")
+        query = f"SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE {where} ORDER BY seq LIMIT ?"
+        while remaining is None or remaining > 0:
+            page = PAGE_ROWS if remaining is None else min(PAGE_ROWS, remaining)
+            with self._lock:
+                rows = self._db().execute(query, (after_seq, *kind_list, page)).fetchall()
+            for seq, ts, kind, body_text, prev_hash, digest in rows:
+                yield JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest)
+            if len(rows) < page:
+                return
+            after_seq = rows[-1][0]
+            if remaining is not None:
+                remaining -= len(rows)
+
+    def round_starts(self) -> list[tuple[int, int]]:
+        """(seq, round number) of every RoundStarted event, in order, without decoding the other rows."""
+        with self._lock:
+            rows = self._db().execute(
+                "SELECT seq, body FROM entries WHERE kind = 'event' AND body LIKE '%RoundStarted%' ORDER BY seq"
+            ).fetchall()
+        starts = []
+        for seq, body_text in rows:
+            body = json.loads(body_text)
+            if body.get("type") == "RoundStarted":  # LIKE only narrows the rows down
+                starts.append((int(seq), int(body["round"])))
+        return starts
+
+    def verify(self) -> VerifyResult:
+        """Check every row of the chain and the head; name the first bad row."""
+        with self._lock:
+            try:
+                return verify_connection(self._db())
+            except sqlite3.Error as error:
+                raise JournalError(f"{self._path}: not a journal: {error}") from error
+
+    def get_meta(self, key: str) -> str | None:
+        """A stored cursor or setting (e.g. the feed's last published seq)."""
+        with self._lock:
+            row = self._db().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store `value` under `key`, durably."""
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise JournalBodyError(f"meta keys and values are strings, not {key!r}: {value!r}")
+        with self._lock:
+            try:
+                self._db().execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
+            except sqlite3.Error as error:
+                raise JournalError(f"{self._path}: cannot store {key!r}: {error}") from error
+
+    def claim_writer(self) -> None:
+        """Make this the only writer of the file: a second runtime on the same journal is refused, since two
+        writers would interleave two tables in one chain. Held until `close` (or the process ends, even by kill -9).
+        Readers (recall, verify, the feed of another process) need no claim."""
+        if self._writer_lock is not None:
+            return
+        lock_path = self._path.with_name(self._path.name + ".lock")
+        handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the journal's lifetime
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise JournalError(f"{self._path} is written by another runtime ({holder}): one journal, one writer"
+                               ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        self._writer_lock = handle
+
+    def release_writer(self) -> None:
+        """Give the claim up (what the end of the process does; an in-process power-loss simulation uses it)."""
+        if self._writer_lock is not None:
+            self._writer_lock.close()
+            self._writer_lock = None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+            self.release_writer()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
