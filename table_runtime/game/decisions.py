@@ -51,9 +51,10 @@ def split_refusal(hand: Hand, rules: RuleOptions, box: BoxState | None) -> str |
     return None
 
 
-def insurance_refusal(insurance_open: bool, phase: str, number: int, box: BoxState | None, cents: int) -> str | None:
-    """Insurance of `cents` on box `number` (`box` None when it has no bet): half the seated stake, once, while
-    the window on a bank ace is open (000:25, 000:26)."""
+def insurance_fault(insurance_open: bool, phase: str, number: int, box: BoxState | None, cents: int) -> str | None:
+    """Why insurance of `cents` on box `number` (`box` None when it has no bet) is refused, or None: half the
+    seated stake, once, while the window on a bank ace is open (000:25, 000:26). Not a dealer command's refusal:
+    the reason is the message of an `insurance_refused` alarm."""
     if not insurance_open:
         return f"insurance is only offered on a bank ace, before play (phase is {phase})"
     if box is None:

@@ -29,7 +29,7 @@ from table_runtime.game.commands import ROUND_COMMANDS
 from table_runtime.game.decisions import (
     bet_problems,
     double_refusal,
-    insurance_refusal,
+    insurance_fault,
     matching_stakes,
     split_refusal,
     stand_refusal,
@@ -50,6 +50,7 @@ from table_runtime.game.events import (
 )
 from table_runtime.game.hand import Hand
 from table_runtime.game.held import INSURANCE_OPEN
+from table_runtime.game.held import WAITING_REASONS as WAITING_REASONS  # importable from here, as before held.py
 from table_runtime.game.inputs import (
     BetsLocked,
     Confirm,
@@ -134,7 +135,7 @@ class Round(RoundState):
     def insurance(self, event: InsurancePlaced, out: list[Event]) -> None:
         box = self.box(event.box)
         expected = box.bet.seated_cents // 2 if box is not None else 0
-        refusal = insurance_refusal(self.phase is INSURANCE, self.phase, event.box, box, event.cents)
+        refusal = insurance_fault(self.phase is INSURANCE, self.phase, event.box, box, event.cents)
         if refusal is not None:
             out.append(Alarm(kind="insurance_refused", message=refusal, rule="000:26 (half the initial stake)",
                              box=event.box, amounts=(("expected_cents", expected), ("seen_cents", event.cents))))
