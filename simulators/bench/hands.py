@@ -29,6 +29,7 @@ from simulators.rfid_chips import DENOMINATIONS_CENTS, ChipIssuer
 from simulators.shoe import Fault, SimulatedShoe
 from simulators.shoe_firmware import SimulatedShoeError
 from table_runtime.core.zones_due import early_payments, expected_zones
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.controller import TableController
@@ -114,9 +115,9 @@ class BenchHands:
             if row["row"] == "input" and row.get("type") == "CardDrawn" and row.get("source") == "shoe":
                 seen += 1
             elif row["row"] == "alarm":
-                if row.get("kind") == "unreadable_card":
+                if row.get("kind") == AlarmKind.UNREADABLE_CARD:
                     seen += 1
-                elif row.get("kind") == "missed_cards":
+                elif row.get("kind") == AlarmKind.MISSED_CARDS:
                     seen += int((row.get("amounts") or {}).get("cards", 1))
         return seen
 

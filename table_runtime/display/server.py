@@ -41,6 +41,7 @@ from table_runtime.display.backend import (
     Role,
 )
 from table_runtime.errors import CardCodeError, ConfigError, TableError
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 
 log = logging.getLogger(__name__)
@@ -379,7 +380,7 @@ class DisplayServer:
         self._pin_locked_until = now + PIN_LOCKOUT_S
         # One count for every screen: a second screen must not give a guesser more tries.
         self._backend.security_alarm(
-            "supervisor_pin_locked",
+            AlarmKind.SUPERVISOR_PIN_LOCKED,
             f"{PIN_ATTEMPTS} wrong supervisor PINs in a row for {name}: supervisor commands locked for "
             f"{PIN_LOCKOUT_S:g} s on every screen",
             "TABLE.md Corrections and recall (only a supervisor voids a round)")
