@@ -380,9 +380,8 @@ class DisplayServer:
         self._pin_locked_until = now + PIN_LOCKOUT_S
         # One count for every screen: a second screen must not give a guesser more tries.
         self._backend.security_alarm(
-            AlarmKind.SUPERVISOR_PIN_LOCKED,
-            f"{PIN_ATTEMPTS} wrong supervisor PINs in a row for {name}: supervisor commands locked for "
-            f"{PIN_LOCKOUT_S:g} s on every screen",
+            AlarmKind.SUPERVISOR_PIN_LOCKED, f"{PIN_ATTEMPTS} wrong supervisor PINs in a row for {name}: "
+            f"supervisor commands locked for {PIN_LOCKOUT_S:g} s on every screen",
             "TABLE.md Corrections and recall (only a supervisor voids a round)")
         return {"message": f"wrong supervisor PIN: {name} locked for {PIN_LOCKOUT_S:g} s", "reason": "pin_locked",
                 "seconds": int(PIN_LOCKOUT_S)}
