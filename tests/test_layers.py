@@ -26,12 +26,10 @@ MAX_LINES = 400
 # Files longer than MAX_LINES today, with their length as a ceiling: they may only get shorter (lower the
 # number when you shorten one; drop the entry once it is split under MAX_LINES). Any other file stays under.
 LONGER_TODAY: dict[str, int] = {
-    "table_runtime/chips/watch.py": 466,
     "table_runtime/config.py": 584,
     "table_runtime/display/server.py": 420,
     "table_runtime/game/round.py": 676,
     "table_runtime/journal.py": 501,
-    "table_runtime/runtime/chip_link.py": 412,
     "simulators/bench/scenario.py": 488,
 }
 

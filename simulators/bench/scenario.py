@@ -30,11 +30,8 @@ BUTTONS = tuple(PANEL_BUTTONS)  # the panel's buttons and every command, named i
 TOUCHES = tuple(Command)
 ROLES = tuple(Role)
 SPECIAL_CHIPS: dict[str, AlarmKind] = {  # the special chip -> the alarm it must raise
-    "counterfeit": AlarmKind.COUNTERFEIT_CHIP,
-    "stolen": AlarmKind.STOLEN_CHIP,
-    "void": AlarmKind.VOID_CHIP,
-    "other-casino": AlarmKind.OTHER_CASINO_CHIP,
-    "relabelled": AlarmKind.TAG_MISMATCH,
+    "counterfeit": AlarmKind.COUNTERFEIT_CHIP, "stolen": AlarmKind.STOLEN_CHIP, "void": AlarmKind.VOID_CHIP,
+    "other-casino": AlarmKind.OTHER_CASINO_CHIP, "relabelled": AlarmKind.TAG_MISMATCH,
 }
 FAULTS = (
     "shoe_unplug", "shoe_replug", "shoe_corrupt", "shoe_drop", "shoe_duplicate", "shoe_lose",
