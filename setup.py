@@ -21,6 +21,7 @@ import sys
 from setuptools import Extension, setup
 
 COMPILED_MODULES = [
+    "table_runtime/game/alarm_kinds.py",
     "table_runtime/game/bank.py",
     "table_runtime/game/box.py",
     "table_runtime/game/cards.py",

@@ -15,6 +15,7 @@ from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Sh
 from simulators.shoe_firmware import shuffled_shoe
 from simulators.simulation_errors import SimulationError
 from table_runtime.core.commands import command_input
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 from table_runtime.game.commands import Command
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundSettled, RoundVoided
@@ -67,8 +68,8 @@ class RunSummary:
 
 def refusal_in(events: list[Event]) -> str | None:
     """The message of the first command the table refused among `events`, or None."""
-    return next((event.message for event in events if isinstance(event, Alarm) and event.kind == "command_refused"),
-                None)
+    return next((event.message for event in events
+                 if isinstance(event, Alarm) and event.kind == AlarmKind.COMMAND_REFUSED), None)
 
 
 class FastTable:

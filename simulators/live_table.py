@@ -31,6 +31,7 @@ from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry
 from table_runtime.config import PanelPins, zone_names
 from table_runtime.core.zones_due import expected_zones
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.runtime.alarms import needs_supervisor
@@ -310,10 +311,10 @@ async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | Non
     done = 0
     while rounds is None or done < rounds:
         closed_before = controller.table.rounds_started if controller.table.round_closed else -1
-        refused = controller.alarms.counts.get("command_refused", 0)
+        refused = controller.alarms.counts.get(AlarmKind.COMMAND_REFUSED, 0)
         intent = dealer.next_intent(controller.table)
         await hands.act(intent)
-        dealer.saw(intent, _refusal(controller) if controller.alarms.counts.get("command_refused", 0) > refused
+        dealer.saw(intent, _refusal(controller) if controller.alarms.counts.get(AlarmKind.COMMAND_REFUSED, 0) > refused
                    else None)
         table = controller.table
         round_ = table.round
@@ -328,5 +329,5 @@ async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | Non
 
 def _refusal(controller: TableController) -> str:
     """The message of the latest refused command still on the banner."""
-    refusals = [alarm for alarm in controller.alarms.active if alarm["kind"] == "command_refused"]
+    refusals = [alarm for alarm in controller.alarms.active if alarm["kind"] == AlarmKind.COMMAND_REFUSED]
     return str(refusals[-1]["message"]) if refusals else "command refused"

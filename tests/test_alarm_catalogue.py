@@ -1,11 +1,13 @@
 """docs/alarms.md lists exactly the alarm kinds the code can raise, each under the source that raises it.
 
-The kinds are read from the source with `ast` (never by matching text):
+The kinds are read from the source with `ast` (never by matching text). A kind is named either by
+reference, `AlarmKind.NAME` (table_runtime/game/alarm_kinds.py, the one definition of the kinds), or,
+only in the modules of `LITERAL_KIND_MODULES`, as a string literal. It is read from:
 
-- the string literal `kind=` keyword of every `Alarm(...)` / `ChipAlarm(...)` call;
+- the `kind=` keyword of every `Alarm(...)` / `ChipAlarm(...)` call;
 - the members of `ChipProblemKind` (table_runtime/chips/integrity.py), whose values the core's
   `refused_chip` passes on as `Alarm(kind=chip.refused, ...)`;
-- the first positional string argument of every `security_alarm(...)` call.
+- the first positional argument of every `security_alarm(...)` call.
 
 A construction whose kind is not a literal must be one of `FORWARDERS` below (each passes on a kind
 that one of the patterns above already reads); any other one fails the test, as does a call with a
@@ -22,6 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from table_runtime.feed.messages import encode_payload
+from table_runtime.game.alarm_kinds import AlarmKind
+from table_runtime.game.codec import to_dict
+from table_runtime.game.events import Alarm
+from table_runtime.journal import encode_body, entry_hash
 from table_runtime.runtime.alarms import SUPERVISOR_ACK_KINDS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -31,8 +38,12 @@ SOURCE_ROOTS = ("firmware_bridge", "drivers", "table_runtime")
 ALARM_CONSTRUCTORS = frozenset({"Alarm", "ChipAlarm"})
 SECURITY_ALARM = "security_alarm"
 # Literal type aliases whose members are alarm kinds (the integrity check's kinds, passed on by the core's
-# refused_chip as `Alarm(kind=chip.refused, ...)`; AlarmKind for any module that names its kinds so).
-KIND_LITERALS = frozenset({"AlarmKind", "ChipProblemKind"})
+# refused_chip as `Alarm(kind=chip.refused, ...)`).
+KIND_LITERALS = frozenset({"ChipProblemKind"})
+KIND_ENUM = "AlarmKind"
+# The modules that still name their kinds as string literals (the round engine's, converted to AlarmKind after
+# its split): every other module names a kind by reference. Shrink this set; never grow it.
+LITERAL_KIND_MODULES = frozenset({"table_runtime/game/round.py", "table_runtime/game/table.py"})
 # Callees that take a `kind=` keyword that is not an alarm's kind.
 NOT_ALARMS = frozenset({
     "Payout",  # a payout's kind: original / double / split / insurance
@@ -56,6 +67,11 @@ class Found:
     kinds: dict[str, set[str]]
     dynamic: set[tuple[str, str]]
     unknown_kind_callees: set[tuple[str, str]]
+    literal_modules: set[str]  # the modules naming a kind by a string literal rather than by AlarmKind
+
+
+def _found() -> Found:
+    return Found(kinds={}, dynamic=set(), unknown_kind_callees=set(), literal_modules=set())
 
 
 def _callee(call: ast.Call) -> str | None:
@@ -70,8 +86,25 @@ def _literal_str(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
+def _enum_kind(node: ast.expr) -> str | None:
+    """`AlarmKind.NAME` -> its value; a name that is no member reads as `AlarmKind.NAME?` (no kind, so it fails)."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == KIND_ENUM):
+        return None
+    member = AlarmKind.__members__.get(node.attr)
+    return f"{KIND_ENUM}.{node.attr}?" if member is None else member.value
+
+
+def _kind_of(node: ast.expr, filename: str, found: Found) -> str | None:
+    """The kind `node` names, by reference or as a literal (noting the module), or None for an expression."""
+    literal = _literal_str(node)
+    if literal is not None:
+        found.literal_modules.add(filename)
+        return literal
+    return _enum_kind(node)
+
+
 def _literal_members(node: ast.expr) -> list[str]:
-    """`Literal["a", "b"]` (or `typing.Literal[...]`) -> ["a", "b"]."""
+    """`Literal["a", AlarmKind.B]` (or `typing.Literal[...]`) -> ["a", "b"]."""
     if not isinstance(node, ast.Subscript):
         return []
     base = node.value
@@ -79,8 +112,9 @@ def _literal_members(node: ast.expr) -> list[str]:
     if name != "Literal":
         return []
     elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    members = [_literal_str(element) for element in elements]
-    assert all(member is not None for member in members), f"a non-string member in {ast.unparse(node)}"
+    members = [_literal_str(element) or _enum_kind(element) for element in elements]
+    assert all(member is not None for member in members), f"a member neither a string nor an AlarmKind in " \
+                                                          f"{ast.unparse(node)}"
     return [member for member in members if member is not None]
 
 
@@ -96,7 +130,7 @@ def _walk_with_function(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
 
 def alarm_kinds_in(source: str, filename: str) -> Found:
     """The alarm kinds one module can raise (see the module docstring)."""
-    found = Found(kinds={}, dynamic=set(), unknown_kind_callees=set())
+    found = _found()
     tree = ast.parse(source, filename=filename)
     kinds = found.kinds.setdefault(filename, set())
     for node, function in _walk_with_function(tree):
@@ -104,14 +138,17 @@ def alarm_kinds_in(source: str, filename: str) -> Found:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if node.value is not None and any(isinstance(t, ast.Name) and t.id in KIND_LITERALS for t in targets):
                 members = _literal_members(node.value)
-                assert members, f"{filename}: {ast.unparse(node)} is not a Literal of strings"
+                assert members, f"{filename}: {ast.unparse(node)} is not a Literal of kinds"
                 kinds.update(members)
+                if any(_literal_str(element) is not None for element in ast.walk(node.value)
+                       if isinstance(element, ast.expr)):
+                    found.literal_modules.add(filename)
         if not isinstance(node, ast.Call):
             continue
         callee = _callee(node)
         if callee in ALARM_CONSTRUCTORS:
             kind = next((keyword.value for keyword in node.keywords if keyword.arg == "kind"), None)
-            literal = None if kind is None else _literal_str(kind)
+            literal = None if kind is None else _kind_of(kind, filename, found)
             if literal is None:  # kind=<expression>, **fields, or no kind at all
                 found.dynamic.add((filename, function))
             else:
@@ -119,7 +156,7 @@ def alarm_kinds_in(source: str, filename: str) -> Found:
         elif callee == SECURITY_ALARM:
             first = node.args[0] if node.args else next(
                 (keyword.value for keyword in node.keywords if keyword.arg == "kind"), None)
-            literal = None if first is None else _literal_str(first)
+            literal = None if first is None else _kind_of(first, filename, found)
             if literal is None:
                 found.dynamic.add((filename, function))
             else:
@@ -132,7 +169,7 @@ def alarm_kinds_in(source: str, filename: str) -> Found:
 
 
 def source_alarms() -> Found:
-    total = Found(kinds={}, dynamic=set(), unknown_kind_callees=set())
+    total = _found()
     for root in SOURCE_ROOTS:
         for path in sorted((REPO / root).rglob("*.py")):
             name = path.relative_to(REPO).as_posix()
@@ -140,6 +177,7 @@ def source_alarms() -> Found:
             total.kinds.update(found.kinds)
             total.dynamic.update(found.dynamic)
             total.unknown_kind_callees.update(found.unknown_kind_callees)
+            total.literal_modules.update(found.literal_modules)
     return total
 
 
@@ -210,7 +248,7 @@ def test_the_catalogue_reads_the_alarms_of_each_source() -> None:
 
 SAMPLE = '''
 from typing import Literal
-AlarmKind = Literal["from_literal_a", "from_literal_b"]
+ChipProblemKind = Literal["from_literal_a", AlarmKind.VOID_CHIP]
 WindowKind = Literal["double"]
 
 def raise_some(controller, backend, kind):
@@ -218,6 +256,13 @@ def raise_some(controller, backend, kind):
     ChipAlarm(zone=None, kind="chip_kind", box=None, message="m", rule="r")
     backend.security_alarm("security_kind", "message", "rule")
     Payout(kind="insurance")
+
+def by_reference(backend):
+    backend.security_alarm(AlarmKind.SUPERVISOR_PIN_LOCKED, "message", "rule")
+    return Alarm(kind=AlarmKind.PAST_POSTING, message="m", rule="r")
+
+def misnamed():
+    return Alarm(kind=AlarmKind.NO_SUCH_KIND, message="m", rule="r")
 
 def forward(kind):
     return Alarm(kind=kind, message="m", rule="r")
@@ -228,9 +273,11 @@ def spread(fields):
 def other():
     return Warning(kind="strange")
 '''
+SAMPLE_KINDS = {"from_literal_a", "void_chip", "plain", "chip_kind", "security_kind", "supervisor_pin_locked",
+                "past_posting", "AlarmKind.NO_SUCH_KIND?"}
 
 
-@pytest.mark.parametrize("expected", ["from_literal_a", "from_literal_b", "plain", "chip_kind", "security_kind"])
+@pytest.mark.parametrize("expected", sorted(SAMPLE_KINDS))
 def test_the_extractor_finds_each_construction_pattern(expected: str) -> None:
     found = alarm_kinds_in(SAMPLE, "sample.py")
     assert expected in found.kinds["sample.py"]
@@ -238,9 +285,49 @@ def test_the_extractor_finds_each_construction_pattern(expected: str) -> None:
 
 def test_the_extractor_flags_what_it_cannot_read() -> None:
     found = alarm_kinds_in(SAMPLE, "sample.py")
-    assert found.kinds["sample.py"] == {"from_literal_a", "from_literal_b", "plain", "chip_kind", "security_kind"}
+    assert found.kinds["sample.py"] == SAMPLE_KINDS
     assert found.dynamic == {("sample.py", "forward"), ("sample.py", "spread")}
     assert found.unknown_kind_callees == {("sample.py", "Warning")}
+
+
+def test_the_extractor_notes_a_module_naming_a_kind_by_a_literal_and_not_one_naming_it_by_reference() -> None:
+    assert alarm_kinds_in(SAMPLE, "sample.py").literal_modules == {"sample.py"}
+    by_reference = ("Alarm(kind=AlarmKind.PAST_POSTING, message='m', rule='r')\n"
+                    "ChipProblemKind = Literal[AlarmKind.VOID_CHIP]")
+    found = alarm_kinds_in(by_reference, "ref.py")
+    assert found.kinds == {"ref.py": {"past_posting", "void_chip"}} and not found.literal_modules
+
+
+def test_every_kind_raised_is_an_alarm_kind_and_every_alarm_kind_is_documented() -> None:
+    members = {kind.value for kind in AlarmKind}
+    found = source_alarms()
+    every_raised = set().union(*found.kinds.values())
+    every_listed = {kind for listed in documented_kinds(DOC.read_text(encoding="utf-8")).values() for kind in listed}
+    assert not every_raised - members, (
+        f"raised but not members of AlarmKind (table_runtime/game/alarm_kinds.py): {sorted(every_raised - members)}")
+    assert not members - every_listed, f"AlarmKind members not in docs/alarms.md: {sorted(members - every_listed)}"
+    assert not members - every_raised, f"AlarmKind members raised nowhere: {sorted(members - every_raised)}"
+    assert all(isinstance(kind, AlarmKind) for kind in SUPERVISOR_ACK_KINDS)
+
+
+def test_only_the_listed_modules_name_a_kind_by_a_string_literal() -> None:
+    literal = source_alarms().literal_modules
+    assert literal <= LITERAL_KIND_MODULES, (
+        f"name the kinds as AlarmKind.NAME, not as strings, in: {sorted(literal - LITERAL_KIND_MODULES)}")
+    assert literal >= LITERAL_KIND_MODULES, (
+        f"no kind literal left in {sorted(LITERAL_KIND_MODULES - literal)}: drop it from LITERAL_KIND_MODULES")
+
+
+def test_an_alarm_named_by_its_kind_is_journaled_and_published_as_the_same_bytes() -> None:
+    """The journal body, its chain hash and the feed payload hold the kind's value, never the member's repr."""
+    by_member = Alarm(kind=AlarmKind.PAST_POSTING, message="m", rule="r", box=2, amounts=(("seen_cents", 500),))
+    by_string = Alarm(kind="past_posting", message="m", rule="r", box=2, amounts=(("seen_cents", 500),))
+    text = encode_body(to_dict(by_member))
+    assert text == encode_body(to_dict(by_string))
+    assert '"kind":"past_posting"' in text
+    assert entry_hash("0" * 64, 7, 1.5, "alarm", text) == entry_hash("0" * 64, 7, 1.5, "alarm",
+                                                                     encode_body(to_dict(by_string)))
+    assert encode_payload({"kind": by_member.kind}) == b'{"kind":"past_posting"}'
 
 
 def test_the_markdown_reader_takes_the_first_column_by_section() -> None:

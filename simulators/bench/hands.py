@@ -1,222 +1,30 @@
-"""The bench's hands: what the dealer, the players and the technician do to the devices, and how the bench
-waits until the runtime has seen it.
+"""The bench's hands: what the dealer, the players and the technician do to the devices.
 
-`BenchHands` is the half of `BenchTable` (runner.py) that acts: chips placed
-and taken on the simulated reader, buttons on mock pins, touches through
-`TableApp.apply_command`, cards from the simulated shoe, settlement, device
-faults. With a real device (devices.py) each action becomes a prompt to the
-person at the bench. Every action then waits, bounded, for its effect in the
-journal, the zone totals or the device status.
+`BenchHands` is the half of `BenchTable` (runner.py) that acts: buttons on mock
+pins, touches through `TableApp.apply_command`, cards from the simulated shoe,
+settlement, device faults; the chips are placed and taken by `ChipHands`
+(chip_hands.py). With a real device (devices.py) each action becomes a prompt
+to the person at the bench. Every action then waits, bounded, for its effect in
+the journal, the zone totals or the device status (observing.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
-import traceback
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from firmware_bridge.rfid.messages import Tag
-from simulators.bench.devices import DeviceChoice, Operator
+from simulators.bench.chip_hands import ChipHands
 from simulators.bench.expect import Difference
-from simulators.bench.scenario import SPECIAL_CHIPS
-from simulators.live_table import DEMO_PINS, ChipTray
-from simulators.mosquitto import MosquittoBroker
-from simulators.rfid_backend import SimulatedReader
-from simulators.rfid_chips import DENOMINATIONS_CENTS, ChipIssuer
-from simulators.shoe import Fault, SimulatedShoe
+from simulators.bench.observing import StepFailed
+from simulators.live_table import DEMO_PINS
+from simulators.shoe import Fault
 from simulators.shoe_firmware import SimulatedShoeError
 from table_runtime.core.zones_due import early_payments, expected_zones
 from table_runtime.game.cards import Card
-from table_runtime.runtime.app import TableApp
-from table_runtime.runtime.controller import TableController
-
-WAIT_SECONDS = 10.0  # a simulated device's effect must reach the runtime within this
-POLL_SECONDS = 0.01
-OTHER_CASINO_ID = 9
 
 
-class StepFailed(Exception):
-    """A step could not be carried out, or its effect never reached the runtime."""
-
-    def __init__(self, where: str, message: str, *, expected: str = "the step carried out") -> None:
-        super().__init__(f"{where}: {message}")
-        self.where = where
-        self.message = message
-        self.expected = expected
-
-
-
-def describe(error: BaseException) -> str:
-    """The innermost errors of a crash (TaskGroups wrap them), each with the line that raised it."""
-    if isinstance(error, BaseExceptionGroup):
-        return "; ".join(describe(inner) for inner in error.exceptions)
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    return f"{type(error).__name__}: {error}{where}"
-
-
-class BenchHands:
+class BenchHands(ChipHands):
     """The actions of the steps; `BenchTable` owns the devices and the runtime they act on."""
-
-    # set by BenchTable.__init__ (runner.py)
-    choice: DeviceChoice
-    operator: Operator
-    zones: tuple[str, ...]
-    shoe_sim: SimulatedShoe
-    reader_sim: SimulatedReader
-    issuer: ChipIssuer
-    tray: ChipTray
-    marked: dict[str, dict[int, list[Tag]]]
-    pin_factory: Any
-    zone_chips: dict[str, list[Tag]]
-    refused: set[str]
-    drawn: int
-    waited_alarms: dict[str, int]
-    controller: TableController | None
-    app: TableApp | None
-    app_task: asyncio.Task[None] | None
-    broker: MosquittoBroker | None
-    _rows: list[dict[str, Any]]
-    _rows_seq: int
-
-    async def _power_loss(self) -> None:
-        raise NotImplementedError
-
-    def _broker(self) -> MosquittoBroker:
-        if self.broker is None:
-            raise StepFailed("feed", "no broker")
-        return self.broker
-
-    # ------------------------------------------------------------------ observing
-
-    @property
-    def ctl(self) -> TableController:
-        assert self.controller is not None, "the runtime is not running"
-        return self.controller
-
-    def rows(self) -> list[dict[str, Any]]:
-        """Every journal row so far, as its body plus `seq` and `row` (the row's kind), read incrementally."""
-        for entry in self.ctl.journal.entries(after_seq=self._rows_seq):
-            self._rows.append({**entry.body, "seq": entry.seq, "row": entry.kind})
-            self._rows_seq = entry.seq
-        return self._rows
-
-    def alarms(self) -> list[dict[str, Any]]:
-        return [row for row in self.rows() if row["row"] == "alarm"]
-
-    def shoe_seen(self) -> int:
-        """Cards the runtime has heard of from the shoe: read, unreadable, or reported lost."""
-        seen = 0
-        for row in self.rows():
-            if row["row"] == "input" and row.get("type") == "CardDrawn" and row.get("source") == "shoe":
-                seen += 1
-            elif row["row"] == "alarm":
-                if row.get("kind") == "unreadable_card":
-                    seen += 1
-                elif row.get("kind") == "missed_cards":
-                    seen += int((row.get("amounts") or {}).get("cards", 1))
-        return seen
-
-    def zone_total(self, zone: str) -> int:
-        return self.ctl.core.chips.total(zone)
-
-    def model_total(self, zone: str) -> int:
-        return sum(chip.denomination_cents or 0 for chip in self.zone_chips[zone] if chip.uid not in self.refused)
-
-    async def until(self, what: str, condition: Callable[[], bool], where: str, *, real: str | None = None,
-                    seconds: float = WAIT_SECONDS) -> None:
-        if real is not None and self.choice.real(real):
-            seconds = self.choice.operator_timeout
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + seconds
-        while not condition():
-            if self.app_task is not None and self.app_task.done():
-                error = self.app_task.exception()
-                raise StepFailed(where, "the runtime stopped: " + (describe(error) if error else "it returned"))
-            if loop.time() > deadline:
-                raise StepFailed(where, f"not seen by the runtime within {seconds:.0f} s", expected=what)
-            await asyncio.sleep(POLL_SECONDS)
-
-    # chips -----------------------------------------------------------------------------------
-
-    def _denominations(self, amounts: list[int], where: str) -> list[Tag]:
-        chips = []
-        for cents in amounts:
-            if cents not in DENOMINATIONS_CENTS:
-                raise StepFailed(where, f"no chip of {cents} cents; chips are {sorted(DENOMINATIONS_CENTS)}")
-            chips += self.tray.take(cents)
-        return chips
-
-    def _put(self, zone: str, chips: list[Tag], where: str) -> None:
-        self.zone_chips[zone].extend(chips)
-        if self.choice.real("chips"):
-            cents = sum(chip.denomination_cents or 0 for chip in chips)
-            self.operator.ask(f"place {cents / 100:.2f} EUR of chips on {zone}")
-        else:
-            self.reader_sim.place(zone, *chips)
-
-    def _take(self, zone: str, amount: int | str | list[int], where: str) -> None:
-        chips = self.zone_chips[zone]
-        if amount == "all":
-            taken = list(chips)
-        elif isinstance(amount, list):
-            taken = []
-            for cents in amount:
-                match = next((c for c in chips if c.denomination_cents == cents and c not in taken), None)
-                if match is None:
-                    raise StepFailed(where, f"{zone} holds no chip of {cents} cents to take off")
-                taken.append(match)
-        else:
-            worth = _chips_worth(chips, int(amount))
-            if worth is None:
-                raise StepFailed(where, f"no set of chips on {zone} is worth exactly {amount} cents; "
-                                        "place them as a list of denominations")
-            taken = worth
-        for chip in taken:
-            chips.remove(chip)
-        if self.choice.real("chips"):
-            self.operator.ask(f"take {sum(c.denomination_cents or 0 for c in taken) / 100:.2f} EUR off {zone}")
-        else:
-            self.reader_sim.remove(zone, *(chip.uid for chip in taken))
-        self.tray.give_back([chip for chip in taken if chip.uid not in self.refused
-                             and chip.uid in self.issuer.issued and self.issuer.status[chip.uid] == "active"])
-
-    async def _settle_zones(self, where: str) -> None:
-        expected = {zone: self.model_total(zone) for zone in self.zones}
-        await self.until(f"the chips on the zones ({ {z: c for z, c in expected.items() if c} })",
-                         lambda: all(self.zone_total(zone) == cents for zone, cents in expected.items()),
-                         where, real="chips")
-
-    async def _special_chip(self, args: dict[str, Any], where: str) -> None:
-        kind, cents, zone = args["kind"], args["cents"], args["zone"]
-        alarm = SPECIAL_CHIPS[kind]
-        if kind == "counterfeit":
-            chip = self.issuer.counterfeit(cents)
-        elif kind in ("stolen", "void"):
-            pool = self.marked[kind].get(cents)
-            if not pool:
-                raise StepFailed(where, f"no {kind} chip of {cents} cents left in the bench's float")
-            chip = pool.pop()
-        elif kind == "other-casino":
-            fake = self.issuer.counterfeit(cents)
-            chip = Tag(uid=fake.uid, denomination_cents=cents, casino_id=OTHER_CASINO_ID)
-        else:  # relabelled: one of our chips whose tag now says another denomination
-            original = self.tray.take(cents)[0]
-            other = next(d for d in DENOMINATIONS_CENTS if d != cents)
-            chip = self.issuer.relabelled(original, other)
-        self.refused.add(chip.uid)
-        before = sum(1 for row in self.alarms() if row.get("kind") == alarm)
-        if self.choice.real("chips"):
-            self.operator.ask(f"place a {kind} chip of {cents / 100:.2f} EUR on {zone}")
-        else:
-            self.reader_sim.place(zone, chip)
-        self.zone_chips[zone].append(chip)
-        await self.until(f"a {alarm} alarm", lambda: sum(1 for r in self.alarms() if r.get("kind") == alarm) > before,
-                         where, real="chips")
-        self.waited_alarms[alarm] += 1
 
     # buttons and touches -------------------------------------------------------------------
 
@@ -384,23 +192,3 @@ class BenchHands:
             await self.until(f"all {drawn} cards drawn", lambda: self.shoe_seen() >= drawn, where, real="shoe")
         else:
             await asyncio.sleep(args["seconds"])
-
-
-def _chips_worth(chips: list[Tag], cents: int) -> list[Tag] | None:
-    """Some of `chips` worth exactly `cents` (largest first, then a small search)."""
-    ordered = sorted(chips, key=lambda chip: -(chip.denomination_cents or 0))
-    picked: list[Tag] = []
-    left = cents
-    for chip in ordered:
-        value = chip.denomination_cents or 0
-        if value <= left:
-            picked.append(chip)
-            left -= value
-    if left == 0:
-        return picked
-    rng = random.Random(cents)
-    for _ in range(2000):
-        sample = [chip for chip in ordered if rng.random() < 0.5]
-        if sum(chip.denomination_cents or 0 for chip in sample) == cents:
-            return sample
-    return None

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from table_runtime.errors import ConfigError
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 from table_runtime.game.commands import PANEL_BUTTONS, Command, Role
 from table_runtime.game.rules import RuleOptions, TableLimits
@@ -18,12 +19,9 @@ from table_runtime.game.rules import RuleOptions, TableLimits
 BUTTONS = tuple(PANEL_BUTTONS)  # the panel's buttons and every command, named in game/commands.py
 TOUCHES = tuple(Command)
 ROLES = tuple(Role)
-SPECIAL_CHIPS: dict[str, str] = {  # the special chip -> the alarm it must raise
-    "counterfeit": "counterfeit_chip",
-    "stolen": "stolen_chip",
-    "void": "void_chip",
-    "other-casino": "other_casino_chip",
-    "relabelled": "tag_mismatch",
+SPECIAL_CHIPS: dict[str, AlarmKind] = {  # the special chip -> the alarm it must raise
+    "counterfeit": AlarmKind.COUNTERFEIT_CHIP, "stolen": AlarmKind.STOLEN_CHIP, "void": AlarmKind.VOID_CHIP,
+    "other-casino": AlarmKind.OTHER_CASINO_CHIP, "relabelled": AlarmKind.TAG_MISMATCH,
 }
 FAULTS = (
     "shoe_unplug", "shoe_replug", "shoe_corrupt", "shoe_drop", "shoe_duplicate", "shoe_lose",

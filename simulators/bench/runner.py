@@ -4,7 +4,7 @@ The runtime is `TableApp` exactly as on a table: the real serial driver reads
 the simulated shoe firmware on a pty, the real pyusb driver reads the
 simulated chip reader behind a pyusb backend, the real gpiozero panel reads
 mock pins, and the real feed publisher talks to a real Mosquitto. The bench
-is the dealer's and the players' hands (hands.py): it draws cards, places
+is the dealer's and the players' hands (hands.py, chip_hands.py): it draws cards, places
 chips, presses buttons, pulls cables, and after each action waits (bounded)
 until the runtime has seen its effect. With a devices file, a real device replaces its
 simulator and a person is asked to act instead (see devices.py).
@@ -33,7 +33,8 @@ from drivers.shoe import SerialShoe
 from firmware_bridge.rfid.messages import Tag
 from simulators.bench.devices import SIMULATED, DeviceChoice, Operator
 from simulators.bench.expect import Difference, Seen, differences, payout_key
-from simulators.bench.hands import WAIT_SECONDS, BenchHands, StepFailed, describe
+from simulators.bench.hands import BenchHands
+from simulators.bench.observing import WAIT_SECONDS, StepFailed, describe
 from simulators.bench.scenario import Scenario, Step
 from simulators.live_table import CASINO_ID, DEMO_PINS, ChipTray
 from simulators.mosquitto import MosquittoBroker

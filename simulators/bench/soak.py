@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simulators.bench.hands import describe
+from simulators.bench.observing import describe
 from simulators.live_table import LiveDevices, deal_rounds
 from simulators.mosquitto import MosquittoBroker
 from simulators.shoe import Fault

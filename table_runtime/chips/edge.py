@@ -25,6 +25,7 @@ from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.zones import DebounceRule, ZoneTracker
 from table_runtime.core.inputs import ZoneChanged, ZoneChip
 from table_runtime.core.zones_due import zone_box
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 
 RULE_READER = "TABLE.md shoe integrity: shoe or reader disconnected"
@@ -74,7 +75,7 @@ class ZoneReporter:
         if isinstance(event, ReaderOffline):
             unread = tuple(event.zones)
             self.tracker.unread(unread)
-            return [Alarm(kind="reader_offline", rule=RULE_READER,
+            return [Alarm(kind=AlarmKind.READER_OFFLINE, rule=RULE_READER,
                           message=f"chip reader {event.reader} offline ({event.reason}); "
                                   f"zones not read: {', '.join(unread)}")]
         if not isinstance(event, ChipsScanned):
@@ -116,5 +117,5 @@ class ZoneReporter:
         if self._antennas.get(zone) == status:
             return []
         self._antennas[zone] = status
-        return [Alarm(kind="antenna_fault", box=zone_box(zone), rule=RULE_ANTENNA,
+        return [Alarm(kind=AlarmKind.ANTENNA_FAULT, box=zone_box(zone), rule=RULE_ANTENNA,
                       message=f"{zone}: {ANTENNA_TROUBLE.get(status, status)}; its chips keep their last known state")]

@@ -14,15 +14,18 @@ from typing import Literal
 
 from firmware_bridge.rfid import Tag
 from table_runtime.chips.registry import RegisteredChip
+from table_runtime.game.alarm_kinds import AlarmKind
 
-ChipProblemKind = Literal["counterfeit_chip", "void_chip", "stolen_chip", "other_casino_chip", "tag_mismatch"]
+ChipProblemKind = Literal[AlarmKind.COUNTERFEIT_CHIP, AlarmKind.VOID_CHIP, AlarmKind.STOLEN_CHIP,
+                          AlarmKind.OTHER_CASINO_CHIP, AlarmKind.TAG_MISMATCH]
 
 RULES: dict[ChipProblemKind, str] = {
-    "counterfeit_chip": "TABLE.md chip integrity: a chip's UID must be in the casino's chip registry",
-    "void_chip": "TABLE.md chip integrity: a chip the registry marks void is refused",
-    "stolen_chip": "TABLE.md chip integrity: a chip the registry marks stolen is refused",
-    "other_casino_chip": "TABLE.md chip integrity: only this casino's chips are played",
-    "tag_mismatch": "TABLE.md chip integrity: the denomination and casino in the tag must agree with the registry",
+    AlarmKind.COUNTERFEIT_CHIP: "TABLE.md chip integrity: a chip's UID must be in the casino's chip registry",
+    AlarmKind.VOID_CHIP: "TABLE.md chip integrity: a chip the registry marks void is refused",
+    AlarmKind.STOLEN_CHIP: "TABLE.md chip integrity: a chip the registry marks stolen is refused",
+    AlarmKind.OTHER_CASINO_CHIP: "TABLE.md chip integrity: only this casino's chips are played",
+    AlarmKind.TAG_MISMATCH:
+        "TABLE.md chip integrity: the denomination and casino in the tag must agree with the registry",
 }
 
 
@@ -52,20 +55,20 @@ def check_chip(tag: Tag, registry: Mapping[str, RegisteredChip], casino_id: int)
 
     if registered is None:
         if tag.casino_id is not None and tag.casino_id != casino_id:
-            return problem("other_casino_chip", f"not registered here; its tag says casino {tag.casino_id}, "
-                                                f"this table is casino {casino_id}")
-        return problem("counterfeit_chip", "UID unknown to the registry")
+            return problem(AlarmKind.OTHER_CASINO_CHIP, f"not registered here; its tag says casino {tag.casino_id}, "
+                                                        f"this table is casino {casino_id}")
+        return problem(AlarmKind.COUNTERFEIT_CHIP, "UID unknown to the registry")
     if registered.casino_id != casino_id:
-        return problem("other_casino_chip", f"registered to casino {registered.casino_id}, "
-                                            f"this table is casino {casino_id}")
+        return problem(AlarmKind.OTHER_CASINO_CHIP, f"registered to casino {registered.casino_id}, "
+                                                    f"this table is casino {casino_id}")
     if registered.status == "void":
-        return problem("void_chip", "the registry marks it void")
+        return problem(AlarmKind.VOID_CHIP, "the registry marks it void")
     if registered.status == "stolen":
-        return problem("stolen_chip", "the registry marks it stolen")
+        return problem(AlarmKind.STOLEN_CHIP, "the registry marks it stolen")
     if seen is not None and seen != registered.denomination_cents:
-        return problem("tag_mismatch", f"tag says {seen} cents, registry says {registered.denomination_cents}")
+        return problem(AlarmKind.TAG_MISMATCH, f"tag says {seen} cents, registry says {registered.denomination_cents}")
     if tag.casino_id is not None and tag.casino_id != registered.casino_id:
-        return problem("tag_mismatch", f"tag says casino {tag.casino_id}, registry says {registered.casino_id}")
+        return problem(AlarmKind.TAG_MISMATCH, f"tag says casino {tag.casino_id}, registry says {registered.casino_id}")
     return None
 
 

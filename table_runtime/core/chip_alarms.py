@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from table_runtime.core.inputs import ZoneChip
 from table_runtime.core.zones_due import zone_box
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 
 if TYPE_CHECKING:
@@ -20,12 +21,13 @@ RULE_PAYOUT = ("TABLE.md settlement: lost stakes collected (zone empty), winners
                "pushes unchanged; a blackjack paid at once is stake + 3:2 (002:62)")
 RULE_BEHIND = "RULES.md Equipment and seats: a player behind bets on a seated player's box (000:3)"
 RULE_INSURANCE_LINE = "TABLE.md: the insurance line holds chips only inside the insurance window"
-CHIP_RULES = {
-    "counterfeit_chip": "TABLE.md chip integrity: a chip's UID must be in the casino's chip registry",
-    "void_chip": "TABLE.md chip integrity: a chip the registry marks void is refused",
-    "stolen_chip": "TABLE.md chip integrity: a chip the registry marks stolen is refused",
-    "other_casino_chip": "TABLE.md chip integrity: only this casino's chips are played",
-    "tag_mismatch": "TABLE.md chip integrity: the denomination and casino in the tag must agree with the registry",
+CHIP_RULES: dict[str, str] = {  # by ZoneChip.refused (a journaled string)
+    AlarmKind.COUNTERFEIT_CHIP: "TABLE.md chip integrity: a chip's UID must be in the casino's chip registry",
+    AlarmKind.VOID_CHIP: "TABLE.md chip integrity: a chip the registry marks void is refused",
+    AlarmKind.STOLEN_CHIP: "TABLE.md chip integrity: a chip the registry marks stolen is refused",
+    AlarmKind.OTHER_CASINO_CHIP: "TABLE.md chip integrity: only this casino's chips are played",
+    AlarmKind.TAG_MISMATCH:
+        "TABLE.md chip integrity: the denomination and casino in the tag must agree with the registry",
 }
 
 
@@ -49,7 +51,7 @@ def refused_chip(zone: str, chip: ZoneChip) -> Alarm:
 def past_posting(zone: str, locked: int, now: int, added: Sequence[ZoneChip], removed: Sequence[ZoneChip]) -> Alarm:
     moved = [("added", chip) for chip in added] + [("removed", chip) for chip in removed]
     listed = ", ".join(f"{verb} {chip.uid} ({euros(chip.cents)})" for verb, chip in moved)
-    return Alarm(kind="past_posting", box=zone_box(zone), rule=RULE_PAST_POSTING,
+    return Alarm(kind=AlarmKind.PAST_POSTING, box=zone_box(zone), rule=RULE_PAST_POSTING,
                  message=(f"{zone}: chips changed on a locked zone outside any window: {listed}; "
                           f"locked {euros(locked)}, now {euros(now)}"),
                  amounts=_amounts(expected_cents=locked, seen_cents=now))
@@ -57,7 +59,7 @@ def past_posting(zone: str, locked: int, now: int, added: Sequence[ZoneChip], re
 
 def taken_off(verdict: Verdict, kind: str, now: int) -> Alarm:
     locked = now - verdict.added
-    return Alarm(kind="past_posting", box=verdict.window.box, rule=RULE_PAST_POSTING,
+    return Alarm(kind=AlarmKind.PAST_POSTING, box=verdict.window.box, rule=RULE_PAST_POSTING,
                  message=(f"{verdict.zone}: {euros(-verdict.added)} taken off a locked stake during the {kind} "
                           f"window; locked {euros(locked)}, now {euros(now)}"),
                  amounts=_amounts(expected_cents=locked, seen_cents=now))
@@ -65,7 +67,7 @@ def taken_off(verdict: Verdict, kind: str, now: int) -> Alarm:
 
 def added_without_action(verdict: Verdict, now: int) -> Alarm:
     locked = now - verdict.added
-    return Alarm(kind="past_posting", box=verdict.window.box, rule="TABLE.md past-posting",
+    return Alarm(kind=AlarmKind.PAST_POSTING, box=verdict.window.box, rule="TABLE.md past-posting",
                  message=(f"{verdict.zone}: {euros(verdict.added)} € added with no double or split; "
                           f"locked {euros(locked)} €, now {euros(now)} €"),
                  amounts=_amounts(expected_cents=locked, seen_cents=now, added_cents=verdict.added))
@@ -75,26 +77,27 @@ def stake_not_added(verdict: Verdict, kind: str) -> Alarm:
     """A DOUBLE or SPLIT the round accepted, and the seated zone did not get the equal stake."""
     expected = verdict.window.expected_cents
     what = "no stake" if verdict.added == 0 else f"{euros(verdict.added)} € instead of the stake"
-    return Alarm(kind="wrong_window_amount", box=verdict.window.box, rule="000:30, 000:35 (an equal stake is added)",
+    return Alarm(kind=AlarmKind.WRONG_WINDOW_AMOUNT, box=verdict.window.box,
+                 rule="000:30, 000:35 (an equal stake is added)",
                  message=f"{verdict.zone}: the {kind} was pressed but {what} of {euros(expected)} € was added",
                  amounts=_amounts(expected_cents=expected, seen_cents=verdict.added))
 
 
 def wrong_window_amount(verdict: Verdict) -> Alarm:
     expected = verdict.window.expected_cents
-    return Alarm(kind="wrong_window_amount", box=verdict.window.box, rule=RULE_WINDOW,
+    return Alarm(kind=AlarmKind.WRONG_WINDOW_AMOUNT, box=verdict.window.box, rule=RULE_WINDOW,
                  message=(f"{verdict.zone}: {verdict.window.kind} must add {euros(expected)}, "
                           f"{euros(verdict.added)} was added"),
                  amounts=_amounts(expected_cents=expected, seen_cents=verdict.added))
 
 
 def behind_without_seated(box: int, cents: int) -> Alarm:
-    return Alarm(kind="behind_without_seated", box=box, rule=RULE_BEHIND, amounts=_amounts(seen_cents=cents),
+    return Alarm(kind=AlarmKind.BEHIND_WITHOUT_SEATED, box=box, rule=RULE_BEHIND, amounts=_amounts(seen_cents=cents),
                  message=f"box{box}: {euros(cents)} behind a box with no seated stake")
 
 
 def chips_out_of_place(box: int, cents: int) -> Alarm:
-    return Alarm(kind="chips_out_of_place", box=box, rule=RULE_INSURANCE_LINE,
+    return Alarm(kind=AlarmKind.CHIPS_OUT_OF_PLACE, box=box, rule=RULE_INSURANCE_LINE,
                  amounts=_amounts(expected_cents=0, seen_cents=cents),
                  message=f"box{box}.insurance: {euros(cents)} on the insurance line at no more bets")
 
@@ -104,7 +107,7 @@ def wrong_payout(zone: str, due: int, seen: int, stake: int) -> Alarm:
     what = ("collect the stake (zone empty)" if due == 0 else
             "leave the stake untouched" if due == stake else
             f"stake {euros(stake)} + payout {euros(due - stake)}")
-    return Alarm(kind="wrong_payout", box=zone_box(zone), rule=RULE_PAYOUT,
+    return Alarm(kind=AlarmKind.WRONG_PAYOUT, box=zone_box(zone), rule=RULE_PAYOUT,
                  message=(f"{zone}: expected {euros(due)} ({what}), seen {euros(seen)}: "
                           f"{euros(abs(difference))} {'over' if difference > 0 else 'short'}"),
                  amounts=_amounts(expected_cents=due, seen_cents=seen))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from table_runtime.core.inputs import CoreInput
 from table_runtime.errors import CardCodeError
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 from table_runtime.game.commands import Command, Role
 from table_runtime.game.events import Alarm, Event, RoundStarted
@@ -46,11 +47,12 @@ COMMAND_ROLES: Final[dict[Command, frozenset[Role]]] = {
 # The alarms that exist to catch the dealer (or a device or chip the dealer could exploit): only the pit
 # supervisor, with the supervisor PIN, takes them off the banner. docs/alarms.md marks the same kinds
 # (tests/test_alarm_catalogue.py checks the two agree).
-SUPERVISOR_ACK_KINDS: frozenset[str] = frozenset({
-    "past_posting", "wrong_payout", "wrong_window_amount",
-    "counterfeit_chip", "stolen_chip", "void_chip", "other_casino_chip", "tag_mismatch",
-    "card_overcount", "shoe_count_mismatch", "missed_cards", "shoe_door_open",
-    "supervisor_pin_locked", "registry_unreadable",
+SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
+    AlarmKind.PAST_POSTING, AlarmKind.WRONG_PAYOUT, AlarmKind.WRONG_WINDOW_AMOUNT,
+    AlarmKind.COUNTERFEIT_CHIP, AlarmKind.STOLEN_CHIP, AlarmKind.VOID_CHIP, AlarmKind.OTHER_CASINO_CHIP,
+    AlarmKind.TAG_MISMATCH,
+    AlarmKind.CARD_OVERCOUNT, AlarmKind.SHOE_COUNT_MISMATCH, AlarmKind.MISSED_CARDS, AlarmKind.SHOE_DOOR_OPEN,
+    AlarmKind.SUPERVISOR_PIN_LOCKED, AlarmKind.REGISTRY_UNREADABLE,
 })
 
 REFUSED_RULE = "TABLE.md A round"
@@ -115,7 +117,7 @@ def command_input(command: Command, *, by: str, behind_following: tuple[str, ...
 
 def refusal_alarm(message: str) -> Alarm:
     """A refused panel button: the panel has no screen, so the refusal is shown as an alarm."""
-    return Alarm(kind="command_refused", message=message, rule=REFUSED_RULE)
+    return Alarm(kind=AlarmKind.COMMAND_REFUSED, message=message, rule=REFUSED_RULE)
 
 
 def bets_from_zones(core: TableCore) -> BetsLocked:
@@ -191,7 +193,7 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
 def result(decision: Submit, events: list[list[Event]]) -> dict[str, Any]:
     """What the dealer is told once the inputs are applied: refusals by the rules arrive as alarms."""
     flat = [event for step in events for event in step]
-    refusals = [event.message for event in flat if isinstance(event, Alarm) and event.kind == "command_refused"]
+    refusals = [event.message for event in flat if isinstance(event, Alarm) and event.kind == AlarmKind.COMMAND_REFUSED]
     if refusals:
         return {"ok": False, "message": refusals[0], "alarmed": True}
     if decision.command == Command.DEAL:

@@ -33,6 +33,7 @@ from drivers.ports import (
     ShoeOnline,
     UnreadableCard,
 )
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.shoe_count import shoe_id_of
 from table_runtime.game.table import Table
@@ -84,20 +85,21 @@ class ShoeWatch:
     def on_event(self, event: ShoeEvent, counts: TableCounts, now: float) -> list[Alarm]:
         """The alarms `event` raises now; a count check may become due at `now + grace_seconds`."""
         if isinstance(event, UnreadableCard):
-            return [Alarm(kind="unreadable_card", rule=SHOE_RULE,
+            return [Alarm(kind=AlarmKind.UNREADABLE_CARD, rule=SHOE_RULE,
                           message=f"card {event.card_number} of the shoe was unreadable: enter it on the display")]
         if isinstance(event, DoorOpened):
             if not counts.round_in_play:
                 return []  # between rounds the dealer loads and checks the shoe
-            return [Alarm(kind="shoe_door_open", rule=SHOE_RULE, message="the shoe door was opened during a round")]
+            return [Alarm(kind=AlarmKind.SHOE_DOOR_OPEN, rule=SHOE_RULE,
+                          message="the shoe door was opened during a round")]
         if isinstance(event, Jam):
-            return [Alarm(kind="shoe_jam", rule=SHOE_RULE, message="the shoe reports a jam")]
+            return [Alarm(kind=AlarmKind.SHOE_JAM, rule=SHOE_RULE, message="the shoe reports a jam")]
         if isinstance(event, ShoeOffline):
             self.pending = None
-            return [Alarm(kind="shoe_offline", rule=SHOE_RULE,
+            return [Alarm(kind=AlarmKind.SHOE_OFFLINE, rule=SHOE_RULE,
                           message=f"shoe {event.device} offline: {event.reason}; the round waits")]
         if isinstance(event, MissedCards):
-            return [Alarm(kind="missed_cards", rule=SHOE_RULE, amounts=(("cards", event.count),),
+            return [Alarm(kind=AlarmKind.MISSED_CARDS, rule=SHOE_RULE, amounts=(("cards", event.count),),
                           message=f"{event.count} card message(s) from the shoe were lost "
                                   f"(from sequence {event.first_sequence}): check the round")]
         if isinstance(event, ShoeOnline):
@@ -117,7 +119,7 @@ class ShoeWatch:
         if counts.shoe_id == check.reported:
             return []  # another shoe than the journal's, and its resent SHOE_LOADED arrived
         return [Alarm(
-            kind="shoe_count_mismatch", rule=SHOE_RULE,
+            kind=AlarmKind.SHOE_COUNT_MISMATCH, rule=SHOE_RULE,
             amounts=(("shoe_cards_drawn", check.cards_drawn), ("journal_cards", counts.dealt)),
             message=f"the shoe holds shoe {check.reported} ({check.cards_drawn} cards drawn); the journal counts "
                     f"shoe {counts.shoe_id} ({counts.dealt} cards) and never saw {check.reported} loaded: "
@@ -139,7 +141,7 @@ class ShoeWatch:
 
 def _miscount(counts: TableCounts, cards_drawn: int) -> Alarm:
     return Alarm(
-        kind="shoe_count_mismatch", rule=SHOE_RULE,
+        kind=AlarmKind.SHOE_COUNT_MISMATCH, rule=SHOE_RULE,
         amounts=(("shoe_cards_drawn", cards_drawn), ("journal_cards", counts.dealt)),
         message=f"shoe {counts.shoe_id} says {cards_drawn} cards left it; the journal counts {counts.dealt}: "
                 "check the round")

@@ -14,6 +14,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from table_runtime.game.alarm_kinds import AlarmKind
+
 log = logging.getLogger("table_runtime.display.server")
 
 PIN_ATTEMPTS = 5  # wrong supervisor PINs in a row before VOID and supervisor acknowledgements are locked
@@ -56,7 +58,7 @@ class SupervisorPin:
         self._failures = 0
         self._locked_until = now + PIN_LOCKOUT_S
         self.security_alarm(
-            "supervisor_pin_locked",
+            AlarmKind.SUPERVISOR_PIN_LOCKED,
             f"{PIN_ATTEMPTS} wrong supervisor PINs in a row for {name}: supervisor commands locked for "
             f"{PIN_LOCKOUT_S:g} s on every screen", PIN_RULE)
         return {"message": f"wrong supervisor PIN: {name} locked for {PIN_LOCKOUT_S:g} s", "reason": "pin_locked",

@@ -244,7 +244,7 @@ class TableController:
         return applied, alarms, closed
 
     def _alarm_body(self, alarm: Alarm, seq: int, number: int) -> dict[str, Any]:
-        return {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": alarm.kind,
+        return {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": str(alarm.kind),
                 "message": alarm.message, "rule": alarm.rule, "box": alarm.box, "amounts": dict(alarm.amounts),
                 "round": number, "acknowledged": False}
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import RegisteredChip
 from table_runtime.errors import ConfigError
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.runtime.controller import TableController
 
@@ -69,7 +70,7 @@ class RegistryFollower:
             registry = await asyncio.to_thread(self.load)
         except ConfigError as error:
             controller.raise_alarm(Alarm(
-                kind="registry_unreadable", rule=RULE,
+                kind=AlarmKind.REGISTRY_UNREADABLE, rule=RULE,
                 message=f"the chip registry changed but cannot be read ({error.message}); "
                         "chips are checked against the registry read before"))
             return

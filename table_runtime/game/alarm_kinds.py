@@ -1,0 +1,57 @@
+"""The kinds of alarm the table raises: defined once, used everywhere by reference.
+
+docs/alarms.md describes each kind (when it is raised, the box and amounts it
+names, the rule it cites, who acknowledges it); tests/test_alarm_catalogue.py
+checks that the doc, this enum and the modules that raise alarms agree. A
+`StrEnum`: a member is equal to its value and serializes as it, so the journal,
+the feed and the display keep their plain strings (`"past_posting"`).
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class AlarmKind(enum.StrEnum):
+    """Every kind of alarm, grouped by the source that raises it (the sections of docs/alarms.md)."""
+
+    # The round engine (table_runtime/game/round.py, table.py).
+    INSURANCE_OPEN = "insurance_open"
+    BANK_MUST_STAND = "bank_must_stand"
+    BANK_MUST_DRAW = "bank_must_draw"
+    CARD_NO_HAND = "card_no_hand"
+    CARD_OVERCOUNT = "card_overcount"
+    NO_SHOE = "no_shoe"
+    NEW_SHOE_NEEDED = "new_shoe_needed"
+    SHUFFLE_MID_ROUND = "shuffle_mid_round"
+    BET_REFUSED = "bet_refused"
+    BET_UNDER_MINIMUM = "bet_under_minimum"
+    BET_OVER_MAXIMUM = "bet_over_maximum"
+    TOO_FEW_BOXES = "too_few_boxes"
+    INSURANCE_REFUSED = "insurance_refused"
+    COMMAND_REFUSED = "command_refused"  # also the command table's, for a panel button
+    # The shoe (table_runtime/core/shoe_watch.py).
+    UNREADABLE_CARD = "unreadable_card"
+    SHOE_DOOR_OPEN = "shoe_door_open"
+    SHOE_JAM = "shoe_jam"
+    SHOE_OFFLINE = "shoe_offline"
+    MISSED_CARDS = "missed_cards"
+    SHOE_COUNT_MISMATCH = "shoe_count_mismatch"
+    # The devices (table_runtime/runtime/).
+    REGISTRY_UNREADABLE = "registry_unreadable"
+    # The chip watch of the table core (table_runtime/core/).
+    PAST_POSTING = "past_posting"
+    WRONG_WINDOW_AMOUNT = "wrong_window_amount"
+    WRONG_PAYOUT = "wrong_payout"
+    BEHIND_WITHOUT_SEATED = "behind_without_seated"
+    CHIPS_OUT_OF_PLACE = "chips_out_of_place"
+    # The chips (table_runtime/chips/): the integrity check's kinds, then the readers' edge.
+    COUNTERFEIT_CHIP = "counterfeit_chip"
+    VOID_CHIP = "void_chip"
+    STOLEN_CHIP = "stolen_chip"
+    OTHER_CASINO_CHIP = "other_casino_chip"
+    TAG_MISMATCH = "tag_mismatch"
+    READER_OFFLINE = "reader_offline"
+    ANTENNA_FAULT = "antenna_fault"
+    # The display (table_runtime/display/).
+    SUPERVISOR_PIN_LOCKED = "supervisor_pin_locked"
