@@ -7,6 +7,7 @@ and `Round.allowed()` lists the decisions with none.
 
 from __future__ import annotations
 
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.box import BoxState
 from table_runtime.game.events import Alarm, Event
 from table_runtime.game.hand import Hand, Stake
@@ -87,25 +88,25 @@ def bet_problems(bets: tuple[BoxBet, ...], rules: RuleOptions, limits: TableLimi
     seen: set[int] = set()
     for bet in bets:
         if not 1 <= bet.box <= rules.boxes or bet.box in seen:
-            problems.append(Alarm(kind="bet_refused", message=f"box {bet.box} is not a free box of 1..{rules.boxes}",
-                                  rule="000:2", box=bet.box))
+            problems.append(Alarm(kind=AlarmKind.BET_REFUSED, rule="000:2", box=bet.box,
+                                  message=f"box {bet.box} is not a free box of 1..{rules.boxes}"))
             continue
         seen.add(bet.box)
         total = bet.total_cents
         if bet.seated_cents < limits.min_bet_cents or (bet.behind and any(b.cents <= 0 for b in bet.behind)):
             problems.append(Alarm(
-                kind="bet_under_minimum", box=bet.box, rule="002:31 (posted minimum)",
+                kind=AlarmKind.BET_UNDER_MINIMUM, box=bet.box, rule="002:31 (posted minimum)",
                 message=f"box {bet.box}: seated stake {bet.seated_cents} cents is under the minimum "
                         f"{limits.min_bet_cents}",
                 amounts=(("seated_cents", bet.seated_cents), ("min_cents", limits.min_bet_cents))))
         if total > limits.max_bet_cents:
             problems.append(Alarm(
-                kind="bet_over_maximum", box=bet.box, rule="000:3 (seated + behind within the maximum)",
+                kind=AlarmKind.BET_OVER_MAXIMUM, box=bet.box, rule="000:3 (seated + behind within the maximum)",
                 message=f"box {bet.box}: {total} cents (seated + behind) is over the maximum {limits.max_bet_cents}",
                 amounts=(("total_cents", total), ("max_cents", limits.max_bet_cents))))
     if len(seen) < rules.min_boxes_to_deal and not problems:
         problems.append(Alarm(
-            kind="too_few_boxes", rule="002:29 (option min_boxes_to_deal)",
+            kind=AlarmKind.TOO_FEW_BOXES, rule="002:29 (option min_boxes_to_deal)",
             message=f"{len(seen)} box(es) in play; these rules need at least {rules.min_boxes_to_deal} to deal",
             amounts=(("boxes", len(seen)), ("min_boxes", rules.min_boxes_to_deal))))
     return problems

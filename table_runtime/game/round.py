@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.bank import bank_needs_card, why_bank_stands
 from table_runtime.game.box import BoxState
 from table_runtime.game.cards import Card
@@ -80,8 +81,7 @@ from table_runtime.game.round_state import RoundState
 from table_runtime.game.settlement import early_blackjack_payouts, round_payouts
 from table_runtime.game.undo import CARD, DOUBLE, SPLIT, STAND, take_back, undo_refusal
 
-COMMANDS: Final = ROUND_COMMANDS  # the names are defined once, in game/commands.py
-# (Final: a mypyc build reads these as constants, not from the module's dict on every use.)
+COMMANDS: Final = ROUND_COMMANDS  # defined once, in game/commands.py (Final: a constant to a mypyc build)
 
 
 class Round(RoundState):
@@ -116,19 +116,19 @@ class Round(RoundState):
             return
         if phase is INSURANCE:
             self.hold(card, INSURANCE_OPEN, out, Alarm(
-                kind="insurance_open",
+                kind=AlarmKind.INSURANCE_OPEN,
                 message=f"card {card} drawn while the insurance window is open: CONFIRM closes it first",
                 rule="TABLE.md A round step 3; 000:25"))
         elif phase is BANK or phase is SETTLEMENT:
             bank = self.bank
             self.hold(card, "bank_must_stand", out, Alarm(
-                kind="bank_must_stand",
+                kind=AlarmKind.BANK_MUST_STAND,
                 message=f"card {card} drawn for the bank, which {why_bank_stands(bank)} "
                         f"({' '.join(map(str, bank.cards))})",
                 rule="RULES.md The bank; 000:15, 000:17", amounts=(("bank_total", bank.total),)))
         else:
             self.hold(card, "no_hand", out, Alarm(
-                kind="card_no_hand",
+                kind=AlarmKind.CARD_NO_HAND,
                 message=f"card {card} drawn in phase {phase}: no hand may take a card",
                 rule="TABLE.md What the controller must catch: dealer draw errors"))
 
@@ -137,7 +137,7 @@ class Round(RoundState):
         expected = box.bet.seated_cents // 2 if box is not None else 0
         refusal = insurance_fault(self.phase is INSURANCE, self.phase, event.box, box, event.cents)
         if refusal is not None:
-            out.append(Alarm(kind="insurance_refused", message=refusal, rule="000:26 (half the initial stake)",
+            out.append(Alarm(kind=AlarmKind.INSURANCE_REFUSED, message=refusal, rule="000:26 (half the initial stake)",
                              box=event.box, amounts=(("expected_cents", expected), ("seen_cents", event.cents))))
             return
         assert box is not None
@@ -257,7 +257,7 @@ class Round(RoundState):
     # --------------------------------------------------------------- commands
 
     def _refuse(self, command: str, reason: str, out: list[Event], rule: str, box: int | None = None) -> None:
-        out.append(Alarm(kind="command_refused", message=f"{command} refused: {reason}", rule=rule, box=box))
+        out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, message=f"{command} refused: {reason}", rule=rule, box=box))
 
     def _current_or_refuse(self, command: str, out: list[Event]) -> Hand | None:
         hand = self.current_hand
@@ -371,7 +371,7 @@ class Round(RoundState):
             self._set_phase(CLOSED, out)
             out.append(RoundClosed(round=self.number))
         elif phase is BANK:
-            out.append(Alarm(kind="bank_must_draw",
+            out.append(Alarm(kind=AlarmKind.BANK_MUST_DRAW,
                              message=f"CONFIRM refused: the bank has {self.bank.total} and must draw",
                              rule="RULES.md The bank; 000:16", amounts=(("bank_total", self.bank.total),)))
         else:
@@ -394,6 +394,6 @@ class Round(RoundState):
 
 
 def _wrong_phase(what: str, phase: Phase) -> Alarm:
-    return Alarm(kind="command_refused", message=f"{what} refused: the round is in phase {phase}",
+    return Alarm(kind=AlarmKind.COMMAND_REFUSED, message=f"{what} refused: the round is in phase {phase}",
                  rule="TABLE.md A round")
 

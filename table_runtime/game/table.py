@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 from table_runtime.game.events import Alarm, CardBurned, CardsDiscarded, CutCardSeen, Event, ShoeStarted
 from table_runtime.game.held import HeldCards
@@ -80,8 +81,8 @@ class Table:
             self._card(item, out)
         elif isinstance(item, (Next, Double, Split, Undo, Confirm, Void)):
             if self.round is None:
-                out.append(Alarm(kind="command_refused", message=f"{type(item).__name__.upper()} refused: no round",
-                                 rule="TABLE.md A round"))
+                out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, rule="TABLE.md A round",
+                                 message=f"{type(item).__name__.upper()} refused: no round"))
             else:
                 self.round.command(item, out)
         elif isinstance(item, Discard):
@@ -90,7 +91,8 @@ class Table:
             self._lock(item, out)
         elif isinstance(item, InsurancePlaced):
             if self.round is None:
-                out.append(Alarm(kind="insurance_refused", rule="000:25 (insurance on the bank's ace, in a round)",
+                out.append(Alarm(kind=AlarmKind.INSURANCE_REFUSED,
+                                 rule="000:25 (insurance on the bank's ace, in a round)",
                                  message=f"insurance of {item.cents} cents on box {item.box} refused: no round in play",
                                  box=item.box, amounts=(("seen_cents", item.cents),)))
             else:
@@ -109,11 +111,11 @@ class Table:
         in_play = round_ is not None and round_.phase in IN_PLAY
         if not shoe.loaded:
             self._stray(card, "no_shoe", out, Alarm(
-                kind="no_shoe", message=f"card {card} drawn before a shuffled shoe was reported",
+                kind=AlarmKind.NO_SHOE, message=f"card {card} drawn before a shuffled shoe was reported",
                 rule="TABLE.md Shoe integrity"))
             return
         if not shoe.take(card):
-            alarm = Alarm(kind="card_overcount", rule="RULES.md Equipment: each rank-suit exactly "
+            alarm = Alarm(kind=AlarmKind.CARD_OVERCOUNT, rule="RULES.md Equipment: each rank-suit exactly "
                           f"{shoe.decks} times (000:1)",
                           message=f"card {card} seen {shoe.seen(card) + 1} times; the shoe holds {shoe.decks}",
                           amounts=(("seen", shoe.seen(card) + 1), ("held_by_shoe", shoe.decks)))
@@ -132,7 +134,7 @@ class Table:
             round_.card(card, out)
             return
         self._stray(card, "no_bets", out, Alarm(
-            kind="card_no_hand", message=f"card {card} drawn with no bets locked: no hand may take it",
+            kind=AlarmKind.CARD_NO_HAND, message=f"card {card} drawn with no bets locked: no hand may take it",
             rule="TABLE.md A round step 1"))
 
     def _stray(self, card: Card, reason: str, out: list[Event], alarm: Alarm) -> None:
@@ -145,13 +147,13 @@ class Table:
         elif self.round is not None:
             self.round.command(item, out)
         else:
-            out.append(Alarm(kind="command_refused", message="DISCARD refused: no held card",
+            out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, message="DISCARD refused: no held card",
                              rule="TABLE.md Corrections and recall"))
 
     def _lock(self, item: BetsLocked, out: list[Event]) -> None:
         if self.round_in_play:
             assert self.round is not None
-            out.append(Alarm(kind="command_refused", rule="TABLE.md A round step 1",
+            out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, rule="TABLE.md A round step 1",
                              message=f"bets refused: round {self.round.number} is still in phase {self.round.phase}"))
             return
         shoe = self.shoe
@@ -163,7 +165,8 @@ class Table:
         elif self.rules.shuffle_every_round and shoe.rounds:
             reason = "these rules shuffle after every round (004:9)"
         if reason is not None:
-            out.append(Alarm(kind="new_shoe_needed", message=f"bets refused: {reason}", rule="RULES.md The deal"))
+            out.append(Alarm(kind=AlarmKind.NEW_SHOE_NEEDED, message=f"bets refused: {reason}",
+                             rule="RULES.md The deal"))
             return
         candidate = Round(self.rules, self.limits, self.rounds_started + 1, self.held_cards)
         candidate.lock(item, out)
@@ -175,7 +178,7 @@ class Table:
 
     def _shuffle(self, item: ShoeShuffled, out: list[Event]) -> None:
         if self.round_in_play:
-            out.append(Alarm(kind="shuffle_mid_round",
+            out.append(Alarm(kind=AlarmKind.SHUFFLE_MID_ROUND,
                              rule="RULES.md Equipment and seats (a new shoe only after the round); 001:5",
                              message=f"shoe {item.shoe_id} loaded while round {self.rounds_started} is in play"))
         self.shoe.start(item.shoe_id, self.rules.burn_cards)
