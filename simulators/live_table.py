@@ -162,11 +162,11 @@ class LiveHands:
         self.rng = rng
         self.error_rate = error_rate
         self.controller = app.controller
-        # What lies on the zones: after a restart, whatever the devices kept there.
+        # What lies on the zones: after a restart, whatever the devices kept there; an empty zone is known to be
+        # empty too, so the dealer waits until the table has read it so before CONFIRM checks it.
         self.zone_chips: dict[str, list[Tag]] = defaultdict(list)
         for zone, chips in devices.zone_chips().items():
-            if chips:
-                self.zone_chips[zone] = chips
+            self.zone_chips[zone] = chips
 
     async def until(self, what: str, condition: Callable[[], bool], seconds: float = 10.0) -> None:
         loop = asyncio.get_running_loop()

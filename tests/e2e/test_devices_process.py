@@ -98,7 +98,7 @@ def restarted(data_dir: Path, cut: int) -> Callable[[], bool]:
 @pytest.mark.timeout(300)
 @pytest.mark.usefixtures("devices_cleanup")
 def test_kill_9_of_the_runtime_leaves_the_chips_on_the_devices_and_the_round_resumes(tmp_path: Path) -> None:
-    rng = random.Random(20261201)
+    rng = random.Random(int(os.environ.get("KILL_SEED", "20261201")))  # KILL_SEED: other moments, same test
     started = time.monotonic()
     child = start_demo(tmp_path)
     wait_until(lambda: read_state(tmp_path) is not None, "the devices process started", child)
