@@ -327,7 +327,10 @@ class SimulatedShoe:
                 timeout = self._tick(time.monotonic())
                 master = self.wire.master
                 readers = [self._wake_read] if master is None else [self._wake_read, master]
-            ready, _, _ = select.select(readers, [], [], timeout)
+            try:
+                ready, _, _ = select.select(readers, [], [], timeout)
+            except OSError:  # EBADF: an unplug closed the pty while the loop waited on it; look again
+                ready = []
             if self._wake_read in ready:
                 with contextlib.suppress(OSError):
                     os.read(self._wake_read, 512)
