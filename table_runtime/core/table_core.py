@@ -60,9 +60,8 @@ class TableCore:
     def waiting_for_dealer(self) -> bool:
         """The round waits on the dealer (the tower's amber): the insurance window to close, a settlement to pay
         and confirm, or cards held for a decision."""
-        table = self.table
-        round_ = table.round
-        held = bool(table.stray) or (round_ is not None and bool(round_.held))
+        round_ = self.table.round
+        held = bool(self.table.held_cards.cards)  # the one list: between rounds and the round's
         return held or (round_ is not None and round_.phase in (INSURANCE, SETTLEMENT))
 
     def snapshot_extra(self) -> dict[str, Any]:

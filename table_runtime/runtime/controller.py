@@ -19,7 +19,7 @@ from typing import Any
 
 from table_runtime.core import commands
 from table_runtime.core.inputs import CoreInput, ZoneChanged, core_input_from_dict, core_to_dict
-from table_runtime.core.table_core import TableCore
+from table_runtime.core.table_core import TableCore, replay
 from table_runtime.errors import ConfigError, TableError
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
@@ -172,10 +172,8 @@ class TableController:
 
     def _journaled_core(self) -> TableCore:
         """The core rebuilt from the journal's inputs alone."""
-        core = TableCore(self.rules, self.limits, zones=self.zones)
-        for entry in self.journal.entries(kinds=("input",)):
-            core.apply(core_input_from_dict(entry.body))
-        return core
+        inputs = (core_input_from_dict(entry.body) for entry in self.journal.entries(kinds=("input",)))
+        return replay(self.rules, inputs, self.limits, zones=self.zones)
 
     def report_zones(self, changes: Sequence[ZoneChanged]) -> None:
         """Zones as the readers' edge judged them: those that differ from the core's are one journaled step."""
