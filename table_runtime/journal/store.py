@@ -25,7 +25,7 @@ from table_runtime.journal.chain import (
     verify_connection,
 )
 from table_runtime.journal.rows import PAGE_ROWS, JournalBodyError, JournalEntry, check_kind, check_ts, encode_body
-from table_runtime.journal.schema import connect, fsync_directory, prepare_schema
+from table_runtime.journal.schema import connect, fsync_directory, prepare_schema, read_journal_id
 
 
 class JournalClosedError(JournalError):
@@ -43,6 +43,7 @@ class Journal:
         self._path = path
         self._connection: sqlite3.Connection | None = connection
         self._lock = threading.Lock()
+        self._journal_id = ""  # set by `open`
         self._writer_lock: TextIO | None = None  # the writer's claim on <journal>.lock (`claim_writer`)
         # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
         self.commit_observer: Callable[[float], None] | None = None
@@ -60,6 +61,7 @@ class Journal:
         journal = cls(path, connection)
         try:
             prepare_schema(journal._db(), path)
+            journal._journal_id = read_journal_id(journal._db(), path)
             if created:
                 fsync_directory(path.parent)
             journal._check_tail()
@@ -71,6 +73,12 @@ class Journal:
     @property
     def path(self) -> Path:
         return self._path
+
+    @property
+    def journal_id(self) -> str:
+        """This journal's id (32 hex digits), given when the file was created, or on the first open of a journal
+        written before ids: the feed names it in every message, so a new journal is not taken for the old one."""
+        return self._journal_id
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
