@@ -98,6 +98,7 @@ class MqttConfig:
     cert_file: Path | None = None
     key_file: Path | None = None
     client_id: str = ""
+    replay_secret: str | None = field(default=None, repr=False)  # from the variable replay_secret_env names
 
     @property
     def enabled(self) -> bool:

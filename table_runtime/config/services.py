@@ -17,6 +17,7 @@ from table_runtime.config.model import (
     MqttConfig,
 )
 from table_runtime.config.reader import Reader
+from table_runtime.feed.replay_messages import MIN_SECRET_BYTES
 
 _TOPIC_PREFIX = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
 
@@ -24,7 +25,7 @@ _TOPIC_PREFIX = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
 def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttConfig:
     prefix = "mqtt"
     table = reader.table(document, "mqtt", "", allowed={"url", "prefix", "username", "password_file", "ca_file",
-                                                        "cert_file", "key_file", "client_id"})
+                                                        "cert_file", "key_file", "client_id", "replay_secret_env"})
     url = reader.value(table, "url", prefix, str, "") or None
     if url is not None:
         parts = urlsplit(url)
@@ -46,8 +47,14 @@ def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttCo
                        "a client certificate needs both cert_file and key_file")
     if url is not None and urlsplit(url).scheme == "mqtt" and (ca_file or cert_file):
         reader.problem("mqtt.url", "TLS files are set but the URL is mqtt://; use mqtts://")
+    replay_env = reader.value(table, "replay_secret_env", prefix, str, "") or None
+    replay_secret = reader.environ.get(replay_env) if replay_env is not None else None
+    if replay_env is not None and len((replay_secret or "").encode()) < MIN_SECRET_BYTES:
+        reader.problem("mqtt.replay_secret_env", f"{replay_env}: the replay secret is not in the environment "
+                                                 f"(or shorter than {MIN_SECRET_BYTES} bytes)")
     return MqttConfig(
         url=url,
+        replay_secret=replay_secret,
         prefix=topic_prefix,
         username=reader.value(table, "username", prefix, str, "") or None,
         password=reader.secret(table, "password_file", prefix, ENV_MQTT_PASSWORD),

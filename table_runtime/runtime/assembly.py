@@ -247,7 +247,9 @@ def feed_settings(mqtt: MqttConfig, table_id: str) -> FeedSettings:
         raise ConfigError("mqtt.username", "a password is configured but no user name")
     return FeedSettings(broker=broker, table_id=table_id, prefix=mqtt.prefix, username=username,
                         password=Secret(mqtt.password) if mqtt.password is not None else None,
-                        ca_file=mqtt.ca_file, cert_file=mqtt.cert_file, key_file=mqtt.key_file, **options)
+                        ca_file=mqtt.ca_file, cert_file=mqtt.cert_file, key_file=mqtt.key_file,
+                        replay_secret=Secret(mqtt.replay_secret) if mqtt.replay_secret is not None else None,
+                        **options)
 
 
 # ------------------------------------------------------------------------------ preflight
