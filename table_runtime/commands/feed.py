@@ -25,6 +25,8 @@ from table_runtime.feed.settings import FeedSettings, credentials, parse_broker_
 from table_runtime.journal import Journal, journal_path
 
 EXIT_GAPS = 3
+EXIT_CHAIN = 4  # --verify: rows rewritten, cut from the journal, or a broken chain
+EXIT_NEW_JOURNAL = 5  # the table started a new journal (and nothing worse was seen)
 
 
 def _connection_options(parser: argparse.ArgumentParser) -> None:
@@ -50,6 +52,9 @@ def register(subparsers: Any) -> None:
     tail.add_argument("--count", type=int, help="exit after this many messages (exit 3 if a gap was seen)")
     tail.add_argument("--after", type=int, help="the last seq already handled: a later first seq is a gap")
     tail.add_argument("--persistent", action="store_true", help="persistent session (needs --client-id)")
+    tail.add_argument("--verify", action="store_true",
+                      help="re-compute the hash chain of the events and follow the retained head: report rows "
+                           "rewritten or cut from the journal (exit 4 with --count) and a new journal (exit 5)")
     tail.add_argument("--retry-max", type=float, default=5.0,
                       help="most seconds between attempts while the broker cannot be reached (default 5)")
     tail.set_defaults(handler=run_tail)
@@ -90,6 +95,7 @@ def run_tail(args: argparse.Namespace) -> int:
         persistent=args.persistent,
         on_connection=_say,
         backoff_max=args.retry_max,
+        verify=args.verify,
     )
     if args.after is not None and args.table:
         consumer.tracker.start_after(args.table, args.after)
@@ -101,12 +107,20 @@ async def _tail(consumer: FeedConsumer, count: int | None, *, as_json: bool) -> 
     stream = consumer.messages()
     try:
         async for received in stream:
+            for finding in received.findings:
+                print(json.dumps(finding.as_json()) if as_json else finding.text, flush=True)
+            if received.is_head:
+                continue
             print(_format(received, as_json=as_json), flush=True)
             seen += 1
             if count is not None and seen >= count:
                 break
     finally:
         await stream.aclose()
+    if consumer.check.kinds & {"broken", "rewritten", "truncated"}:
+        return EXIT_CHAIN
+    if "new_journal" in consumer.check.kinds:
+        return EXIT_NEW_JOURNAL
     return EXIT_GAPS if consumer.tracker.gaps else 0
 
 
