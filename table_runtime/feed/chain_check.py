@@ -119,7 +119,7 @@ class ChainCheck:
         seq, hash_ = message.get("seq"), message.get("hash")
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0 or not isinstance(hash_, str):
             return []
-        found, chain = self._chain(table_id, journal, seq)
+        found, chain = self._chain(table_id, journal, None)
         if not self._hashes:
             return self._count(found)
         last, known = chain.last, chain.hashes.get(seq, GENESIS_HASH if seq == 0 else None)
