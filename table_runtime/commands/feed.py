@@ -67,6 +67,9 @@ def register(subparsers: Any) -> None:
     publish.add_argument("--table-id", required=True)
     publish.add_argument("--poll-interval", type=float, default=0.25, help="seconds between journal checks")
     publish.add_argument("--batch-size", type=int, default=500)
+    publish.add_argument("--replay-secret-env", metavar="VARIABLE",
+                         help="answer the floor's replay requests signed with the secret this environment variable "
+                              "holds (default: no replay)")
     publish.set_defaults(handler=run_publish)
 
 
@@ -156,6 +159,8 @@ def _format(received: Received, *, as_json: bool) -> str:
 def run_publish(args: argparse.Namespace) -> int:
     mapping = _feed_mapping(args)
     mapping.update(poll_interval=args.poll_interval, batch_size=args.batch_size)
+    if args.replay_secret_env is not None:
+        mapping["replay_secret_env"] = args.replay_secret_env
     settings = FeedSettings.from_mapping(mapping, table_id=args.table_id)
     path = args.journal if args.journal is not None else journal_path(args.data_dir)
     if not path.is_file():  # rather than creating an empty journal and publishing nothing

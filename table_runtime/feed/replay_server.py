@@ -62,6 +62,7 @@ class ReplayResponder:
         self.served = 0
         self.refused = 0
         self.ignored = 0
+        self._ignored_logged = -float("inf")
 
     @property
     def topic(self) -> str:
@@ -97,7 +98,11 @@ class ReplayResponder:
         except ReplayRequestError as error:
             if not error.mac_ok:
                 self.ignored += 1
-                logger.warning("replay: message on %s ignored: %s", self.topic, error.reason)
+                now = self._monotonic()
+                if now - self._ignored_logged >= 10.0:  # a flood of forgeries is one line per 10 s in the log
+                    self._ignored_logged = now
+                    logger.warning("replay: message on %s ignored: %s (%d ignored so far)", self.topic,
+                                   error.reason, self.ignored)
                 return
             floor = payload.get("floor_id") if isinstance(payload, dict) else None
             target = reply_topic(self._topics.prefix, floor) if isinstance(floor, str) and _usable(floor) else None

@@ -1,4 +1,5 @@
-"""The service's own keys: [metrics] (the Prometheus endpoint), [clock] (waiting for NTP), devices.gpio_chip."""
+"""The service's own keys: [metrics] (the Prometheus endpoint), [clock] (waiting for NTP), devices.gpio_chip,
+mqtt.replay_secret_env (the floor's replay secret)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from table_runtime.config import ConfigInvalidError, describe, load_config
+from table_runtime.runtime.assembly import feed_settings
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = (REPO / "configs" / "demo.toml").read_text(encoding="utf-8")
@@ -55,3 +57,20 @@ def test_gpio_chip_by_number_or_label(tmp_path: Path) -> None:
         path.write_text(DEMO.replace('panel_pin_factory = "mock"',
                                      f'panel_pin_factory = "lgpio"\ngpio_chip = {setting}'), encoding="utf-8")
         assert load_config(path, environ={}).devices.gpio_chip == expected
+
+
+def test_the_replay_secret_comes_from_the_variable_mqtt_replay_secret_env_names(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    text = DEMO.replace("[mqtt]", '[mqtt]\nurl = "mqtt://127.0.0.1:1883"\nreplay_secret_env = "PIT_REPLAY"', 1)
+    path.write_text(text, encoding="utf-8")
+    config = load_config(path, environ={"PIT_REPLAY": "a secret of the pit, long enough"})
+    assert config.mqtt.replay_secret == "a secret of the pit, long enough"
+    assert "long enough" not in repr(config)
+    settings = feed_settings(config.mqtt, config.table_id)
+    assert settings.replay_secret is not None and settings.replay_secret.reveal() == config.mqtt.replay_secret
+    assert load_config(REPO / "configs" / "demo.toml", environ={}).mqtt.replay_secret is None  # no replay
+    with pytest.raises(ConfigInvalidError) as caught:
+        load_config(path, environ={"PIT_REPLAY": "short"})
+    assert {problem.key: problem.message for problem in caught.value.problems} == {
+        "mqtt.replay_secret_env": "PIT_REPLAY: the replay secret is not in the environment "
+                                  "(or shorter than 16 bytes)"}
