@@ -112,8 +112,8 @@ async def _tail(consumer: FeedConsumer, count: int | None, *, as_json: bool) -> 
         async for received in stream:
             for finding in received.findings:
                 print(json.dumps(finding.as_json()) if as_json else finding.text, flush=True)
-            if received.is_head:
-                continue
+            if received.is_head and consumer.topic != "head":
+                continue  # followed by --verify, not printed
             print(_format(received, as_json=as_json), flush=True)
             seen += 1
             if count is not None and seen >= count:
@@ -150,7 +150,8 @@ def _format(received: Received, *, as_json: bool) -> str:
             if isinstance(ts, (int, float))
             else "?"
         )
-        detail = message.get("body", message.get("alarm", message.get("round", message.get("status"))))
+        detail = message.get("body", message.get("alarm", message.get("round", message.get("status",
+                                                                                     message.get("hash")))))
         text = json.dumps(detail, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
         lines.append(f"{received.table_id} {message.get('seq'):>8} {when} {message.get('type')} {text}")
     return "\n".join(lines)

@@ -37,6 +37,7 @@ from table_runtime.errors import JournalError
 from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.messages import FeedMessage, head_message, messages_for_entry, state_message, status_message
 from table_runtime.feed.pipeline import publish_all, watch
+from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
 from table_runtime.feed.replay_server import ReplayResponder
 from table_runtime.feed.settings import FeedSettings
 from table_runtime.journal import GENESIS_HASH, Journal, JournalEntry
@@ -220,7 +221,7 @@ class FeedPublisher:
             logger=logger,
         )
         # A whole window is in flight on purpose: no warning per pending publish.
-        client.pending_calls_threshold = settings.max_inflight + 2
+        client.pending_calls_threshold = settings.max_inflight + 2 + (REPLAY_CHUNK + 1 if self.replay else 0)
         return client
 
     async def _session(self) -> None:
