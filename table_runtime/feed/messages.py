@@ -112,9 +112,14 @@ def encode_payload(payload: Mapping[str, Any]) -> bytes:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
-def _header(table_id: str, journal: str, seq: int, ts: float, type_: str) -> dict[str, Any]:
-    return {"schema_version": SCHEMA_VERSION, "table_id": table_id, "journal": journal, "seq": seq, "ts": ts,
-            "type": type_}
+def _header(table_id: str, journal: str | None, seq: int, ts: float, type_: str) -> dict[str, Any]:
+    """The common fields; `journal` None only for callers that build rows of no particular journal (the
+    publisher always names it)."""
+    header: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "table_id": table_id, "journal": journal,
+                              "seq": seq, "ts": ts, "type": type_}
+    if journal is None:
+        del header["journal"]
+    return header
 
 
 # The `type` of an entry whose body carries none, by journal kind.
@@ -134,37 +139,37 @@ def entry_type(entry: JournalEntry) -> str:
     return DEFAULT_TYPES.get(entry.kind, entry.kind)
 
 
-def event_payload(table_id: str, journal: str, entry: JournalEntry) -> dict[str, Any]:
+def event_payload(table_id: str, journal: str | None, entry: JournalEntry) -> dict[str, Any]:
     """The ``events`` payload of a journal entry (also what a replay sends)."""
     payload = _header(table_id, journal, entry.seq, entry.ts, entry_type(entry))
     payload.update(kind=entry.kind, body=entry.body, hash=entry.hash, prev_hash=entry.prev_hash)
     return payload
 
 
-def event_message(topics: Topics, entry: JournalEntry, journal: str) -> FeedMessage:
+def event_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
     """The ``events`` message of any journal entry: the whole row, hash chain included."""
     return FeedMessage(topics.events, event_payload(topics.table_id, journal, entry), entry.seq)
 
 
-def alarm_raised_message(topics: Topics, entry: JournalEntry, journal: str) -> FeedMessage:
+def alarm_raised_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
     payload = _header(topics.table_id, journal, entry.seq, entry.ts, "AlarmRaised")
     payload["alarm"] = entry.body
     return FeedMessage(topics.alarms, payload, entry.seq)
 
 
-def alarm_cleared_message(topics: Topics, entry: JournalEntry, journal: str) -> FeedMessage:
+def alarm_cleared_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
     payload = _header(topics.table_id, journal, entry.seq, entry.ts, "AlarmCleared")
     payload["alarm"] = entry.body
     return FeedMessage(topics.alarms, payload, entry.seq)
 
 
-def round_message(topics: Topics, entry: JournalEntry, journal: str) -> FeedMessage:
+def round_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
     payload = _header(topics.table_id, journal, entry.seq, entry.ts, "RoundRecord")
     payload["round"] = entry.body
     return FeedMessage(topics.rounds, payload, entry.seq)
 
 
-MessageBuilder = Callable[[Topics, JournalEntry, str], FeedMessage]
+MessageBuilder = Callable[[Topics, JournalEntry, str | None], FeedMessage]
 
 # Where each kind of journal entry is published besides ``events``.
 ROUTES: dict[str, tuple[MessageBuilder, ...]] = {
@@ -174,7 +179,7 @@ ROUTES: dict[str, tuple[MessageBuilder, ...]] = {
 }
 
 
-def messages_for_entry(topics: Topics, entry: JournalEntry, journal: str) -> list[FeedMessage]:
+def messages_for_entry(topics: Topics, entry: JournalEntry, journal: str | None = None) -> list[FeedMessage]:
     """Every message one journal entry of the journal `journal` makes: ``events`` first, then its routes."""
     return [event_message(topics, entry, journal),
             *(build(topics, entry, journal) for build in ROUTES.get(entry.kind, ()))]

@@ -7,7 +7,7 @@ The floor publishes on ``{prefix}/tables/{tableId}/replay/request``::
      "mac": "<64 hex>"}
 
 ``mac`` is the hex HMAC-SHA256, keyed by the secret the table and the floor share, of the request's canonical
-JSON without ``mac``: `canonical_json` (keys sorted, no spaces, ``ensure_ascii=False``, UTF-8). MQTT does not
+JSON without ``mac``: `canonical_json` (keys sorted, no spaces, non-ASCII as ``\\uXXXX``, so ASCII). MQTT does not
 say who published a message, so the MAC is the floor's identity. The table answers a valid request with the rows
 ``from_seq..to_seq`` as the same payloads as on ``events``, published to ``reply_to``, then `replay_done`; a
 request whose MAC is right but which cannot be served gets `replay_refused` (a wrong MAC gets nothing).
@@ -69,10 +69,10 @@ def reply_topic(prefix: str, floor_id: str) -> str:
 
 
 def canonical_json(request: Mapping[str, Any]) -> bytes:
-    """The bytes the MAC covers: the request without ``mac``, keys sorted, no spaces, UTF-8."""
+    """The bytes the MAC covers: the request without ``mac``, keys sorted, no spaces, every character past ASCII
+    escaped as ``\\uXXXX`` (lowercase hex; Python's ``json.dumps`` default), so plain ASCII."""
     unsigned = {key: value for key, value in request.items() if key != "mac"}
-    return json.dumps(unsigned, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(unsigned, sort_keys=True, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
 def request_mac(secret: bytes, request: Mapping[str, Any]) -> str:

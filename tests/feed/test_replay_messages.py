@@ -41,6 +41,15 @@ def test_the_mac_is_hmac_sha256_of_the_sorted_compact_json_without_mac() -> None
     assert signed["reply_to"] == "casino/floor/floor1/replay"
 
 
+def test_characters_past_ascii_are_escaped_in_what_the_mac_covers() -> None:
+    signed = build_request(SECRET, prefix="casino", journal=JOURNAL, from_seq=1, to_seq=2, request_id="réplique",
+                           floor_id="floor1")
+    canonical = ('{"floor_id":"floor1","from_seq":1,"journal":"0123456789abcdef0123456789abcdef",'
+                 '"reply_to":"casino/floor/floor1/replay","request_id":"r\\u00e9plique","to_seq":2,'
+                 '"type":"ReplayRequest"}')
+    assert signed["mac"] == hmac.new(SECRET, canonical.encode("ascii"), hashlib.sha256).hexdigest()
+
+
 def test_a_valid_request_checks() -> None:
     checked = check_request(SECRET, request(), prefix="casino")
     assert (checked.journal, checked.from_seq, checked.to_seq, checked.rows) == (JOURNAL, 91, 100, 10)
