@@ -43,10 +43,10 @@ class Journal:
         self._path = path
         self._connection: sqlite3.Connection | None = connection
         self._lock = threading.Lock()
-        self._journal_id = ""  # set by `open`
         self._writer_lock: TextIO | None = None  # the writer's claim on <journal>.lock (`claim_writer`)
         # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
         self.commit_observer: Callable[[float], None] | None = None
+        self._journal_id: str | None = None  # read once (`journal_id`)
 
     @classmethod
     def open(cls, path: str | Path) -> Journal:
@@ -61,7 +61,6 @@ class Journal:
         journal = cls(path, connection)
         try:
             prepare_schema(journal._db(), path)
-            journal._journal_id = read_journal_id(journal._db(), path)
             if created:
                 fsync_directory(path.parent)
             journal._check_tail()
@@ -78,6 +77,9 @@ class Journal:
     def journal_id(self) -> str:
         """This journal's id (32 hex digits), given when the file was created, or on the first open of a journal
         written before ids: the feed names it in every message, so a new journal is not taken for the old one."""
+        if self._journal_id is None:
+            with self._lock:
+                self._journal_id = read_journal_id(self._db(), self._path)
         return self._journal_id
 
     def _db(self) -> sqlite3.Connection:
