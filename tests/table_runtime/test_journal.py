@@ -108,8 +108,10 @@ def test_verify_summary_counts_rows(filled: Path) -> None:
 
 def test_changed_body_is_named(filled: Path) -> None:
     tamper(filled, "UPDATE entries SET body = ? WHERE seq = 4", '{"card":"KS","i":4}')
-    with Journal.open(filled) as journal:  # the tail is intact: opening works, the full check does not
-        result = journal.verify()
+    with pytest.raises(JournalBrokenError) as refused:  # no checkpoint yet: the open checks every row
+        Journal.open(filled)
+    assert refused.value.seq == 4 and "row 4" in str(refused.value)
+    result = verify_file(filled)
     assert (result.ok, result.first_bad_seq, result.rows) == (False, 4, 3)
     assert "row 4" in result.reason and "altered" in result.reason
 
