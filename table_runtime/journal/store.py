@@ -171,6 +171,11 @@ class Journal:
             raise JournalBrokenError(self._path, result.first_bad_seq, result.reason)
         return checkpoint
 
+    def checkpoints_until(self, seq: int) -> list[Checkpoint]:
+        """The checkpoints at rows 1..`seq`, in order, as stored (the audit checks them)."""
+        with self._lock:
+            return checkpoints.between(self._db(), 1, seq)
+
     @property
     def last_seq(self) -> int:
         """The seq of the last row; 0 when the journal is empty."""

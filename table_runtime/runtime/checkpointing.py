@@ -33,9 +33,14 @@ class Resume:
     board: AlarmBoard
 
 
-def state_of(core: TableCore, active: Sequence[dict[str, Any]], counts: dict[str, int]) -> dict[str, Any]:
-    """The checkpoint state: the core between rounds, the active alarms (in the order raised) and the counts."""
-    return {"core": core_state(core), "alarms": [dict(alarm) for alarm in active], "alarm_counts": dict(counts)}
+def state_of(core: TableCore, active: Sequence[dict[str, Any]], counts: dict[str, int],
+             pending: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The checkpoint state: the core between rounds, the active alarms (in the order raised) and how many of each
+    kind were raised (`counts` of the board, plus the `pending` alarms of the step not yet on it)."""
+    counts = dict(counts)
+    for alarm in pending:
+        counts[alarm["kind"]] = counts.get(alarm["kind"], 0) + 1
+    return {"core": core_state(core), "alarms": [dict(alarm) for alarm in active], "alarm_counts": counts}
 
 
 def resume(checkpoint: Checkpoint | None, rules: RuleOptions, limits: TableLimits, *,

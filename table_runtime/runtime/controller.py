@@ -22,6 +22,7 @@ from table_runtime.core import commands
 from table_runtime.core.inputs import CoreInput, ZoneChanged, core_input_from_dict, core_to_dict
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import ConfigError, JournalError, TableError
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
 from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, CardDrawn
@@ -70,6 +71,7 @@ class TableController:
         self.core = TableCore(rules, limits, zones=self.zones)
         self.alarms = AlarmBoard()
         self.recovered = False
+        self.halted = ""  # why play stopped (the journal found broken after the start), else empty
         self.devices: dict[str, str] = {"shoe": "offline", "chips": "offline", "broker": "disabled"}
         self._listeners: list[Listener] = []
         self._round_alarms: list[dict[str, Any]] = []
@@ -205,6 +207,8 @@ class TableController:
         applied as one step. `refusal_alarm`: a refusal is also an alarm (the panel has no screen to say it)."""
         decision = self.core.decide(name, args, role=role, source=source,
                                     alarm_kinds={int(alarm["id"]): str(alarm["kind"]) for alarm in self.alarms.active})
+        if self.halted and not isinstance(decision, commands.Acknowledge):
+            return {"ok": False, "message": f"{name} refused: play is stopped: {self.halted}"}
         if isinstance(decision, commands.Submit):
             reply = commands.result(decision, self.submit_all(decision.inputs))
         elif isinstance(decision, commands.Acknowledge):
@@ -230,7 +234,7 @@ class TableController:
         for item, source in items:
             due = (isinstance(item, BetsLocked) and not self.table.round_in_play and seq > 0
                    and seq - self._checkpoint_seq >= self.checkpoint_rows)
-            state = state_of(self.core, [*self.alarms.active, *alarms], self.alarms.counts) if due else None
+            state = state_of(self.core, [*self.alarms.active, *alarms], self.alarms.counts, alarms) if due else None
             events = self.core.apply(item)
             if state is not None and any(isinstance(event, RoundStarted) for event in events):
                 checkpoint = (seq, state)  # the table just before the input that started a round
@@ -288,6 +292,16 @@ class TableController:
         self._round_alarms.append(body)
         self._changed()
         return seq
+
+    def journal_broken(self, seq: int | None, reason: str) -> None:
+        """The background audit found the rows before the start's checkpoint broken: a supervisor's alarm, and
+        play stops (every command but an acknowledgement is refused until a restart on a restored journal)."""
+        if self.halted:
+            return
+        self.halted = f"the journal is broken: {reason}"
+        self.raise_alarm(Alarm(kind=AlarmKind.JOURNAL_BROKEN, rule="TABLE.md Corrections and recall",
+                               message=f"{self.journal.path}: {reason}; play is stopped until the journal is restored",
+                               amounts=(("row", seq or 0),)))
 
     def acknowledge(self, alarm_id: int, *, by: str = "dealer") -> bool:
         """An alarm acknowledged `by` the dealer or the supervisor: it leaves the banner (and stays in the journal).
