@@ -262,6 +262,24 @@ class Journal:
                 starts.append((int(seq), int(body["round"])))
         return starts
 
+    def last_round_starts(self, count: int) -> list[tuple[int, int]]:
+        """(seq, round number) of the last `count` RoundStarted events, oldest first: read from the end of the
+        journal (a recall costs the rounds it shows, not the journal's length)."""
+        starts: list[tuple[int, int]] = []
+        if count <= 0:
+            return starts
+        with self._lock:
+            cursor = self._db().execute(
+                "SELECT seq, body FROM entries WHERE kind = 'event' AND body LIKE '%RoundStarted%' ORDER BY seq DESC")
+            for seq, body_text in cursor:
+                body = json.loads(body_text)
+                if body.get("type") == "RoundStarted":  # LIKE only narrows the rows down
+                    starts.append((int(seq), int(body["round"])))
+                    if len(starts) == count:
+                        break
+            cursor.close()
+        return starts[::-1]
+
     def verify(self) -> VerifyResult:
         """Check every row of the chain and the head; name the first bad row."""
         with self._lock:

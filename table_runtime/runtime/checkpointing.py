@@ -12,10 +12,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from table_runtime.core.core_state import core_state, restore
+from table_runtime.core.core_state import core_state, restore, restore_table
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.game.table import Table
 from table_runtime.journal import Checkpoint
 from table_runtime.runtime.alarms import AlarmBoard
 
@@ -60,3 +61,13 @@ def resume(checkpoint: Checkpoint | None, rules: RuleOptions, limits: TableLimit
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise JournalError(f"the checkpoint at row {checkpoint.seq} is unreadable: {error!r}") from error
     return Resume(checkpoint.seq, core, board)
+
+
+def table_at(checkpoint: Checkpoint | None, rules: RuleOptions, limits: TableLimits) -> Table:
+    """The game table alone at `checkpoint` (a fresh one when None): what recall replays from."""
+    if checkpoint is None:
+        return Table(rules, limits)
+    try:
+        return restore_table(rules, limits, checkpoint.state["core"]["table"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise JournalError(f"the checkpoint at row {checkpoint.seq} is unreadable: {error!r}") from error

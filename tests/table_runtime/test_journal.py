@@ -89,6 +89,8 @@ def test_entries_of_some_kinds_and_the_round_starts_skip_the_other_rows(path: Pa
         assert [e.seq for e in both] == [seq for seq in range(3001, 3602) if seq % 3 != 0]  # events: seq % 3 == 0
         assert list(journal.entries(kinds=())) == []
         assert journal.round_starts() == [(3602, 1), (3604, 2)]  # a message that names it is no round start
+        assert journal.last_round_starts(1) == [(3604, 2)]  # read from the end: the message is skipped
+        assert journal.last_round_starts(5) == [(3602, 1), (3604, 2)] and journal.last_round_starts(0) == []
 
 
 def test_reopened_journal_continues_the_chain(filled: Path) -> None:
