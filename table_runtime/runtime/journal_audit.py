@@ -15,8 +15,9 @@ A break stops play with a `journal_broken` alarm (`TableController.journal_broke
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from table_runtime.core.inputs import core_input_from_dict
 from table_runtime.errors import JournalError
@@ -31,9 +32,12 @@ log = logging.getLogger(__name__)
 PAUSE_S = 0.005  # between two chunks: the loop and the writer get the interpreter back
 
 
-async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_ROWS, pause_s: float = PAUSE_S) -> None:
-    """Check the rows before the start's checkpoint, then the checkpoints' states; a break stops play."""
+async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_ROWS, pause_s: float = PAUSE_S,
+                        on_broken: Callable[[AuditBreak], None] | None = None) -> None:
+    """Check the rows before the start's checkpoint, then the checkpoints' states; a break stops play (or is
+    passed to `on_broken`, for a caller that refuses the journal instead)."""
     journal = controller.journal
+    broken = on_broken if on_broken is not None else functools.partial(_broken, controller)
     start = journal.start_checkpoint
     if start is None:
         return  # the start verified every row
@@ -41,7 +45,7 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
     while not audit.done:
         finding = await asyncio.to_thread(audit.step)
         if finding is not None:
-            _broken(controller, finding)
+            broken(finding)
             return
         await asyncio.sleep(pause_s)
     log.info("journal audit: rows 1..%d verified (chain)", start.seq)
@@ -50,7 +54,7 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
     for checkpoint in sealed:
         finding = await asyncio.to_thread(replay_check, controller, previous, checkpoint)
         if finding is not None:
-            _broken(controller, finding)
+            broken(finding)
             return
         previous = checkpoint
         await asyncio.sleep(pause_s)
