@@ -26,6 +26,7 @@ from table_runtime.journal.chain import (
     verify_connection,
     verify_file,
 )
+from table_runtime.journal.checkpoints import Checkpoint
 from table_runtime.journal.rows import JournalBodyError, JournalEntry, encode_body
 from table_runtime.journal.schema import JOURNAL_FILE, SCHEMA_VERSION, journal_path
 from table_runtime.journal.store import Journal, JournalClosedError
@@ -34,6 +35,7 @@ __all__ = [
     "GENESIS_HASH",
     "JOURNAL_FILE",
     "SCHEMA_VERSION",
+    "Checkpoint",
     "Journal",
     "JournalBodyError",
     "JournalBrokenError",

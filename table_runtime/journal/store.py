@@ -15,15 +15,18 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from table_runtime.errors import JournalError
+from table_runtime.journal import checkpoints
 from table_runtime.journal.chain import (
     GENESIS_HASH,
     JournalBrokenError,
     VerifyResult,
     entry_hash,
-    head_mismatch,
     row_problem,
     verify_connection,
+    verify_from,
 )
+from table_runtime.journal.checkpoints import Checkpoint
+from table_runtime.journal.file_check import check_existing_file
 from table_runtime.journal.rows import PAGE_ROWS, JournalBodyError, JournalEntry, check_kind, check_ts, encode_body
 from table_runtime.journal.schema import connect, fsync_directory, prepare_schema, read_journal_id
 
@@ -44,6 +47,7 @@ class Journal:
         self._connection: sqlite3.Connection | None = connection
         self._lock = threading.Lock()
         self._writer_lock: TextIO | None = None  # the writer's claim on <journal>.lock (`claim_writer`)
+        self._start_checkpoint: Checkpoint | None = None
         # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
         self.commit_observer: Callable[[float], None] | None = None
         self._journal_id: str | None = None  # read once (`journal_id`)
@@ -53,6 +57,8 @@ class Journal:
         """Open (creating file and schema if needed) and check the chain tail."""
         path = Path(path)
         created = not path.exists()
+        if not created:
+            check_existing_file(path)  # an empty or cut file is never taken for a new journal
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             connection = connect(path)
@@ -61,13 +67,23 @@ class Journal:
         journal = cls(path, connection)
         try:
             prepare_schema(journal._db(), path)
+            journal._prepare_checkpoints()
             if created:
                 fsync_directory(path.parent)
-            journal._check_tail()
+            journal._check_start()
         except BaseException:
             journal.close()
             raise
         return journal
+
+    def _prepare_checkpoints(self) -> None:
+        """The checkpoints table (checkpoints.py), created beside the others; an older journal gets it now."""
+        db = self._db()
+        try:
+            if not checkpoints.has_table(db):
+                checkpoints.create_table(db)
+        except sqlite3.Error as error:
+            raise JournalError(f"{self._path}: not a journal: {error}") from error
 
     @property
     def path(self) -> Path:
@@ -87,34 +103,88 @@ class Journal:
             raise JournalClosedError(f"{self._path}: the journal is closed")
         return self._connection
 
-    def _check_tail(self) -> None:
-        """The last row's hash, its link to the row before, and the head agree."""
+    def _check_start(self) -> None:
+        """The chain from the newest checkpoint (sealed, on its row) to the head is whole; the rows before it
+        are the background audit's (table_runtime/runtime/journal_audit.py) and `verify`'s."""
         with self._lock:
             db = self._db()
             try:
-                db.execute("BEGIN")  # one snapshot for rows and head
+                db.execute("BEGIN")  # one snapshot for the checkpoint, the rows and the head
                 try:
-                    rows = db.execute(
-                        "SELECT seq, ts, kind, body, prev_hash, hash FROM entries ORDER BY seq DESC LIMIT 2"
-                    ).fetchall()
-                    head_seq, head_hash = db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
+                    checkpoint = checkpoints.latest(db)
+                    expected, prev_hash = 1, GENESIS_HASH
+                    if checkpoint is not None:
+                        row = db.execute("SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE seq = ?",
+                                         (checkpoint.seq,)).fetchone()
+                        reason = checkpoints.problem(checkpoint, None if row is None else str(row[5]))
+                        if reason is not None:
+                            raise JournalBrokenError(self._path, checkpoint.seq, reason)
+                        problem = row_problem(row, checkpoint.seq, row[4])
+                        if problem is not None:
+                            raise JournalBrokenError(self._path, *problem)
+                        expected, prev_hash = checkpoint.seq + 1, checkpoint.chain_hash
+                    result = verify_from(db, expected, prev_hash)
                 finally:
                     db.execute("COMMIT")
             except (sqlite3.Error, TypeError) as error:
                 raise JournalBrokenError(self._path, None, f"unreadable journal: {error}") from error
-        if not rows:
-            if head_seq != 0:
-                raise JournalBrokenError(self._path, 1, f"rows 1..{head_seq} missing (deleted): the journal is empty")
-            return
-        last = rows[0]
-        if len(rows) == 2:
-            problem = row_problem(last, rows[1][0] + 1, rows[1][5])
-        else:
-            problem = row_problem(last, 1, GENESIS_HASH)
-        if problem is not None:
-            raise JournalBrokenError(self._path, problem[0], problem[1])
-        if (last[0], last[5]) != (head_seq, head_hash):
-            raise JournalBrokenError(self._path, *head_mismatch(last[0], head_seq))
+        if not result.ok:
+            raise JournalBrokenError(self._path, result.first_bad_seq, result.reason)
+        self._start_checkpoint = checkpoint
+
+    @property
+    def start_checkpoint(self) -> Checkpoint | None:
+        """The checkpoint the open verified the chain from (None: it verified every row)."""
+        return self._start_checkpoint
+
+    def write_checkpoint(self, seq: int, state: dict[str, Any]) -> Checkpoint:
+        """Seal and store the table's `state` after row `seq` (a row of this journal), durably."""
+        with self._lock:
+            db = self._db()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    row = db.execute("SELECT hash FROM entries WHERE seq = ?", (seq,)).fetchone()
+                    if row is None:
+                        raise JournalError(f"{self._path}: no row {seq} to checkpoint")
+                    checkpoint = checkpoints.insert(db, seq, str(row[0]), state)
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as error:
+                raise JournalError(f"{self._path}: checkpoint failed: {error}") from error
+        return checkpoint
+
+    def checkpoint_before(self, seq: int) -> Checkpoint | None:
+        """The newest checkpoint at a row before `seq`, checked (seal, its row's hash, the chain from it to the
+        head); None when there is none."""
+        with self._lock:
+            db = self._db()
+            try:
+                db.execute("BEGIN")
+                try:
+                    checkpoint = checkpoints.latest(db, before=seq)
+                    if checkpoint is None:
+                        return None
+                    row = db.execute("SELECT hash FROM entries WHERE seq = ?", (checkpoint.seq,)).fetchone()
+                    reason = checkpoints.problem(checkpoint, None if row is None else str(row[0]))
+                    result = verify_from(db, checkpoint.seq + 1, checkpoint.chain_hash) if reason is None else None
+                finally:
+                    db.execute("COMMIT")
+            except sqlite3.Error as error:
+                raise JournalBrokenError(self._path, None, f"unreadable journal: {error}") from error
+        if reason is not None:
+            raise JournalBrokenError(self._path, checkpoint.seq, reason)
+        if result is not None and not result.ok:
+            raise JournalBrokenError(self._path, result.first_bad_seq, result.reason)
+        return checkpoint
+
+    def checkpoints_until(self, seq: int) -> list[Checkpoint]:
+        """The checkpoints at rows 1..`seq`, in order, as stored (the audit checks them)."""
+        with self._lock:
+            return checkpoints.between(self._db(), 1, seq)
 
     @property
     def last_seq(self) -> int:
@@ -201,6 +271,24 @@ class Journal:
             if body.get("type") == "RoundStarted":  # LIKE only narrows the rows down
                 starts.append((int(seq), int(body["round"])))
         return starts
+
+    def last_round_starts(self, count: int) -> list[tuple[int, int]]:
+        """(seq, round number) of the last `count` RoundStarted events, oldest first: read from the end of the
+        journal (a recall costs the rounds it shows, not the journal's length)."""
+        starts: list[tuple[int, int]] = []
+        if count <= 0:
+            return starts
+        with self._lock:
+            cursor = self._db().execute(
+                "SELECT seq, body FROM entries WHERE kind = 'event' AND body LIKE '%RoundStarted%' ORDER BY seq DESC")
+            for seq, body_text in cursor:
+                body = json.loads(body_text)
+                if body.get("type") == "RoundStarted":  # LIKE only narrows the rows down
+                    starts.append((int(seq), int(body["round"])))
+                    if len(starts) == count:
+                        break
+            cursor.close()
+        return starts[::-1]
 
     def verify(self) -> VerifyResult:
         """Check every row of the chain and the head; name the first bad row."""

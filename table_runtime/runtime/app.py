@@ -29,6 +29,7 @@ from table_runtime.game.inputs import CardDrawn, CutCardReached, ShoeShuffled
 from table_runtime.game.shoe_count import shoe_id_of
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.device_log import log_device_event
+from table_runtime.runtime.journal_audit import audit_journal
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 
@@ -89,7 +90,8 @@ class TableApp:
             for reader in self.readers:
                 await stack.enter_async_context(reader)
             async with asyncio.TaskGroup() as tasks:
-                workers = [tasks.create_task(self._publish_loop())]  # cancelled at the stop
+                workers = [tasks.create_task(self._publish_loop()),  # cancelled at the stop
+                           tasks.create_task(audit_journal(self.controller))]  # the rows the start did not verify
                 if self.feed is not None:
                     tasks.create_task(self.feed.run())  # ends by itself once the feed is stopped
                     workers.append(tasks.create_task(self._broker_loop(self.feed)))

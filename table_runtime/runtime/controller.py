@@ -14,25 +14,29 @@ turn and chips come back, and if a round was in play the controller says
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from table_runtime.core import commands
 from table_runtime.core.inputs import CoreInput, ZoneChanged, core_input_from_dict, core_to_dict
-from table_runtime.core.table_core import TableCore, replay
-from table_runtime.errors import ConfigError, TableError
+from table_runtime.core.table_core import TableCore
+from table_runtime.errors import ConfigError, JournalError, TableError
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
-from table_runtime.game.inputs import SCHEMA_VERSION, CardDrawn
+from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, CardDrawn
 from table_runtime.game.round import IN_PLAY
 from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
 from table_runtime.game.snapshot import payout_dict, table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal, JournalEntry
 from table_runtime.runtime.alarms import AlarmBoard
+from table_runtime.runtime.checkpointing import CHECKPOINT_ROWS, resume, state_of
 from table_runtime.version import installed_version
 
 Listener = Callable[[], None]
+log = logging.getLogger(__name__)
 
 
 def stored_terms(journal: Journal) -> tuple[str, RuleOptions, TableLimits] | None:
@@ -56,6 +60,7 @@ class TableController:
         journal: Journal,
         clock: Callable[[], float],
         zones: Sequence[str] = (),
+        checkpoint_rows: int = CHECKPOINT_ROWS,
     ) -> None:
         self.table_id = table_id
         self.rules = rules
@@ -66,10 +71,13 @@ class TableController:
         self.core = TableCore(rules, limits, zones=self.zones)
         self.alarms = AlarmBoard()
         self.recovered = False
+        self.halted = ""  # why play stopped (the journal found broken after the start), else empty
         self.devices: dict[str, str] = {"shoe": "offline", "chips": "offline", "broker": "disabled"}
         self._listeners: list[Listener] = []
         self._round_alarms: list[dict[str, Any]] = []
         self._round_started_seq = 0
+        self.checkpoint_rows = checkpoint_rows  # rows between two checkpoints (checkpointing.py)
+        self._checkpoint_seq = 0  # the newest checkpoint's row (0: none), where a rebuild starts
         journal.claim_writer()
         self._check_terms()
         self._replay()
@@ -107,12 +115,16 @@ class TableController:
     def _replay(self) -> None:
         """Rebuild the core (game and chips) and the alarms from the journal, then note the start (and a recovery).
 
-        The chip watch is journaled too (`ZoneChanged` inputs): a journal written before it has none, and
-        the zones of a round it left in play are locked as the readers first report them.
+        From the newest checkpoint the journal verified when it opened (the rows after it only), else from the
+        first row. The chip watch is journaled too (`ZoneChanged` inputs): a journal written before it has none,
+        and the zones of a round it left in play are locked as the readers first report them.
         """
+        start = resume(self.journal.start_checkpoint, self.rules, self.limits, zones=self.zones)
+        self.core, self.alarms, self._checkpoint_seq = start.core, start.board, start.seq
         core = self.core
         table = core.table
-        for entry in self.journal.entries(kinds=("input", "alarm", "alarm_cleared")):  # events follow from inputs
+        entries = self.journal.entries(start.seq, kinds=("input", "alarm", "alarm_cleared"))
+        for entry in entries:  # the events follow from the inputs
             if entry.kind == "input":
                 for event in core.apply(core_input_from_dict(entry.body)):
                     if isinstance(event, RoundStarted):
@@ -171,9 +183,13 @@ class TableController:
         return applied
 
     def _journaled_core(self) -> TableCore:
-        """The core rebuilt from the journal's inputs alone."""
-        inputs = (core_input_from_dict(entry.body) for entry in self.journal.entries(kinds=("input",)))
-        return replay(self.rules, inputs, self.limits, zones=self.zones)
+        """The core rebuilt from the journal's inputs alone, from the newest checkpoint."""
+        start = resume(self.journal.checkpoint_before(self._checkpoint_seq + 1), self.rules, self.limits,
+                       zones=self.zones)
+        core = start.core
+        for entry in self.journal.entries(start.seq, kinds=("input",)):
+            core.apply(core_input_from_dict(entry.body))
+        return core
 
     def report_zones(self, changes: Sequence[ZoneChanged]) -> None:
         """Zones as the readers' edge judged them: those that differ from the core's are one journaled step."""
@@ -191,6 +207,8 @@ class TableController:
         applied as one step. `refusal_alarm`: a refusal is also an alarm (the panel has no screen to say it)."""
         decision = self.core.decide(name, args, role=role, source=source,
                                     alarm_kinds={int(alarm["id"]): str(alarm["kind"]) for alarm in self.alarms.active})
+        if self.halted and not isinstance(decision, commands.Acknowledge):
+            return {"ok": False, "message": f"{name} refused: play is stopped: {self.halted}"}
         if isinstance(decision, commands.Submit):
             reply = commands.result(decision, self.submit_all(decision.inputs))
         elif isinstance(decision, commands.Acknowledge):
@@ -212,8 +230,14 @@ class TableController:
         alarms: list[dict[str, Any]] = []
         closed = False
         seq = self.journal.last_seq
+        checkpoint: tuple[int, dict[str, Any]] | None = None
         for item, source in items:
+            due = (isinstance(item, BetsLocked) and not self.table.round_in_play and seq > 0
+                   and seq - self._checkpoint_seq >= self.checkpoint_rows)
+            state = state_of(self.core, [*self.alarms.active, *alarms], self.alarms.counts, alarms) if due else None
             events = self.core.apply(item)
+            if state is not None and any(isinstance(event, RoundStarted) for event in events):
+                checkpoint = (seq, state)  # the table just before the input that started a round
             applied.append(events)
             seq += 1
             rows.append(("input", {**core_to_dict(item), "source": source}))
@@ -239,7 +263,18 @@ class TableController:
                 rows.append(("round", self._round_record(seq)))
             closed = closed or closes
         self.journal.append_many(rows, ts=self.clock())
+        if checkpoint is not None:
+            self._checkpoint(*checkpoint)
         return applied, alarms, closed
+
+    def _checkpoint(self, seq: int, state: dict[str, Any]) -> None:
+        """Seal the state after row `seq`; a start replays from there. A checkpoint that fails costs only time."""
+        try:
+            written = self.journal.write_checkpoint(seq, state)
+        except JournalError as error:
+            log.warning("no checkpoint at row %d: %s", seq, error)
+            return
+        self._checkpoint_seq = written.seq
 
     def _alarm_body(self, alarm: Alarm, seq: int, number: int) -> dict[str, Any]:
         return {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": str(alarm.kind),
@@ -257,6 +292,16 @@ class TableController:
         self._round_alarms.append(body)
         self._changed()
         return seq
+
+    def journal_broken(self, seq: int | None, reason: str) -> None:
+        """The background audit found the rows before the start's checkpoint broken: a supervisor's alarm, and
+        play stops (every command but an acknowledgement is refused until a restart on a restored journal)."""
+        if self.halted:
+            return
+        self.halted = f"the journal is broken: {reason}"
+        self.raise_alarm(Alarm(kind=AlarmKind.JOURNAL_BROKEN, rule="TABLE.md Corrections and recall",
+                               message=f"{self.journal.path}: {reason}; play is stopped until the journal is restored",
+                               amounts=(("row", seq or 0),)))
 
     def acknowledge(self, alarm_id: int, *, by: str = "dealer") -> bool:
         """An alarm acknowledged `by` the dealer or the supervisor: it leaves the banner (and stays in the journal).
