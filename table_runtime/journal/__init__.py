@@ -26,6 +26,7 @@ from table_runtime.journal.chain import (
     verify_connection,
     verify_file,
 )
+from table_runtime.journal.failures import JournalUnwritableError
 from table_runtime.journal.rows import JournalBodyError, JournalEntry, encode_body
 from table_runtime.journal.schema import JOURNAL_FILE, SCHEMA_VERSION, journal_path
 from table_runtime.journal.store import Journal, JournalClosedError
@@ -39,6 +40,7 @@ __all__ = [
     "JournalBrokenError",
     "JournalClosedError",
     "JournalEntry",
+    "JournalUnwritableError",
     "VerifyResult",
     "encode_body",
     "entry_hash",
