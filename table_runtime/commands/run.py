@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from table_runtime.commands.config import checked_config
 from table_runtime.config import ConfigInvalidError, TableConfig, describe
 from table_runtime.errors import ConfigError, TableError
+from table_runtime.journal import JournalUnwritableError
 from table_runtime.runtime.clock_sync import (
     FOLLOW_SECONDS,
     POLL_SECONDS,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("table_runtime.run")
 
+EXIT_JOURNAL_UNWRITABLE = 1  # the journal cannot be written (disk full, read-only, I/O error): restarted
 EXIT_REFUSED = 2  # a configuration or state the table refuses to start with: not worth restarting (the unit)
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 START_MARGIN_S = 30.0  # EXTEND_TIMEOUT_USEC beyond the clock wait's next poll
@@ -79,6 +81,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     try:
         return asyncio.run(serve(config, notifier=notifier))
+    except JournalUnwritableError as error:
+        # Not the configuration's fault and not for good (a full or failing card): exit 1, so systemd
+        # restarts it every RestartSec=, and it plays again once the card takes rows (docs/journal.md).
+        print(f"{error_prefix}table-runtime: error: {error}", file=sys.stderr)
+        notifier.status(f"cannot start, restarted: {error}")
+        return EXIT_JOURNAL_UNWRITABLE
     except TableError as error:
         print(f"{error_prefix}table-runtime: error: {error}", file=sys.stderr)
         notifier.status(f"refused to start, not restarted: {error}")
