@@ -13,7 +13,10 @@ A delivered event is not acknowledged to the shoe on delivery: the table
 acknowledges it (`acknowledge`) once its journal transaction is durable, so
 the shoe keeps the event, and resends it, until then (§3, "When the host
 acknowledges"). An event the table could not journal is handed back
-(`rewind`): the shoe's resend of it is delivered again.
+(`rewind`) and held here, with every event after it, until the shoe resends
+it (the shoe's own pace, 500 ms): then they are delivered again, in order. The
+sequencer is not moved back, so a resend racing the hand-back is never taken
+for a loss.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ class ShoeReceiver:
         self._decoder = FrameDecoder()
         self.acknowledged: int | None = None  # the last sequence the table acknowledged (this boot of the shoe)
         self._unacknowledged: deque[SequencedShoeEvent] = deque()  # delivered, in order, not yet acknowledged
+        self._taken_back: list[SequencedShoeEvent] = []  # handed back by the table, held until the shoe resends
 
     def reset(self) -> None:
         """A new connection: half a frame from before is dropped, nothing is placed before the next HELLO."""
@@ -94,6 +98,7 @@ class ShoeReceiver:
         if hello.boot_id != self._sequencer.boot_id:  # another boot: its sequence numbers are not ours
             self.acknowledged = None
             self._unacknowledged.clear()
+            self._taken_back.clear()
         self._apply(self._sequencer.on_hello(hello), received)
         self.identified = True
         return received
@@ -118,8 +123,10 @@ class ShoeReceiver:
                     received.events.append(decision.missed)
                 if decision.deliver:
                     self._deliver(frame, received)
-                elif decision.acknowledge is not None and self.acknowledged is not None:
-                    acknowledge = self.acknowledged  # a duplicate: say again what the table has kept, no more
+                elif decision.acknowledge is not None:
+                    self._resent(frame, received)
+                    if self.acknowledged is not None:
+                        acknowledge = self.acknowledged  # a duplicate: say again what the table kept, no more
                 if decision.resend_from is not None:
                     received.commands.append(Resend(decision.resend_from))
             elif frame.message_type == MessageType.HEARTBEAT:
@@ -140,16 +147,24 @@ class ShoeReceiver:
         return Ack(event.sequence)
 
     def rewind(self, event: SequencedShoeEvent) -> list[SequencedShoeEvent]:
-        """The table could not keep `event`: it and the events delivered after it are taken back (returned),
-        and the shoe's resend of them is delivered again. Nothing when `event` is not awaiting its ACK."""
+        """The table could not keep `event`: it and the events delivered after it are taken back (returned) and
+        held, with whatever arrives meanwhile, until the shoe resends `event`; then they are delivered again.
+        Nothing when `event` is not awaiting its ACK."""
         index = self._index_of(event)
         if index is None:
             return []
         taken_back = list(self._unacknowledged)[index:]
         for _ in taken_back:
             self._unacknowledged.pop()
-        self._sequencer.rewind(event.sequence)
+        self._taken_back = taken_back + self._taken_back
         return taken_back
+
+    def _resent(self, frame: Frame, received: Received) -> None:
+        """A duplicate: if it is the shoe's resend of the first event taken back, deliver the held events again."""
+        if self._taken_back and frame.sequence == self._taken_back[0].sequence:
+            received.events.extend(self._taken_back)
+            self._unacknowledged.extend(self._taken_back)
+            self._taken_back = []
 
     def _index_of(self, event: SequencedShoeEvent) -> int | None:
         # By identity: an equal event of another boot of the shoe is not this one.
@@ -188,6 +203,9 @@ class ShoeReceiver:
         if isinstance(event, ShoeEvent):
             if isinstance(event, GateChanged):
                 received.gate_locked = event.locked
+            if self._taken_back and isinstance(event, SequencedShoeEvent):
+                self._taken_back.append(event)  # behind the events taken back: in order or not at all
+                return
             if isinstance(event, SequencedShoeEvent):
                 self._unacknowledged.append(event)
             received.events.append(event)

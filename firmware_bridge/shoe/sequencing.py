@@ -83,13 +83,6 @@ class Sequencer:
         self.out_of_order += 1
         return Decision(resend_from=self._ask_if_behind(frame.sequence + 1, force=False))
 
-    def rewind(self, sequence: int) -> None:
-        """The host could not keep the event `sequence` it was given (its journal refused it): expect it again,
-        so the shoe's resend of it (it was never acknowledged) is delivered instead of dropped as a duplicate."""
-        if self.expected is not None and sequence_distance(self.expected, sequence) > 0:
-            self.expected = sequence % SEQUENCE_MODULUS
-            self._resend_asked_at = None
-
     def _accept(self, sequence: int) -> Decision:
         self.expected = (sequence + 1) % SEQUENCE_MODULUS
         self._resend_asked_at = None

@@ -10,6 +10,7 @@ which the runtime turns into the `journal_unwritable` alarm and a retry instead 
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 from pathlib import Path
 
@@ -60,4 +61,14 @@ def unwritable(path: Path, error: BaseException) -> JournalUnwritableError | Non
     if cause is None:
         return None
     detail = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    if cause == "I/O error" and _no_space_left(path):
+        # SQLite reports a full file system as an I/O error when it cannot grow its -wal/-shm files.
+        cause, detail = "disk full", f"{detail}; no space left on the file system"
     return JournalUnwritableError(path, cause, detail)
+
+
+def _no_space_left(path: Path) -> bool:
+    try:
+        return os.statvfs(path.parent).f_bavail == 0
+    except OSError:
+        return False

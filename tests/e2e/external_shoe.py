@@ -92,6 +92,16 @@ class RuntimeProcess:
         self.wait_exit()
 
 
+def loaded(snapshot: dict[str, Any]) -> bool:
+    """The shoe is online and the journal's shoe is loaded."""
+    return bool(snapshot["shoe"]["loaded"] and snapshot["devices"]["shoe"] == "online")
+
+
+def dealt(count: int) -> Callable[[dict[str, Any]], bool]:
+    """At least `count` cards dealt from the table's shoe."""
+    return lambda snapshot: bool(snapshot["shoe"]["cards_dealt"] >= count)
+
+
 def shoe_inputs(data_dir: Path) -> list[dict[str, Any]]:
     """The journal's inputs that came from the shoe, in order (read after the runtime stopped)."""
     with Journal.open(journal_path(data_dir)) as journal:

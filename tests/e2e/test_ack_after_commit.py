@@ -18,7 +18,7 @@ import pytest
 from simulators.mosquitto import free_port
 from simulators.shoe import SimulatedShoe
 from table_runtime.runtime.crash_points import ENVIRONMENT
-from tests.e2e.external_shoe import RuntimeProcess, external_shoe_config, shoe_inputs, wait_until
+from tests.e2e.external_shoe import RuntimeProcess, dealt, external_shoe_config, loaded, shoe_inputs, wait_until
 
 pytestmark = pytest.mark.timeout(180)
 CRASH_AT = 3
@@ -28,21 +28,6 @@ CRASH_AT = 3
 def shoe() -> Iterator[SimulatedShoe]:
     with SimulatedShoe(seed=11, announce=True) as simulated:
         yield simulated
-
-
-def loaded(snapshot: dict[str, object]) -> bool:
-    shoe = snapshot["shoe"]
-    devices = snapshot["devices"]
-    assert isinstance(shoe, dict) and isinstance(devices, dict)
-    return bool(shoe["loaded"] and devices["shoe"] == "online")
-
-
-def dealt(count: int) -> object:
-    def check(snapshot: dict[str, object]) -> bool:
-        shoe = snapshot["shoe"]
-        assert isinstance(shoe, dict)
-        return bool(shoe["cards_dealt"] >= count)
-    return check
 
 
 @pytest.mark.parametrize("point", ["before-commit", "after-commit"])
@@ -58,7 +43,7 @@ def test_a_kill_between_the_read_and_the_ack_journals_the_card_exactly_once(
         drawn = []
         for count in range(1, CRASH_AT):
             drawn.append(shoe.draw().code)
-            runtime.wait_for(f"card {count}", dealt(count))  # type: ignore[arg-type]
+            runtime.wait_for(f"card {count}", dealt(count))
         wait_until("the first cards acknowledged", lambda: shoe.firmware.unacknowledged == 0)
         drawn.append(shoe.draw().code)  # the runtime dies on this one
         assert runtime.wait_exit() == -9, runtime.log
@@ -71,10 +56,10 @@ def test_a_kill_between_the_read_and_the_ack_journals_the_card_exactly_once(
     restarted = RuntimeProcess(config, port)
     try:
         restarted.wait_for("the shoe online again", loaded)
-        snapshot = restarted.wait_for("the resent card", dealt(CRASH_AT))  # type: ignore[arg-type]
+        snapshot = restarted.wait_for("the resent card", dealt(CRASH_AT))
         wait_until("the resent card acknowledged", lambda: shoe.firmware.unacknowledged == 0)
         drawn.append(shoe.draw().code)  # and play goes on
-        snapshot = restarted.wait_for("the next card", dealt(CRASH_AT + 1))  # type: ignore[arg-type]
+        snapshot = restarted.wait_for("the next card", dealt(CRASH_AT + 1))
         assert snapshot["shoe"]["cards_dealt"] == CRASH_AT + 1
         kinds = [alarm["kind"] for alarm in snapshot["alarms"]]
         assert "shoe_count_mismatch" not in kinds and "missed_cards" not in kinds, snapshot["alarms"]
