@@ -92,6 +92,10 @@ class Hands:
     pins: TouchPanel = field(default_factory=TouchPanel)
     pin_factory: None = None
 
+    def zone_chips(self) -> dict[str, list[Any]]:
+        """The chips lying on each zone now (simulators.live_table.LiveHands starts from them)."""
+        return {zone: self.reader_sim.chips(zone) for zone in self.zones}
+
 
 @dataclass
 class Clocks:

@@ -8,7 +8,9 @@ systemd does not restart it every 2 s, and ``systemctl status`` shows the key
 in its status line. On SIGTERM/SIGINT the app notes "Stopping" in the journal,
 lets the feed publish what is left and its ``offline`` status, closes the
 devices, then the journal: every input was committed whole before it took
-effect, so nothing is half-written. Exit 0 after a signal.
+effect, so nothing is half-written. Exit 0 after a signal. A journal that cannot
+be written at start (a full or read-only card) is one line and exit 1: systemd
+restarts it until the card takes rows again (docs/journal.md).
 
 Under systemd (table_runtime/runtime/systemd.py): READY once the journal is
 replayed and every device is open, WATCHDOG pings from the event loop, a
