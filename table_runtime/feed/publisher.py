@@ -34,7 +34,7 @@ from table_runtime.errors import JournalError
 from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.messages import FeedMessage, messages_for_entry, state_message, status_message
 from table_runtime.feed.settings import FeedSettings
-from table_runtime.journal import Journal, JournalEntry
+from table_runtime.journal import Journal, JournalEntry, JournalUnwritableError
 
 logger = logging.getLogger("table_runtime.feed")
 
@@ -329,7 +329,10 @@ class FeedPublisher:
 
     async def _save_cursor(self) -> None:
         if self._cursor != self._saved_cursor:
-            await asyncio.to_thread(self._store_cursor)
+            # A full or read-only card: the cursor waits in memory (a restart republishes a little, QoS 1 anyway);
+            # the session goes on publishing the state and its journal_unwritable alarm.
+            with contextlib.suppress(JournalUnwritableError):
+                await asyncio.to_thread(self._store_cursor)
 
     def _store_cursor(self) -> None:
         cursor = self._cursor

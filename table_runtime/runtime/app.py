@@ -234,19 +234,16 @@ class TableApp:
         if not isinstance(event, (shoe_events.CardDrawn, shoe_events.ShoeShuffled, shoe_events.CutCardReached)):
             return
         origin = {"device": "shoe", "boot_id": self._shoe_boot_id, "sequence": event.sequence}
-        crash = isinstance(event, shoe_events.CardDrawn)
-        if crash:
-            self._crash_points.reached("before-commit")
         if isinstance(event, shoe_events.CardDrawn):  # the first card may lock the bets
+            self._crash_points.reached("before-commit")
             controller.draw(CardDrawn(card=Card.parse(event.code)), source="shoe", origin=origin)
+            self._crash_points.reached("after-commit")
         elif isinstance(event, shoe_events.ShoeShuffled):
             controller.submit(ShoeShuffled(shoe_id=shoe_id_of(event.shoe_id)), source="shoe", origin=origin)
         else:
             controller.submit(CutCardReached(), source="shoe", origin=origin)
         if self._shoe_boot_id is not None:
             self._shoe_journaled = (self._shoe_boot_id, event.sequence)
-        if crash:
-            self._crash_points.reached("after-commit")
 
     def _journaled_already(self, event: shoe_events.SequencedShoeEvent) -> bool:
         if not self._shoe_journaled_read:
