@@ -40,7 +40,7 @@ from table_runtime.feed.pipeline import publish_all, watch
 from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
 from table_runtime.feed.replay_server import ReplayResponder
 from table_runtime.feed.settings import FeedSettings
-from table_runtime.journal import GENESIS_HASH, Journal, JournalEntry
+from table_runtime.journal import GENESIS_HASH, Journal, JournalEntry, JournalUnwritableError
 
 logger = logging.getLogger("table_runtime.feed")
 
@@ -345,7 +345,10 @@ class FeedPublisher:
 
     async def _save_cursor(self) -> None:
         if self._cursor != self._saved_cursor:
-            await asyncio.to_thread(self._store_cursor)
+            # A full or read-only card: the cursor waits in memory (a restart republishes a little, QoS 1 anyway);
+            # the session goes on publishing the state and its journal_unwritable alarm.
+            with contextlib.suppress(JournalUnwritableError):
+                await asyncio.to_thread(self._store_cursor)
 
     def _store_cursor(self) -> None:
         cursor = self._cursor

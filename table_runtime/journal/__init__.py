@@ -27,6 +27,7 @@ from table_runtime.journal.chain import (
     verify_file,
 )
 from table_runtime.journal.checkpoints import Checkpoint
+from table_runtime.journal.failures import JournalUnwritableError
 from table_runtime.journal.rows import JournalBodyError, JournalEntry, encode_body
 from table_runtime.journal.schema import JOURNAL_FILE, SCHEMA_VERSION, journal_path
 from table_runtime.journal.store import Journal, JournalClosedError
@@ -41,6 +42,7 @@ __all__ = [
     "JournalBrokenError",
     "JournalClosedError",
     "JournalEntry",
+    "JournalUnwritableError",
     "VerifyResult",
     "encode_body",
     "entry_hash",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from table_runtime.errors import JournalError
 from table_runtime.journal.chain import GENESIS_HASH
+from table_runtime.journal.failures import unwritable
 
 JOURNAL_FILE = "journal.db"
 SCHEMA_VERSION = 1
@@ -68,7 +69,7 @@ def prepare_schema(db: sqlite3.Connection, path: Path) -> None:
                 db.execute("ROLLBACK")
             raise
     except sqlite3.Error as error:
-        raise JournalError(f"{path}: not a journal: {error}") from error
+        raise unwritable(path, error) or JournalError(f"{path}: not a journal: {error}") from error
 
 
 def read_journal_id(db: sqlite3.Connection, path: Path) -> str:

@@ -26,9 +26,12 @@ from table_runtime.journal.chain import (
     verify_from,
 )
 from table_runtime.journal.checkpoints import Checkpoint
+from table_runtime.journal.failures import JournalUnwritableError, unwritable
 from table_runtime.journal.file_check import check_existing_file
 from table_runtime.journal.rows import PAGE_ROWS, JournalBodyError, JournalEntry, check_kind, check_ts, encode_body
 from table_runtime.journal.schema import connect, fsync_directory, prepare_schema, read_journal_id
+
+__all__ = ["Journal", "JournalClosedError", "JournalUnwritableError"]
 
 
 class JournalClosedError(JournalError):
@@ -63,7 +66,7 @@ class Journal:
             path.parent.mkdir(parents=True, exist_ok=True)
             connection = connect(path)
         except (OSError, sqlite3.Error) as error:
-            raise JournalError(f"{path}: cannot open the journal: {error}") from error
+            raise unwritable(path, error) or JournalError(f"{path}: cannot open the journal: {error}") from error
         journal = cls(path, connection)
         try:
             prepare_schema(journal._db(), path)
@@ -230,7 +233,7 @@ class Journal:
                         db.execute("ROLLBACK")
                     raise
             except sqlite3.Error as error:
-                raise JournalError(f"{self._path}: append failed: {error}") from error
+                raise unwritable(self._path, error) or JournalError(f"{self._path}: append failed: {error}") from error
             if self.commit_observer is not None:
                 self.commit_observer(time.perf_counter() - started)
         return entries
@@ -289,6 +292,18 @@ class Journal:
                         break
             cursor.close()
         return starts[::-1]
+    def last_entry_with(self, kind: str, key: str) -> JournalEntry | None:
+        """The last row of `kind` whose body has the top-level `key`, searched from the end (e.g. the last input
+        that came from the shoe, with its `origin`)."""
+        with self._lock:
+            rows = self._db().execute(
+                "SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE kind = ? AND body LIKE ? "
+                "ORDER BY seq DESC LIMIT 50", (kind, f'%"{key}":%')).fetchall()
+        for seq, ts, row_kind, body_text, prev_hash, digest in rows:
+            body = json.loads(body_text)
+            if key in body:  # LIKE only narrows the rows down
+                return JournalEntry(seq, ts, row_kind, body, prev_hash, digest)
+        return None
 
     def verify(self) -> VerifyResult:
         """Check every row of the chain and the head; name the first bad row."""
@@ -315,7 +330,8 @@ class Journal:
                     (key, value),
                 )
             except sqlite3.Error as error:
-                raise JournalError(f"{self._path}: cannot store {key!r}: {error}") from error
+                raise unwritable(self._path, error) or JournalError(f"{self._path}: cannot store {key!r}: {error}"
+                                                                    ) from error
 
     def claim_writer(self) -> None:
         """Make this the only writer of the file: a second runtime on the same journal is refused, since two
@@ -333,10 +349,15 @@ class Journal:
             handle.close()
             raise JournalError(f"{self._path} is written by another runtime ({holder}): one journal, one writer"
                                ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}")
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"pid {os.getpid()}")
+            handle.flush()
+        except OSError as error:  # a full card: the claim (the flock) holds, the pid note is only for the message
+            if unwritable(lock_path, error) is None:
+                handle.close()
+                raise
         self._writer_lock = handle
 
     def release_writer(self) -> None:
