@@ -203,7 +203,8 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
                   + ("" if args.supervisor_pin else "; no supervisor PIN (--supervisor-pin): "
                      "the supervisor's alarms cannot be cleared"), file=sys.stderr)
             if args.pit_token:
-                print(f"pit view: http://{http[0]}:{http[1]}/?pit={args.pit_token}", file=sys.stderr)
+                # the token is a secret: never printed, the operator has it already
+                print(f"pit view: http://{http[0]}:{http[1]}/?pit=<the pit token>", file=sys.stderr)
         played = [0]  # rounds finished so far, also when a signal stops the demo
 
         def count(done: int) -> None:
