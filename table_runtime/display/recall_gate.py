@@ -1,5 +1,5 @@
 """When the display lets a screen recall rounds: one recall at a time, each screen at most once a second,
-and the pit's recalls spaced so the work of recalling never takes more than half the time.
+and the pit's recalls spaced so the work of recalling takes at most a third of the time.
 
 A recall replays the journal (docs/journal.md): CPU work that grows with the journal. It runs in a worker
 thread with its JSON encoding, so the event loop only sends the finished text; but a Python thread still
@@ -8,9 +8,10 @@ turn) slowed the dealer's snapshots from 1.5 ms to 65 ms. So:
 
 - one recall runs at a time, table-wide;
 - a screen (a WebSocket, or an address for ``/api/recall``) asks at most once per `RECALL_INTERVAL_S`;
-- a pit recall is refused at once ("recall_busy") while another runs, and until as long after the last
-  one ended as that one took (at least `RECALL_PIT_GAP_S`): the recall thread holds the interpreter at
-  most about half the time, whatever the number of pit screens;
+- a pit recall is refused at once ("recall_busy") while another runs, and until twice as long after the
+  last one ended as that one took (at least `RECALL_PIT_GAP_S`): the recall thread holds the interpreter
+  at most about a third of the time, whatever the number of pit screens (while it runs, the loop waits
+  for the interpreter up to sys.getswitchinterval(), 5 ms, at each turn);
 - the dealer's recall is never refused for the pit's: it waits for the running one (at most
   `RECALL_WAIT_S`), then runs.
 """
@@ -26,6 +27,7 @@ from typing import Any
 
 RECALL_INTERVAL_S = 1.0  # per screen (the refusal says "a second"): reading and encoding rounds is work
 RECALL_PIT_GAP_S = 0.5  # at least this long between the end of one recall and the start of a pit recall
+RECALL_PIT_IDLE_FACTOR = 2.0  # and at least this many times as long as that recall took
 RECALL_WAIT_S = 10.0  # how long the dealer's recall waits for the one running
 
 Recall = Callable[[int], list[dict[str, Any]]]
@@ -83,7 +85,7 @@ class RecallGate:
 
     def _finished(self, started: float) -> None:
         ended = self._clock()
-        self._pit_not_before = ended + max(RECALL_PIT_GAP_S, ended - started)
+        self._pit_not_before = ended + max(RECALL_PIT_GAP_S, RECALL_PIT_IDLE_FACTOR * (ended - started))
         self.ran += 1
         self._running.release()
 
