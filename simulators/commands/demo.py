@@ -91,10 +91,20 @@ def _http(text: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
+def _loopback(host: str) -> bool:
+    from table_runtime.display.request_guard import is_loopback_host  # the display's own rule (imports aiohttp)
+
+    return is_loopback_host(host)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.rounds is not None and args.rounds < 0:
         raise ConfigError("--rounds", "a whole number >= 0")
     _secrets(args)
+    http = _http(args.http)
+    if http is not None and args.pit_token is None and not args.fast and not _loopback(http[0]):
+        raise ConfigError("--http", f"{http[0]!r} serves the display to other machines: that needs --pit-token "
+                                    f"(or {ENV_PIT_TOKEN}), else 127.0.0.1")
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="table-demo-"))
     rules = profile(args.profile)
     journal = Journal.open(journal_path(data_dir))
@@ -216,7 +226,8 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
                   + ("" if args.supervisor_pin else "; no supervisor PIN (--supervisor-pin): "
                      "the supervisor's alarms cannot be cleared"), file=sys.stderr)
             if args.pit_token:
-                print(f"pit view: http://{http[0]}:{http[1]}/?pit={args.pit_token}", file=sys.stderr)
+                # the token is a secret: never printed, the operator has it already
+                print(f"pit view: http://{http[0]}:{http[1]}/?pit=<the pit token>", file=sys.stderr)
         played = [0]  # rounds finished so far, also when a signal stops the demo
 
         def count(done: int) -> None:

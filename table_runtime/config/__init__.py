@@ -16,7 +16,7 @@ Layout (see ``configs/demo.toml`` and ``configs/pi.toml``)::
     [pins]      BCM numbers of buttons, box_lamps (one per box), tower lights, buzzer; timings
     [mqtt]      url (absent: no feed), prefix, username, password_file, ca_file, cert_file, key_file, client_id,
                 replay_secret_env (the environment variable holding the floor's replay secret; absent: no replay)
-    [display]   host, port, language, supervisor_pin_file, pit_token_file
+    [display]   host, port, language, supervisor_pin_file, pit_token_file, allowed_hosts
     [metrics]   host, port                 # the Prometheus endpoint (absent: none; needs the `metrics` extra)
     [clock]     sync_wait_seconds          # how long start-up waits for a synchronised clock (docs/journal.md)
 

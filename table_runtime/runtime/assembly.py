@@ -143,7 +143,8 @@ def assemble(
         if with_display:
             display = config.display
             app.display = DisplayServer(app, host=display.host, port=display.port, language=display.language,
-                                        supervisor_pin=display.supervisor_pin, pit_token=display.pit_token)
+                                        supervisor_pin=display.supervisor_pin, pit_token=display.pit_token,
+                                        allowed_hosts=display.allowed_hosts)
         table = AssembledTable(config=config, app=app, journal=journal, simulated_shoe=simulated_shoe,
                                simulated_readers=simulated_readers, _stack=stack.pop_all())
     return table

@@ -190,7 +190,7 @@ export const STRINGS = {
     reason_no_answer: "la table ne répond pas",
     reason_failed: "la table n’a pas pu l’appliquer",
     reason_disconnected: "déconnecté du contrôleur",
-    reason_recall_busy: "une demande par seconde",
+    reason_recall_busy: "rappel occupé, réessayez dans un instant",
     reason_recall_failed: "le journal n’a pas pu être relu",
     protocol_error: "Message refusé par le contrôleur",
     // --- names of the people on a box, as a dealer says them
@@ -565,7 +565,7 @@ export const STRINGS = {
     reason_no_answer: "no answer from the table",
     reason_failed: "the table could not apply it",
     reason_disconnected: "disconnected from the controller",
-    reason_recall_busy: "one request a second",
+    reason_recall_busy: "recall busy, try again in a moment",
     reason_recall_failed: "the journal could not be read back",
     protocol_error: "Message refused by the controller",
     box_number: "Box {box}",
