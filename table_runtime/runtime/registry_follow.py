@@ -11,6 +11,7 @@ the table goes on with the registry it had.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -20,6 +21,7 @@ from table_runtime.chips.registry import RegisteredChip
 from table_runtime.errors import ConfigError
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
+from table_runtime.journal import JournalUnwritableError
 from table_runtime.runtime.controller import TableController
 
 REGISTRY_POLL_S = 2.0
@@ -75,5 +77,6 @@ class RegistryFollower:
                         "chips are checked against the registry read before"))
             return
         self.loads += 1
-        controller.report_zones(self.reporter.use_registry(registry))
+        with contextlib.suppress(JournalUnwritableError):  # the zones are reported again once the journal is back
+            controller.report_zones(self.reporter.use_registry(registry))
         controller.note({"type": "RegistryLoaded", "path": str(self.path), "chips": len(registry)})
