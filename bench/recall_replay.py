@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import statistics
 import subprocess
@@ -35,13 +36,22 @@ from table_runtime.runtime.recall import recall_rounds
 RULES, LIMITS = profile("fr-casino"), TableLimits()
 
 
-def timed(action: Callable[[], object], repeat: int = 3) -> float:
-    """The median seconds of `repeat` runs of `action`."""
+def timed(action: Callable[[], object], repeat: int = 5) -> float:
+    """The median seconds of `repeat` runs of `action` (wall clock)."""
+    return _median(action, repeat, time.perf_counter)
+
+
+def cpu(action: Callable[[], object], repeat: int = 5) -> float:
+    """The median CPU seconds of this process over `repeat` runs (less sensitive to a loaded machine)."""
+    return _median(action, repeat, time.process_time)
+
+
+def _median(action: Callable[[], object], repeat: int, clock: Callable[[], float]) -> float:
     times = []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = clock()
         action()
-        times.append(time.perf_counter() - started)
+        times.append(clock() - started)
     return statistics.median(times)
 
 
@@ -74,9 +84,11 @@ def audit(path: Path, every: int) -> float:
 
 def measure(path: Path, every: int) -> str:
     restart(path, every)  # the first start stores the terms recall reads
-    figures = [f"restart {timed(lambda: restart(path, every)) * 1000:.0f} ms",
-               f"recall --last 10 {timed(lambda: recall(path)) * 1000:.0f} ms in-process",
-               f"{timed(lambda: recall_command(path)) * 1000:.0f} ms as the command"]
+    figures = [f"restart {timed(lambda: restart(path, every)) * 1000:.0f} ms "
+               f"(CPU {cpu(lambda: restart(path, every)) * 1000:.0f} ms)",
+               f"recall --last 10 {timed(lambda: recall(path)) * 1000:.0f} ms in-process "
+               f"(CPU {cpu(lambda: recall(path)) * 1000:.0f} ms)",
+               f"{timed(lambda: recall_command(path), repeat=3) * 1000:.0f} ms as the command"]
     return ", ".join(figures)
 
 
@@ -109,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  without checkpoints: {measure(old, 10**12)}")
                 shutil.rmtree(old.parent)
             shutil.rmtree(path.parent)
+    print(f"load average at the end: {' '.join(f'{load:.1f}' for load in os.getloadavg())}")
     print(f"command: python -m bench.recall_replay {' '.join(argv if argv is not None else sys.argv[1:])}")
     return 0
 

@@ -135,6 +135,13 @@ class ClockConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class JournalConfig:
+    """How often the journal is checkpointed (docs/journal.md "Checkpoints")."""
+
+    checkpoint_rows: int = 2000  # rows between two checkpoints: a start replays at most this many and one round
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableConfig:
     """Everything one table runs with; built by `load_config`, passed down explicitly."""
 
@@ -150,6 +157,7 @@ class TableConfig:
     display: DisplayConfig
     metrics: MetricsConfig = MetricsConfig()
     clock: ClockConfig = ClockConfig()
+    journal: JournalConfig = JournalConfig()
 
     @property
     def journal_path(self) -> Path:

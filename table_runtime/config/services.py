@@ -14,6 +14,7 @@ from table_runtime.config.model import (
     LANGUAGES,
     ClockConfig,
     DisplayConfig,
+    JournalConfig,
     MetricsConfig,
     MqttConfig,
 )
@@ -151,6 +152,15 @@ def read_metrics(reader: Reader, document: dict[str, Any]) -> MetricsConfig:
     if port and isinstance(display, dict) and port == display.get("port", DisplayConfig().port):
         reader.problem("metrics.port", f"{port} is also display.port")
     return MetricsConfig(host=host, port=port)
+
+
+def read_journal(reader: Reader, document: dict[str, Any]) -> JournalConfig:
+    table = reader.table(document, "journal", "", allowed={"checkpoint_rows"})
+    rows = reader.value(table, "checkpoint_rows", "journal", int, JournalConfig().checkpoint_rows)
+    if not 100 <= rows <= 1_000_000:
+        reader.problem("journal.checkpoint_rows", f"{rows}: 100 to 1000000 rows between two checkpoints")
+        rows = JournalConfig().checkpoint_rows
+    return JournalConfig(checkpoint_rows=rows)
 
 
 def read_clock(reader: Reader, document: dict[str, Any]) -> ClockConfig:

@@ -109,6 +109,23 @@ def _verify_snapshot(db: sqlite3.Connection) -> VerifyResult:
     return result
 
 
+def verify_span(db: sqlite3.Connection, expected: int, prev_hash: str, last: int, last_hash: str) -> str | None:
+    """Why rows `expected`..`last` do not lead from `prev_hash` to `last_hash` (row `last`'s hash), if they do not:
+    the rows up to a checkpoint whose chain to the head was verified already."""
+    rows = db.execute("SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE seq BETWEEN ? AND ? "
+                      "ORDER BY seq", (expected, last)).fetchall()
+    for row in rows:
+        problem = row_problem(row, expected, prev_hash)
+        if problem is not None:
+            return problem[1]
+        expected, prev_hash = row[0] + 1, row[5]
+    if expected <= last:
+        return f"row {expected}: missing (deleted)"
+    if prev_hash != last_hash:
+        return f"row {last}: its hash is not the one its checkpoint sealed (rows before it rewritten)"
+    return None
+
+
 def verify_from(db: sqlite3.Connection, expected: int, prev_hash: str) -> VerifyResult:
     """Walk the rows from seq `expected` (whose `prev_hash` must be the one given) to the head, in the caller's
     read transaction; `rows` counts the rows walked."""

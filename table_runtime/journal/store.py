@@ -24,6 +24,7 @@ from table_runtime.journal.chain import (
     row_problem,
     verify_connection,
     verify_from,
+    verify_span,
 )
 from table_runtime.journal.checkpoints import Checkpoint
 from table_runtime.journal.failures import JournalUnwritableError, unwritable
@@ -51,6 +52,7 @@ class Journal:
         self._lock = threading.Lock()
         self._writer_lock: TextIO | None = None  # the writer's claim on <journal>.lock (`claim_writer`)
         self._start_checkpoint: Checkpoint | None = None
+        self._verified = (0, GENESIS_HASH)  # the head (seq, hash) as the open verified the chain up to it
         # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
         self.commit_observer: Callable[[float], None] | None = None
         self._journal_id: str | None = None  # read once (`journal_id`)
@@ -127,6 +129,7 @@ class Journal:
                             raise JournalBrokenError(self._path, *problem)
                         expected, prev_hash = checkpoint.seq + 1, checkpoint.chain_hash
                     result = verify_from(db, expected, prev_hash)
+                    head_seq, head_hash = db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
                 finally:
                     db.execute("COMMIT")
             except (sqlite3.Error, TypeError) as error:
@@ -134,6 +137,7 @@ class Journal:
         if not result.ok:
             raise JournalBrokenError(self._path, result.first_bad_seq, result.reason)
         self._start_checkpoint = checkpoint
+        self._verified = (int(head_seq), str(head_hash))
 
     @property
     def start_checkpoint(self) -> Checkpoint | None:
@@ -162,7 +166,7 @@ class Journal:
 
     def checkpoint_before(self, seq: int) -> Checkpoint | None:
         """The newest checkpoint at a row before `seq`, checked (seal, its row's hash, the chain from it to the
-        head); None when there is none."""
+        head; the rows the open verified are not walked again); None when there is none."""
         with self._lock:
             db = self._db()
             try:
@@ -171,9 +175,7 @@ class Journal:
                     checkpoint = checkpoints.latest(db, before=seq)
                     if checkpoint is None:
                         return None
-                    row = db.execute("SELECT hash FROM entries WHERE seq = ?", (checkpoint.seq,)).fetchone()
-                    reason = checkpoints.problem(checkpoint, None if row is None else str(row[0]))
-                    result = verify_from(db, checkpoint.seq + 1, checkpoint.chain_hash) if reason is None else None
+                    reason, result = self._chain_after(db, checkpoint)
                 finally:
                     db.execute("COMMIT")
             except sqlite3.Error as error:
@@ -183,6 +185,25 @@ class Journal:
         if result is not None and not result.ok:
             raise JournalBrokenError(self._path, result.first_bad_seq, result.reason)
         return checkpoint
+
+    def _chain_after(self, db: sqlite3.Connection, checkpoint: Checkpoint) -> tuple[str | None, VerifyResult | None]:
+        """Check `checkpoint` and the chain from it to the head, skipping the span the open verified (from its
+        checkpoint, or the first row, to the head as it was then)."""
+        row = db.execute("SELECT hash FROM entries WHERE seq = ?", (checkpoint.seq,)).fetchone()
+        reason = checkpoints.problem(checkpoint, None if row is None else str(row[0]))
+        if reason is not None:
+            return reason, None
+        start = self._start_checkpoint
+        begin, begin_hash = (0, GENESIS_HASH) if start is None else (start.seq, start.chain_hash)
+        verified, verified_hash = self._verified
+        if checkpoint.seq < begin:  # up to where the open's walk began
+            reason = verify_span(db, checkpoint.seq + 1, checkpoint.chain_hash, begin, begin_hash)
+        elif checkpoint.seq > verified:  # written since the open: the rows up to it
+            reason = verify_span(db, verified + 1, verified_hash, checkpoint.seq, checkpoint.chain_hash)
+            verified, verified_hash = checkpoint.seq, checkpoint.chain_hash
+        if reason is not None:
+            return reason, None
+        return None, verify_from(db, verified + 1, verified_hash)
 
     def checkpoints_until(self, seq: int) -> list[Checkpoint]:
         """The checkpoints at rows 1..`seq`, in order, as stored (the audit checks them)."""

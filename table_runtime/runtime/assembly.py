@@ -129,7 +129,8 @@ def assemble(
     with stack:
         journal = stack.enter_context(Journal.open(config.journal_path))
         controller = TableController(table_id=config.table_id, rules=config.rules, limits=config.limits,
-                                     journal=journal, clock=clock, zones=config.zones)
+                                     journal=journal, clock=clock, zones=config.zones,
+                                     checkpoint_rows=config.journal.checkpoint_rows)
         simulated_shoe = _simulated_shoe(shoe_url, start_shoe, controller.table, stack) if start_shoe else None
         shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else shoe_url,
                           heartbeat_timeout=SHOE_HEARTBEAT_TIMEOUT_S)

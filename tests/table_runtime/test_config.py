@@ -250,3 +250,12 @@ def test_check_config_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert lines[0].endswith("2 problems")
     assert {re.split(r":\s", line.strip(), maxsplit=1)[0] for line in lines[1:]} == {"pins.split",
                                                                                      "display.language"}
+
+
+def test_the_checkpoint_interval_is_configurable_and_checked(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, MINIMAL), environ={}).journal.checkpoint_rows == 2000
+    config = load_config(write(tmp_path, MINIMAL + "[journal]\ncheckpoint_rows = 500\n"), environ={})
+    assert config.journal.checkpoint_rows == 500
+    found = problems(tmp_path, MINIMAL + "[journal]\ncheckpoint_rows = 5\n")
+    assert found == {"journal.checkpoint_rows": "5: 100 to 1000000 rows between two checkpoints"}
+    assert "journal.every" in problems(tmp_path, MINIMAL + "[journal]\nevery = 5\n")

@@ -198,3 +198,16 @@ def test_a_truncated_file_is_refused(copy: Path) -> None:
         handle.truncate(size // 2)
     with pytest.raises(JournalError, match=r"journal\.db: the journal file is truncated: \d+ bytes where its header"):
         Journal.open(copy)
+
+
+def test_recall_refuses_a_row_forged_in_the_rounds_it_replays(copy: Path) -> None:
+    """Recall replays from the checkpoint before its first round: the rows from there are checked, those the open
+    did not walk (older than the newest checkpoint) included."""
+    with Journal.open(copy) as journal:
+        first = journal.last_round_starts(10)[0][0]
+        checkpoint = journal.checkpoint_before(first)
+        newest = journal.start_checkpoint
+    assert checkpoint is not None and newest is not None and checkpoint.seq < newest.seq
+    seq = forge_card(copy, after=checkpoint.seq, before=newest.seq)
+    with Journal.open(copy) as journal, pytest.raises(JournalBrokenError, match=f"row {seq}: hash does not match"):
+        recall_rounds(journal, RULES, LIMITS, last=10)
