@@ -11,11 +11,15 @@ the debounce's `vanish_scans`): by then every chip really there has joined, so
 after a restart a zone read as the journal left it is reported as such, never
 half-read. A new registry re-judges the chips on the table (`use_registry`).
 
-Pure: the caller passes each reader event with its time; no I/O.
+Pure: the caller passes each reader event with its time; no I/O. The runtime
+calls `reader_event` in a worker thread (a scan of thousands of junk tags costs
+tens of milliseconds of Python, too long for the event loop), so the two
+entries that change the zones hold a lock.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 
 from drivers.ports import ChipsScanned, ReaderEvent, ReaderOffline
@@ -50,6 +54,7 @@ class ZoneReporter:
         self._scans: dict[str, int] = {}  # zone -> scans read since the start (up to settle_scans)
         self._reported: dict[str, tuple[ZoneChip, ...]] = {}
         self._antennas: dict[str, str] = {}  # zone -> last antenna status name that was not OK
+        self._lock = threading.Lock()
 
     @property
     def zones(self) -> tuple[str, ...]:
@@ -72,6 +77,10 @@ class ZoneReporter:
 
     def reader_event(self, event: ReaderEvent) -> list[ZoneChanged | Alarm]:
         """One reader event: the zones it changed (or read enough to report first) and the device alarms."""
+        with self._lock:
+            return self._reader_event(event)
+
+    def _reader_event(self, event: ReaderEvent) -> list[ZoneChanged | Alarm]:
         if isinstance(event, ReaderOffline):
             unread = tuple(event.zones)
             self.tracker.unread(unread)
@@ -94,9 +103,10 @@ class ZoneReporter:
 
     def use_registry(self, registry: Mapping[str, RegisteredChip]) -> list[ZoneChanged]:
         """A new registry snapshot (a chip marked stolen mid-shift): the zones whose chips it judges otherwise."""
-        self.registry = registry
-        self.tracker.revalue()
-        return self._reports(set(self._reported))
+        with self._lock:
+            self.registry = registry
+            self.tracker.revalue()
+            return self._reports(set(self._reported))
 
     def _reports(self, zones: set[str]) -> list[ZoneChanged]:
         out = []

@@ -48,6 +48,22 @@ def refused_chip(zone: str, chip: ZoneChip) -> Alarm:
                  amounts=_amounts(expected_cents=chip.registry_cents, seen_cents=chip.tag_cents))
 
 
+LISTED_UIDS = 3  # UIDs an alarm for many refused chips names (the journaled ZoneChanged has them all)
+
+
+def refused_chips(zone: str, chips: Sequence[ZoneChip]) -> Alarm:
+    """Refused chips of one kind that joined `zone` together (a stack of fakes, junk tags): one alarm counting
+    them, naming the first few and the last one's amounts."""
+    if len(chips) == 1:
+        return refused_chip(zone, chips[0])
+    kind, last = chips[0].refused, chips[-1]
+    listed = ", ".join(chip.uid for chip in chips[:LISTED_UIDS])
+    more = f" and {len(chips) - LISTED_UIDS} more" if len(chips) > LISTED_UIDS else ""
+    return Alarm(kind=kind, box=zone_box(zone), rule=CHIP_RULES.get(kind, "TABLE.md chip integrity"),
+                 message=f"{zone}: {len(chips)} {kind.replace('_', ' ')}s {listed}{more}: {last.detail}",
+                 amounts=_amounts(expected_cents=last.registry_cents, seen_cents=last.tag_cents), count=len(chips))
+
+
 def past_posting(zone: str, locked: int, now: int, added: Sequence[ZoneChip], removed: Sequence[ZoneChip]) -> Alarm:
     moved = [("added", chip) for chip in added] + [("removed", chip) for chip in removed]
     listed = ", ".join(f"{verb} {chip.uid} ({euros(chip.cents)})" for verb, chip in moved)

@@ -144,8 +144,11 @@ class ChipWatch:
         first = zone not in self.reported
         self.reported.add(zone)
         before = {chip.uid: chip for chip in old}
-        out = [alarms.refused_chip(zone, chip) for chip in item.chips
-               if chip.refused and (chip.uid not in before or not before[chip.uid].refused)]
+        refused: dict[str, list[ZoneChip]] = {}  # by kind: one alarm counts them
+        for chip in item.chips:
+            if chip.refused and (chip.uid not in before or not before[chip.uid].refused):
+                refused.setdefault(chip.refused, []).append(chip)
+        out = [alarms.refused_chips(zone, chips) for chips in refused.values()]
         if self.phase == "betting":
             return out
         if zone not in self.locks:

@@ -114,6 +114,7 @@ def _header(table_id: str, seq: int, ts: float, type_: str) -> dict[str, Any]:
 DEFAULT_TYPES: dict[str, str] = {
     "alarm": "AlarmRaised",
     "alarm_cleared": "AlarmCleared",
+    "alarm_updated": "AlarmUpdated",
     "round": "RoundRecord",
     "status": "RuntimeStatus",
 }
@@ -146,6 +147,13 @@ def alarm_cleared_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
     return FeedMessage(topics.alarms, payload, entry.seq)
 
 
+def alarm_updated_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
+    """An open alarm counting one more of its kind on its box: its id, count, last message and amounts."""
+    payload = _header(topics.table_id, entry.seq, entry.ts, "AlarmUpdated")
+    payload["alarm"] = entry.body
+    return FeedMessage(topics.alarms, payload, entry.seq)
+
+
 def round_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
     payload = _header(topics.table_id, entry.seq, entry.ts, "RoundRecord")
     payload["round"] = entry.body
@@ -158,6 +166,7 @@ MessageBuilder = Callable[[Topics, JournalEntry], FeedMessage]
 ROUTES: dict[str, tuple[MessageBuilder, ...]] = {
     "alarm": (alarm_raised_message,),
     "alarm_cleared": (alarm_cleared_message,),
+    "alarm_updated": (alarm_updated_message,),
     "round": (round_message,),
 }
 

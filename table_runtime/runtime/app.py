@@ -32,6 +32,8 @@ from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 
+BURST_MAX = 64  # shoe events journaled in one step at most
+
 
 class TableApp:
     """Devices, display and feed wired to one controller; also the display's backend."""
@@ -157,12 +159,55 @@ class TableApp:
     # ----------------------------------------------------------------- shoe
 
     async def _shoe_loop(self, shoe: CardShoe) -> None:
-        try:
+        """The shoe's events in bursts: what arrived back to back (at most BURST_MAX) is taken together, the
+        cards of a burst journaled as one step (`on_shoe_burst`), and the loop is given back between bursts,
+        so a thousand cards a second are a few transactions and never block the loop for long."""
+        arrived: asyncio.Queue[shoe_events.ShoeEvent] = asyncio.Queue()
+
+        async def pump() -> None:
             async for event in shoe.events():
-                self.on_shoe_event(event)
+                arrived.put_nowait(event)
+
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                pumping = tasks.create_task(pump())
+                while not (pumping.done() and arrived.empty()):
+                    getting = asyncio.ensure_future(arrived.get())
+                    await asyncio.wait((getting, pumping), return_when=asyncio.FIRST_COMPLETED)
+                    if not getting.done():
+                        getting.cancel()
+                        continue
+                    burst = [getting.result()]
+                    while len(burst) < BURST_MAX and not arrived.empty():
+                        burst.append(arrived.get_nowait())
+                    self.on_shoe_burst(burst)
+                    await asyncio.sleep(0)
         finally:
             if self._shoe_timer is not None:
                 self._shoe_timer.cancel()
+
+    def on_shoe_burst(self, burst: Sequence[shoe_events.ShoeEvent]) -> None:
+        """Events that arrived together, in order: each run of cards (and unreadable cards) is one journaled step
+        with the shoe's alarms about them; any other event is taken alone (`on_shoe_event`)."""
+        run: list[shoe_events.ShoeEvent] = []
+        for event in [*burst, None]:
+            if isinstance(event, (shoe_events.CardDrawn, shoe_events.UnreadableCard)):
+                run.append(event)
+                continue
+            if len(run) == 1:
+                self.on_shoe_event(run[0])
+            elif run:
+                loop = asyncio.get_running_loop()
+                counts = TableCounts.of(self.controller.table)  # read by the door and online checks only
+                alarms = []
+                for item in run:
+                    log_device_event(item)
+                    alarms += self.shoe_watch.on_event(item, counts, loop.time())
+                self.controller.draw_all([CardDrawn(card=Card.parse(item.code)) for item in run
+                                          if isinstance(item, shoe_events.CardDrawn)], source="shoe", alarms=alarms)
+            run = []
+            if event is not None:
+                self.on_shoe_event(event)
 
     def on_shoe_event(self, event: shoe_events.ShoeEvent) -> None:
         """Cards, shuffles and the cut card into the round; the shoe's rules (core/shoe_watch.py) raise the alarms."""
@@ -213,15 +258,14 @@ class TableApp:
                 if self._readers_online >= {other.name for other in self.readers}:
                     self.controller.set_device("chips", "online")  # only once every reader reads its zones
             if isinstance(event, (ChipsScanned, ReaderOffline)):
-                self.report_chips(self.chips.reader_event(event))
+                # The edge's work is per tag (a hostile scan has thousands): off the loop, in order.
+                self.report_chips(await asyncio.to_thread(self.chips.reader_event, event))
 
     def report_chips(self, items: Sequence[ZoneChanged | Alarm]) -> None:
         """What the readers' edge made of an event: the zones that changed go to the core as one step (the
-        core raises the chip alarms); the readers' own alarms are the device's."""
-        self.controller.report_zones([item for item in items if isinstance(item, ZoneChanged)])
-        for item in items:
-            if isinstance(item, Alarm):
-                self.controller.raise_alarm(item)
+        core raises the chip alarms) and the readers' own alarms (the device's), all in one transaction."""
+        self.controller.report_zones([item for item in items if isinstance(item, ZoneChanged)],
+                                     [item for item in items if isinstance(item, Alarm)])
 
     # ------------------------------------------------------------- commands
 

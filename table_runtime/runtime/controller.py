@@ -14,7 +14,7 @@ turn and chips come back, and if a round was in play the controller says
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from table_runtime.core import commands
@@ -29,6 +29,7 @@ from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mappin
 from table_runtime.game.snapshot import payout_dict, table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal, JournalEntry
+from table_runtime.runtime.alarm_step import AlarmStep
 from table_runtime.runtime.alarms import AlarmBoard
 from table_runtime.version import installed_version
 
@@ -112,7 +113,7 @@ class TableController:
         """
         core = self.core
         table = core.table
-        for entry in self.journal.entries(kinds=("input", "alarm", "alarm_cleared")):  # events follow from inputs
+        for entry in self.journal.entries(kinds=("input", "alarm", "alarm_updated", "alarm_cleared")):
             if entry.kind == "input":
                 for event in core.apply(core_input_from_dict(entry.body)):
                     if isinstance(event, RoundStarted):
@@ -121,6 +122,8 @@ class TableController:
             elif entry.kind == "alarm":
                 self.alarms.raised(entry.body)
                 self._round_alarms.append(entry.body)
+            elif entry.kind == "alarm_updated":
+                self.alarms.updated(entry.body)  # the same body as in _round_alarms
             elif entry.kind == "alarm_cleared":
                 self.alarms.cleared(int(entry.body["id"]))
         round_ = table.round
@@ -147,10 +150,12 @@ class TableController:
         """Apply one input: journal it and its events in one transaction, then tell the listeners."""
         return self.submit_all([(item, source)])[0]
 
-    def submit_all(self, items: Sequence[tuple[CoreInput, str]]) -> list[list[Event]]:
+    def submit_all(self, items: Iterable[tuple[CoreInput, str]], *, alarms: Sequence[Alarm] = ()) -> list[list[Event]]:
         """Apply inputs (each with its source) as one step: all journaled in one transaction, the
         listeners told once, after the last (CONFIRM of the insurance window places every box's
         insurance and closes the window at once: a crash keeps all or none). The events per input.
+        `items` is read one at a time, each after the one before it was applied (`draw_all`); `alarms`
+        (the devices' own, of the same step) are journaled after them, in the same transaction.
 
         If the journal refuses the rows (a full or failing card), the table is put back as the
         journal has it and the `JournalError` is raised: nothing is shown or acted on that a
@@ -158,13 +163,12 @@ class TableController:
         """
         round_alarms, round_started_seq = list(self._round_alarms), self._round_started_seq
         try:
-            applied, alarms, closed = self._apply_and_journal(items)
+            applied, step, closed = self._apply_and_journal(items, alarms)
         except BaseException:
             self._round_alarms, self._round_started_seq = round_alarms, round_started_seq
             self.core = self._journaled_core()
             raise
-        for body in alarms:
-            self.alarms.raised(body)
+        step.show()
         if closed:
             self.recovered = False
         self._changed()
@@ -175,15 +179,26 @@ class TableController:
         inputs = (core_input_from_dict(entry.body) for entry in self.journal.entries(kinds=("input",)))
         return replay(self.rules, inputs, self.limits, zones=self.zones)
 
-    def report_zones(self, changes: Sequence[ZoneChanged]) -> None:
-        """Zones as the readers' edge judged them: those that differ from the core's are one journaled step."""
+    def report_zones(self, changes: Sequence[ZoneChanged], alarms: Sequence[Alarm] = ()) -> None:
+        """Zones as the readers' edge judged them (those that differ from the core's) and the readers' own
+        alarms of the same scan: one journaled step."""
         items = [(change, "chips") for change in changes if self.core.chips.differs(change)]
-        if items:
-            self.submit_all(items)
+        if items or alarms:
+            self.submit_all(items, alarms=alarms)
 
     def draw(self, item: CardDrawn, *, source: str) -> list[Event]:
         """A card out of the shoe (or entered by hand): the first of a round may lock the bets first."""
         return self.submit_all(self.core.card_inputs(item, source))[-1]
+
+    def draw_all(self, cards: Sequence[CardDrawn], *, source: str, alarms: Sequence[Alarm] = ()) -> None:
+        """Cards that came together (a burst from the shoe): each as `draw` would take it, all one step."""
+        core = self.core
+
+        def inputs() -> Iterator[tuple[CoreInput, str]]:
+            for card in cards:
+                yield from core.card_inputs(card, source)  # after the card before it was applied
+
+        self.submit_all(inputs(), alarms=alarms)
 
     def press(self, name: str, args: dict[str, Any], *, role: str, source: str,
               refusal_alarm: bool = False) -> dict[str, Any]:
@@ -205,11 +220,11 @@ class TableController:
         return reply
 
     def _apply_and_journal(
-        self, items: Sequence[tuple[CoreInput, str]]
-    ) -> tuple[list[list[Event]], list[dict[str, Any]], bool]:
+        self, items: Iterable[tuple[CoreInput, str]], device_alarms: Sequence[Alarm]
+    ) -> tuple[list[list[Event]], AlarmStep, bool]:
         rows: list[tuple[str, dict[str, Any]]] = []
+        step = AlarmStep(self.alarms, rows)
         applied: list[list[Event]] = []
-        alarms: list[dict[str, Any]] = []
         closed = False
         seq = self.journal.last_seq
         for item, source in items:
@@ -223,40 +238,51 @@ class TableController:
             closes = any(isinstance(event, (RoundClosed, RoundVoided)) for event in events)
             alarm_round = number if closes or self.table.round_in_play else 0  # 0: between rounds
             for event in events:
-                seq += 1
                 if isinstance(event, Alarm):
-                    body = self._alarm_body(event, seq, alarm_round)
-                    alarms.append(body)
-                    self._round_alarms.append(body)
-                    rows.append(("alarm", body))
+                    before = len(step.raised)
+                    seq = step.add(event, seq, alarm_round)
+                    self._round_alarms += step.raised[before:]
                     continue
+                seq += 1
                 if isinstance(event, RoundStarted):
                     self._round_alarms = [alarm for alarm in self._round_alarms if alarm["seq"] > input_seq]
                     self._round_started_seq = input_seq
                 rows.append(("event", {**to_dict(event), "round": number}))
             if closes:
-                seq += 1
-                rows.append(("round", self._round_record(seq)))
+                seq = step.flush(seq) + 1
+                rows.append(("round", self._round_record(seq, step)))
             closed = closed or closes
+        for alarm in device_alarms:
+            before = len(step.raised)
+            seq = step.add(alarm, seq, self._alarm_round())
+            self._round_alarms += step.raised[before:]
+        step.flush(seq)
         self.journal.append_many(rows, ts=self.clock())
-        return applied, alarms, closed
+        return applied, step, closed
 
-    def _alarm_body(self, alarm: Alarm, seq: int, number: int) -> dict[str, Any]:
-        return {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": str(alarm.kind),
-                "message": alarm.message, "rule": alarm.rule, "box": alarm.box, "amounts": dict(alarm.amounts),
-                "round": number, "acknowledged": False}
+    def _alarm_round(self) -> int:
+        round_ = self.table.round
+        return round_.number if round_ is not None and self.table.round_in_play else 0  # 0: between rounds
 
     def raise_alarm(self, alarm: Alarm) -> int:
-        """A device or chip alarm (not from the game): journaled, shown, published. Returns its id."""
-        seq = self.journal.last_seq + 1
-        round_ = self.table.round
-        number = round_.number if round_ is not None and self.table.round_in_play else 0  # 0: between rounds
-        body = self._alarm_body(alarm, seq, number)
-        self.journal.append("alarm", body, ts=self.clock())
-        self.alarms.raised(body)
-        self._round_alarms.append(body)
+        """A device or chip alarm (not from the game): journaled, shown, published. Returns its id (the open
+        alarm's when one counts its kind on its box)."""
+        self.raise_alarms([alarm])
+        counting = self.alarms.counting(alarm.kind, alarm.box)
+        return int(counting["id"]) if counting is not None else self.journal.last_seq
+
+    def raise_alarms(self, alarms: Sequence[Alarm]) -> None:
+        """Device alarms (not from the game) of one moment: one transaction, then shown and published."""
+        rows: list[tuple[str, dict[str, Any]]] = []
+        step = AlarmStep(self.alarms, rows)
+        seq = self.journal.last_seq
+        for alarm in alarms:
+            seq = step.add(alarm, seq, self._alarm_round())
+        step.flush(seq)
+        self.journal.append_many(rows, ts=self.clock())
+        self._round_alarms += step.raised
+        step.show()
         self._changed()
-        return seq
 
     def acknowledge(self, alarm_id: int, *, by: str = "dealer") -> bool:
         """An alarm acknowledged `by` the dealer or the supervisor: it leaves the banner (and stays in the journal).
@@ -283,7 +309,7 @@ class TableController:
             self.devices[name] = status
             self.note({"type": "DeviceStatus", "device": name, "status": status})
 
-    def _round_record(self, seq: int) -> dict[str, Any]:
+    def _round_record(self, seq: int, step: AlarmStep) -> dict[str, Any]:
         round_ = self.table.round
         assert round_ is not None
         return {
@@ -296,8 +322,7 @@ class TableController:
                        "hands": [[card.code for card in hand.cards] for hand in box.hands]}
                       for box in round_.boxes],
             "payouts": [payout_dict(payout) for payout in round_.payouts],
-            "alarms": [{key: alarm[key] for key in ("id", "kind", "box", "message", "rule", "amounts")}
-                       for alarm in self._round_alarms],
+            "alarms": [step.as_recorded(alarm) for alarm in self._round_alarms],
         }
 
     # -------------------------------------------------------------- views
@@ -311,6 +336,7 @@ class TableController:
             "table_id": self.table_id,
             "seq": self.journal.last_seq,
             "alarms": self.alarms.shown,
+            "alarms_hidden": self.alarms.hidden,
             "recovered": self.recovered,
             "devices": dict(self.devices),
             **self.core.snapshot_extra(),
