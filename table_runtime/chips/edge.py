@@ -27,7 +27,7 @@ from firmware_bridge.rfid import Tag
 from table_runtime.chips.integrity import check_chip, chip_value
 from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.zones import DebounceRule, ZoneTracker
-from table_runtime.core.inputs import ZoneChanged, ZoneChip
+from table_runtime.core.inputs import REFUSED_LISTED, ZoneChanged, ZoneChip
 from table_runtime.core.zones_due import zone_box
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
@@ -116,7 +116,7 @@ class ZoneReporter:
             chips = self.judged(zone)
             if self._reported.get(zone) != chips:
                 self._reported[zone] = chips
-                out.append(ZoneChanged(zone=zone, chips=chips))
+                out.append(_listed(zone, chips))
         return out
 
     def _antenna(self, zone: str, status: str) -> list[Alarm]:
@@ -129,3 +129,16 @@ class ZoneReporter:
         self._antennas[zone] = status
         return [Alarm(kind=AlarmKind.ANTENNA_FAULT, box=zone_box(zone), rule=RULE_ANTENNA,
                       message=f"{zone}: {ANTENNA_TROUBLE.get(status, status)}; its chips keep their last known state")]
+
+
+def _listed(zone: str, chips: tuple[ZoneChip, ...]) -> ZoneChanged:
+    """The zone's input: every good chip and the first REFUSED_LISTED refused ones, the others counted by kind."""
+    refused = [chip for chip in chips if chip.refused]
+    if len(refused) <= REFUSED_LISTED:
+        return ZoneChanged(zone=zone, chips=chips)
+    unlisted: dict[str, int] = {}
+    for chip in refused[REFUSED_LISTED:]:
+        unlisted[chip.refused] = unlisted.get(chip.refused, 0) + 1
+    listed = {chip.uid for chip in refused[:REFUSED_LISTED]}
+    return ZoneChanged(zone=zone, chips=tuple(chip for chip in chips if not chip.refused or chip.uid in listed),
+                       unlisted=tuple(sorted(unlisted.items())))

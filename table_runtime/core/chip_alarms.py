@@ -51,17 +51,22 @@ def refused_chip(zone: str, chip: ZoneChip) -> Alarm:
 LISTED_UIDS = 3  # UIDs an alarm for many refused chips names (the journaled ZoneChanged has them all)
 
 
-def refused_chips(zone: str, chips: Sequence[ZoneChip]) -> Alarm:
-    """Refused chips of one kind that joined `zone` together (a stack of fakes, junk tags): one alarm counting
-    them, naming the first few and the last one's amounts."""
-    if len(chips) == 1:
+def refused_chips(zone: str, chips: Sequence[ZoneChip], unlisted: int = 0, kind: str = "") -> Alarm:
+    """Refused chips of one kind that joined `zone` together (a stack of fakes, junk tags), `unlisted` more of
+    them not listed in the zone's input: one alarm counting them, naming the first few and the last one's
+    amounts."""
+    if len(chips) == 1 and not unlisted:
         return refused_chip(zone, chips[0])
-    kind, last = chips[0].refused, chips[-1]
+    kind = chips[0].refused if chips else kind
+    count = len(chips) + unlisted
     listed = ", ".join(chip.uid for chip in chips[:LISTED_UIDS])
-    more = f" and {len(chips) - LISTED_UIDS} more" if len(chips) > LISTED_UIDS else ""
+    more = count - min(len(chips), LISTED_UIDS)
+    named = f" {listed}{f' and {more} more' if more else ''}" if chips else " (not listed: past the zone's list)"
+    last = chips[-1] if chips else None
     return Alarm(kind=kind, box=zone_box(zone), rule=CHIP_RULES.get(kind, "TABLE.md chip integrity"),
-                 message=f"{zone}: {len(chips)} {kind.replace('_', ' ')}s {listed}{more}: {last.detail}",
-                 amounts=_amounts(expected_cents=last.registry_cents, seen_cents=last.tag_cents), count=len(chips))
+                 message=f"{zone}: {count} {kind.replace('_', ' ')}s{named}" + (f": {last.detail}" if last else ""),
+                 amounts=_amounts(expected_cents=None if last is None else last.registry_cents,
+                                  seen_cents=None if last is None else last.tag_cents), count=count)
 
 
 def past_posting(zone: str, locked: int, now: int, added: Sequence[ZoneChip], removed: Sequence[ZoneChip]) -> Alarm:

@@ -132,7 +132,7 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
         "recovered": {"type": "boolean"},
         "devices": {"type": "object", "additionalProperties": {"type": "string"}},
     },
-    optional={"payout_check": _PAYOUT_CHECK, "alarms_hidden": _COUNT},
+    optional={"payout_check": _PAYOUT_CHECK, "alarms_hidden": _COUNT, "held_cards_hidden": _COUNT},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

@@ -27,10 +27,12 @@ from firmware_bridge.shoe import events as shoe_events
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.edge import ZoneReporter
+from table_runtime.core.inputs import REFUSED_LISTED
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
+from table_runtime.game.snapshot import HELD_SHOWN
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.alarms import SHOWN_MAX
 from table_runtime.runtime.app import BURST_MAX, TableApp
@@ -94,7 +96,10 @@ def test_ten_thousand_junk_tags_in_one_scan_are_one_alarm_one_commit(table: Tabl
     assert len(table.commits) == 1  # the one scan that reported the zone: its input and its alarm together
     assert len(table.rows("alarm")) == 1
     (change,) = [body for body in table.rows("input") if body.get("zone") == "box1"]
-    assert len(change["chips"]) == 10_000  # nothing lost: the journal has every tag
+    # The input lists the first REFUSED_LISTED junk chips and counts the others: a small row, and the count kept.
+    assert len(change["chips"]) == REFUSED_LISTED
+    assert change["unlisted"] == {AlarmKind.COUNTERFEIT_CHIP: 10_000 - REFUSED_LISTED}
+    assert len(json.dumps(change)) < 10_000
     assert table.snapshot_bytes() < SNAPSHOT_CAP
 
     # Another storm on the same box while the alarm is open: the open alarm counts it (one row per step).
@@ -140,6 +145,9 @@ async def test_a_card_storm_is_one_alarm_and_a_few_commits(table: Table) -> None
     assert len(table.rows("alarm_updated")) <= 2 * -(-1000 // BURST_MAX)
     assert len([body for body in table.rows("input") if body["type"] == "CardDrawn"]) == 1000
     assert table.snapshot_bytes() < SNAPSHOT_CAP
+    snapshot = table.controller.snapshot()
+    held = len(table.controller.table.held_cards.codes)
+    assert len(snapshot["held_cards"]) == HELD_SHOWN and snapshot["held_cards_hidden"] == held - HELD_SHOWN
 
 
 async def test_unreadable_cards_in_a_burst_are_counted_by_one_alarm(table: Table) -> None:
