@@ -55,6 +55,8 @@ NOT_ALARMS = frozenset({
 FORWARDERS = frozenset({
     # Alarm(kind=chip.refused): a ChipProblemKind member (the edge's verdict), read from the Literal in integrity.py.
     ("table_runtime/core/chip_alarms.py", "refused_chip"),
+    # Alarm(kind=kind) in refused_chips: kind = chips[0].refused, the same ChipProblemKind member.
+    ("table_runtime/core/chip_alarms.py", "refused_chips"),
     # Alarm(kind=kind) in TableApp.security_alarm: the kinds are the literals of security_alarm(...) calls.
     ("table_runtime/runtime/app.py", "security_alarm"),
 })

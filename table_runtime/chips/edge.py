@@ -11,11 +11,15 @@ the debounce's `vanish_scans`): by then every chip really there has joined, so
 after a restart a zone read as the journal left it is reported as such, never
 half-read. A new registry re-judges the chips on the table (`use_registry`).
 
-Pure: the caller passes each reader event with its time; no I/O.
+Pure: the caller passes each reader event with its time; no I/O. The runtime
+calls `reader_event` in a worker thread (a scan of thousands of junk tags costs
+tens of milliseconds of Python, too long for the event loop), so the two
+entries that change the zones hold a lock.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 
 from drivers.ports import ChipsScanned, ReaderEvent, ReaderOffline
@@ -23,7 +27,7 @@ from firmware_bridge.rfid import Tag
 from table_runtime.chips.integrity import check_chip, chip_value
 from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.zones import DebounceRule, ZoneTracker
-from table_runtime.core.inputs import ZoneChanged, ZoneChip
+from table_runtime.core.inputs import REFUSED_LISTED, ZoneChanged, ZoneChip
 from table_runtime.core.zones_due import zone_box
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
@@ -50,6 +54,7 @@ class ZoneReporter:
         self._scans: dict[str, int] = {}  # zone -> scans read since the start (up to settle_scans)
         self._reported: dict[str, tuple[ZoneChip, ...]] = {}
         self._antennas: dict[str, str] = {}  # zone -> last antenna status name that was not OK
+        self._lock = threading.Lock()
 
     @property
     def zones(self) -> tuple[str, ...]:
@@ -72,6 +77,10 @@ class ZoneReporter:
 
     def reader_event(self, event: ReaderEvent) -> list[ZoneChanged | Alarm]:
         """One reader event: the zones it changed (or read enough to report first) and the device alarms."""
+        with self._lock:
+            return self._reader_event(event)
+
+    def _reader_event(self, event: ReaderEvent) -> list[ZoneChanged | Alarm]:
         if isinstance(event, ReaderOffline):
             unread = tuple(event.zones)
             self.tracker.unread(unread)
@@ -94,9 +103,10 @@ class ZoneReporter:
 
     def use_registry(self, registry: Mapping[str, RegisteredChip]) -> list[ZoneChanged]:
         """A new registry snapshot (a chip marked stolen mid-shift): the zones whose chips it judges otherwise."""
-        self.registry = registry
-        self.tracker.revalue()
-        return self._reports(set(self._reported))
+        with self._lock:
+            self.registry = registry
+            self.tracker.revalue()
+            return self._reports(set(self._reported))
 
     def reported(self) -> list[ZoneChanged]:
         """Every zone as last reported (after a journal outage the core may not have taken the last reports)."""
@@ -110,7 +120,7 @@ class ZoneReporter:
             chips = self.judged(zone)
             if self._reported.get(zone) != chips:
                 self._reported[zone] = chips
-                out.append(ZoneChanged(zone=zone, chips=chips))
+                out.append(_listed(zone, chips))
         return out
 
     def _antenna(self, zone: str, status: str) -> list[Alarm]:
@@ -123,3 +133,16 @@ class ZoneReporter:
         self._antennas[zone] = status
         return [Alarm(kind=AlarmKind.ANTENNA_FAULT, box=zone_box(zone), rule=RULE_ANTENNA,
                       message=f"{zone}: {ANTENNA_TROUBLE.get(status, status)}; its chips keep their last known state")]
+
+
+def _listed(zone: str, chips: tuple[ZoneChip, ...]) -> ZoneChanged:
+    """The zone's input: every good chip and the first REFUSED_LISTED refused ones, the others counted by kind."""
+    refused = [chip for chip in chips if chip.refused]
+    if len(refused) <= REFUSED_LISTED:
+        return ZoneChanged(zone=zone, chips=chips)
+    unlisted: dict[str, int] = {}
+    for chip in refused[REFUSED_LISTED:]:
+        unlisted[chip.refused] = unlisted.get(chip.refused, 0) + 1
+    listed = {chip.uid for chip in refused[:REFUSED_LISTED]}
+    return ZoneChanged(zone=zone, chips=tuple(chip for chip in chips if not chip.refused or chip.uid in listed),
+                       unlisted=tuple(sorted(unlisted.items())))

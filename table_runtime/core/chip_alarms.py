@@ -48,6 +48,27 @@ def refused_chip(zone: str, chip: ZoneChip) -> Alarm:
                  amounts=_amounts(expected_cents=chip.registry_cents, seen_cents=chip.tag_cents))
 
 
+LISTED_UIDS = 3  # UIDs an alarm for many refused chips names (the journaled ZoneChanged has them all)
+
+
+def refused_chips(zone: str, chips: Sequence[ZoneChip], unlisted: int = 0, kind: str = "") -> Alarm:
+    """Refused chips of one kind that joined `zone` together (a stack of fakes, junk tags), `unlisted` more of
+    them not listed in the zone's input: one alarm counting them, naming the first few and the last one's
+    amounts."""
+    if len(chips) == 1 and not unlisted:
+        return refused_chip(zone, chips[0])
+    kind = chips[0].refused if chips else kind
+    count = len(chips) + unlisted
+    listed = ", ".join(chip.uid for chip in chips[:LISTED_UIDS])
+    more = count - min(len(chips), LISTED_UIDS)
+    named = f" {listed}{f' and {more} more' if more else ''}" if chips else " (not listed: past the zone's list)"
+    last = chips[-1] if chips else None
+    return Alarm(kind=kind, box=zone_box(zone), rule=CHIP_RULES.get(kind, "TABLE.md chip integrity"),
+                 message=f"{zone}: {count} {kind.replace('_', ' ')}s{named}" + (f": {last.detail}" if last else ""),
+                 amounts=_amounts(expected_cents=None if last is None else last.registry_cents,
+                                  seen_cents=None if last is None else last.tag_cents), count=count)
+
+
 def past_posting(zone: str, locked: int, now: int, added: Sequence[ZoneChip], removed: Sequence[ZoneChip]) -> Alarm:
     moved = [("added", chip) for chip in added] + [("removed", chip) for chip in removed]
     listed = ", ".join(f"{verb} {chip.uid} ({euros(chip.cents)})" for verb, chip in moved)

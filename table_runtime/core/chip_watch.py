@@ -82,6 +82,7 @@ class ChipWatch:
 
     zones: tuple[str, ...]
     contents: dict[str, tuple[ZoneChip, ...]] = field(default_factory=dict)
+    unlisted: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)  # zone -> refused, not listed
     reported: set[str] = field(default_factory=set)  # zones the readers reported since the journal began
     phase: Phase = "betting"
     round_number: int = 0
@@ -107,7 +108,8 @@ class ChipWatch:
 
     def differs(self, item: ZoneChanged) -> bool:
         """Whether a report changes anything (a zone read again after a restart, as the journal has it: no)."""
-        return item.zone not in self.reported or self.contents.get(item.zone, ()) != item.chips
+        return (item.zone not in self.reported or self.contents.get(item.zone, ()) != item.chips
+                or self.unlisted.get(item.zone, ()) != item.unlisted)
 
     def verdicts(self, box: int) -> list[Verdict]:
         """The open double/split windows of `box` as the chips stand (what a DOUBLE or SPLIT now would find)."""
@@ -141,11 +143,19 @@ class ChipWatch:
         zone = item.zone
         old = self.contents.get(zone, ())
         self.contents[zone] = item.chips
+        old_unlisted = dict(self.unlisted.get(zone, ()))
+        self.unlisted[zone] = item.unlisted
         first = zone not in self.reported
         self.reported.add(zone)
         before = {chip.uid: chip for chip in old}
-        out = [alarms.refused_chip(zone, chip) for chip in item.chips
-               if chip.refused and (chip.uid not in before or not before[chip.uid].refused)]
+        refused: dict[str, list[ZoneChip]] = {}  # by kind: one alarm counts them
+        for chip in item.chips:
+            if chip.refused and (chip.uid not in before or not before[chip.uid].refused):
+                refused.setdefault(chip.refused, []).append(chip)
+        more = {kind: count - old_unlisted.get(kind, 0) for kind, count in item.unlisted
+                if count > old_unlisted.get(kind, 0)}  # refused chips not listed: counted by kind
+        out = [alarms.refused_chips(zone, refused.get(kind, []), more.get(kind, 0), kind)
+               for kind in [*refused, *(kind for kind in more if kind not in refused)]]
         if self.phase == "betting":
             return out
         if zone not in self.locks:

@@ -44,6 +44,8 @@ def core_state(core: TableCore) -> dict[str, Any]:
         "table": table_state(core.table),
         "zones": {zone: [_chip(chip) for chip in chips.contents[zone]] for zone in sorted(chips.contents)},
         "reported": sorted(chips.reported),
+        # refused chips a zone holds past those listed, by kind (absent in checkpoints written before it)
+        "unlisted": {zone: [[kind, count] for kind, count in chips.unlisted[zone]] for zone in sorted(chips.unlisted)},
     }
 
 
@@ -84,6 +86,8 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
         core.chips.contents = {str(zone): tuple(_zone_chip(chip) for chip in chips)
                                for zone, chips in state["zones"].items()}
         core.chips.reported = {str(zone) for zone in state["reported"]}
+        core.chips.unlisted = {str(zone): tuple((str(kind), int(count)) for kind, count in refused)
+                               for zone, refused in state.get("unlisted", {}).items()}
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise JournalError(f"a checkpoint's zones are unreadable: {error!r}") from error
     return core

@@ -30,16 +30,22 @@ class ZoneChip:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ZoneChanged:
-    """The stable contents of one zone changed (or were read for the first time since the start), by UID."""
+    """The stable contents of one zone changed (or were read for the first time since the start), by UID.
+
+    Refused chips past the first REFUSED_LISTED of a zone (thousands of junk tags) are not listed but
+    counted by kind in `unlisted`: they count for nothing, and a scan of them stays a small row.
+    """
 
     zone: str
     chips: tuple[ZoneChip, ...]
+    unlisted: tuple[tuple[str, int], ...] = ()  # (refused kind, how many), for refused chips not in `chips`
 
     @property
     def total_cents(self) -> int:
         return sum(chip.cents for chip in self.chips)
 
 
+REFUSED_LISTED = 32  # refused chips a ZoneChanged lists at most (the others are counted by kind)
 CoreInput = Input | ZoneChanged
 CHIP_INPUT_TYPES = frozenset({"ZoneChanged"})
 
@@ -53,7 +59,8 @@ def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
             ZoneChip(uid=str(chip["uid"]), cents=int(chip["cents"]), refused=str(chip.get("refused", "")),
                      detail=str(chip.get("detail", "")), registry_cents=chip.get("registry_cents"),
                      tag_cents=chip.get("tag_cents"))
-            for chip in body["chips"]))
+            for chip in body["chips"]),
+            unlisted=tuple((str(kind), int(count)) for kind, count in body.get("unlisted", {}).items()))
     except (KeyError, TypeError, ValueError) as error:
         raise CodecError(f"bad ZoneChanged input: {error}") from error
 
@@ -65,5 +72,6 @@ def core_to_dict(item: CoreInput) -> dict[str, Any]:
             {"uid": chip.uid, "cents": chip.cents, **({"refused": chip.refused, "detail": chip.detail,
                                                       "registry_cents": chip.registry_cents,
                                                       "tag_cents": chip.tag_cents} if chip.refused else {})}
-            for chip in item.chips], "type": "ZoneChanged", "schema_version": SCHEMA_VERSION}
+            for chip in item.chips], "type": "ZoneChanged", "schema_version": SCHEMA_VERSION,
+            **({"unlisted": dict(item.unlisted)} if item.unlisted else {})}
     return to_dict(item)

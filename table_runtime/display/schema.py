@@ -55,7 +55,9 @@ ALARM_SCHEMA: dict[str, Any] = _object(
     },
     # The live snapshot always says whether only the supervisor may acknowledge the alarm (docs/display.md);
     # a recalled round's alarms, read back from the journal, may leave it out.
-    optional={"supervisor": {"type": "boolean"}},
+    optional={"supervisor": {"type": "boolean"},
+              # how many alarms of its kind and box it stands for (an alarm journaled before it: none)
+              "count": {"type": "integer", "minimum": 1}},
 )
 
 _HAND = _object(
@@ -130,7 +132,7 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
         "recovered": {"type": "boolean"},
         "devices": {"type": "object", "additionalProperties": {"type": "string"}},
     },
-    optional={"payout_check": _PAYOUT_CHECK},
+    optional={"payout_check": _PAYOUT_CHECK, "alarms_hidden": _COUNT, "held_cards_hidden": _COUNT},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

@@ -126,6 +126,7 @@ def _header(table_id: str, journal: str | None, seq: int, ts: float, type_: str)
 DEFAULT_TYPES: dict[str, str] = {
     "alarm": "AlarmRaised",
     "alarm_cleared": "AlarmCleared",
+    "alarm_updated": "AlarmUpdated",
     "round": "RoundRecord",
     "status": "RuntimeStatus",
 }
@@ -163,6 +164,13 @@ def alarm_cleared_message(topics: Topics, entry: JournalEntry, journal: str | No
     return FeedMessage(topics.alarms, payload, entry.seq)
 
 
+def alarm_updated_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
+    """An open alarm counting one more of its kind on its box: its id, count, last message and amounts."""
+    payload = _header(topics.table_id, journal, entry.seq, entry.ts, "AlarmUpdated")
+    payload["alarm"] = entry.body
+    return FeedMessage(topics.alarms, payload, entry.seq)
+
+
 def round_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
     payload = _header(topics.table_id, journal, entry.seq, entry.ts, "RoundRecord")
     payload["round"] = entry.body
@@ -175,6 +183,7 @@ MessageBuilder = Callable[[Topics, JournalEntry, str | None], FeedMessage]
 ROUTES: dict[str, tuple[MessageBuilder, ...]] = {
     "alarm": (alarm_raised_message,),
     "alarm_cleared": (alarm_cleared_message,),
+    "alarm_updated": (alarm_updated_message,),
     "round": (round_message,),
 }
 

@@ -57,3 +57,13 @@ class AlarmKind(enum.StrEnum):
     ANTENNA_FAULT = "antenna_fault"
     # The display (table_runtime/display/).
     SUPERVISOR_PIN_LOCKED = "supervisor_pin_locked"
+
+
+# Kinds a hostile or broken input can raise by the thousand (junk tags, a card storm, a flapping antenna, a
+# mashed button): while one is open (not acknowledged) on a box, the next of the same kind and box updates
+# it (its `count`, last message and amounts: an `alarm_updated` journal row) instead of raising another.
+AGGREGATED_KINDS: frozenset[AlarmKind] = frozenset({
+    AlarmKind.COUNTERFEIT_CHIP, AlarmKind.VOID_CHIP, AlarmKind.STOLEN_CHIP, AlarmKind.OTHER_CASINO_CHIP,
+    AlarmKind.TAG_MISMATCH, AlarmKind.ANTENNA_FAULT, AlarmKind.CARD_NO_HAND, AlarmKind.CARD_OVERCOUNT,
+    AlarmKind.UNREADABLE_CARD, AlarmKind.COMMAND_REFUSED,
+})

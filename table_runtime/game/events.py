@@ -15,7 +15,8 @@ from table_runtime.game.cards import Card
 class Alarm:
     """A dealer error, a device fault or a rule breach: shown, journaled, published; never an exception.
 
-    `amounts` holds the money involved, in cents, by name (e.g. expected_cents, seen_cents).
+    `amounts` holds the money involved, in cents, by name (e.g. expected_cents, seen_cents). `count`: how many
+    of the same alarm this one stands for (refused chips of one kind joining a zone together).
     """
 
     kind: str
@@ -23,6 +24,7 @@ class Alarm:
     rule: str
     box: int | None = None
     amounts: tuple[tuple[str, int], ...] = ()
+    count: int = 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -47,6 +47,9 @@ def _boxes(round_: Round) -> list[dict[str, Any]]:
     return boxes
 
 
+HELD_SHOWN = 52  # held cards the snapshot lists at most (a card storm holds thousands): the others are counted
+
+
 def table_snapshot(table: Table) -> dict[str, Any]:
     """The game part of the snapshot contract (the runtime adds table id, seq, alarms, devices)."""
     round_ = table.round
@@ -59,7 +62,8 @@ def table_snapshot(table: Table) -> dict[str, Any]:
         "turn": None, "allowed": table.allowed(), "next_card": table.next_card_target,
         "bank": {"cards": [], "total": 0, "soft": False, "blackjack": False, "busted": False, "must_draw": False},
         "boxes": [],
-        "held_cards": table.held_cards.codes,
+        "held_cards": table.held_cards.codes[:HELD_SHOWN],
+        "held_cards_hidden": max(0, len(table.held_cards.codes) - HELD_SHOWN),
         "shoe": {"shoe_id": shoe.shoe_id, "cards_dealt": shoe.dealt, "cards_left": shoe.cards_left,
                  "burns_left": shoe.burns_left, "cut_card_reached": shoe.cut_card_reached, "loaded": shoe.loaded},
     }

@@ -23,7 +23,6 @@ from typing import Any
 
 from drivers.ports import CardShoe, ChipReader, ChipsScanned, DealerPanel, ReaderOffline, ReaderOnline, Tower
 from firmware_bridge.shoe import events as shoe_events
-from firmware_bridge.shoe.sequencing import sequence_distance
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.core.commands import panel_role
 from table_runtime.core.inputs import ZoneChanged
@@ -42,8 +41,10 @@ from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.journal_audit import audit_journal
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
+from table_runtime.runtime.shoe_marks import ShoeMarks
 
 JOURNAL_RETRY_S = 2.0  # how often an unwritable journal is tried again (the shoe's resends also try it)
+BURST_MAX = 64  # shoe events journaled in one step at most
 
 
 class TableApp:
@@ -66,9 +67,7 @@ class TableApp:
         self.controller = controller
         self.journal_retry_seconds = journal_retry_seconds  # while the journal cannot be written
         self._crash_points = crash_points or CrashPoints()
-        self._shoe_boot_id: int | None = None  # the boot of the shoe whose events arrive now
-        self._shoe_journaled: tuple[int, int] | None = None  # (boot id, sequence) of the last shoe event journaled
-        self._shoe_journaled_read = False
+        self._shoe_marks = ShoeMarks(controller.journal)  # which shoe events are journaled already
         self._in_outage = False
         self.registry = registry
         self.shoe = shoe
@@ -197,12 +196,85 @@ class TableApp:
     # ----------------------------------------------------------------- shoe
 
     async def _shoe_loop(self, shoe: CardShoe) -> None:
-        try:
+        """The shoe's events in bursts: what arrived back to back (at most BURST_MAX) is taken together, the
+        cards of a burst journaled as one step (`on_shoe_burst`), and the loop is given back between bursts,
+        so a thousand cards a second are a few transactions and never block the loop for long."""
+        arrived: asyncio.Queue[shoe_events.ShoeEvent] = asyncio.Queue()
+
+        async def pump() -> None:
             async for event in shoe.events():
-                self.on_shoe_event(event)
+                arrived.put_nowait(event)
+
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                pumping = tasks.create_task(pump())
+                while not (pumping.done() and arrived.empty()):
+                    getting = asyncio.ensure_future(arrived.get())
+                    await asyncio.wait((getting, pumping), return_when=asyncio.FIRST_COMPLETED)
+                    if not getting.done():
+                        getting.cancel()
+                        continue
+                    burst = [getting.result()]
+                    while len(burst) < BURST_MAX and not arrived.empty():
+                        burst.append(arrived.get_nowait())
+                    self.on_shoe_burst(burst)
+                    await asyncio.sleep(0)
         finally:
             if self._shoe_timer is not None:
                 self._shoe_timer.cancel()
+
+    def on_shoe_burst(self, burst: Sequence[shoe_events.ShoeEvent]) -> None:
+        """Events that arrived together, in order: each run of cards (and unreadable cards) is one journaled step
+        with the shoe's alarms about them; any other event is taken alone (`on_shoe_event`)."""
+        run: list[shoe_events.ShoeEvent] = []
+        for event in [*burst, None]:
+            if isinstance(event, (shoe_events.CardDrawn, shoe_events.UnreadableCard)):
+                run.append(event)
+                continue
+            if len(run) == 1:
+                self.on_shoe_event(run[0])
+            elif run:
+                self._take_cards(run)
+            run = []
+            if event is not None:
+                self.on_shoe_event(event)
+
+    def _take_cards(self, run: Sequence[shoe_events.ShoeEvent]) -> None:
+        """A run of cards (and unreadable cards) as one journaled step, acknowledged once it is durable: those
+        journaled before a restart are only acknowledged again; a journal that refuses the step hands the run
+        back for the shoe to resend."""
+        fresh: list[shoe_events.ShoeEvent] = []
+        for item in run:
+            if isinstance(item, shoe_events.SequencedShoeEvent) and self._shoe_marks.journaled_already(item.sequence):
+                self._acknowledge(item)  # journaled before a restart, not acknowledged: the shoe resent it
+            else:
+                fresh.append(item)
+        if not fresh:
+            return
+        loop = asyncio.get_running_loop()
+        counts = TableCounts.of(self.controller.table)  # read by the door and online checks only
+        alarms: list[Alarm] = []
+        for item in fresh:
+            log_device_event(item)
+            alarms += self.shoe_watch.on_event(item, counts, loop.time())
+        sequenced = [item for item in fresh if isinstance(item, shoe_events.SequencedShoeEvent)]
+        origin = self._shoe_marks.origin(sequenced[-1].sequence) if sequenced else None
+        self._crash_points.reached("before-commit")
+        try:
+            self.controller.draw_all([CardDrawn(card=Card.parse(item.code)) for item in fresh
+                                      if isinstance(item, shoe_events.CardDrawn)], source="shoe", alarms=alarms,
+                                     origin=origin)
+        except JournalUnwritableError:  # the journal_unwritable alarm is on; the shoe resends them
+            if self.shoe is not None:
+                for item in sequenced:
+                    self.shoe.redeliver(item)
+            return
+        self._crash_points.reached("after-commit")
+        if sequenced:
+            self._shoe_marks.committed(sequenced[-1].sequence)
+        self._schedule_shoe_check(loop)
+        for item in sequenced:
+            self._acknowledge(item)
 
     def on_shoe_event(self, event: shoe_events.ShoeEvent) -> None:
         """Cards, shuffles and the cut card into the round; the shoe's rules (core/shoe_watch.py) raise the alarms.
@@ -211,8 +283,8 @@ class TableApp:
         controller = self.controller
         sequenced = event if isinstance(event, shoe_events.SequencedShoeEvent) else None
         if isinstance(event, shoe_events.ShoeOnline):
-            self._shoe_boot_id = event.identity.boot_id
-        if sequenced is not None and self._journaled_already(sequenced):
+            self._shoe_marks.boot_id = event.identity.boot_id
+        if sequenced is not None and self._shoe_marks.journaled_already(sequenced.sequence):
             self._acknowledge(sequenced)  # journaled before a restart, not acknowledged: the shoe resent it
             return
         try:
@@ -235,7 +307,7 @@ class TableApp:
         controller = self.controller
         if not isinstance(event, (shoe_events.CardDrawn, shoe_events.ShoeShuffled, shoe_events.CutCardReached)):
             return
-        origin = {"device": "shoe", "boot_id": self._shoe_boot_id, "sequence": event.sequence}
+        origin = self._shoe_marks.origin(event.sequence)
         if isinstance(event, shoe_events.CardDrawn):  # the first card may lock the bets
             self._crash_points.reached("before-commit")
             controller.draw(CardDrawn(card=Card.parse(event.code)), source="shoe", origin=origin)
@@ -244,19 +316,7 @@ class TableApp:
             controller.submit(ShoeShuffled(shoe_id=shoe_id_of(event.shoe_id)), source="shoe", origin=origin)
         else:
             controller.submit(CutCardReached(), source="shoe", origin=origin)
-        if self._shoe_boot_id is not None:
-            self._shoe_journaled = (self._shoe_boot_id, event.sequence)
-
-    def _journaled_already(self, event: shoe_events.SequencedShoeEvent) -> bool:
-        if not self._shoe_journaled_read:
-            self._shoe_journaled_read = True
-            entry = self.controller.journal.last_entry_with("input", "origin")
-            origin = entry.body["origin"] if entry is not None else None
-            if isinstance(origin, dict) and origin.get("device") == "shoe" and origin.get("boot_id") is not None:
-                self._shoe_journaled = (int(origin["boot_id"]), int(origin["sequence"]))
-        last = self._shoe_journaled
-        return (last is not None and last[0] == self._shoe_boot_id
-                and sequence_distance(event.sequence, last[1]) <= 0)
+        self._shoe_marks.committed(event.sequence)
 
     def _acknowledge(self, event: shoe_events.SequencedShoeEvent) -> None:
         if self.shoe is not None:
@@ -294,16 +354,19 @@ class TableApp:
                 if self._readers_online >= {other.name for other in self.readers}:
                     self.controller.set_device("chips", "online")  # only once every reader reads its zones
             if isinstance(event, (ChipsScanned, ReaderOffline)):
-                self.report_chips(self.chips.reader_event(event))
+                # The edge's work is per tag (a hostile scan has thousands): off the loop, in order.
+                self.report_chips(await asyncio.to_thread(self.chips.reader_event, event))
 
     def report_chips(self, items: Sequence[ZoneChanged | Alarm]) -> None:
         """What the readers' edge made of an event: the zones that changed go to the core as one step (the
-        core raises the chip alarms); the readers' own alarms are the device's."""
-        with contextlib.suppress(JournalUnwritableError):  # refused: reported again once the journal is back
-            self.controller.report_zones([item for item in items if isinstance(item, ZoneChanged)])
-        for item in items:
-            if isinstance(item, Alarm):
-                self.controller.raise_alarm(item)
+        core raises the chip alarms) and the readers' own alarms (the device's), all in one transaction. While the
+        journal cannot be written the zones are refused (reported again once it is back) and the alarms held."""
+        alarms = [item for item in items if isinstance(item, Alarm)]
+        try:
+            self.controller.report_zones([item for item in items if isinstance(item, ZoneChanged)], alarms)
+        except JournalUnwritableError:
+            if alarms:
+                self.controller.raise_alarms(alarms)
 
     # ------------------------------------------------------------- commands
 

@@ -18,7 +18,7 @@ come back, and if a round was in play the controller says "recovered"
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from table_runtime.core import commands
@@ -34,9 +34,11 @@ from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal, JournalEntry, JournalUnwritableError
+from table_runtime.runtime.alarm_step import AlarmStep
 from table_runtime.runtime.alarms import AlarmBoard
 from table_runtime.runtime.checkpointing import CHECKPOINT_ROWS, resume, state_of
-from table_runtime.runtime.journal_outage import JournalOutage, outage_alarm
+from table_runtime.runtime.journal_outage import JournalOutage
+from table_runtime.runtime.outage_steps import JournalOutageSteps
 from table_runtime.runtime.terms import check_terms, round_record
 from table_runtime.version import installed_version
 
@@ -44,7 +46,7 @@ Listener = Callable[[], None]
 log = logging.getLogger(__name__)
 
 
-class TableController:
+class TableController(JournalOutageSteps):
     """The one place where the table changes. Not thread-safe: call it from the event loop only."""
 
     def __init__(
@@ -97,7 +99,7 @@ class TableController:
         self.core, self.alarms, self._checkpoint_seq = start.core, start.board, start.seq
         core = self.core
         table = core.table
-        entries = self.journal.entries(start.seq, kinds=("input", "alarm", "alarm_cleared"))
+        entries = self.journal.entries(start.seq, kinds=("input", "alarm", "alarm_updated", "alarm_cleared"))
         for entry in entries:  # the events follow from the inputs
             if entry.kind == "input":
                 for event in core.apply(core_input_from_dict(entry.body)):
@@ -107,6 +109,8 @@ class TableController:
             elif entry.kind == "alarm":
                 self.alarms.raised(entry.body)
                 self._round_alarms.append(entry.body)
+            elif entry.kind == "alarm_updated":
+                self.alarms.updated(entry.body)  # the same body as in _round_alarms
             elif entry.kind == "alarm_cleared":
                 self.alarms.cleared(int(entry.body["id"]))
         round_ = table.round
@@ -135,11 +139,13 @@ class TableController:
         which device message it was, written into its row as `origin` (the shoe's boot id and sequence)."""
         return self.submit_all([(item, source)], origin=origin)[0]
 
-    def submit_all(self, items: Sequence[tuple[CoreInput, str]], *,
+    def submit_all(self, items: Iterable[tuple[CoreInput, str]], *, alarms: Sequence[Alarm] = (),
                    origin: Mapping[str, Any] | None = None) -> list[list[Event]]:
         """Apply inputs (each with its source) as one step: all journaled in one transaction, the
         listeners told once, after the last (CONFIRM of the insurance window places every box's
         insurance and closes the window at once: a crash keeps all or none). The events per input.
+        `items` is read one at a time, each after the one before it was applied (`draw_all`); `alarms`
+        (the devices' own, of the same step) are journaled after them, in the same transaction.
 
         If the journal refuses the rows (a full or failing card), the table is put back as the
         journal has it and the `JournalError` is raised: nothing is shown or acted on that a
@@ -150,15 +156,14 @@ class TableController:
             raise self.outage.error  # refused before the core saw it: nothing to put back
         round_alarms, round_started_seq = list(self._round_alarms), self._round_started_seq
         try:
-            applied, alarms, closed = self._apply_and_journal(items, origin)
+            applied, step, closed = self._apply_and_journal(items, alarms, origin)
         except BaseException as error:
             self._round_alarms, self._round_started_seq = round_alarms, round_started_seq
             self.core = self._journaled_core()
             if isinstance(error, JournalUnwritableError):
                 self._start_outage(error)
             raise
-        for body in alarms:
-            self.alarms.raised(body)
+        step.show()
         if closed:
             self.recovered = False
         self._changed()
@@ -173,15 +178,28 @@ class TableController:
             core.apply(core_input_from_dict(entry.body))
         return core
 
-    def report_zones(self, changes: Sequence[ZoneChanged]) -> None:
-        """Zones as the readers' edge judged them: those that differ from the core's are one journaled step."""
+    def report_zones(self, changes: Sequence[ZoneChanged], alarms: Sequence[Alarm] = ()) -> None:
+        """Zones as the readers' edge judged them (those that differ from the core's) and the readers' own
+        alarms of the same scan: one journaled step."""
         items = [(change, "chips") for change in changes if self.core.chips.differs(change)]
-        if items:
-            self.submit_all(items)
+        if items or alarms:
+            self.submit_all(items, alarms=alarms)
 
     def draw(self, item: CardDrawn, *, source: str, origin: Mapping[str, Any] | None = None) -> list[Event]:
         """A card out of the shoe (or entered by hand): the first of a round may lock the bets first."""
         return self.submit_all(self.core.card_inputs(item, source), origin=origin)[-1]
+
+    def draw_all(self, cards: Sequence[CardDrawn], *, source: str, alarms: Sequence[Alarm] = (),
+                 origin: Mapping[str, Any] | None = None) -> None:
+        """Cards that came together (a burst from the shoe): each as `draw` would take it, all one step; `origin`:
+        the device message of the last."""
+        core = self.core
+
+        def inputs() -> Iterator[tuple[CoreInput, str]]:
+            for card in cards:
+                yield from core.card_inputs(card, source)  # after the card before it was applied
+
+        self.submit_all(inputs(), alarms=alarms, origin=origin)
 
     def press(self, name: str, args: dict[str, Any], *, role: str, source: str,
               refusal_alarm: bool = False) -> dict[str, Any]:
@@ -208,18 +226,20 @@ class TableController:
         return reply
 
     def _apply_and_journal(
-        self, items: Sequence[tuple[CoreInput, str]], origin: Mapping[str, Any] | None = None
-    ) -> tuple[list[list[Event]], list[dict[str, Any]], bool]:
+        self, items: Iterable[tuple[CoreInput, str]], device_alarms: Sequence[Alarm],
+        origin: Mapping[str, Any] | None = None
+    ) -> tuple[list[list[Event]], AlarmStep, bool]:
         rows: list[tuple[str, dict[str, Any]]] = []
+        step = AlarmStep(self.alarms, rows)
         applied: list[list[Event]] = []
-        alarms: list[dict[str, Any]] = []
         closed = False
         seq = self.journal.last_seq
         checkpoint: tuple[int, dict[str, Any]] | None = None
         for item, source in items:
             due = (isinstance(item, BetsLocked) and not self.table.round_in_play and seq > 0
                    and seq - self._checkpoint_seq >= self.checkpoint_rows)
-            state = state_of(self.core, [*self.alarms.active, *alarms], self.alarms.counts, alarms) if due else None
+            due = due and not step.raised and not step.updates  # a step's alarms are not on the board yet
+            state = state_of(self.core, self.alarms.active, self.alarms.counts) if due else None
             events = self.core.apply(item)
             if state is not None and any(isinstance(event, RoundStarted) for event in events):
                 checkpoint = (seq, state)  # the table just before the input that started a round
@@ -232,28 +252,34 @@ class TableController:
             closes = any(isinstance(event, (RoundClosed, RoundVoided)) for event in events)
             alarm_round = number if closes or self.table.round_in_play else 0  # 0: between rounds
             for event in events:
-                seq += 1
                 if isinstance(event, Alarm):
-                    body = self._alarm_body(event, seq, alarm_round)
-                    alarms.append(body)
-                    self._round_alarms.append(body)
-                    rows.append(("alarm", body))
+                    before = len(step.raised)
+                    seq = step.add(event, seq, alarm_round)
+                    self._round_alarms += step.raised[before:]
                     continue
+                seq += 1
                 if isinstance(event, RoundStarted):
                     self._round_alarms = [alarm for alarm in self._round_alarms if alarm["seq"] > input_seq]
                     self._round_started_seq = input_seq
                 rows.append(("event", {**to_dict(event), "round": number}))
             if closes:
-                seq += 1
+                seq = step.flush(seq) + 1
+                recorded = [step.as_recorded(alarm) for alarm in self._round_alarms]
                 rows.append(("round", round_record(self.table, self.table_id, seq, started_seq=self._round_started_seq,
-                                                      alarms=self._round_alarms)))
+                                                      alarms=recorded)))
             closed = closed or closes
-        if origin:  # on the last input: the device message it was (a card after the bet lock it brought)
-            next(body for kind, body in reversed(rows) if kind == "input")["origin"] = dict(origin)
+        for alarm in device_alarms:
+            before = len(step.raised)
+            seq = step.add(alarm, seq, self._alarm_round())
+            self._round_alarms += step.raised[before:]
+        step.flush(seq)
+        last_input = next((body for kind, body in reversed(rows) if kind == "input"), None)
+        if origin and last_input is not None:  # the device message the last input was (a card after its bet lock)
+            last_input["origin"] = dict(origin)
         self.journal.append_many(rows, ts=self.clock())
         if checkpoint is not None:
             self._checkpoint(*checkpoint)
-        return applied, alarms, closed
+        return applied, step, closed
 
     def _checkpoint(self, seq: int, state: dict[str, Any]) -> None:
         """Seal the state after row `seq`; a start replays from there. A checkpoint that fails costs only time."""
@@ -264,70 +290,39 @@ class TableController:
             return
         self._checkpoint_seq = written.seq
 
-    def _alarm_body(self, alarm: Alarm, seq: int, number: int) -> dict[str, Any]:
-        return {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": str(alarm.kind),
-                "message": alarm.message, "rule": alarm.rule, "box": alarm.box, "amounts": dict(alarm.amounts),
-                "round": number, "acknowledged": False}
+    def _alarm_round(self) -> int:
+        round_ = self.table.round
+        return round_.number if round_ is not None and self.table.round_in_play else 0  # 0: between rounds
 
     def raise_alarm(self, alarm: Alarm) -> int:
-        """A device or chip alarm (not from the game): journaled, shown, published. Returns its id.
+        """A device or chip alarm (not from the game): journaled, shown, published. Returns its id (the open
+        alarm's when one counts its kind on its box; a provisional, negative one while the journal cannot be
+        written)."""
+        return self.raise_alarms([alarm])[-1]
 
-        While the journal cannot be written it is shown at once and held (a provisional, negative id) until
-        the outage ends."""
-        round_ = self.table.round
-        number = round_.number if round_ is not None and self.table.round_in_play else 0  # 0: between rounds
-        body = self._alarm_body(alarm, self.journal.last_seq + 1, number)
+    def raise_alarms(self, alarms: Sequence[Alarm]) -> list[int]:
+        """Device alarms (not from the game) of one moment: one transaction, then shown and published; their ids.
+
+        While the journal cannot be written they are shown at once and held (runtime/journal_outage.py) until
+        the outage ends; one of a storm kind whose alarm is open only counts on it."""
+        rows: list[tuple[str, dict[str, Any]]] = []
+        step = AlarmStep(self.alarms, rows)
+        seq = self.journal.last_seq
+        for alarm in alarms:
+            seq = step.add(alarm, seq, self._alarm_round())
+        step.flush(seq)
         try:
-            self._write("alarm", body)
+            self._write_rows(rows)
         except JournalUnwritableError:
-            assert self.outage is not None
-            body = self._alarm_body(alarm, self.outage.provisional_id(), number)
-            self.outage.hold("alarm", body, self.clock())
-        self.alarms.raised(body)
-        self._round_alarms.append(body)
+            return self._hold_alarms(alarms)
+        self._round_alarms += step.raised
+        step.show()
         self._changed()
-        return int(body["id"])
+        return [self._alarm_id(alarm) for alarm in alarms]
 
-    # ------------------------------------------------- a journal that cannot be written
-
-    def _write(self, kind: str, body: dict[str, Any]) -> JournalEntry:
-        """One row outside an input's transaction (an alarm, a note); refused at once during an outage that a
-        retry does not end."""
-        if self.outage is not None and not self.retry_journal():
-            raise self.outage.error
-        try:
-            return self.journal.append(kind, body, ts=self.clock())
-        except JournalUnwritableError as error:
-            self._start_outage(error)
-            raise
-
-    def _start_outage(self, error: JournalUnwritableError) -> None:
-        if self.outage is not None:
-            self.outage.error = error
-            return
-        now = self.clock()
-        self.outage = outage = JournalOutage(error=error, since=now)
-        body = self._alarm_body(outage_alarm(error), outage.provisional_id(), 0)
-        outage.alarm = body
-        outage.hold("alarm", body, now)
-        self.alarms.raised(body)
-        self._changed()
-
-    def retry_journal(self) -> bool:
-        """Write what the outage held, in order; True once the journal takes rows again (the outage is over:
-        its alarm is journaled, then cleared `by: "journal"`, and a `JournalWritable` note says how long it
-        lasted). False while it still cannot be written."""
-        outage = self.outage
-        if outage is None:
-            return True
-        try:
-            outage.write_held(self.journal, self.alarms, now=self.clock())
-        except JournalUnwritableError as error:
-            outage.error = error
-            return False
-        self.outage = None
-        self._changed()
-        return True
+    def _alarm_id(self, alarm: Alarm) -> int:
+        counting = self.alarms.counting(str(alarm.kind), alarm.box)
+        return int(counting["id"]) if counting is not None else self.journal.last_seq
 
     def journal_broken(self, seq: int | None, reason: str) -> None:
         """The background audit found the rows before the start's checkpoint broken: a supervisor's alarm, and
@@ -382,6 +377,7 @@ class TableController:
             "table_id": self.table_id,
             "seq": self.journal.last_seq,
             "alarms": self.alarms.shown,
+            "alarms_hidden": self.alarms.hidden,
             "recovered": self.recovered,
             "devices": dict(self.devices),
             **self.core.snapshot_extra(),

@@ -53,7 +53,8 @@ def _same_terms(stored: str, table_id: str, rules: RuleOptions, limits: TableLim
 
 def round_record(table: Table, table_id: str, seq: int, *, started_seq: int,
                  alarms: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The `RoundRecord` of the round that closed at row `seq` (the feed's `rounds` message, recall's record)."""
+    """The `RoundRecord` of the round that closed at row `seq` (the feed's `rounds` message, recall's record);
+    `alarms` are the round's alarms as the record lists them."""
     round_ = table.round
     assert round_ is not None
     return {
@@ -66,6 +67,5 @@ def round_record(table: Table, table_id: str, seq: int, *, started_seq: int,
                    "hands": [[card.code for card in hand.cards] for hand in box.hands]}
                   for box in round_.boxes],
         "payouts": [payout_dict(payout) for payout in round_.payouts],
-        "alarms": [{key: alarm[key] for key in ("id", "kind", "box", "message", "rule", "amounts")}
-                   for alarm in alarms],
+        "alarms": list(alarms),  # as the round's record lists them (runtime/alarm_step.py `as_recorded`)
     }

@@ -99,6 +99,10 @@ export function renderAlarms(s, view) {
           // An unknown kind is shown as its id: a name the catalogue does not have yet.
           el("b", { class: "alarm-kind", text: tOr("alarm_" + alarm.kind, alarm.kind) }),
           alarm.box ? el("span", { class: "alarm-box", text: t("alarm_box", { box: alarm.box }) }) : null,
+          // One open alarm counts a storm of its kind on its box (junk tags, cards no hand can take).
+          alarm.count > 1
+            ? el("span", { class: "alarm-count", "data-count": alarm.count, title: t("alarm_count_title", { n: alarm.count }), text: t("alarm_count", { n: alarm.count }) })
+            : null,
           alarm.supervisor ? el("span", { class: "alarm-supervisor", text: t("alarm_supervisor") }) : null,
           amounts,
         ),
@@ -115,7 +119,10 @@ export function renderAlarms(s, view) {
   // The oldest alarms first, as many as the screen has room for (CSS: two, one on a small screen); the
   // others are counted and come up as the shown ones are acknowledged.
   rows.forEach((row, index) => row.setAttribute("data-rank", String(index)));
-  const waiting = (hidden) => (open.length > hidden ? el("div", { class: `alarm-more more-${hidden}`, text: t("alarms_waiting", { n: open.length - hidden }) }) : null);
+  // Alarms past the snapshot's cap (`alarms_hidden`) are waiting too.
+  const beyond = s.alarms_hidden || 0;
+  const waiting = (hidden) =>
+    open.length + beyond > hidden ? el("div", { class: `alarm-more more-${hidden}`, text: t("alarms_waiting", { n: open.length + beyond - hidden }) }) : null;
   replaceChildren(
     section,
     rows,

@@ -129,7 +129,8 @@ function renderBank(s) {
   $("bank").dataset.mustDraw = bank.must_draw ? "yes" : "no";
   const held = s.held_cards || [];
   $("held").hidden = held.length === 0;
-  $("held-cards").replaceChildren(...held.map(cardNode));
+  const more = s.held_cards_hidden || 0; // past the snapshot's cap (a card storm)
+  $("held-cards").replaceChildren(...held.map(cardNode), more ? el("span", { class: "held-more", text: `+${more}` }) : "");
 }
 
 function renderBoxes(s) {

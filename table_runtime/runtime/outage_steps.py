@@ -1,0 +1,93 @@
+"""The controller's steps while its journal cannot be written (full, read-only, failing): the outage starts at
+the first refused row, the alarms of the moment are shown at once and held (runtime/journal_outage.py), and
+`retry_journal` writes what was held once the card takes rows again (docs/journal.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from table_runtime.game.events import Alarm
+from table_runtime.journal import Journal, JournalEntry, JournalUnwritableError
+from table_runtime.runtime.alarm_step import alarm_body
+from table_runtime.runtime.alarms import AlarmBoard
+from table_runtime.runtime.journal_outage import JournalOutage, outage_alarm
+
+
+class JournalOutageSteps:
+    """Mixed into the table controller: what it does with rows its journal refuses."""
+
+    journal: Journal
+    alarms: AlarmBoard
+    clock: Callable[[], float]
+    outage: JournalOutage | None
+    _round_alarms: list[dict[str, Any]]
+
+    def _changed(self) -> None:
+        raise NotImplementedError
+
+    def _alarm_round(self) -> int:
+        raise NotImplementedError
+
+    def _hold_alarms(self, alarms: Sequence[Alarm]) -> list[int]:
+        """The journal is out: each alarm shown now and held for it (a storm kind's counts on its open alarm)."""
+        assert self.outage is not None
+        ids: list[int] = []
+        for alarm in alarms:
+            counting = self.alarms.counting(str(alarm.kind), alarm.box)
+            if counting is not None:
+                self.alarms.updated({"id": counting["id"], "count": int(counting.get("count", 1)) + alarm.count,
+                                     "message": alarm.message, "amounts": dict(alarm.amounts)})
+                ids.append(int(counting["id"]))
+                continue
+            body = alarm_body(alarm, self.outage.provisional_id(), self._alarm_round())
+            self.outage.hold("alarm", body, self.clock())
+            self.alarms.raised(body)
+            self._round_alarms.append(body)
+            ids.append(int(body["id"]))
+        self._changed()
+        return ids
+
+    def _write_rows(self, rows: Sequence[tuple[str, dict[str, Any]]]) -> list[JournalEntry]:
+        """Rows outside an input's transaction (alarms, a note); refused at once during an outage that a retry
+        does not end."""
+        if self.outage is not None and not self.retry_journal():
+            raise self.outage.error
+        try:
+            return self.journal.append_many(rows, ts=self.clock())
+        except JournalUnwritableError as error:
+            self._start_outage(error)
+            raise
+
+    def _write(self, kind: str, body: dict[str, Any]) -> JournalEntry:
+        return self._write_rows([(kind, body)])[0]
+
+    def _start_outage(self, error: JournalUnwritableError) -> None:
+        if self.outage is not None:
+            self.outage.error = error
+            return
+        now = self.clock()
+        self.outage = outage = JournalOutage(error=error, since=now)
+        body = alarm_body(outage_alarm(error), outage.provisional_id(), 0)
+        outage.alarm = body
+        outage.hold("alarm", body, now)
+        self.alarms.raised(body)
+        self._changed()
+
+    def retry_journal(self) -> bool:
+        """Write what the outage held, in order; True once the journal takes rows again (the outage is over:
+        its alarm is journaled, then cleared `by: "journal"`, and a `JournalWritable` note says how long it
+        lasted). False while it still cannot be written."""
+        outage = self.outage
+        if outage is None:
+            return True
+        try:
+            outage.write_held(self.journal, self.alarms, now=self.clock())
+        except JournalUnwritableError as error:
+            outage.error = error
+            return False
+        self.outage = None
+        self._changed()
+        return True
+
