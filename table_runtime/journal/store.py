@@ -4,7 +4,6 @@ and the writer's claim on the file."""
 from __future__ import annotations
 
 import fcntl
-import functools
 import json
 import os
 import sqlite3
@@ -73,7 +72,7 @@ class Journal:
     def path(self) -> Path:
         return self._path
 
-    @functools.cached_property
+    @property
     def journal_id(self) -> str:
         """This journal's id (32 hex digits, `journal.id` in meta, given at creation): every feed message names it."""
         with self._lock:
