@@ -8,10 +8,9 @@ the process dies, the unacknowledged batch is sent again after reconnecting:
 consumers see every seq at least once, in order, and drop repeats by seq.
 After each (re)connection the last `resend_on_connect` acknowledged entries go
 out again too: a broker without persistence, or one that crashed, may have
-acknowledged them without passing them on. Every message names the journal;
-the retained ``head`` (the journal's last seq and hash: at connection, after a
-burst, every `head_interval`) lets consumers see rows gone. With a replay secret
-it answers the floor's signed replay requests too (replay_server.py).
+acknowledged them without passing them on. Every message names the journal, and
+the retained ``head`` (heads.py) lets consumers see rows gone. With a replay
+secret it answers the floor's signed replay requests too (replay_server.py).
 
 The table never waits for the feed: the runtime appends to the journal, calls
 `notify()`, and carries on; with the broker down the backlog just grows. Nor
@@ -35,6 +34,7 @@ import aiomqtt
 
 from table_runtime.errors import JournalError
 from table_runtime.feed.backoff import Backoff
+from table_runtime.feed.heads import HeadSchedule
 from table_runtime.feed.messages import FeedMessage, head_message, messages_for_entry, state_message, status_message
 from table_runtime.feed.pipeline import publish_all, watch
 from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
@@ -77,7 +77,7 @@ class FeedPublisher:
         self.topics = settings.topics
         self._journal = journal
         self._journal_id = journal.journal_id
-        self._head_sent: tuple[int, float] | None = None  # seq of the last head published, and when (loop time)
+        self._heads = HeadSchedule(settings.head_interval)
         self.replay = (ReplayResponder(settings.replay_secret.reveal().encode(), journal, self.topics,
                                        publish_timeout=settings.publish_timeout)
                        if settings.replay_secret is not None else None)
@@ -289,13 +289,13 @@ class FeedPublisher:
                 if entries:
                     position = entries[-1].seq
                     await self._save_cursor()
-                    if self._head_due(position, idle=False):
+                    if self._heads.due(position, idle=False, now=asyncio.get_running_loop().time()):
                         await self._publish_head(client, watcher)
                     continue
                 while inflight:
                     await self._settle_oldest(inflight, watcher)
                 await self._save_cursor()
-                if self._head_due(position, idle=True):  # after a burst, and every head_interval
+                if self._heads.due(position, idle=True, now=asyncio.get_running_loop().time()):
                     await self._publish_head(client, watcher)
                 if self._stopped.is_set():
                     return
@@ -371,13 +371,6 @@ class FeedPublisher:
     def _read(self, after_seq: int, limit: int) -> list[JournalEntry]:
         return list(self._journal.entries(after_seq, limit))
 
-    def _head_due(self, position: int, *, idle: bool) -> bool:
-        """Due `head_interval` after the last one, and once a burst is sent (`idle`) past the last one's seq."""
-        if self._head_sent is None:
-            return True
-        seq, when = self._head_sent
-        return (idle and position > seq) or asyncio.get_running_loop().time() - when >= self.settings.head_interval
-
     def _journal_head(self) -> tuple[int, str]:
         last = self._journal.last_seq
         row = next(iter(self._journal.entries(last - 1, 1)), None) if last else None
@@ -388,7 +381,7 @@ class FeedPublisher:
         seq, hash_ = await asyncio.to_thread(self._journal_head)
         await self._publish(client, watcher, [head_message(self.topics, journal=self._journal_id, seq=seq,
                                                            hash_=hash_, ts=self._clock())])
-        self._head_sent = (seq, asyncio.get_running_loop().time())
+        self._heads.sent(seq, asyncio.get_running_loop().time())
 
     def _on_message(self, client: aiomqtt.Client, message: aiomqtt.Message) -> None:
         if self.replay is not None and str(message.topic) == self.replay.topic:

@@ -50,6 +50,7 @@ class ReplayResponder:
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self._secret = secret
         self._journal = journal
+        self._journal_id = journal.journal_id
         self._topics = topics
         self._timeout = publish_timeout
         self._max_rows = max_rows
@@ -114,7 +115,7 @@ class ReplayResponder:
             return
         async with self._lock:
             last_seq = await asyncio.to_thread(lambda: self._journal.last_seq)
-            reason = check_range(request, journal=self._journal.journal_id, last_seq=last_seq,
+            reason = check_range(request, journal=self._journal_id, last_seq=last_seq,
                                  max_rows=self._max_rows)
             if reason is not None:
                 await self._refuse(client, request.reply_to, request.request_id, reason)
@@ -148,7 +149,7 @@ class ReplayResponder:
 
     def _encode_rows(self, request: ReplayRequest) -> list[Publication]:
         """The rows' ``events`` payloads, encoded (in a worker thread)."""
-        table_id, journal_id = self._topics.table_id, self._journal.journal_id
+        table_id, journal_id = self._topics.table_id, self._journal_id
         return [(request.reply_to, encode_payload(event_payload(table_id, journal_id, entry)), 1, False)
                 for entry in self._journal.entries(request.from_seq - 1, request.rows)]
 

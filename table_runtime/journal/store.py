@@ -55,7 +55,6 @@ class Journal:
         self._verified = (0, GENESIS_HASH)  # the head (seq, hash) as the open verified the chain up to it
         # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
         self.commit_observer: Callable[[float], None] | None = None
-        self._journal_id: str | None = None  # read once (`journal_id`)
 
     @classmethod
     def open(cls, path: str | Path) -> Journal:
@@ -96,12 +95,9 @@ class Journal:
 
     @property
     def journal_id(self) -> str:
-        """This journal's id (32 hex digits), given when the file was created, or on the first open of a journal
-        written before ids: the feed names it in every message, so a new journal is not taken for the old one."""
-        if self._journal_id is None:
-            with self._lock:
-                self._journal_id = read_journal_id(self._db(), self._path)
-        return self._journal_id
+        """This journal's id (32 hex digits, `journal.id` in meta, given at creation): every feed message names it."""
+        with self._lock:
+            return read_journal_id(self._db(), self._path)
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
