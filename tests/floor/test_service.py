@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 
@@ -31,7 +32,7 @@ async def publishing(url: str, prefix: str, journals: dict[str, Journal]) -> Asy
 
 
 @contextlib.asynccontextmanager
-async def floor(store: FloorStore, config_args: tuple[str, list[str], str], **floor: object
+async def floor(store: FloorStore, config_args: tuple[str, list[str], str], **floor: Any
                 ) -> AsyncIterator[FloorService]:
     service = FloorService(floor_config(*config_args, **floor), store)
     task = asyncio.create_task(service.run())
