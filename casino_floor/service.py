@@ -95,6 +95,7 @@ class FloorService:
                 self._clients.append((broker, client))
             self.counters.sessions += 1
             self.connected.set()
+            logger.info("following the tables on %s", ", ".join(broker.address.url for broker, _ in self._clients))
             async with asyncio.TaskGroup() as tasks:
                 for _, client in self._clients:
                     tasks.create_task(self._read(client))
