@@ -69,6 +69,12 @@ def clear_row(row: Row) -> tuple[Any, ...]:
     return row.table_id, row.journal, _int(cleared.get("id")), row.seq, row.ts, str(cleared.get("by", ""))
 
 
+async def _prepare(connection: asyncpg.Connection) -> None:
+    """Each pooled connection's own staging table for COPY (emptied by every commit)."""
+    await connection.execute("CREATE TEMP TABLE IF NOT EXISTS events_in (LIKE events INCLUDING DEFAULTS) "
+                             "ON COMMIT DELETE ROWS")
+
+
 class FloorStore:
     """A pool of connections to the floor's database; `write` one `Batch` per transaction."""
 
@@ -80,13 +86,12 @@ class FloorStore:
     async def open(cls, dsn: str, *, password: str | None = None, method: WriteMethod = "copy",
                    size: int = 4) -> FloorStore:
         """Connect and bring the schema up to date."""
-        pool = await asyncpg.create_pool(dsn, password=password, min_size=1, max_size=size)
+        connection = await asyncpg.connect(dsn, password=password)
         try:
-            async with pool.acquire() as connection:
-                await migrate(connection)
-        except BaseException:
-            await pool.close()
-            raise
+            await migrate(connection)
+        finally:
+            await connection.close()
+        pool = await asyncpg.create_pool(dsn, password=password, min_size=1, max_size=size, init=_prepare)
         return cls(pool, method=method)
 
     async def close(self) -> None:
@@ -130,8 +135,6 @@ class FloorStore:
         elif self.method == "executemany":
             await connection.executemany(_VALUES, records)
         else:
-            await connection.execute("CREATE TEMP TABLE IF NOT EXISTS events_in (LIKE events INCLUDING DEFAULTS) "
-                                     "ON COMMIT DELETE ROWS")
             await connection.copy_records_to_table("events_in", records=records, columns=_COLUMNS)
             await connection.execute(f"INSERT INTO events ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} "
                                      "FROM events_in ON CONFLICT DO NOTHING")
