@@ -57,7 +57,7 @@ async def _table_side(url_port: int, prefix: str, entries: list[JournalEntry], i
             if request.get("mac") != _mac(request):
                 continue
             for entry in entries[request["from_seq"] - 1:request["to_seq"]]:
-                payload = {**event_message(topics, entry).payload, "journal": ident}
+                payload = event_message(topics, entry, ident).payload
                 await client.publish(request["reply_to"], json.dumps(payload), qos=1)
             await client.publish(request["reply_to"], json.dumps(
                 {"type": "ReplayDone", "request_id": request["request_id"], "journal": request["journal"],
@@ -83,7 +83,7 @@ async def test_a_gap_is_asked_for_and_filled_by_the_table(
         async with aiomqtt.Client("127.0.0.1", floor_broker.port) as publisher:  # rows 20..39 lost on the way
             for entry in entries:
                 if not 20 <= entry.seq <= 39:
-                    payload = {**event_message(topics, entry).payload, "journal": ident}
+                    payload = event_message(topics, entry, ident).payload
                     await publisher.publish(topics.events, json.dumps(payload), qos=1)
         await until_stored(database, {"T1": entries[-1].seq}, seconds=30)
         floor.cancel()
