@@ -24,11 +24,13 @@ from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
 from simulators.mosquitto import MosquittoBroker
 from table_runtime.feed.messages import Topics, event_message
+from table_runtime.feed.publisher import FeedPublisher
+from table_runtime.feed.settings import FeedSettings
 from table_runtime.journal import JournalEntry
 from tests.floor.journals import journal_id, play
 from tests.floor.support import floor_toml, until_stored
 
-SECRET = "shared-replay-secret"
+SECRET = "shared-replay-secret"  # 20 bytes: the tables ask for 16 at least
 
 
 def _mac(request: dict[str, Any]) -> str:
@@ -102,3 +104,38 @@ async def test_a_gap_is_asked_for_and_filled_by_the_table(
     assert [(a["kind"], a["first_seq"], a["last_seq"]) for a in alarms] == [("gap", 20, 39)]
     assert all(alarm["cleared_at"] is not None for alarm in alarms)
     assert service.counters.replay_done >= 1
+
+
+async def test_a_floor_joining_late_gets_the_rows_from_the_tables_own_replay(
+        tmp_path: Path, floor_broker: MosquittoBroker, store: FloorStore, database: str, prefix: str) -> None:
+    """The table's real publisher (with its replay secret) published before the floor existed; the floor sees
+    the retained head, asks, and the table's own responder answers."""
+    journal = play(tmp_path / "t1.db", "T1", 3)
+    last_seq = journal.last_seq
+    feed_settings = FeedSettings.from_mapping(
+        {"url": floor_broker.url, "prefix": prefix, "table_id": "T1", "backoff_initial": 0.05, "backoff_max": 0.4,
+         "poll_interval": 0.05, "replay_secret_env": "TABLE_REPLAY_SECRET"}, environ={"TABLE_REPLAY_SECRET": SECRET})
+    config = config_from_mapping(tomllib.loads(floor_toml(database, [floor_broker.url], prefix, gap_grace=0.3,
+                                                          replay_retry=1.0)),
+                                 environ={"FLOOR_REPLAY_SECRET": SECRET})
+    try:
+        async with FeedPublisher(feed_settings, journal) as feed, asyncio.TaskGroup() as tasks:
+            publishing = tasks.create_task(feed.run())
+            async with asyncio.timeout(30):
+                await feed.wait_published(last_seq)
+            service = FloorService(config, store)
+            floor = tasks.create_task(service.run())
+            await until_stored(database, {"T1": last_seq}, seconds=60)
+            floor.cancel()
+            feed.stop()
+            await publishing
+    finally:
+        journal.close()
+    connection = await asyncpg.connect(database)
+    try:
+        count = await connection.fetchval("SELECT count(*) FROM events")
+        gaps = await connection.fetch("SELECT first_seq, cleared_at FROM floor_alarms WHERE kind = 'gap'")
+    finally:
+        await connection.close()
+    assert count == last_seq and service.counters.replay_requests >= 1 and service.counters.replay_done >= 1
+    assert gaps and all(gap["cleared_at"] is not None for gap in gaps) and gaps[0]["first_seq"] == 1
