@@ -1,4 +1,5 @@
-"""Imports point one way, down: firmware_bridge <- drivers <- table_runtime <- simulators (docs/architecture.md).
+"""Imports point one way, down: firmware_bridge <- drivers <- table_runtime <- casino_floor <- simulators
+(docs/architecture.md; the floor service consumes the tables' feeds, and the floor demo in simulators drives it).
 
 Every module is parsed with `ast` (nothing is imported or executed), so an import inside a function, under
 `if TYPE_CHECKING:` or in a `try:` counts like any other. Also checked: the device ports import no
@@ -16,7 +17,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-LAYERS = ("firmware_bridge", "drivers", "table_runtime", "simulators")  # each may import only those before it
+# Each may import only those before it.
+LAYERS = ("firmware_bridge", "drivers", "table_runtime", "casino_floor", "simulators")
 PORTS = "drivers/ports.py"
 BUILDS_DRIVERS = frozenset({"table_runtime/runtime/assembly.py"})  # the one product module that makes real devices
 PURE_CORE = ("table_runtime/game", "table_runtime/core")  # the round engine and the table core over it

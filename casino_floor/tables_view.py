@@ -1,0 +1,229 @@
+"""What the pit sees of each table, folded from the feed's messages (pure: no I/O, no clock).
+
+`FloorView.apply(topic_name, payload)` takes one decoded feed payload as it arrived on
+``{prefix}/tables/{tableId}/{topic_name}`` (``status``, ``state``, ``events``, ``alarms``, ``rounds``,
+``head``) or a floor alarm (topic name ``floor_alarms``, a row of the store's floor_alarms table as a dict);
+`overview()` is the JSON-ready state the pit page shows. Delivery is at least once and out of order across
+reconnects, so everything is idempotent: a round is counted once per (journal, round number), an alarm is
+one per (journal, id), a state older than the one shown is ignored.
+
+Money: ``drop_cents`` is what was staked in the shift's settled rounds (every stake of every payout:
+seated, behind, doubles, splits, insurance), ``win_cents`` the house's win (minus the players' net),
+``hold_pct`` the win over the drop in percent (None with no drop).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from casino_floor.shifts import Shifts
+from table_runtime.core.commands import SUPERVISOR_ACK_KINDS
+
+TOPICS = frozenset({"status", "state", "events", "alarms", "rounds", "head", "floor_alarms"})
+_SUPERVISOR = frozenset(str(kind) for kind in SUPERVISOR_ACK_KINDS)
+
+
+def _int(value: Any, default: int = 0) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+@dataclass(slots=True)
+class ShiftMoney:
+    rounds: int = 0
+    drop_cents: int = 0
+    win_cents: int = 0
+
+    def to_dict(self, shift: str) -> dict[str, Any]:
+        hold = round(100 * self.win_cents / self.drop_cents, 2) if self.drop_cents else None
+        return {"shift": shift, "rounds": self.rounds, "drop_cents": self.drop_cents, "win_cents": self.win_cents,
+                "hold_pct": hold}
+
+
+@dataclass(slots=True)
+class TableView:
+    """One table as the pit sees it."""
+
+    table_id: str
+    status: str = "unknown"
+    status_reason: str | None = None
+    version: str | None = None
+    journal: str | None = None
+    seq: int = 0
+    ts: float | None = None
+    state_seq: int = -1
+    snapshot: dict[str, Any] = field(default_factory=dict)
+    phase: str | None = None
+    round: int = 0
+    alarms: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # open, by (journal, id)
+    cleared: set[tuple[str, int]] = field(default_factory=set)
+    rounds_seen: set[tuple[str, int]] = field(default_factory=set)
+    money: dict[str, ShiftMoney] = field(default_factory=dict)
+    head: dict[str, Any] | None = None
+    floor_alarms: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def touch(self, payload: dict[str, Any]) -> None:
+        journal = payload.get("journal")
+        if isinstance(journal, str) and journal:
+            if journal != self.journal and self.journal is not None:  # a new journal: a new sequence
+                self.seq, self.state_seq = 0, -1
+            self.journal = journal
+        self.seq = max(self.seq, _int(payload.get("seq")))
+        ts = payload.get("ts")
+        if isinstance(ts, (int, float)) and not isinstance(ts, bool):
+            self.ts = float(ts) if self.ts is None else max(self.ts, float(ts))
+
+    def journal_of(self, payload: dict[str, Any]) -> str:
+        journal = payload.get("journal")
+        return journal if isinstance(journal, str) else (self.journal or "")
+
+
+class FloorView:
+    """Every followed table's overview, folded from its messages; see the module docstring."""
+
+    def __init__(self, *, shifts: Shifts | None = None, tables: tuple[str, ...] = ()) -> None:
+        self.shifts = shifts or Shifts()
+        self._tables: dict[str, TableView] = {}
+        for table_id in tables:
+            self.table(table_id)
+
+    def table(self, table_id: str) -> TableView:
+        view = self._tables.get(table_id)
+        if view is None:
+            view = self._tables[table_id] = TableView(table_id)
+        return view
+
+    def apply(self, topic_name: str, payload: dict[str, Any]) -> None:
+        """Fold one message in; a message of no known topic or without a table id is ignored."""
+        table_id = payload.get("table_id")
+        if topic_name not in TOPICS or not isinstance(table_id, str) or not table_id:
+            return
+        view = self.table(table_id)
+        if topic_name == "floor_alarms":
+            self._floor_alarm(view, payload)
+            return
+        view.touch(payload)
+        if topic_name == "status":
+            view.status = str(payload.get("status") or "unknown")
+            view.status_reason = payload.get("reason") if isinstance(payload.get("reason"), str) else None
+            view.version = payload.get("version") if isinstance(payload.get("version"), str) else None
+        elif topic_name == "state":
+            self._state(view, payload)
+        elif topic_name == "head":
+            view.head = {key: payload.get(key) for key in ("journal", "seq", "hash", "ts")}
+        elif topic_name == "alarms":
+            alarm = payload.get("alarm")
+            if isinstance(alarm, dict):
+                self._alarm(view, view.journal_of(payload), payload.get("type"), alarm)
+        elif topic_name == "rounds":
+            record = payload.get("round")
+            if isinstance(record, dict):
+                self._round(view, view.journal_of(payload), record, payload.get("ts"))
+        else:
+            self._event(view, payload)
+
+    def _state(self, view: TableView, payload: dict[str, Any]) -> None:
+        snapshot = payload.get("snapshot")
+        seq = _int(payload.get("seq"))
+        if not isinstance(snapshot, dict) or seq < view.state_seq:
+            return
+        view.state_seq, view.snapshot = seq, snapshot
+        view.phase = snapshot.get("phase") if isinstance(snapshot.get("phase"), str) else view.phase
+        view.round = _int(snapshot.get("round"), view.round)
+        shown = snapshot.get("alarms")
+        if isinstance(shown, list):  # the table's own list of open alarms at `seq` wins over older messages
+            journal = view.journal or ""
+            keep = {key: alarm for key, alarm in view.alarms.items() if _int(alarm.get("seq")) > seq}
+            for alarm in shown:
+                if isinstance(alarm, dict) and (journal, _int(alarm.get("id"))) not in view.cleared:
+                    keep[(journal, _int(alarm.get("id")))] = {**alarm, "seq": _int(alarm.get("seq"), seq)}
+            view.alarms = keep
+
+    def _event(self, view: TableView, payload: dict[str, Any]) -> None:
+        kind, body, journal = payload.get("kind"), payload.get("body"), view.journal_of(payload)
+        if not isinstance(body, dict):
+            return
+        if kind == "alarm":
+            self._alarm(view, journal, "AlarmRaised", body)
+        elif kind == "alarm_cleared":
+            self._alarm(view, journal, "AlarmCleared", body)
+        elif kind == "round":
+            self._round(view, journal, body, payload.get("ts"))
+        elif kind == "event" and _int(payload.get("seq")) > view.state_seq:
+            if body.get("type") == "PhaseChanged" and isinstance(body.get("phase"), str):
+                view.phase = body["phase"]
+            if body.get("type") == "RoundStarted":
+                view.round = max(view.round, _int(body.get("round")))
+
+    def _alarm(self, view: TableView, journal: str, type_: Any, alarm: dict[str, Any]) -> None:
+        key = (journal, _int(alarm.get("id")))
+        if type_ == "AlarmCleared":
+            view.cleared.add(key)
+            view.alarms.pop(key, None)
+        elif key not in view.cleared:
+            view.alarms[key] = alarm
+
+    def _round(self, view: TableView, journal: str, record: dict[str, Any], ts: Any) -> None:
+        key = (journal, _int(record.get("round")))
+        if key in view.rounds_seen or not isinstance(ts, (int, float)):
+            return
+        view.rounds_seen.add(key)
+        money = view.money.setdefault(self.shifts.name_of(float(ts)), ShiftMoney())
+        money.rounds += 1
+        for payout in record.get("payouts") or ():
+            if isinstance(payout, dict):
+                money.drop_cents += _int(payout.get("staked_cents"))
+                money.win_cents -= _int(payout.get("net_cents"))
+
+    def _floor_alarm(self, view: TableView, row: dict[str, Any]) -> None:
+        alarm_id = _int(row.get("id"))
+        if row.get("cleared_at") is not None:
+            view.floor_alarms.pop(alarm_id, None)
+        else:
+            view.floor_alarms[alarm_id] = {key: row.get(key) for key in
+                                           ("id", "kind", "journal", "first_seq", "last_seq", "message", "raised_at")}
+
+    def overview(self) -> dict[str, Any]:
+        """The pit's view: every table (by id), and the floor's money per shift."""
+        tables = [self._table_overview(self._tables[table_id]) for table_id in sorted(self._tables)]
+        totals: dict[str, ShiftMoney] = {}
+        for view in self._tables.values():
+            for shift, money in view.money.items():
+                total = totals.setdefault(shift, ShiftMoney())
+                total.rounds += money.rounds
+                total.drop_cents += money.drop_cents
+                total.win_cents += money.win_cents
+        return {
+            "tables": tables,
+            "shifts": [totals[shift].to_dict(shift) for shift in sorted(totals)],
+            "open_alarms": sum(len(table["alarms"]) + len(table["floor_alarms"]) for table in tables),
+        }
+
+    def _table_overview(self, view: TableView) -> dict[str, Any]:
+        snapshot = view.snapshot
+        boxes = [{"box": box.get("box"), "owner": box.get("owner"),
+                  "stakes_cents": sum(_int(hand.get("stakes_cents")) for hand in box.get("hands") or ()
+                                      if isinstance(hand, dict)) or _int(box.get("seated_cents"))}
+                 for box in snapshot.get("boxes") or () if isinstance(box, dict)]
+        alarms = sorted(({**alarm, "supervisor": str(alarm.get("kind")) in _SUPERVISOR}
+                         for alarm in view.alarms.values()),
+                        key=lambda alarm: (not alarm["supervisor"], _int(alarm.get("seq")), _int(alarm.get("id"))))
+        return {
+            "table_id": view.table_id,
+            "status": view.status,
+            "status_reason": view.status_reason,
+            "version": view.version,
+            "journal": view.journal,
+            "seq": view.seq,
+            "ts": view.ts,
+            "phase": view.phase,
+            "round": view.round,
+            "limits": snapshot.get("limits"),
+            "boxes": boxes,
+            "shoe": snapshot.get("shoe"),
+            "devices": snapshot.get("devices") or {},
+            "alarms": alarms,
+            "floor_alarms": [view.floor_alarms[key] for key in sorted(view.floor_alarms)],
+            "head": view.head,
+            "shifts": [view.money[shift].to_dict(shift) for shift in sorted(view.money)],
+        }

@@ -1,0 +1,95 @@
+"""The pit's read model folds real feed messages of real journals, idempotently and in any order."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+from casino_floor.shifts import Shifts
+from casino_floor.tables_view import FloorView
+from table_runtime.core.commands import SUPERVISOR_ACK_KINDS
+from table_runtime.feed.messages import Topics, state_message
+from table_runtime.game.alarm_kinds import AlarmKind
+from table_runtime.journal import JournalEntry
+from tests.floor.journals import feed_messages, journal_id, play
+
+
+def _expected_money(journal_entries: list[JournalEntry]) -> tuple[int, int, int]:
+    """Rounds, drop and house win from the RoundSettled events (not the round records the view reads); an undo
+    after the settlement settles the round again: the last settlement counts."""
+    settlements: dict[int, list[dict[str, int]]] = {}
+    for entry in journal_entries:
+        body = entry.body
+        if body.get("type") == "RoundSettled":
+            settlements[body["round"]] = body["payouts"]
+    payouts = [payout for paid in settlements.values() for payout in paid]
+    return len(settlements), sum(p["staked_cents"] for p in payouts), -sum(p["net_cents"] for p in payouts)
+
+
+def test_the_view_counts_each_round_once_and_keeps_the_open_alarms(tmp_path: Path) -> None:
+    with play(tmp_path / "t1.db", "T1", 30, error_rate=0.3) as journal:
+        messages = list(feed_messages(journal, "casino", "T1"))
+        rows = list(journal.entries())
+    settled, drop, win = _expected_money(rows)
+    voided = sum(1 for entry in rows if entry.body.get("type") == "RoundVoided")
+    raised = {entry.body["id"] for entry in rows if entry.kind == "alarm"}
+    cleared = {entry.body["id"] for entry in rows if entry.kind == "alarm_cleared"}
+    assert settled > 10 and raised
+    view = FloorView(shifts=Shifts((0,)))
+    shuffled = messages * 2
+    random.Random(3).shuffle(shuffled)  # at least once, out of order
+    for _, name, payload in shuffled:
+        view.apply(name, payload)
+    table = view.overview()["tables"][0]
+    assert table["table_id"] == "T1" and table["journal"] == journal_id(journal)
+    assert table["seq"] == rows[-1].seq
+    assert sum(shift["rounds"] for shift in table["shifts"]) == settled + voided
+    assert sum(shift["drop_cents"] for shift in table["shifts"]) == drop
+    assert sum(shift["win_cents"] for shift in table["shifts"]) == win
+    assert {alarm["id"] for alarm in table["alarms"]} == raised - cleared
+
+
+def test_the_state_gives_phase_limits_boxes_and_supervisor_alarms_come_first(tmp_path: Path) -> None:
+    view = FloorView()
+    topics = Topics("casino", "T2")
+    snapshot = {"seq": 40, "round": 7, "phase": "playing", "limits": {"min_cents": 500, "max_cents": 500000},
+                "boxes": [{"box": 3, "owner": "p3", "seated_cents": 1000,
+                           "hands": [{"stakes_cents": 2000}, {"stakes_cents": 1000}]}],
+                "shoe": {"shoe_id": "S2", "cards_left": 200}, "devices": {"shoe": "online"},
+                "alarms": [{"id": 30, "seq": 30, "kind": str(AlarmKind.BANK_MUST_DRAW), "box": None},
+                           {"id": 35, "seq": 35, "kind": str(AlarmKind.PAST_POSTING), "box": 3}]}
+    view.apply("state", state_message(topics, snapshot, ts=time.time()).payload)
+    older = dict(snapshot, seq=20, phase="betting", alarms=[])
+    view.apply("state", state_message(topics, older, ts=time.time()).payload)  # a stale retained copy
+    table = view.overview()["tables"][0]
+    assert (table["phase"], table["round"], table["limits"]["min_cents"]) == ("playing", 7, 500)
+    assert table["boxes"] == [{"box": 3, "owner": "p3", "stakes_cents": 3000}]
+    assert table["shoe"]["shoe_id"] == "S2" and table["devices"] == {"shoe": "online"}
+    assert AlarmKind.PAST_POSTING in SUPERVISOR_ACK_KINDS
+    assert [alarm["id"] for alarm in table["alarms"]] == [35, 30]
+    assert table["alarms"][0]["supervisor"] is True
+    view.apply("alarms", {"table_id": "T2", "seq": 41, "ts": time.time(), "type": "AlarmCleared",
+                          "alarm": {"id": 35, "by": "supervisor"}})
+    assert [alarm["id"] for alarm in view.overview()["tables"][0]["alarms"]] == [30]
+
+
+def test_floor_alarms_show_until_cleared() -> None:
+    view = FloorView()
+    row = {"table_id": "T3", "id": 1, "kind": "gap", "journal": "j", "first_seq": 5, "last_seq": 9,
+           "message": "rows 5..9 missing", "raised_at": 1.0, "cleared_at": None}
+    view.apply("floor_alarms", row)
+    assert view.overview()["tables"][0]["floor_alarms"][0]["first_seq"] == 5
+    assert view.overview()["open_alarms"] == 1
+    view.apply("floor_alarms", dict(row, cleared_at=2.0))
+    assert view.overview()["tables"][0]["floor_alarms"] == []
+
+
+def test_shifts_name_and_bound_a_moment() -> None:
+    shifts = Shifts((6, 14, 22))
+    ts = 1796118831.0  # 2026-12-01 ~09:53 UTC
+    assert shifts.name_of(ts) == "2026-12-01T06"
+    start, end = shifts.bounds("2026-12-01T22")
+    assert end - start == 8 * 3600 and shifts.name_of(start + 7 * 3600) == "2026-12-01T22"
+    assert shifts.name_of(start - 1) == "2026-12-01T14"
+    assert shifts.name_of(shifts.bounds("2026-12-01T06")[0] - 1) == "2026-11-30T22"
