@@ -14,7 +14,7 @@ import asyncio
 import json
 import logging
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import aiomqtt
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 class FoldsFeed(Protocol):
     """A read model of the floor: folds one feed message, says which table it changed (None: nothing)."""
 
-    def apply(self, topic_name: str, payload: Mapping[str, Any]) -> str | None: ...
+    def apply(self, topic_name: str, payload: dict[str, Any]) -> str | None: ...
 
 
 class FeedLink:

@@ -54,7 +54,7 @@ class PitAccessError(TableError, PermissionError):
 
 
 class PitSource(Protocol):
-    """What the server reads: the floor folded for the pit (`PitOverview`, or the floor service's view)."""
+    """What the server reads: the floor as the pit page draws it (`FloorPicture`)."""
 
     def overview(self) -> dict[str, Any]: ...
 

@@ -17,7 +17,7 @@ function figures(item) {
     { class: "figures" },
     el("dt", { text: t("drop") }), el("dd", { class: "drop", text: money(item.drop_cents) }),
     el("dt", { text: t("win") }), el("dd", { class: "win", text: money(item.win_cents) }),
-    el("dt", { text: t("hold") }), el("dd", { class: "hold", text: hold(item.hold_bp) }),
+    el("dt", { text: t("hold") }), el("dd", { class: "hold", text: hold(item.hold_pct) }),
   );
 }
 

@@ -42,10 +42,10 @@ export function money(cents) {
   return (negative ? "−" : "") + body;
 }
 
-// Basis points as a percentage with one decimal: 1234 -> "12,3 %" / "12.3%"; no drop yet -> "—".
-export function hold(basisPoints) {
-  if (basisPoints === null || basisPoints === undefined) return "—";
-  const text = (basisPoints / 100).toFixed(1);
+// The hold (win over drop, in percent) with one decimal: 12.34 -> "12,3 %" / "12.3%"; no drop yet -> "—".
+export function hold(percent) {
+  if (percent === null || percent === undefined) return "—";
+  const text = percent.toFixed(1);
   return lang() === "fr" ? `${text.replace(".", ",")}\u00a0%` : `${text}%`;
 }
 

@@ -8,7 +8,7 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from casino_floor.pit import PitOverview, PitServer
+from casino_floor.pit import FloorPicture, PitServer
 from table_runtime.errors import ConfigError
 
 TOKEN = "a-pit-token-long-enough"
@@ -16,7 +16,7 @@ TOKEN = "a-pit-token-long-enough"
 
 @pytest_asyncio.fixture
 async def server() -> AsyncIterator[PitServer]:
-    async with PitServer(PitOverview(), port=0, token=TOKEN, allowed_hosts=["pit.casino.example"]) as running:
+    async with PitServer(FloorPicture(), port=0, token=TOKEN, allowed_hosts=["pit.casino.example"]) as running:
         yield running
 
 
@@ -48,15 +48,15 @@ async def test_the_socket_refuses_whatever_a_page_sends(server: PitServer) -> No
         hello = await ws.receive_json(timeout=5)
         assert hello["type"] == "hello"
         overview = await ws.receive_json(timeout=5)
-        assert overview == {"type": "overview", "overview": PitOverview().overview()}
+        assert overview == {"type": "overview", "overview": FloorPicture().overview()}
         await ws.send_json({"type": "command", "name": "VOID"})
         assert (await ws.receive_json(timeout=5))["reason"] == "read_only"
 
 
 async def test_without_a_token_the_page_binds_to_loopback_only() -> None:
-    async with PitServer(PitOverview(), port=0) as open_locally:
+    async with PitServer(FloorPicture(), port=0) as open_locally:
         assert await status(open_locally, "/") == 200
     with pytest.raises(ConfigError, match=r"pit\.host"):
-        PitServer(PitOverview(), host="0.0.0.0", port=0)
+        PitServer(FloorPicture(), host="0.0.0.0", port=0)
     with pytest.raises(ConfigError, match=r"pit\.token"):
-        PitServer(PitOverview(), port=0, token="short")
+        PitServer(FloorPicture(), port=0, token="short")

@@ -8,7 +8,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from simulators.mosquitto import MosquittoBroker
-from tests.casino_floor.pit_support import pit_stack, publishing_tables, snapshot
+from tests.floor.pit.pit_support import pit_stack, publishing_tables, snapshot
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
 

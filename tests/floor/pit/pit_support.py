@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from casino_floor.pit import PitOverview, PitServer
+from casino_floor.pit import FloorPicture, PitServer
 from casino_floor.pit.feed_link import FeedLink
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings, parse_broker_url
@@ -37,10 +37,10 @@ class PublishingTable:
         self.feed.offer_state(offered)
         return offered
 
-    async def settle(self, round_number: int, payouts: list[tuple[int, int]], *, voided: bool = False) -> None:
+    async def settle(self, round_number: int, payouts: list[tuple[int, int]]) -> None:
         """Journal a round record with (staked, net) per hand; the publisher sends it on ``rounds``."""
         body = {
-            "round": round_number, "shoe_id": "S-1", "result": "voided" if voided else "settled", "alarms": [],
+            "round": round_number, "shoe_id": "S-1", "result": "settled", "alarms": [],
             "payouts": [{"box": index + 1, "hand": 0, "owner": f"box{index + 1}", "kind": "original",
                          "staked_cents": staked, "outcome": "win" if net > 0 else "lose", "net_cents": net}
                         for index, (staked, net) in enumerate(payouts)],
@@ -78,9 +78,9 @@ async def publishing_tables(broker_url: str, prefix: str, table_ids: list[str], 
 
 @contextlib.asynccontextmanager
 async def pit_stack(broker_url: str, prefix: str, *, token: str | None = PIT_TOKEN
-                    ) -> AsyncIterator[tuple[PitOverview, PitServer, FeedLink]]:
+                    ) -> AsyncIterator[tuple[FloorPicture, PitServer, FeedLink]]:
     """The pit page following the broker: the read model, the server and the feed link, all running."""
-    view = PitOverview()
+    view = FloorPicture()
     async with PitServer(view, port=0, token=token) as server:
         link = FeedLink(parse_broker_url(broker_url)[0], view, server.changed, prefix=prefix)
         task = asyncio.create_task(link.run())
