@@ -1,0 +1,214 @@
+"""The floor's integrity check of one table's journal, as its rows and heads arrive (pure: no I/O, no clock read).
+
+Rows arrive at least once and out of order. `JournalTrack` keeps the highest seq up to which every row is held
+(`contiguous_seq`) and the hash there; each row's own hash is recomputed on arrival (`table_runtime`'s
+`entry_hash` over the canonical body), each row joining the contiguous prefix must name the hash before it as
+its ``prev_hash``, and each published head must match the row it names. What does not is a `FloorAlarm`:
+
+- ``gap``: rows known to exist (a later row or a head) are missing, and the prefix has not moved for the grace
+  period; the floor asks the table to replay them;
+- ``chain_broken``: a row's hash does not match its contents, or its prev_hash the row before;
+- ``head_rewritten``: a head names a row the floor holds with another hash;
+- ``tail_truncated``: a head is behind rows (or an earlier head) the floor already holds;
+- ``new_journal``: the table publishes under a journal id the floor has not seen for it.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from table_runtime.journal import GENESIS_HASH, encode_body, entry_hash
+
+RECENT_HASHES = 4096  # hashes of the last rows of the prefix kept to check a head without a query
+
+
+class FloorAlarmKind(enum.StrEnum):
+    GAP = "gap"
+    CHAIN_BROKEN = "chain_broken"
+    HEAD_REWRITTEN = "head_rewritten"
+    TAIL_TRUNCATED = "tail_truncated"
+    NEW_JOURNAL = "new_journal"
+
+
+@dataclass(frozen=True, slots=True)
+class FloorAlarm:
+    """What the check found, naming the table, the journal and the rows (first_seq..last_seq)."""
+
+    table_id: str
+    journal: str
+    kind: FloorAlarmKind
+    first_seq: int
+    last_seq: int
+    message: str
+
+
+class PayloadError(ValueError):
+    """An ``events`` payload that is not a journal row."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One journal row off the ``events`` topic; `body` is the canonical JSON text the chain hashes."""
+
+    table_id: str
+    journal: str
+    seq: int
+    ts: float
+    kind: str
+    type: str
+    body: str
+    prev_hash: str
+    hash: str
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> Row:
+        try:
+            table_id, seq, ts, kind = payload["table_id"], payload["seq"], payload["ts"], payload["kind"]
+            body, prev_hash, hash_ = payload["body"], payload["prev_hash"], payload["hash"]
+        except KeyError as error:
+            raise PayloadError(f"an events payload without {error.args[0]!r}") from error
+        journal = payload.get("journal", "")
+        if not (isinstance(table_id, str) and table_id and isinstance(journal, str) and isinstance(kind, str)
+                and isinstance(seq, int) and not isinstance(seq, bool) and seq >= 1
+                and isinstance(ts, (int, float)) and not isinstance(ts, bool) and isinstance(body, dict)
+                and isinstance(prev_hash, str) and isinstance(hash_, str)):
+            raise PayloadError(f"an events payload with a field of the wrong type (seq {seq!r})")
+        type_ = payload.get("type")
+        return cls(table_id, journal, seq, float(ts), kind, type_ if isinstance(type_, str) else kind,
+                   encode_body(body), prev_hash, hash_)
+
+    def hash_matches(self) -> bool:
+        return entry_hash(self.prev_hash, self.seq, self.ts, self.kind, self.body) == self.hash
+
+
+def _rows(first: int, last: int) -> str:
+    return f"row {first}" if first == last else f"rows {first}..{last}"
+
+
+@dataclass
+class JournalTrack:
+    """What the floor holds of one (table, journal) and what it has checked; see the module docstring."""
+
+    table_id: str
+    journal: str
+    contiguous_seq: int = 0
+    contiguous_hash: str = GENESIS_HASH
+    max_seq: int = 0
+    head_seq: int | None = None
+    head_hash: str | None = None
+    stalled_since: float | None = None  # when the prefix last stopped short of rows known to exist
+    pending: dict[int, tuple[str, str]] = field(default_factory=dict)  # seq -> (prev_hash, hash), above the prefix
+    heads_waiting: dict[int, str] = field(default_factory=dict)  # heads beyond the prefix: seq -> hash
+    recent: OrderedDict[int, str] = field(default_factory=OrderedDict)
+    changed: bool = False  # since the store last wrote this track
+
+    def _alarm(self, kind: FloorAlarmKind, first: int, last: int, message: str) -> FloorAlarm:
+        return FloorAlarm(self.table_id, self.journal, kind, first, last, f"table {self.table_id}: {message}")
+
+    def is_new(self, seq: int) -> bool:
+        return seq > self.contiguous_seq and seq not in self.pending
+
+    def add(self, row: Row) -> list[FloorAlarm]:
+        """Take a row the store is writing (call `is_new` first); the alarms it raises."""
+        alarms: list[FloorAlarm] = []
+        if not row.hash_matches():
+            alarms.append(self._alarm(FloorAlarmKind.CHAIN_BROKEN, row.seq, row.seq,
+                                      f"row {row.seq}: hash does not match its contents (altered)"))
+        self.pending[row.seq] = (row.prev_hash, row.hash)
+        self.max_seq = max(self.max_seq, row.seq)
+        self.changed = True
+        return alarms
+
+    def advance(self, now: float) -> list[FloorAlarm]:
+        """Move the contiguous prefix over the rows now held; chain and head alarms on the way."""
+        alarms: list[FloorAlarm] = []
+        start = self.contiguous_seq
+        while self.contiguous_seq + 1 in self.pending:
+            seq = self.contiguous_seq + 1
+            prev_hash, hash_ = self.pending.pop(seq)
+            if prev_hash != self.contiguous_hash:
+                alarms.append(self._alarm(FloorAlarmKind.CHAIN_BROKEN, seq, seq,
+                                          f"row {seq}: prev_hash does not match the hash of row {seq - 1} "
+                                          "(row replaced or reordered)"))
+            self.contiguous_seq, self.contiguous_hash = seq, hash_
+            self._remember(seq, hash_)
+            waiting = self.heads_waiting.pop(seq, None)
+            if waiting is not None and waiting != hash_:
+                alarms.append(self._head_rewritten(seq, waiting, hash_))
+        if self.contiguous_seq != start:
+            self.changed = True
+            self.stalled_since = None
+        if self.missing():
+            if self.stalled_since is None:
+                self.stalled_since = now
+        else:
+            self.stalled_since = None
+        return alarms
+
+    def _remember(self, seq: int, hash_: str) -> None:
+        self.recent[seq] = hash_
+        while len(self.recent) > RECENT_HASHES:
+            self.recent.popitem(last=False)
+
+    def _head_rewritten(self, seq: int, head_hash: str, held: str) -> FloorAlarm:
+        return self._alarm(FloorAlarmKind.HEAD_REWRITTEN, seq, seq,
+                           f"the head names row {seq} with hash {head_hash[:12]}, the floor holds {held[:12]} "
+                           "(journal rewritten on the table)")
+
+    def head(self, seq: int, hash_: str, held_hash: str | None = None) -> list[FloorAlarm]:
+        """Take a published head; `held_hash` is the stored hash of row `seq` when the caller looked it up."""
+        alarms: list[FloorAlarm] = []
+        behind = max(self.max_seq, self.head_seq or 0)
+        if seq < behind:
+            alarms.append(self._alarm(FloorAlarmKind.TAIL_TRUNCATED, seq + 1, behind,
+                                      f"the head is row {seq} but the floor holds {_rows(seq + 1, behind)} "
+                                      "(rows cut from the end of the table's journal)"))
+        if self.head_seq is None or seq >= self.head_seq:
+            self.head_seq, self.head_hash, self.changed = seq, hash_, True
+        if seq > self.contiguous_seq:
+            self.heads_waiting[seq] = hash_
+            return alarms
+        held = held_hash if held_hash is not None else self.held_hash(seq)
+        if held is not None and held != hash_:
+            alarms.append(self._head_rewritten(seq, hash_, held))
+        return alarms
+
+    def held_hash(self, seq: int) -> str | None:
+        """The hash of row `seq` of the prefix if kept in memory (else the store has it)."""
+        if seq == self.contiguous_seq:
+            return self.contiguous_hash
+        if seq == 0:
+            return GENESIS_HASH
+        return self.recent.get(seq)
+
+    def missing(self) -> list[tuple[int, int]]:
+        """The ranges of seqs known to exist (a later row, a head) and not held, in order."""
+        known_end = max(self.max_seq, self.head_seq or 0)
+        ranges: list[tuple[int, int]] = []
+        cursor = self.contiguous_seq + 1
+        for seq in sorted(self.pending):
+            if seq > cursor:
+                ranges.append((cursor, seq - 1))
+            cursor = seq + 1
+        if known_end >= cursor:
+            ranges.append((cursor, known_end))
+        return ranges
+
+    def gap_alarms(self, now: float, grace: float) -> list[FloorAlarm]:
+        """A ``gap`` alarm per missing range once the prefix has been stalled for `grace` seconds."""
+        if self.stalled_since is None or now - self.stalled_since < grace:
+            return []
+        return [self._alarm(FloorAlarmKind.GAP, first, last,
+                            f"{_rows(first, last)} missing at the floor (journal {self.journal or '-'}); replay asked")
+                for first, last in self.missing()]
+
+
+def new_journal_alarm(table_id: str, journal: str, previous: dict[str, int]) -> FloorAlarm:
+    """A table publishing under a journal id not seen before, while others are known (`previous`: id -> max seq)."""
+    before = ", ".join(f"{ident or '-'} (last row {seq})" for ident, seq in sorted(previous.items()))
+    return FloorAlarm(table_id, journal, FloorAlarmKind.NEW_JOURNAL, 1, 0,
+                      f"table {table_id}: a new journal {journal or '-'} after {before} "
+                      "(journal replaced or reset on the table)")

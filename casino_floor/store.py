@@ -1,0 +1,190 @@
+"""The floor's store in PostgreSQL (asyncpg): each batch in one transaction, idempotent, so at-least-once is enough.
+
+Rows are upserted on (table_id, journal, seq) with ON CONFLICT DO NOTHING; a row delivered twice, or replayed,
+is stored once. The batch also writes what the questions read (rounds, alarms and their acknowledgements,
+derived from the rows' kinds), the latest status and state of each table, the journals' contiguous prefix and
+head (`JournalTrack`), and the floor alarms raised or cleared. Rows go in through one ``INSERT ... SELECT FROM
+unnest($1::text[], ...)``: measured against COPY into a temporary table and against executemany (bench/floor.py
+``--method``; bench/README.md), it was the fastest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import asyncpg
+
+from casino_floor.integrity import FloorAlarm, JournalTrack, Row
+from casino_floor.migrate import migrate
+
+WriteMethod = Literal["unnest", "copy", "executemany"]
+_COLUMNS = ("table_id", "journal", "seq", "ts", "kind", "type", "body", "prev_hash", "hash")
+_UNNEST = ("INSERT INTO events (table_id, journal, seq, ts, kind, type, body, prev_hash, hash) "
+           "SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::text[], $6::text[], "
+           "$7::text[], $8::text[], $9::text[]) ON CONFLICT DO NOTHING")
+_VALUES = ("INSERT INTO events (table_id, journal, seq, ts, kind, type, body, prev_hash, hash) "
+           "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING")
+
+
+@dataclass
+class Batch:
+    """What one transaction writes."""
+
+    rows: list[Row] = field(default_factory=list)
+    states: dict[str, tuple[str, int, dict[str, Any]]] = field(default_factory=dict)  # table -> (journal, seq, p)
+    statuses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tracks: list[JournalTrack] = field(default_factory=list)
+    alarms: list[FloorAlarm] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.rows) + len(self.states) + len(self.statuses) + len(self.tracks) + len(self.alarms)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def round_row(row: Row) -> tuple[Any, ...]:
+    record = json.loads(row.body)
+    payouts = [p for p in record.get("payouts") or () if isinstance(p, dict)]
+    return (row.table_id, row.journal, _int(record.get("round")), row.seq, row.ts, str(record.get("result", "")),
+            str(record.get("shoe_id", "")), record.get("started_seq"), record.get("closed_seq"),
+            sum(_int(p.get("staked_cents")) for p in payouts), -sum(_int(p.get("net_cents")) for p in payouts),
+            row.body)
+
+
+def alarm_row(row: Row) -> tuple[Any, ...]:
+    alarm = json.loads(row.body)
+    box = alarm.get("box")
+    return (row.table_id, row.journal, _int(alarm.get("id")) or row.seq, row.seq, row.ts, str(alarm.get("kind", "")),
+            box if isinstance(box, int) else None, _int(alarm.get("round")), str(alarm.get("message", "")),
+            str(alarm.get("rule", "")), json.dumps(alarm.get("amounts") or {}))
+
+
+def clear_row(row: Row) -> tuple[Any, ...]:
+    cleared = json.loads(row.body)
+    return row.table_id, row.journal, _int(cleared.get("id")), row.seq, row.ts, str(cleared.get("by", ""))
+
+
+class FloorStore:
+    """A pool of connections to the floor's database; `write` one `Batch` per transaction."""
+
+    def __init__(self, pool: asyncpg.Pool, *, method: WriteMethod = "unnest") -> None:
+        self.pool = pool
+        self.method = method
+
+    @classmethod
+    async def open(cls, dsn: str, *, password: str | None = None, method: WriteMethod = "unnest",
+                   size: int = 4) -> FloorStore:
+        """Connect and bring the schema up to date."""
+        pool = await asyncpg.create_pool(dsn, password=password, min_size=1, max_size=size)
+        try:
+            async with pool.acquire() as connection:
+                await migrate(connection)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool, method=method)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    async def write(self, batch: Batch) -> None:
+        async with self.pool.acquire() as connection, connection.transaction():
+            if batch.rows:
+                await self._insert_rows(connection, batch.rows)
+                await self._derived(connection, batch.rows)
+            for table_id, (journal, seq, payload) in batch.states.items():
+                await connection.execute(
+                    "INSERT INTO table_state (table_id, journal, state_seq, state) VALUES ($1, $2, $3, $4::jsonb) "
+                    "ON CONFLICT (table_id) DO UPDATE SET journal = excluded.journal, state_seq = excluded.state_seq,"
+                    " state = excluded.state, updated_at = now() WHERE table_state.state_seq IS NULL "
+                    "OR table_state.journal IS DISTINCT FROM excluded.journal "
+                    "OR excluded.state_seq >= table_state.state_seq", table_id, journal, seq, json.dumps(payload))
+            for table_id, payload in batch.statuses.items():
+                await connection.execute(
+                    "INSERT INTO table_state (table_id, status) VALUES ($1, $2::jsonb) ON CONFLICT (table_id) "
+                    "DO UPDATE SET status = excluded.status, updated_at = now()", table_id, json.dumps(payload))
+            if batch.tracks:
+                await connection.executemany(
+                    "INSERT INTO journals (table_id, journal, contiguous_seq, contiguous_hash, max_seq, head_seq, "
+                    "head_hash) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (table_id, journal) DO UPDATE SET "
+                    "contiguous_seq = excluded.contiguous_seq, contiguous_hash = excluded.contiguous_hash, "
+                    "max_seq = excluded.max_seq, head_seq = excluded.head_seq, head_hash = excluded.head_hash",
+                    [(t.table_id, t.journal, t.contiguous_seq, t.contiguous_hash, t.max_seq, t.head_seq, t.head_hash)
+                     for t in batch.tracks])
+                await connection.executemany(
+                    "UPDATE floor_alarms SET cleared_at = now() WHERE table_id = $1 AND journal = $2 "
+                    "AND kind = 'gap' AND cleared_at IS NULL AND last_seq <= $3",
+                    [(t.table_id, t.journal, t.contiguous_seq) for t in batch.tracks])
+            if batch.alarms:
+                await self._raise(connection, batch.alarms)
+
+    async def _insert_rows(self, connection: asyncpg.Connection, rows: Sequence[Row]) -> None:
+        records = [(r.table_id, r.journal, r.seq, r.ts, r.kind, r.type, r.body, r.prev_hash, r.hash) for r in rows]
+        if self.method == "unnest":
+            await connection.execute(_UNNEST, *([record[i] for record in records] for i in range(len(_COLUMNS))))
+        elif self.method == "executemany":
+            await connection.executemany(_VALUES, records)
+        else:
+            await connection.execute("CREATE TEMP TABLE IF NOT EXISTS events_in (LIKE events INCLUDING DEFAULTS) "
+                                     "ON COMMIT DELETE ROWS")
+            await connection.copy_records_to_table("events_in", records=records, columns=_COLUMNS)
+            await connection.execute(f"INSERT INTO events ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} "
+                                     "FROM events_in ON CONFLICT DO NOTHING")
+
+    async def _derived(self, connection: asyncpg.Connection, rows: Iterable[Row]) -> None:
+        rounds = [round_row(row) for row in rows if row.kind == "round"]
+        alarms = [alarm_row(row) for row in rows if row.kind == "alarm"]
+        clears = [clear_row(row) for row in rows if row.kind == "alarm_cleared"]
+        if rounds:
+            await connection.executemany(
+                "INSERT INTO rounds (table_id, journal, round, seq, ts, result, shoe_id, started_seq, closed_seq, "
+                "drop_cents, win_cents, record) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) "
+                "ON CONFLICT (table_id, journal, round) DO UPDATE SET seq = excluded.seq, ts = excluded.ts, "
+                "result = excluded.result, shoe_id = excluded.shoe_id, started_seq = excluded.started_seq, "
+                "closed_seq = excluded.closed_seq, drop_cents = excluded.drop_cents, win_cents = excluded.win_cents, "
+                "record = excluded.record WHERE excluded.seq > rounds.seq", rounds)
+        if alarms:
+            await connection.executemany(
+                "INSERT INTO alarms (table_id, journal, alarm_id, seq, ts, kind, box, round, message, rule, amounts) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb) ON CONFLICT DO NOTHING", alarms)
+        if clears:
+            await connection.executemany(
+                "INSERT INTO alarm_clears (table_id, journal, alarm_id, seq, ts, cleared_by) "
+                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING", clears)
+
+    async def _raise(self, connection: asyncpg.Connection, alarms: Sequence[FloorAlarm]) -> None:
+        await connection.executemany(
+            "INSERT INTO floor_alarms (table_id, journal, kind, first_seq, last_seq, message) "
+            "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (table_id, journal, kind, first_seq) "
+            "WHERE cleared_at IS NULL DO UPDATE SET last_seq = excluded.last_seq, message = excluded.message",
+            [(a.table_id, a.journal, str(a.kind), a.first_seq, a.last_seq, a.message) for a in alarms])
+
+    async def load_tracks(self) -> dict[tuple[str, str], JournalTrack]:
+        """Every journal the store knows, with the rows it holds above each one's contiguous prefix."""
+        async with self.pool.acquire() as connection:
+            tracks = {(r["table_id"], r["journal"]): JournalTrack(
+                r["table_id"], r["journal"], r["contiguous_seq"], r["contiguous_hash"], r["max_seq"], r["head_seq"],
+                r["head_hash"]) for r in await connection.fetch("SELECT * FROM journals")}
+            for record in await connection.fetch(
+                    "SELECT e.table_id, e.journal, e.seq, e.prev_hash, e.hash FROM events e JOIN journals j "
+                    "USING (table_id, journal) WHERE e.seq > j.contiguous_seq"):
+                track = tracks[(record["table_id"], record["journal"])]
+                track.pending[record["seq"]] = (record["prev_hash"], record["hash"])
+        return tracks
+
+    async def open_alarms(self) -> set[tuple[str, str, str, int]]:
+        async with self.pool.acquire() as connection:
+            return {(r["table_id"], r["journal"], r["kind"], r["first_seq"]) for r in await connection.fetch(
+                "SELECT table_id, journal, kind, first_seq FROM floor_alarms WHERE cleared_at IS NULL")}
+
+    async def hash_at(self, table_id: str, journal: str, seq: int) -> str | None:
+        async with self.pool.acquire() as connection:
+            value = await connection.fetchval("SELECT hash FROM events WHERE table_id = $1 AND journal = $2 "
+                                              "AND seq = $3", table_id, journal, seq)
+        return value if isinstance(value, str) else None
+
