@@ -51,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", help="where the broker, the cluster and the journals live "
                                            "(default: a temporary directory, removed at the end)")
     parser.add_argument("--pace", type=float, default=0.6, help="seconds between each dealer's actions")
+    parser.add_argument("--error-rate", type=float, default=0.05, help="how often each simulated dealer errs")
     parser.add_argument("--seconds", type=float, default=None, help="stop after this long (default: Ctrl-C)")
     parser.add_argument("--seed", type=int, default=1, help="the first table's seed; the next ones count up")
     parser.add_argument("--language", default="fr", choices=("fr", "en"), help="the pit page's first language")
@@ -149,7 +150,8 @@ async def _tables(
                 tables.append(await asyncio.create_subprocess_exec(
                     sys.executable, "-m", "table_runtime", "demo", "--http", "off", "--mqtt", broker_url,
                     "--mqtt-prefix", args.prefix, "--table-id", table_id, "--seed", str(args.seed + index),
-                    "--pace", str(args.pace), "--data-dir", str(work / "tables" / table_id),
+                    "--pace", str(args.pace), "--error-rate", str(args.error_rate),
+                    "--data-dir", str(work / "tables" / table_id),
                     stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
                     start_new_session=True,  # stopped by us, after the pit, not by the terminal's Ctrl-C
                 ))  # fmt: skip

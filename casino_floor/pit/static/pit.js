@@ -1,6 +1,6 @@
 // The pit overview: every table at a glance, the pit's open alarms, the shift's figures. Read-only.
 import { $, el, follow, withQuery } from "./dom.js";
-import { applyStaticText, hold, money, setLanguage, t, tableText } from "./text.js";
+import { applyStaticText, hold, lang, money, setLanguage, t, tableText } from "./text.js";
 
 const params = new URLSearchParams(location.search);
 const state = { overview: null, connection: "connecting" };
@@ -11,14 +11,30 @@ function status(table) {
   return "unknown";
 }
 
-function figures(item) {
+// A screen that changes several times a second keeps its nodes and changes their text only: a card rebuilt
+// between a press and a release would swallow the click that opens the table.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setData(node, name, value) {
+  if (node.dataset[name] !== value) node.dataset[name] = value;
+}
+
+function figuresNode() {
   return el(
     "dl",
     { class: "figures" },
-    el("dt", { text: t("drop") }), el("dd", { class: "drop", text: money(item.drop_cents) }),
-    el("dt", { text: t("win") }), el("dd", { class: "win", text: money(item.win_cents) }),
-    el("dt", { text: t("hold") }), el("dd", { class: "hold", text: hold(item.hold_pct) }),
+    el("dt", { "data-text": "drop" }), el("dd", { class: "drop" }),
+    el("dt", { "data-text": "win" }), el("dd", { class: "win" }),
+    el("dt", { "data-text": "hold" }), el("dd", { class: "hold" }),
   );
+}
+
+function showFigures(node, item) {
+  setText(node.querySelector(".drop"), money(item.drop_cents));
+  setText(node.querySelector(".win"), money(item.win_cents));
+  setText(node.querySelector(".hold"), hold(item.hold_pct));
 }
 
 function alarmRow(alarm) {
@@ -45,32 +61,60 @@ function shoeText(shoe) {
   return parts.join(" · ");
 }
 
-function tableCard(table) {
-  const devices = Object.entries(table.devices || {});
-  const limits = table.limits ? t("limits", { min: money(table.limits.min_cents), max: money(table.limits.max_cents) }) : "";
-  const open = (table.alarms || []).filter((alarm) => !alarm.acknowledged);
-  return el(
-    "a",
-    { class: "table", href: withQuery(`/table/${encodeURIComponent(table.table_id)}`, params), "data-table": table.table_id,
-      "data-status": status(table), "data-phase": table.phase || "", "data-alarms": String(open.length),
-      "data-supervisor-alarm": open.some((alarm) => alarm.supervisor) ? "yes" : "no" },
-    el("div", { class: "table-head" },
-      el("span", { class: "table-id", text: table.table_id }),
-      el("span", { class: "table-status", text: t(status(table)) })),
-    el("div", { class: "table-round" },
-      el("span", { class: "round", text: table.round ? t("round", { round: table.round }) : t("no_round") }),
-      table.phase ? el("span", { class: "phase", text: tableText("phase_" + table.phase, table.phase) }) : null),
-    el("div", { class: "limits small", text: limits }),
-    el("div", { class: "boxes-in-play", text: t("boxes_in_play", { n: table.boxes_in_play, total: table.boxes }) }),
-    el("div", { class: "shoe small", text: shoeText(table.shoe) }),
-    el("div", { class: "devices small" },
-      el("span", { text: t("devices", { online: table.devices_online, total: devices.length }) }),
-      devices.map(([name, value]) => el("span", { class: "device", "data-device": name, "data-status": value,
-                                                 text: t("device_" + name) }))),
-    el("div", { class: "table-alarms", text: open.length ? t("alarms_count", { n: open.length }) : "" }),
-    figures(table),
-  );
+const cards = new Map(); // table id -> its card, made once
+
+function cardOf(tableId) {
+  let card = cards.get(tableId);
+  if (!card) {
+    card = el(
+      "a",
+      { class: "table", href: withQuery(`/table/${encodeURIComponent(tableId)}`, params), "data-table": tableId },
+      el("div", { class: "table-head" }, el("span", { class: "table-id", text: tableId }), el("span", { class: "table-status" })),
+      el("div", { class: "table-round" }, el("span", { class: "round" }), el("span", { class: "phase" })),
+      el("div", { class: "limits small" }),
+      el("div", { class: "boxes-in-play" }),
+      el("div", { class: "shoe small" }),
+      el("div", { class: "devices small" }),
+      el("div", { class: "table-alarms" }),
+      figuresNode(),
+    );
+    cards.set(tableId, card);
+  }
+  return card;
 }
+
+function showTable(table) {
+  const card = cardOf(table.table_id);
+  const devices = Object.entries(table.devices || {});
+  const open = (table.alarms || []).filter((alarm) => !alarm.acknowledged);
+  setData(card, "status", status(table));
+  setData(card, "phase", table.phase || "");
+  setData(card, "alarms", String(open.length));
+  setData(card, "supervisorAlarm", open.some((alarm) => alarm.supervisor) ? "yes" : "no");
+  setText(card.querySelector(".table-status"), t(status(table)));
+  setText(card.querySelector(".round"), table.round ? t("round", { round: table.round }) : t("no_round"));
+  const phase = card.querySelector(".phase");
+  phase.hidden = !table.phase;
+  setText(phase, table.phase ? tableText("phase_" + table.phase, table.phase) : "");
+  setText(card.querySelector(".limits"),
+    table.limits ? t("limits", { min: money(table.limits.min_cents), max: money(table.limits.max_cents) }) : "");
+  setText(card.querySelector(".boxes-in-play"), t("boxes_in_play", { n: table.boxes_in_play }));
+  setText(card.querySelector(".shoe"), shoeText(table.shoe));
+  const shown = card.querySelector(".devices");
+  const signature = lang() + JSON.stringify(devices);
+  if (shown.dataset.signature !== signature) {
+    shown.dataset.signature = signature;
+    shown.replaceChildren(
+      el("span", { text: t("devices", { online: table.devices_online, total: devices.length }) }),
+      ...devices.map(([name, value]) => el("span", { class: "device", "data-device": name, "data-status": value, text: t("device_" + name) })),
+    );
+  }
+  setText(card.querySelector(".table-alarms"), open.length ? t("alarms_count", { n: open.length }) : "");
+  showFigures(card, table);
+  return card;
+}
+
+let shownAlarms = "";
 
 function render() {
   applyStaticText();
@@ -80,12 +124,22 @@ function render() {
   const overview = state.overview;
   if (!overview) return;
   const pit = overview.pit;
-  $("pit-totals").replaceChildren(el("span", { class: "label", text: t("shift") }), figures(pit));
-  $("tables-online").textContent = t("tables_online", { online: pit.online, total: pit.tables });
-  $("alarms").replaceChildren(...(overview.alarms.length ? overview.alarms.map(alarmRow)
-    : [el("li", { class: "none", text: t("no_alarms") })]));
-  $("tables").replaceChildren(...(overview.tables.length ? overview.tables.map(tableCard)
-    : [el("p", { class: "none", text: t("no_tables") })]));
+  if (!$("pit-totals").firstChild) $("pit-totals").append(el("span", { class: "label", "data-text": "shift" }), figuresNode());
+  showFigures($("pit-totals"), pit);
+  setText($("tables-online"), t("tables_online", { online: pit.online, total: pit.tables }));
+  const alarms = lang() + JSON.stringify(overview.alarms);
+  if (alarms !== shownAlarms) {
+    shownAlarms = alarms;
+    $("alarms").replaceChildren(...(overview.alarms.length ? overview.alarms.map(alarmRow)
+      : [el("li", { class: "none", text: t("no_alarms") })]));
+  }
+  const list = $("tables");
+  const shown = overview.tables.map(showTable);
+  if (shown.length === 0) list.replaceChildren(el("p", { class: "none", text: t("no_tables") }));
+  else if (shown.some((card, index) => list.children[index] !== card) || list.children.length !== shown.length) {
+    list.replaceChildren(...shown);
+  }
+  applyStaticText();
   document.body.dataset.tables = String(overview.tables.length);
 }
 

@@ -45,13 +45,17 @@ export function money(cents) {
 // The hold (win over drop, in percent) with one decimal: 12.34 -> "12,3 %" / "12.3%"; no drop yet -> "—".
 export function hold(percent) {
   if (percent === null || percent === undefined) return "—";
-  const text = percent.toFixed(1);
-  return lang() === "fr" ? `${text.replace(".", ",")}\u00a0%` : `${text}%`;
+  const text = Math.abs(percent).toFixed(1);
+  const sign = percent < 0 ? "−" : "";
+  return sign + (lang() === "fr" ? `${text.replace(".", ",")}\u00a0%` : `${text}%`);
 }
 
 export function applyStaticText() {
   document.documentElement.lang = lang();
-  for (const node of document.querySelectorAll("[data-text]")) node.textContent = t(node.dataset.text);
+  for (const node of document.querySelectorAll("[data-text]")) {
+    const text = t(node.dataset.text);
+    if (node.textContent !== text) node.textContent = text;
+  }
   for (const button of document.querySelectorAll("#lang button")) {
     button.classList.toggle("selected", button.dataset.lang === lang());
   }

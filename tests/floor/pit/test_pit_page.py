@@ -4,6 +4,7 @@ table's change within a second, and each table's live view read-only."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from pathlib import Path
@@ -112,3 +113,34 @@ async def test_a_click_opens_the_tables_live_view_read_only_and_it_sends_nothing
         await expect(page.locator("#pit-banner")).to_have_text("Pit view: read-only")
         await expect(page.locator("#phase")).to_have_text(re.compile(r"\w"))
     assert sent == [], f"the read-only pages sent {sent}"
+
+
+async def test_a_click_opens_a_table_while_the_floor_changes_several_times_a_second(
+    page: Page, broker: MosquittoBroker, prefix: str, tmp_path: Path
+) -> None:
+    async with pit_stack(broker.url, prefix) as (_, server, _), \
+            publishing_tables(broker.url, prefix, ["T1", "T2"], tmp_path) as tables:  # fmt: skip
+        tables["T1"].offer(snapshot("betting", round_number=1, seq=10))
+        tables["T2"].offer(snapshot("betting", round_number=1, seq=10))
+        await page.goto(server.url)
+        await expect(page.locator("#tables .table")).to_have_count(2)
+
+        async def busy() -> None:
+            for number in range(2, 1000):
+                tables["T1"].offer(snapshot("split" if number % 2 else "betting", round_number=number, seq=10 * number))
+                tables["T2"].offer(snapshot("betting", round_number=number, seq=10 * number))
+                await asyncio.sleep(0.05)
+
+        churn = asyncio.create_task(busy())
+        try:
+            rounds = page.locator("#tables .table[data-table='T1'] .round")
+            await expect(rounds).not_to_have_text("Manche 1")
+            # Cards keep their nodes while their text changes: a press and its release land on the same card.
+            card = await page.locator("#tables .table[data-table='T1']").element_handle()
+            before = await rounds.text_content()
+            await expect(rounds).not_to_have_text(before or "")
+            assert await card.evaluate("node => node.isConnected")
+            await page.locator("#tables .table[data-table='T1']").click(timeout=5000)
+            await expect(page).to_have_url(re.compile(r"/table/T1\?pit="))
+        finally:
+            churn.cancel()
