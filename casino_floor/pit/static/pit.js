@@ -49,7 +49,8 @@ function alarmRow(alarm) {
     alarm.supervisor ? el("span", { class: "badge supervisor", text: t("supervisor") }) : null,
     alarm.acknowledged ? el("span", { class: "badge", text: t("acknowledged") }) : null,
     Object.entries(alarm.amounts || {}).map(([name, value]) =>
-      el("span", { class: "amount", text: name.endsWith("_cents") ? money(value) : String(value) })),
+      el("span", { class: "amount" }, `${tableText("amount_" + name, name)} `,
+        el("b", { text: name.endsWith("_cents") ? money(value) : String(value) }))),
   );
 }
 
@@ -88,6 +89,7 @@ function showTable(table) {
   const devices = Object.entries(table.devices || {});
   const open = (table.alarms || []).filter((alarm) => !alarm.acknowledged);
   setData(card, "status", status(table));
+  setData(card, "seq", String(table.seq));
   setData(card, "phase", table.phase || "");
   setData(card, "alarms", String(open.length));
   setData(card, "supervisorAlarm", open.some((alarm) => alarm.supervisor) ? "yes" : "no");
