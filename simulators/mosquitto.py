@@ -67,6 +67,8 @@ class MosquittoBroker:
         tls_port: int | None = None,
         persistence: bool = False,
         max_queued_messages: int = 0,
+        max_inflight_messages: int | None = None,
+        extra_config: tuple[str, ...] = (),
         executable: str = MOSQUITTO,
         directory: Path | None = None,
     ) -> None:
@@ -76,6 +78,10 @@ class MosquittoBroker:
         self.password_file = password_file
         self.persistence = persistence
         self.max_queued_messages = max_queued_messages
+        # QoS 1 messages sent to a client and not yet acknowledged (Mosquitto's default is 20; 0: no limit). A
+        # consumer that acknowledges after its database commit needs more in flight (the floor: docs/floor.md).
+        self.max_inflight_messages = max_inflight_messages
+        self.extra_config = extra_config  # more lines, e.g. a bridge `connection` section (after the listeners)
         self.executable = executable
         self._own_directory = directory is None
         self.directory = Path(tempfile.mkdtemp(prefix="mosquitto-")) if directory is None else directory
@@ -109,6 +115,8 @@ class MosquittoBroker:
             f"allow_anonymous {'false' if self.password_file else 'true'}",
             f"persistence {'true' if self.persistence else 'false'}",
             f"max_queued_messages {self.max_queued_messages}",
+            *([f"max_inflight_messages {self.max_inflight_messages}"] if self.max_inflight_messages is not None
+              else []),
             "log_dest stderr",
             "log_type error",
             "log_type warning",
@@ -127,6 +135,7 @@ class MosquittoBroker:
                 f"keyfile {self.tls.key_file}",
                 f"require_certificate {'true' if self.tls.require_certificate else 'false'}",
             ]
+        lines += self.extra_config
         self.config_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     def start(self, timeout: float = 10.0) -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import asyncpg
 import pytest
 
 from casino_floor.store import FloorStore
+from simulators.mosquitto import MOSQUITTO, MosquittoBroker
 from simulators.postgres import PostgresServer, find_bin
 
 
@@ -44,3 +46,19 @@ async def store(database: str) -> AsyncIterator[FloorStore]:
         yield opened
     finally:
         await opened.close()
+
+
+@pytest.fixture
+def floor_broker(tmp_path: Path) -> Iterator[MosquittoBroker]:
+    """A broker keeping sessions across a restart, with room for what the floor acknowledges after its commit."""
+    if not Path(MOSQUITTO).exists():  # pragma: no cover - CI installs it
+        pytest.skip(f"{MOSQUITTO} is not installed")
+    directory = tmp_path / "floor-broker"
+    directory.mkdir()
+    with MosquittoBroker(directory=directory, persistence=True, max_inflight_messages=1000) as running:
+        yield running
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"floor-{uuid.uuid4().hex[:10]}"

@@ -19,10 +19,15 @@ def play(path: Path, table_id: str, rounds: int, *, seed: int = 5, error_rate: f
     """A journal at `path` holding `rounds` rounds played at `table_id` (the caller closes it)."""
     journal = Journal.open(path)
     journal._db().execute("PRAGMA synchronous=OFF")  # test data only
+    play_on(journal, table_id, rounds, seed=seed, error_rate=error_rate)
+    return journal
+
+
+def play_on(journal: Journal, table_id: str, rounds: int, *, seed: int = 5, error_rate: float = 0.2) -> None:
+    """`rounds` more rounds on an open journal: the table (re)starts on it first, as after a restart."""
     controller = TableController(table_id=table_id, rules=profile("fr-casino"), limits=TableLimits(),
                                  journal=journal, clock=time.time)
     FastTable(controller, seed=seed, error_rate=error_rate).run(rounds)
-    return journal
 
 
 def journal_id(journal: Journal) -> str:

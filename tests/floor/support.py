@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import tomllib
 from collections.abc import Iterable
 from typing import Any
 
+import asyncpg
+
+from casino_floor.config import FloorConfig, config_from_mapping
 from casino_floor.ingest import Ingest
 from casino_floor.store import Batch, FloorStore
 
@@ -28,3 +34,43 @@ async def commit(store: FloorStore, ingest: Ingest, batch: Batch, now: float) ->
     ingest.finish(batch, now)
     await store.write(batch)
     ingest.committed(batch)
+
+
+def floor_toml(dsn: str, urls: list[str], prefix: str, **floor: Any) -> str:
+    """A floor configuration file's text (quick retries: the tests cut brokers on purpose)."""
+    settings = {"floor_id": "floor-test", "dsn": dsn, "check_interval": 0.2, "batch_ms": 20, **floor}
+    lines = ["[floor]", *(f"{key} = {json.dumps(value)}" for key, value in settings.items())]
+    for url in urls:
+        lines += ["[[brokers]]", f'url = "{url}"', f'prefix = "{prefix}"']
+    return "\n".join(lines) + "\n"
+
+
+def floor_config(dsn: str, urls: list[str], prefix: str, **floor: Any) -> FloorConfig:
+    return config_from_mapping(tomllib.loads(floor_toml(dsn, urls, prefix, **floor)), environ={})
+
+
+async def stored(dsn: str) -> dict[str, tuple[int, int]]:
+    """Per table: (rows stored, contiguous seq) over all its journals."""
+    connection = await asyncpg.connect(dsn)
+    try:
+        rows = await connection.fetch(
+            "SELECT j.table_id, sum(j.contiguous_seq)::bigint AS contiguous, "
+            "(SELECT count(*) FROM events e WHERE e.table_id = j.table_id) AS count "
+            "FROM journals j GROUP BY j.table_id")
+    finally:
+        await connection.close()
+    return {row["table_id"]: (row["count"], row["contiguous"]) for row in rows}
+
+
+async def until_stored(dsn: str, expected: dict[str, int], seconds: float = 60.0) -> dict[str, tuple[int, int]]:
+    """Wait until every table of `expected` has its rows 1..seq stored; fail with what the store holds."""
+    now: dict[str, tuple[int, int]] = {}
+    try:
+        async with asyncio.timeout(seconds):
+            while True:
+                now = await stored(dsn)
+                if all(now.get(table, (0, 0))[1] >= seq for table, seq in expected.items()):
+                    return now
+                await asyncio.sleep(0.1)
+    except TimeoutError:
+        raise AssertionError(f"never stored {expected} within {seconds:g} s: the store holds {now}") from None

@@ -1,0 +1,142 @@
+"""`table-floor`: the floor service and the floor manager's questions.
+
+    table-floor run --config floor.toml
+    table-floor check-config --config floor.toml
+    table-floor query rounds --table T01 --from 2026-12-01T06:00 --to 2026-12-01T14:00 [--format csv|json]
+    table-floor query alarms --shift 2026-12-01T06
+    table-floor query money --shift 2026-12-01T06
+    table-floor query round --table T01 --round 412
+    table-floor query verify --table T01
+
+Bad input (a configuration key, a date, a database that cannot be reached) is one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import datetime as dt
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import asyncpg
+
+from casino_floor import queries
+from casino_floor.config import FloorConfig, load_config
+from casino_floor.service import FloorService
+from casino_floor.store import FloorStore
+from table_runtime.errors import ConfigError
+
+
+def _time(text: str) -> float:
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a time like 2026-12-01T06:00 (UTC unless it says)") from None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)).timestamp()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="table-floor", description="The floor: every table's feed, stored and "
+                                                                     "checked (docs/floor.md).")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (("run", "follow the feeds and store them"), ("check-config", "check the configuration")):
+        command = commands.add_parser(name, help=text)
+        command.add_argument("--config", required=True, help="the floor's TOML file")
+    query = commands.add_parser("query", help="ask the store").add_subparsers(dest="question", required=True)
+    asks = {
+        "rounds": ("the rounds of a table between two times", ("table", "from", "to")),
+        "alarms": ("every alarm of a shift, the tables' and the floor's", ("shift",)),
+        "money": ("drop, win and hold per table for a shift", ("shift",)),
+        "round": ("one round in full, as the table's recall shows it", ("table", "round")),
+        "verify": ("recompute a table's hash chain from the stored rows", ("table",)),
+    }
+    for name, (text, needs) in asks.items():
+        ask = query.add_parser(name, help=text)
+        ask.add_argument("--config", required=True, help="the floor's TOML file")
+        ask.add_argument("--format", choices=("csv", "json"), default="csv")
+        if "table" in needs:
+            ask.add_argument("--table", required=True)
+        if "from" in needs:
+            ask.add_argument("--from", dest="start", type=_time, required=True, help="ISO time, UTC by default")
+            ask.add_argument("--to", dest="end", type=_time, required=True)
+        if "shift" in needs:
+            ask.add_argument("--shift", required=True, help="YYYY-MM-DDTHH: the shift starting at that UTC hour")
+        if "round" in needs:
+            ask.add_argument("--round", type=int, required=True)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        config = load_config(args.config)
+        if args.command == "check-config":
+            print(describe(config))
+            return 0
+        if args.command == "run":
+            asyncio.run(run(config))
+            return 0
+        rows = asyncio.run(ask(config, args))
+    except ConfigError as error:
+        print(f"table-floor: {error}", file=sys.stderr)
+        return 2
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+        print(f"table-floor: the database: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    write(rows, args.format)
+    return 0
+
+
+def describe(config: FloorConfig) -> str:
+    tables = "every table" if config.tables is None else f"{len(config.tables)} tables"
+    brokers = ", ".join(f"{broker.address.url} ({broker.prefix})" for broker in config.brokers)
+    return (f"floor {config.floor_id}: {tables}, partition {config.partition.index}/{config.partition.count}, "
+            f"brokers {brokers}, replay {'signed' if config.replay_secret else 'off (no secret)'}, "
+            f"pit on {config.pit_bind}")
+
+
+async def run(config: FloorConfig) -> None:
+    store = await FloorStore.open(config.dsn, password=config.pg_password.reveal() if config.pg_password else None)
+    try:
+        await FloorService(config, store).run()
+    finally:
+        await store.close()
+
+
+async def ask(config: FloorConfig, args: argparse.Namespace) -> list[dict[str, Any]]:
+    password = config.pg_password.reveal() if config.pg_password else None
+    connection = await asyncpg.connect(config.dsn, password=password)
+    try:
+        if args.question == "rounds":
+            return await queries.rounds_between(connection, args.table, args.start, args.end)
+        if args.question == "alarms":
+            return await queries.shift_alarms(connection, config.shifts, args.shift)
+        if args.question == "money":
+            return await queries.shift_money(connection, config.shifts, args.shift)
+        if args.question == "round":
+            return [await queries.round_record(connection, args.table, args.round)]
+        return await queries.verify_chain(connection, args.table)
+    finally:
+        await connection.close()
+
+
+def write(rows: list[dict[str, Any]], form: str) -> None:
+    if form == "json":
+        print(json.dumps(rows, indent=1, default=str))
+        return
+    if not rows:
+        return
+    columns = list(rows[0])
+    out = csv.DictWriter(sys.stdout, fieldnames=columns, extrasaction="ignore")
+    out.writeheader()
+    for row in rows:
+        out.writerow({key: json.dumps(value) if isinstance(value, (dict, list)) else value
+                      for key, value in row.items()})

@@ -1,0 +1,145 @@
+"""The questions a floor manager asks of the store, each a list of flat rows (CSV or JSON by the command).
+
+- `rounds_between`: the rounds of a table closed between two times (surveillance);
+- `shift_alarms`: every alarm of a shift, the tables' and the floor's;
+- `shift_money`: drop, win and hold per table for a shift;
+- `round_record`: one round in full, step by step: the table's own recall, run over the rows the floor stores;
+- `verify_chain`: the hash chain of a table's journals recomputed from the stored rows.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from casino_floor.shifts import Shifts
+from table_runtime.errors import ConfigError
+from table_runtime.game.rules import TableLimits, profile
+from table_runtime.journal import GENESIS_HASH, Journal, verify_connection
+from table_runtime.runtime.recall import recall_rounds
+
+PAGE = 5000
+
+
+async def rounds_between(connection: asyncpg.Connection, table_id: str, start: float, end: float
+                         ) -> list[dict[str, Any]]:
+    rows = await connection.fetch(
+        "SELECT table_id, journal, round, seq, ts, result, shoe_id, started_seq, closed_seq, drop_cents, win_cents "
+        "FROM rounds WHERE table_id = $1 AND ts >= $2 AND ts < $3 ORDER BY ts, round", table_id, start, end)
+    return [dict(row) for row in rows]
+
+
+async def shift_alarms(connection: asyncpg.Connection, shifts: Shifts, shift: str) -> list[dict[str, Any]]:
+    start, end = shifts.bounds(shift)
+    tables = await connection.fetch(
+        "SELECT 'table' AS source, a.table_id, a.journal, a.alarm_id, a.seq, a.ts, a.kind, a.box, a.round, "
+        "a.message, a.rule, a.amounts::text AS amounts, c.ts AS cleared_ts, c.cleared_by "
+        "FROM alarms a LEFT JOIN alarm_clears c USING (table_id, journal, alarm_id) "
+        "WHERE a.ts >= $1 AND a.ts < $2 ORDER BY a.ts, a.table_id, a.alarm_id", start, end)
+    floor = await connection.fetch(
+        "SELECT 'floor' AS source, table_id, journal, id AS alarm_id, first_seq AS seq, "
+        "extract(epoch FROM raised_at)::float8 AS ts, kind, NULL::int AS box, NULL::int AS round, message, "
+        "'' AS rule, json_build_object('first_seq', first_seq, 'last_seq', last_seq)::text AS amounts, "
+        "extract(epoch FROM cleared_at)::float8 AS cleared_ts, CASE WHEN cleared_at IS NULL THEN NULL "
+        "ELSE 'floor' END AS cleared_by FROM floor_alarms "
+        "WHERE raised_at >= to_timestamp($1) AND raised_at < to_timestamp($2) ORDER BY raised_at, id", start, end)
+    return sorted((dict(row) for row in [*tables, *floor]), key=lambda row: (row["ts"], row["table_id"]))
+
+
+async def shift_money(connection: asyncpg.Connection, shifts: Shifts, shift: str) -> list[dict[str, Any]]:
+    start, end = shifts.bounds(shift)
+    rows = await connection.fetch(
+        "SELECT table_id, count(*) AS rounds, sum(drop_cents)::bigint AS drop_cents, "
+        "sum(win_cents)::bigint AS win_cents FROM rounds WHERE ts >= $1 AND ts < $2 GROUP BY table_id "
+        "ORDER BY table_id", start, end)
+    return [{"shift": shift, **dict(row),
+             "hold_pct": round(100 * row["win_cents"] / row["drop_cents"], 2) if row["drop_cents"] else None}
+            for row in rows]
+
+
+async def _journal_of_round(connection: asyncpg.Connection, table_id: str, number: int) -> str:
+    journal = await connection.fetchval(
+        "SELECT journal FROM rounds WHERE table_id = $1 AND round = $2 ORDER BY ts DESC LIMIT 1", table_id, number)
+    if journal is None:  # a round still in play has no record yet: the journal that started it
+        journal = await connection.fetchval(
+            "SELECT journal FROM events WHERE table_id = $1 AND kind = 'event' AND type = 'RoundStarted' "
+            "AND body::jsonb ->> 'round' = $2 ORDER BY ts DESC LIMIT 1", table_id, str(number))
+    if journal is None:
+        raise ConfigError("round", f"table {table_id} has no round {number} at the floor")
+    return str(journal)
+
+
+async def _copy_rows(connection: asyncpg.Connection, table_id: str, journal_id: str, target: Journal, *,
+                     stop_at_hole: bool) -> None:
+    """The stored rows of one journal, as they are, into a scratch journal file, the last one as its head
+    (`stop_at_hole`: only the contiguous prefix, for a recall; else every row, so that the check names holes)."""
+    db, seq, last = target._db(), 0, (0, GENESIS_HASH)
+    db.execute("PRAGMA synchronous=OFF")  # a scratch file
+    db.execute("BEGIN")
+    try:
+        while True:
+            rows = await connection.fetch(
+                "SELECT seq, ts, kind, body, prev_hash, hash FROM events WHERE table_id = $1 AND journal = $2 "
+                "AND seq > $3 ORDER BY seq LIMIT $4", table_id, journal_id, seq, PAGE)
+            values = [tuple(row.values()) for row in rows]
+            if stop_at_hole:
+                values = [value for index, value in enumerate(values) if value[0] == seq + index + 1]
+            db.executemany("INSERT INTO entries (seq, ts, kind, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)",
+                           values)
+            if values:
+                seq, last = values[-1][0], (values[-1][0], values[-1][5])
+            if len(rows) < PAGE or len(values) < len(rows):
+                break
+        db.execute("UPDATE head SET seq = ?, hash = ? WHERE id = 1", last)
+    finally:
+        db.execute("COMMIT")
+
+
+async def round_record(connection: asyncpg.Connection, table_id: str, number: int) -> dict[str, Any]:
+    """The round as `table-runtime recall` shows it, rebuilt from the stored rows of its journal.
+
+    The rules are the profile the table started under (its ``Started`` row) and the limits of its last state:
+    the table's full terms stay on the table (a table with rule overrides recalls with its profile's rules).
+    """
+    journal_id = await _journal_of_round(connection, table_id, number)
+    started = await connection.fetchval(
+        "SELECT body FROM events WHERE table_id = $1 AND journal = $2 AND kind = 'status' AND type = 'Started' "
+        "ORDER BY seq LIMIT 1", table_id, journal_id)
+    rules = profile(json.loads(started).get("profile", "fr-casino") if started else "fr-casino")
+    state = await connection.fetchval("SELECT state FROM table_state WHERE table_id = $1", table_id)
+    limits = TableLimits()
+    snapshot_limits = (json.loads(state).get("snapshot") or {}).get("limits") if state else None
+    if isinstance(snapshot_limits, dict):
+        limits = TableLimits(min_bet_cents=int(snapshot_limits["min_cents"]),
+                             max_bet_cents=int(snapshot_limits["max_cents"]))
+    with tempfile.TemporaryDirectory(prefix="floor-recall-") as scratch, \
+            Journal.open(Path(scratch) / "journal.db") as journal:
+        await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=True)
+        starts = [round_number for _, round_number in journal.round_starts()]
+        last = len(starts) - starts.index(number) if number in starts else 0
+        rounds = recall_rounds(journal, rules, limits, last=last, table_id=table_id) if last else []
+    for recalled in rounds:
+        if recalled["round"] == number:
+            return {"journal": journal_id, **recalled}
+    raise ConfigError("round", f"table {table_id}: round {number} is not complete at the floor (rows missing)")
+
+
+async def verify_chain(connection: asyncpg.Connection, table_id: str) -> list[dict[str, Any]]:
+    """Per journal of the table: the stored rows' chain recomputed (table_runtime's own check)."""
+    results = []
+    for journal_id in [row["journal"] for row in await connection.fetch(
+            "SELECT journal FROM journals WHERE table_id = $1 ORDER BY first_seen", table_id)]:
+        with tempfile.TemporaryDirectory(prefix="floor-verify-") as scratch, \
+                Journal.open(Path(scratch) / "journal.db") as journal:
+            await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=False)
+            result = verify_connection(journal._db())
+        head = await connection.fetchrow("SELECT head_seq, head_hash, max_seq FROM journals WHERE table_id = $1 "
+                                         "AND journal = $2", table_id, journal_id)
+        results.append({"table_id": table_id, "journal": journal_id, "ok": result.ok, "rows": result.rows,
+                        "first_bad_seq": result.first_bad_seq, "reason": result.reason,
+                        "head_seq": head["head_seq"], "max_seq": head["max_seq"]})
+    return results

@@ -1,0 +1,213 @@
+"""The floor service: follow the tables' feeds on every broker, store each batch, check it, ask for what is missing.
+
+One MQTT session per broker, persistent (fixed client id, clean_session false, QoS 1), subscribed per table and
+topic (``events``, ``state``, ``status``, ``head``; the wildcard ``+`` when no list is configured, never a
+``$share`` group) and to the floor's replay replies. Messages are acknowledged to the broker by hand, only once
+the batch holding them is committed: a floor killed at any moment leaves every unstored message with the
+broker, which sends it again to the next session of the same client id. A second floor process takes another
+part of the tables (``partition = "2/2"``) with its own client id.
+
+Any failure (broker, database) ends the round of sessions; the next round starts from what the store holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import aiomqtt
+
+from casino_floor.config import Broker, FloorConfig
+from casino_floor.ingest import Ingest
+from casino_floor.integrity import JournalTrack
+from casino_floor.replay import pieces, replay_request, reply_topic, request_topic
+from casino_floor.store import Batch, FloorStore
+from table_runtime.feed.backoff import Backoff
+
+logger = logging.getLogger("casino_floor.service")
+
+TOPIC_NAMES = frozenset({"events", "state", "status", "head"})
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    client: aiomqtt.Client
+    message: aiomqtt.Message
+
+
+@dataclass
+class Counters:
+    received: int = 0
+    stored: int = 0
+    batches: int = 0
+    replay_requests: int = 0
+    replay_done: int = 0
+    replay_refused: int = 0
+    sessions: int = 0
+    last_error: str | None = None
+
+
+@dataclass
+class FloorService:
+    config: FloorConfig
+    store: FloorStore
+    clock: Callable[[], float] = time.time
+    counters: Counters = field(default_factory=Counters)
+    ingest: Ingest = field(default_factory=Ingest)
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    _queue: asyncio.Queue[Incoming] = field(default_factory=asyncio.Queue)
+    _clients: list[tuple[Broker, aiomqtt.Client]] = field(default_factory=list)
+    _asked: dict[tuple[str, str, int], float] = field(default_factory=dict)
+
+    async def run(self) -> None:
+        """Follow the feeds until cancelled; every failure is logged and retried with a backoff."""
+        backoff = Backoff(0.2, 10.0, random.Random())
+        while True:
+            try:
+                await self.run_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # any failure: start over from the store
+                self.counters.last_error = f"{type(error).__name__}: {error}"
+                logger.warning("floor session ended: %s", self.counters.last_error)
+            if self.connected.is_set():
+                backoff.reset()
+            self.connected.clear()
+            await asyncio.sleep(backoff.next_delay())
+
+    async def run_once(self) -> None:
+        self.ingest = Ingest(await self.store.load_tracks(), await self.store.open_alarms(),
+                             gap_grace=self.config.gap_grace)
+        self._queue = asyncio.Queue()
+        self._clients = []
+        async with contextlib.AsyncExitStack() as stack:
+            for index, broker in enumerate(self.config.brokers):
+                client = self._client(index, broker)
+                await stack.enter_async_context(client)
+                for topic in [*self.config.filters(broker), reply_topic(broker.prefix, self.config.floor_id)]:
+                    await client.subscribe(topic, qos=1)
+                self._clients.append((broker, client))
+            self.counters.sessions += 1
+            self.connected.set()
+            logger.info("following the tables on %s", ", ".join(broker.address.url for broker, _ in self._clients))
+            async with asyncio.TaskGroup() as tasks:
+                for _, client in self._clients:
+                    tasks.create_task(self._read(client))
+                tasks.create_task(self._write())
+
+    def _client(self, index: int, broker: Broker) -> aiomqtt.Client:
+        partition = self.config.partition
+        client = aiomqtt.Client(
+            broker.address.host, broker.address.port, identifier=f"{self.config.floor_id}-{partition.index}of"
+            f"{partition.count}-b{index}", clean_session=False, username=broker.username,
+            password=broker.password.reveal() if broker.password else None, tls_context=broker.tls(), keepalive=15,
+            timeout=10.0)
+        client._client.manual_ack_set(True)  # acknowledged after the commit (`_ack`)
+        return client
+
+    async def _read(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            self._queue.put_nowait(Incoming(client, message))
+
+    async def _write(self) -> None:
+        interval = self.config.check_interval
+        last_check = self.clock()
+        while True:
+            items: list[Incoming] = []
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(interval):
+                    items.append(await self._queue.get())
+            if items:
+                deadline = asyncio.get_running_loop().time() + self.config.batch_ms / 1000
+                while len(items) < self.config.batch_rows:
+                    if self._queue.empty():
+                        remaining = deadline - asyncio.get_running_loop().time()
+                        if remaining <= 0:
+                            break
+                        with contextlib.suppress(TimeoutError):
+                            async with asyncio.timeout(remaining):
+                                items.append(await self._queue.get())
+                        continue
+                    items.append(self._queue.get_nowait())
+            now = self.clock()
+            batch = Batch()
+            for item in items:
+                self._take(item, batch)
+            due = now - last_check >= interval
+            if items or due:
+                await self._commit(batch, now)
+            for item in items:
+                item.client._client.ack(item.message.mid, item.message.qos)
+            if due:
+                last_check = now
+                await self._ask_replays(now)
+
+    def _take(self, item: Incoming, batch: Batch) -> None:
+        self.counters.received += 1
+        levels = str(item.message.topic).split("/")
+        try:
+            payload = json.loads(item.message.payload if isinstance(item.message.payload, (bytes, str)) else b"")
+        except ValueError:
+            logger.warning("not JSON on %s: dropped", item.message.topic)
+            return
+        if not isinstance(payload, dict):
+            return
+        if len(levels) >= 3 and levels[-3] == "floor" and levels[-1] == "replay":  # a replay reply
+            self._reply(payload, batch)
+            return
+        name, table_id = levels[-1], payload.get("table_id")
+        if name in TOPIC_NAMES and isinstance(table_id, str) and self.config.follows(table_id):
+            self.ingest.take(name, payload, batch)
+
+    def _reply(self, payload: dict[str, object], batch: Batch) -> None:
+        type_ = payload.get("type")
+        if type_ == "ReplayDone":
+            self.counters.replay_done += 1
+        elif type_ == "ReplayRefused":
+            self.counters.replay_refused += 1
+            logger.warning("replay %s refused: %s", payload.get("request_id"), payload.get("reason"))
+        elif "kind" in payload and isinstance(payload.get("table_id"), str) \
+                and self.config.follows(str(payload["table_id"])):
+            self.ingest.take("events", payload, batch)
+
+    async def _commit(self, batch: Batch, now: float) -> None:
+        for track, seq, hash_ in self.ingest.lookups:
+            batch.alarms.extend(track.head(seq, hash_, await self.store.hash_at(track.table_id, track.journal, seq)))
+        self.ingest.lookups.clear()
+        self.ingest.finish(batch, now)
+        if len(batch):
+            await self.store.write(batch)
+            self.counters.stored += len(batch.rows)
+            self.counters.batches += 1
+        self.ingest.committed(batch)
+
+    async def _ask_replays(self, now: float) -> None:
+        """A request per missing range stalled past the grace period, again every `replay_retry` seconds."""
+        secret = self.config.replay_secret
+        for track, first, last in self.ingest.missing():
+            if track.stalled_since is None or now - track.stalled_since < self.config.gap_grace:
+                continue
+            for start, end in pieces(first, last):
+                key = (track.table_id, track.journal, start)
+                if now - self._asked.get(key, -1e18) < self.config.replay_retry:
+                    continue
+                self._asked[key] = now
+                if secret is None:
+                    logger.warning("table %s: rows %d..%d missing and no replay secret configured",
+                                   track.table_id, start, end)
+                    continue
+                await self._publish_request(track, start, end, secret.reveal())
+
+    async def _publish_request(self, track: JournalTrack, start: int, end: int, secret: str) -> None:
+        for broker, client in self._clients:
+            request = replay_request(prefix=broker.prefix, floor_id=self.config.floor_id, journal=track.journal,
+                                     from_seq=start, to_seq=end, secret=secret)
+            await client.publish(request_topic(broker.prefix, track.table_id), json.dumps(request), qos=1)
+            self.counters.replay_requests += 1
+        logger.info("table %s: replay of rows %d..%d asked", track.table_id, start, end)
