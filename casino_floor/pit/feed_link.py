@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import random
+import ssl
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -43,6 +44,8 @@ class FeedLink:
         prefix: str = "casino",
         username: str | None = None,
         password: str | None = None,
+        tls_context: ssl.SSLContext | None = None,
+        follows: Callable[[str], bool] = lambda table_id: True,
         rng: random.Random | None = None,
     ) -> None:
         self.broker = broker
@@ -51,6 +54,8 @@ class FeedLink:
         self._on_change = on_change
         self._username = username
         self._password = password
+        self._tls = tls_context
+        self._follows = follows
         self._backoff = Backoff(0.1, 5.0, rng or random.Random())
         self.subscribed = asyncio.Event()
         self.received = 0
@@ -59,7 +64,7 @@ class FeedLink:
         while True:
             try:
                 async with aiomqtt.Client(self.broker.host, self.broker.port, username=self._username,
-                                          password=self._password, keepalive=15) as client:
+                                          password=self._password, tls_context=self._tls, keepalive=15) as client:
                     await client.subscribe(self.filter, qos=1)
                     self._backoff.reset()
                     self.subscribed.set()
@@ -82,6 +87,8 @@ class FeedLink:
         if not isinstance(payload, dict):
             log.warning("pit: %s: not a JSON object, skipped", topic)
             return
+        if not self._follows(str(payload.get("table_id", ""))):
+            return  # another floor process's part of the tables
         changed = self._view.apply(topic.rsplit("/", 1)[-1], payload)
         if changed is not None:
             self._on_change(changed)

@@ -24,15 +24,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from casino_floor.pit import FloorPicture, PitServer
-from casino_floor.pit.feed_link import FeedLink
+from casino_floor.config import config_from_mapping
+from casino_floor.pit import PitServer
+from casino_floor.pit.serve import serve_pit
+from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
 from simulators.mosquitto import BrokerError, MosquittoBroker
 from simulators.postgres import PostgresError, PostgresServer
 from table_runtime.errors import ConfigError
-from table_runtime.feed.settings import parse_broker_url
 
-ENV_PIT_TOKEN = "FLOOR_PIT_TOKEN"
 TABLE_STOP_S = 20.0  # a table finishes its journal write and says offline; past this it is killed
 
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--tables", "a whole number from 1 to 50")
     if args.seconds is not None and args.seconds <= 0:
         raise ConfigError("--seconds", "a positive number of seconds")
-    _http(args.http)
+    _http(args.http)  # the pit page's token, if any, from FLOOR_PIT_TOKEN as for `table-floor run`
     own = args.data_dir is None
     work = Path(tempfile.mkdtemp(prefix="floor-demo-")) if own else Path(args.data_dir)
     work.mkdir(parents=True, exist_ok=True)
@@ -89,8 +89,6 @@ def _say(text: str) -> None:
 
 
 async def _floor(args: argparse.Namespace, work: Path) -> int:
-    host, port = _http(args.http)
-    token = os.environ.get(ENV_PIT_TOKEN) or None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -112,23 +110,25 @@ async def _floor(args: argparse.Namespace, work: Path) -> int:
             stack.callback(database.close)
             await asyncio.to_thread(database.start)
             dsn = database.dsn
-        store = await FloorStore.open(dsn)  # the floor's schema, migrated
+        # The floor as `table-floor run` runs it: the service storing every table's feed, the pit page beside it.
+        config = config_from_mapping({"floor": {"dsn": dsn, "floor_id": "demo-floor"},
+                                      "brokers": [{"url": broker.url, "prefix": args.prefix}],
+                                      "pit": {"bind": args.http}}, environ=os.environ)  # fmt: skip
+        store = await FloorStore.open(dsn)
         try:
             _say(f"database: {dsn}")
-            picture = FloorPicture()
-            async with PitServer(picture, host=host, port=port, token=token, language=args.language) as server:
-                link = FeedLink(parse_broker_url(broker.url)[0], picture, server.changed, prefix=args.prefix)
-                following = asyncio.create_task(link.run())
-                try:
-                    async with asyncio.timeout(10):
-                        await link.subscribed.wait()
-                    _say(f"pit page: {server.url}")
-                    # A Ctrl-C reaches the broker too (one process group): stop following before it goes.
-                    await _tables(args, broker.url, work, stop, on_stop=following.cancel)
-                finally:
-                    following.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await following
+            async with asyncio.TaskGroup() as tasks:
+                pit_ready: asyncio.Future[PitServer] = loop.create_future()
+                service = tasks.create_task(FloorService(config, store).run())
+                pit = tasks.create_task(serve_pit(config, language=args.language, started=pit_ready.set_result))
+                server = await pit_ready
+                _say(f"pit page: {server.url}")
+
+                def floor_off() -> None:  # a Ctrl-C reaches the broker too (one process group): stop following
+                    pit.cancel()
+                    service.cancel()
+
+                await _tables(args, broker.url, work, stop, on_stop=floor_off)
         finally:
             await store.close()
     _say("floor demo stopped")

@@ -1,0 +1,56 @@
+"""The pit page as the floor runs it: `serve_pit(config)` beside the floor service (``table-floor run``).
+
+The page follows every broker of the floor configuration on a session of its
+own (not the service's persistent one: the page shows what the tables publish
+now, the store keeps everything), folds the messages of the tables this floor
+process follows into a `FloorView`, and serves it on ``[pit] bind`` with the
+token from ``[pit] token_env`` (a non-loopback bind without one is refused).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from casino_floor.config import FloorConfig
+from casino_floor.pit.feed_link import FeedLink
+from casino_floor.pit.picture import FloorPicture
+from casino_floor.pit.server import PitServer
+from casino_floor.tables_view import FloorView
+from table_runtime.errors import ConfigError
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    """``host:port`` (``[::1]:8090`` for IPv6) of ``[pit] bind``."""
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError("pit.bind", f"{text!r}: host:port, like 127.0.0.1:8090")
+    return host.strip("[]"), int(port)
+
+
+async def serve_pit(
+    config: FloorConfig,
+    *,
+    language: str = "fr",
+    started: Callable[[PitServer], None] | None = None,
+    clock: Callable[[], float] = time.time,
+) -> None:
+    """Serve the pit page until cancelled; `started(server)` once it listens and follows every broker."""
+    host, port = parse_bind(config.pit_bind)
+    picture = FloorPicture(FloorView(shifts=config.shifts), clock=clock)
+    token = config.pit_token.reveal() if config.pit_token is not None else None
+    async with PitServer(picture, host=host, port=port, token=token, language=language) as server:
+        links = [
+            FeedLink(broker.address, picture, server.changed, prefix=broker.prefix, username=broker.username,
+                     password=broker.password.reveal() if broker.password else None, tls_context=broker.tls(),
+                     follows=config.follows)
+            for broker in config.brokers
+        ]  # fmt: skip
+        async with asyncio.TaskGroup() as tasks:
+            for link in links:
+                tasks.create_task(link.run())
+            for link in links:  # an unreachable broker is retried, never a stop
+                await link.subscribed.wait()
+            if started is not None:
+                started(server)
