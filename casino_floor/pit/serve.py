@@ -4,7 +4,8 @@ The page follows every broker of the floor configuration on a session of its
 own (not the service's persistent one: the page shows what the tables publish
 now, the store keeps everything), folds the messages of the tables this floor
 process follows into a `FloorView`, and serves it on ``[pit] bind`` with the
-token from ``[pit] token_env`` (a non-loopback bind without one is refused).
+token from ``[pit] token_env`` (a non-loopback bind without one is refused), answering only a Host header of
+a loopback name, the bound address or ``[pit] allowed_hosts``.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ async def serve_pit(
     host, port = parse_bind(config.pit_bind)
     picture = FloorPicture(FloorView(shifts=config.shifts), clock=clock)
     token = config.pit_token.reveal() if config.pit_token is not None else None
-    async with PitServer(picture, host=host, port=port, token=token, language=language) as server:
+    async with PitServer(picture, host=host, port=port, token=token, allowed_hosts=config.pit_allowed_hosts,
+                         language=language) as server:
         links = [
             FeedLink(broker.address, picture, server.changed, prefix=broker.prefix, username=broker.username,
                      password=broker.password.reveal() if broker.password else None, tls_context=broker.tls(),

@@ -8,6 +8,7 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
+from casino_floor.config import FloorConfig, config_from_mapping
 from casino_floor.pit import FloorPicture, PitServer
 from table_runtime.errors import ConfigError
 
@@ -60,3 +61,16 @@ async def test_without_a_token_the_page_binds_to_loopback_only() -> None:
         PitServer(FloorPicture(), host="0.0.0.0", port=0)
     with pytest.raises(ConfigError, match=r"pit\.token"):
         PitServer(FloorPicture(), port=0, token="short")
+
+
+def test_the_floor_configuration_names_the_hosts_of_the_pit_page() -> None:
+    def config(pit: dict[str, object]) -> FloorConfig:
+        return config_from_mapping({"floor": {"dsn": "postgresql://floor@127.0.0.1:5432/floor"},
+                                    "brokers": [{"url": "mqtt://127.0.0.1:1883"}], "pit": pit}, environ={})
+
+    loaded = config({"bind": "0.0.0.0:8090", "allowed_hosts": ["Pit.Casino.Local", "10.0.0.5", "[fe80::1]"]})
+    assert loaded.pit_allowed_hosts == ("pit.casino.local", "10.0.0.5", "fe80::1")
+    with pytest.raises(ConfigError, match=r"pit\.allowed_hosts"):
+        config({"allowed_hosts": ["pit.casino.local:8090"]})
+    with pytest.raises(ConfigError, match=r"pit\.allowed_hosts"):
+        config({"allowed_hosts": "pit.casino.local"})
