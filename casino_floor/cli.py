@@ -123,7 +123,7 @@ async def run(config: FloorConfig) -> None:
     try:
         async with asyncio.TaskGroup() as tasks:  # the pit page beside the service, in the same process
             tasks.create_task(FloorService(config, store).run())
-            tasks.create_task(serve_pit(config))
+            tasks.create_task(serve_pit(config, store=store))
     finally:
         await store.close()
 

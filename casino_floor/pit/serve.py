@@ -5,12 +5,14 @@ own (not the service's persistent one: the page shows what the tables publish
 now, the store keeps everything), folds the messages of the tables this floor
 process follows into a `FloorView`, and serves it on ``[pit] bind`` with the
 token from ``[pit] token_env`` (a non-loopback bind without one is refused), answering only a Host header of
-a loopback name, the bound address or ``[pit] allowed_hosts``.
+a loopback name, the bound address or ``[pit] allowed_hosts``. Given the store, the shift's figures start
+from the rounds it holds (a restarted floor does not start the shift's drop from zero).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 
@@ -18,6 +20,7 @@ from casino_floor.config import FloorConfig
 from casino_floor.pit.feed_link import FeedLink
 from casino_floor.pit.picture import FloorPicture
 from casino_floor.pit.server import PitServer
+from casino_floor.store import FloorStore
 from casino_floor.tables_view import FloorView
 from table_runtime.errors import ConfigError
 
@@ -30,9 +33,27 @@ def parse_bind(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+async def seed_shift(picture: FloorPicture, store: FloorStore, now: float) -> int:
+    """Fold the rounds the store holds for the shift `now` is in, as the feed sent them; how many.
+
+    The view counts a round once per (journal, round number): a round both in the store and on the feed
+    (closed while the page started) counts once.
+    """
+    start, end = picture.view.shifts.bounds(picture.view.shifts.name_of(now))
+    async with store.pool.acquire() as connection:
+        rows = await connection.fetch("SELECT table_id, journal, seq, ts, record::text AS record FROM rounds "
+                                      "WHERE ts >= $1 AND ts < $2 ORDER BY ts", start, end)
+    for row in rows:
+        picture.apply("rounds", {"schema_version": 1, "table_id": row["table_id"], "journal": row["journal"],
+                                 "seq": row["seq"], "ts": row["ts"], "type": "RoundRecord",
+                                 "round": json.loads(row["record"])})
+    return len(rows)
+
+
 async def serve_pit(
     config: FloorConfig,
     *,
+    store: FloorStore | None = None,
     language: str = "fr",
     started: Callable[[PitServer], None] | None = None,
     clock: Callable[[], float] = time.time,
@@ -54,5 +75,8 @@ async def serve_pit(
                 tasks.create_task(link.run())
             for link in links:  # an unreachable broker is retried, never a stop
                 await link.subscribed.wait()
+            if store is not None:  # after subscribing: a round closed meanwhile is in one or the other, or both
+                await seed_shift(picture, store, clock())
+                server.changed()
             if started is not None:
                 started(server)

@@ -120,7 +120,8 @@ async def _floor(args: argparse.Namespace, work: Path) -> int:
             async with asyncio.TaskGroup() as tasks:
                 pit_ready: asyncio.Future[PitServer] = loop.create_future()
                 service = tasks.create_task(FloorService(config, store).run())
-                pit = tasks.create_task(serve_pit(config, language=args.language, started=pit_ready.set_result))
+                pit = tasks.create_task(serve_pit(config, store=store, language=args.language,
+                                                  started=pit_ready.set_result))
                 server = await pit_ready
                 _say(f"pit page: {server.url}")
 
