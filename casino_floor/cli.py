@@ -119,7 +119,8 @@ def describe(config: FloorConfig) -> str:
 
 
 async def run(config: FloorConfig) -> None:
-    store = await FloorStore.open(config.dsn, password=config.pg_password.reveal() if config.pg_password else None)
+    store = await FloorStore.open(config.dsn, password=config.pg_password.reveal() if config.pg_password else None,
+                                  method=config.write_method)  # type: ignore[arg-type]  # checked by the config
     try:
         async with asyncio.TaskGroup() as tasks:  # the pit page beside the service, in the same process
             tasks.create_task(FloorService(config, store).run())

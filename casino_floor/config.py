@@ -13,6 +13,7 @@
     gap_grace = 5.0                         # a gap this old is a floor alarm and is asked for again
     replay_retry = 10.0                     # seconds between replay requests for a gap still open
     replay_secret_env = "FLOOR_REPLAY_SECRET"   # the variable holding the tables' replay secret
+    write_method = "copy"                   # or "unnest", "executemany" (casino_floor/store.py; bench/floor_store.py)
 
     [[brokers]]                             # one or more; the tables' prefix on each
     url = "mqtts://broker.pit.local:8883"
@@ -95,6 +96,7 @@ class FloorConfig:
     pit_token: Secret | None = field(default=None, repr=False)
     pit_allowed_hosts: tuple[str, ...] = ()
     shifts: Shifts = field(default_factory=Shifts)
+    write_method: str = "copy"
 
     def follows(self, table_id: str) -> bool:
         return (self.tables is None or table_id in self.tables) and self.partition.owns(table_id)
@@ -152,7 +154,7 @@ def config_from_mapping(data: Mapping[str, Any], *, environ: Mapping[str, str]) 
     _check_keys("config", data, {"floor", "brokers", "pit", "shifts"})
     floor = _section(data, "floor")
     _check_keys("floor", floor, {"floor_id", "dsn", "tables", "partition", "batch_rows", "batch_ms", "check_interval",
-                                 "gap_grace", "replay_retry", "replay_secret_env"})
+                                 "gap_grace", "replay_retry", "replay_secret_env", "write_method"})
     kwargs: dict[str, Any] = {}
     dsn = floor.get("dsn")
     if not isinstance(dsn, str) or urlsplit(dsn).scheme not in ("postgresql", "postgres"):
@@ -172,6 +174,10 @@ def config_from_mapping(data: Mapping[str, Any], *, environ: Mapping[str, str]) 
         for table in tables:
             topic_filter(DEFAULT_PREFIX, table, "events")  # checks the id
         kwargs["tables"] = tuple(tables)
+    if "write_method" in floor:
+        if floor["write_method"] not in ("unnest", "copy", "executemany"):
+            raise ConfigError("floor.write_method", "one of unnest, copy, executemany")
+        kwargs["write_method"] = floor["write_method"]
     if "partition" in floor:
         kwargs["partition"] = parse_partition(floor["partition"])
     for key, whole in (("batch_rows", True), ("batch_ms", True), ("check_interval", False), ("gap_grace", False),

@@ -15,7 +15,9 @@ its ``prev_hash``, and each published head must match the row it names. What doe
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,11 +79,23 @@ class Row:
                 and isinstance(prev_hash, str) and isinstance(hash_, str)):
             raise PayloadError(f"an events payload with a field of the wrong type (seq {seq!r})")
         type_ = payload.get("type")
-        return cls(table_id, journal, seq, float(ts), kind, type_ if isinstance(type_, str) else kind,
-                   encode_body(body), prev_hash, hash_)
+        row = cls(table_id, journal, seq, float(ts), kind, type_ if isinstance(type_, str) else kind,
+                  _as_sent(body), prev_hash, hash_)
+        if not row.hash_matches():  # keys not in the canonical order after all: the journal's own encoding
+            row = cls(table_id, journal, seq, float(ts), kind, row.type, encode_body(body), prev_hash, hash_)
+            row = dataclasses.replace(row, hash_ok=row.hash_matches())
+        return row
+
+    hash_ok: bool = True  # the row's hash matches its contents (`from_payload` checks it)
 
     def hash_matches(self) -> bool:
         return entry_hash(self.prev_hash, self.seq, self.ts, self.kind, self.body) == self.hash
+
+
+def _as_sent(body: dict[str, Any]) -> str:
+    """The body's JSON in the order it came: a table sends the canonical text decoded, so its keys are sorted
+    already and this is the text the chain hashed (without the cost of sorting again)."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _rows(first: int, last: int) -> str:
@@ -114,7 +128,7 @@ class JournalTrack:
     def add(self, row: Row) -> list[FloorAlarm]:
         """Take a row the store is writing (call `is_new` first); the alarms it raises."""
         alarms: list[FloorAlarm] = []
-        if not row.hash_matches():
+        if not row.hash_ok:
             alarms.append(self._alarm(FloorAlarmKind.CHAIN_BROKEN, row.seq, row.seq,
                                       f"row {row.seq}: hash does not match its contents (altered)"))
         self.pending[row.seq] = (row.prev_hash, row.hash)

@@ -3,9 +3,9 @@
 Rows are upserted on (table_id, journal, seq) with ON CONFLICT DO NOTHING; a row delivered twice, or replayed,
 is stored once. The batch also writes what the questions read (rounds, alarms and their acknowledgements,
 derived from the rows' kinds), the latest status and state of each table, the journals' contiguous prefix and
-head (`JournalTrack`), and the floor alarms raised or cleared. Rows go in through one ``INSERT ... SELECT FROM
-unnest($1::text[], ...)``: measured against COPY into a temporary table and against executemany (bench/floor.py
-``--method``; bench/README.md), it was the fastest.
+head (`JournalTrack`), and the floor alarms raised or cleared. Rows go in by COPY into a temporary table, then
+one ``INSERT ... SELECT ... ON CONFLICT DO NOTHING``: measured against one INSERT over ``unnest`` arrays and
+against executemany (``python -m bench.floor_store``; bench/README.md), COPY was the fastest.
 """
 
 from __future__ import annotations
@@ -72,12 +72,12 @@ def clear_row(row: Row) -> tuple[Any, ...]:
 class FloorStore:
     """A pool of connections to the floor's database; `write` one `Batch` per transaction."""
 
-    def __init__(self, pool: asyncpg.Pool, *, method: WriteMethod = "unnest") -> None:
+    def __init__(self, pool: asyncpg.Pool, *, method: WriteMethod = "copy") -> None:
         self.pool = pool
         self.method = method
 
     @classmethod
-    async def open(cls, dsn: str, *, password: str | None = None, method: WriteMethod = "unnest",
+    async def open(cls, dsn: str, *, password: str | None = None, method: WriteMethod = "copy",
                    size: int = 4) -> FloorStore:
         """Connect and bring the schema up to date."""
         pool = await asyncpg.create_pool(dsn, password=password, min_size=1, max_size=size)

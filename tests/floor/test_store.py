@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from casino_floor.ingest import Ingest
-from casino_floor.integrity import FloorAlarmKind
+from casino_floor.integrity import FloorAlarmKind, Row
 from casino_floor.migrate import migrate, migrations
-from casino_floor.store import FloorStore
-from table_runtime.journal import Journal
+from casino_floor.store import FloorStore, WriteMethod
+from table_runtime.journal import Journal, encode_body
 from tests.floor.journals import feed_messages, journal_id, play
 from tests.floor.support import store_messages
 
@@ -132,3 +132,30 @@ async def test_the_migrations_apply_once_in_order(store: FloorStore) -> None:
 def test_the_journals_played_are_real(tmp_path: Path) -> None:
     with play(tmp_path / "j.db", "T9", 2) as journal:
         assert journal.verify().ok
+
+
+@pytest.mark.parametrize("method", ["copy", "unnest", "executemany"])
+async def test_each_write_method_stores_every_row_once(
+        database: str, method: WriteMethod, played: tuple[list[Message], int, str, int]) -> None:
+    messages, last_seq, _, _ = played
+    store = await FloorStore.open(database, method=method)
+    try:
+        delivered = _events(messages)[:400] * 2
+        random.Random(1).shuffle(delivered)
+        await store_messages(store, Ingest(await store.load_tracks(), gap_grace=60.0), delivered, now=0.0,
+                             batch_rows=150)
+        async with store.pool.acquire() as connection:
+            assert await connection.fetchval("SELECT count(*) FROM events") == 400
+            assert await connection.fetchval("SELECT contiguous_seq FROM journals") == 400 < last_seq
+    finally:
+        await store.close()
+
+
+def test_a_body_sent_with_its_keys_in_another_order_still_matches_its_hash(
+        played: tuple[list[Message], int, str, int]) -> None:
+    payload = dict(_events(played[0])[20][1])
+    payload["body"] = dict(reversed(list(payload["body"].items())))
+    row = Row.from_payload(payload)
+    assert row.hash_ok and row.body == encode_body(payload["body"])
+    forged = Row.from_payload({**payload, "body": {**payload["body"], "extra": 1}})
+    assert not forged.hash_ok
