@@ -28,7 +28,7 @@ import asyncpg
 
 from casino_floor import queries
 from casino_floor.config import FloorConfig, load_config
-from casino_floor.pit.serve import serve_pit
+from casino_floor.pit.serve import run_pit
 from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
 from table_runtime.errors import ConfigError
@@ -124,7 +124,7 @@ async def run(config: FloorConfig) -> None:
     try:
         async with asyncio.TaskGroup() as tasks:  # the pit page beside the service, in the same process
             tasks.create_task(FloorService(config, store).run())
-            tasks.create_task(serve_pit(config, store=store))
+            tasks.create_task(run_pit(config, store=store))
     finally:
         await store.close()
 

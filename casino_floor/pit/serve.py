@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Callable
 
@@ -23,6 +24,16 @@ from casino_floor.pit.server import PitServer
 from casino_floor.store import FloorStore
 from casino_floor.tables_view import FloorView
 from table_runtime.errors import ConfigError
+
+log = logging.getLogger("casino_floor.pit")
+
+
+async def run_pit(config: FloorConfig, *, store: FloorStore | None = None) -> None:
+    """`serve_pit` for ``table-floor run``: a page that cannot listen is one log line, and the service goes on."""
+    try:
+        await serve_pit(config, store=store)
+    except OSError as error:
+        log.error("pit page: cannot serve on %s (%s); the floor service goes on without it", config.pit_bind, error)
 
 
 def parse_bind(text: str) -> tuple[str, int]:

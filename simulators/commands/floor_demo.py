@@ -79,6 +79,14 @@ def run(args: argparse.Namespace) -> int:
     except (BrokerError, PostgresError, OSError) as error:
         print(f"table-floor demo: {error}", file=sys.stderr)
         return 1
+    except ExceptionGroup as group:  # from the floor's task group: the first failure, in one line
+        first = group.exceptions[0]
+        while isinstance(first, ExceptionGroup):
+            first = first.exceptions[0]
+        if not isinstance(first, (BrokerError, PostgresError, OSError)):
+            raise
+        print(f"table-floor demo: {first}", file=sys.stderr)
+        return 1
     finally:
         if own:
             shutil.rmtree(work, ignore_errors=True)

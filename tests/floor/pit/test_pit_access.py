@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import socket
 from collections.abc import AsyncIterator
 
 import aiohttp
@@ -10,6 +12,7 @@ import pytest_asyncio
 
 from casino_floor.config import FloorConfig, config_from_mapping
 from casino_floor.pit import FloorPicture, PitServer
+from casino_floor.pit.serve import run_pit
 from table_runtime.errors import ConfigError
 
 TOKEN = "a-pit-token-long-enough"
@@ -74,3 +77,16 @@ def test_the_floor_configuration_names_the_hosts_of_the_pit_page() -> None:
         config({"allowed_hosts": ["pit.casino.local:8090"]})
     with pytest.raises(ConfigError, match=r"pit\.allowed_hosts"):
         config({"allowed_hosts": "pit.casino.local"})
+
+
+async def test_a_pit_page_that_cannot_listen_does_not_stop_the_floor_service(caplog: pytest.LogCaptureFixture) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = config_from_mapping({"floor": {"dsn": "postgresql://floor@127.0.0.1:5432/floor"},
+                                      "brokers": [{"url": "mqtt://127.0.0.1:1883"}],
+                                      "pit": {"bind": f"127.0.0.1:{port}"}}, environ={})  # fmt: skip
+        async with asyncio.timeout(10):
+            await run_pit(config)  # returns: `table-floor run` goes on with the service alone
+    assert f"pit page: cannot serve on 127.0.0.1:{port}" in caplog.text
