@@ -55,7 +55,7 @@ async def test_the_page_shows_every_table_its_alarms_in_order_and_the_shift(
         await expect(alarms.nth(0)).to_contain_text("case 2")
         await expect(cards.nth(1)).to_have_attribute("data-supervisor-alarm", "yes")
         # A table that goes away is shown offline (its publisher's retained status).
-        await tables["T3"].feed.__aexit__(None, None, None)
+        tables["T3"].feed.stop("table closed")
         await expect(cards.nth(2)).to_have_attribute("data-status", "offline")
 
 
