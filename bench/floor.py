@@ -11,10 +11,12 @@ E rows journaled, S distinct rows stored, L = E - S after the floor drained, D r
 R stored rows per second from the first row stored to the last, P the 99th percentile of journal time to
 commit time in the floor's database.
 
-``--faults`` adds, mid-run: the floor killed with SIGKILL and restarted, the broker restarted (persistent),
+``--backlog`` measures the floor alone: every row is journaled and published while the floor's session is
+offline (the broker queues it), then the floor is started and R is its catch-up rate (P is then the wait, not a
+latency). ``--faults`` adds, mid-run: the floor killed with SIGKILL and restarted, the broker restarted (persistent),
 and a tenth of the tables' publishers restarted. ``--method`` picks the store's write path.
 
-    python -m bench.floor --tables 100 [--seconds 20] [--rate 120] [--faults] [--method copy|unnest|executemany]
+    python -m bench.floor --tables 100 [--seconds 20] [--rate 120] [--faults] [--backlog] [--method copy|...]
 """
 
 from __future__ import annotations
@@ -127,12 +129,24 @@ async def bench(args: argparse.Namespace, directory: Path) -> str:
         feeds: dict[str, FeedPublisher] = {}
         stop = asyncio.Event()
         async with contextlib.AsyncExitStack() as stack:
-            floor = await stack.enter_async_context(floor_process(config, log))
+            if args.backlog:  # the floor's session exists, offline: the broker keeps everything for it
+                async with floor_process(config, log):
+                    pass
+                for journal in journals.values():
+                    count = round(args.rate * args.seconds)
+                    journal.append_many([rows[index % len(rows)] for index in range(count)], ts=time.time())
+            else:
+                floor = await stack.enter_async_context(floor_process(config, log))
             tasks = await stack.enter_async_context(asyncio.TaskGroup())
             publishers = [tasks.create_task(publisher(broker.url, t, j, feeds, stop)) for t, j in journals.items()]
             while len(feeds) < len(journals):
                 await asyncio.sleep(0.05)
-            tables = asyncio.gather(*(table(j, rows, args.rate, args.seconds, feeds, t) for t, j in journals.items()))
+            if args.backlog:
+                while any(feed.cursor < journals[table_id].last_seq for table_id, feed in feeds.items()):
+                    await asyncio.sleep(0.2)
+                floor = await stack.enter_async_context(floor_process(config, log))
+            tables = asyncio.gather(*(table(j, rows, args.rate, 0 if args.backlog else args.seconds, feeds, t)
+                                      for t, j in journals.items()))
             if args.faults:
                 await asyncio.sleep(args.seconds / 4)
                 floor.send_signal(signal.SIGKILL)
@@ -192,6 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the tables journal")
     parser.add_argument("--rate", type=float, default=120.0, help="rows per second per table")
     parser.add_argument("--faults", action="store_true", help="floor SIGKILL, broker restart, publisher restarts")
+    parser.add_argument("--backlog", action="store_true",
+                        help="journal and publish everything while the floor is away, then time its catch-up")
     parser.add_argument("--method", choices=("copy", "unnest", "executemany"), default="copy")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp:

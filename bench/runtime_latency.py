@@ -92,6 +92,26 @@ class Hands:
     pins: TouchPanel = field(default_factory=TouchPanel)
     pin_factory: None = None
 
+    # What simulators.live_table.LiveHands does with the devices (TableDevices' hands, as LiveDevices has them).
+    def draw(self) -> Any:
+        return self.shoe_sim.draw()
+
+    def shuffle(self) -> None:
+        self.shoe_sim.shuffle()
+
+    def put(self, zone: str, cents: int) -> list[Any]:
+        chips = self.tray.take(cents)
+        self.reader_sim.place(zone, *chips)
+        return chips
+
+    def clear(self, zone: str) -> list[Any]:
+        chips = self.reader_sim.take_all(zone)
+        self.tray.give_back(chips)
+        return list(chips)
+
+    def zone_chips(self) -> dict[str, list[Any]]:
+        return {zone: self.reader_sim.chips(zone) for zone in self.zones}
+
 
 @dataclass
 class Clocks:

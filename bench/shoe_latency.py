@@ -4,6 +4,8 @@ The simulated shoe (its own thread, a real pty) deals one card at a time from a
 dealer thread; the real `SerialShoe` driver decodes it in the asyncio loop and
 the consumer takes it from `events()`. Latency = the consumer's clock minus
 the firmware's clock just before `os.write` (both `time.perf_counter_ns`).
+The consumer acknowledges each card as it takes it (the driver acknowledges
+nothing by itself: the runtime does once the card is journaled).
 Also measures the frame decoder's throughput alone. Prints the command line,
 the figures, and last `card_latency_ms p50=X p99=Y`.
 """
@@ -78,6 +80,7 @@ async def card_latencies(cards: int, seed: int) -> list[float]:
                     async for event in shoe.events():
                         if isinstance(event, CardDrawn):
                             latencies.append((time.perf_counter_ns() - written[event.sequence]) / 1e6)
+                            shoe.acknowledge(event)  # as the table does once the card is journaled
                             if len(latencies) == cards:
                                 break
                             go.set()

@@ -30,7 +30,8 @@ class Ingest:
     open_alarms: set[AlarmKey] = field(default_factory=set)
     gap_grace: float = 5.0
     rejected: int = 0  # payloads that were no journal row
-    lookups: list[tuple[JournalTrack, int, str]] = field(default_factory=list)  # heads to check against the store
+    # Heads to check against the store: (track, seq, hash, ts).
+    lookups: list[tuple[JournalTrack, int, str, float | None]] = field(default_factory=list)
     _touched: dict[tuple[str, str], JournalTrack] = field(default_factory=dict)
     _seen_in_batch: set[tuple[str, str, int]] = field(default_factory=set)
 
@@ -73,13 +74,14 @@ class Ingest:
         elif name == "status":
             batch.statuses[table_id] = payload
         elif name == "head":
-            seq, hash_ = payload.get("seq"), payload.get("hash")
+            seq, hash_, ts = payload.get("seq"), payload.get("hash"), payload.get("ts")
             if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 and isinstance(hash_, str):
                 track = self.track(table_id, journal, batch)
+                when = float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else None
                 if 0 < seq <= track.contiguous_seq and track.held_hash(seq) is None:
-                    self.lookups.append((track, seq, hash_))
+                    self.lookups.append((track, seq, hash_, when))
                 else:
-                    batch.alarms.extend(track.head(seq, hash_))
+                    batch.alarms.extend(track.head(seq, hash_, ts=when))
 
     def finish(self, batch: Batch, now: float) -> None:
         """Advance the journals the batch touched, add their alarms and tracks; alarms already open are dropped."""

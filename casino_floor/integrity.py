@@ -113,6 +113,8 @@ class JournalTrack:
     max_seq: int = 0
     head_seq: int | None = None
     head_hash: str | None = None
+    head_ts: float | None = None
+    max_ts: float | None = None  # when the row `max_seq` was journaled
     stalled_since: float | None = None  # when the prefix last stopped short of rows known to exist
     pending: dict[int, tuple[str, str]] = field(default_factory=dict)  # seq -> (prev_hash, hash), above the prefix
     heads_waiting: dict[int, str] = field(default_factory=dict)  # heads beyond the prefix: seq -> hash
@@ -132,7 +134,8 @@ class JournalTrack:
             alarms.append(self._alarm(FloorAlarmKind.CHAIN_BROKEN, row.seq, row.seq,
                                       f"row {row.seq}: hash does not match its contents (altered)"))
         self.pending[row.seq] = (row.prev_hash, row.hash)
-        self.max_seq = max(self.max_seq, row.seq)
+        if row.seq > self.max_seq:
+            self.max_seq, self.max_ts = row.seq, row.ts
         self.changed = True
         return alarms
 
@@ -172,16 +175,24 @@ class JournalTrack:
                            f"the head names row {seq} with hash {head_hash[:12]}, the floor holds {held[:12]} "
                            "(journal rewritten on the table)")
 
-    def head(self, seq: int, hash_: str, held_hash: str | None = None) -> list[FloorAlarm]:
-        """Take a published head; `held_hash` is the stored hash of row `seq` when the caller looked it up."""
+    def head(self, seq: int, hash_: str, held_hash: str | None = None, *, ts: float | None = None
+             ) -> list[FloorAlarm]:
+        """Take a published head (`ts`: when the table published it); `held_hash` is the stored hash of row `seq`
+        when the caller looked it up.
+
+        A head is retained, so an old copy may come after newer rows: it says the tail was cut only when it was
+        published after the rows past it were journaled (or after a later head)."""
         alarms: list[FloorAlarm] = []
-        behind = max(self.max_seq, self.head_seq or 0)
-        if seq < behind:
+        after_rows = seq < self.max_seq and ts is not None and self.max_ts is not None and ts > self.max_ts
+        after_head = (self.head_seq is not None and seq < self.head_seq and ts is not None
+                      and self.head_ts is not None and ts > self.head_ts)
+        if after_rows or after_head:
+            behind = max(self.max_seq, self.head_seq or 0)
             alarms.append(self._alarm(FloorAlarmKind.TAIL_TRUNCATED, seq + 1, behind,
                                       f"the head is row {seq} but the floor holds {_rows(seq + 1, behind)} "
                                       "(rows cut from the end of the table's journal)"))
-        if self.head_seq is None or seq >= self.head_seq:
-            self.head_seq, self.head_hash, self.changed = seq, hash_, True
+        if self.head_seq is None or seq >= self.head_seq or after_head:
+            self.head_seq, self.head_hash, self.head_ts, self.changed = seq, hash_, ts, True
         if seq > self.contiguous_seq:
             self.heads_waiting[seq] = hash_
             return alarms

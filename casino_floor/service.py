@@ -177,8 +177,9 @@ class FloorService:
             self.ingest.take("events", payload, batch)
 
     async def _commit(self, batch: Batch, now: float) -> None:
-        for track, seq, hash_ in self.ingest.lookups:
-            batch.alarms.extend(track.head(seq, hash_, await self.store.hash_at(track.table_id, track.journal, seq)))
+        for track, seq, hash_, ts in self.ingest.lookups:
+            held = await self.store.hash_at(track.table_id, track.journal, seq)
+            batch.alarms.extend(track.head(seq, hash_, held, ts=ts))
         self.ingest.lookups.clear()
         self.ingest.finish(batch, now)
         if len(batch):

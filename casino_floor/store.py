@@ -69,6 +69,12 @@ def clear_row(row: Row) -> tuple[Any, ...]:
     return row.table_id, row.journal, _int(cleared.get("id")), row.seq, row.ts, str(cleared.get("by", ""))
 
 
+async def _prepare(connection: asyncpg.Connection) -> None:
+    """Each pooled connection's own staging table for COPY (emptied by every commit)."""
+    await connection.execute("CREATE TEMP TABLE IF NOT EXISTS events_in (LIKE events INCLUDING DEFAULTS) "
+                             "ON COMMIT DELETE ROWS")
+
+
 class FloorStore:
     """A pool of connections to the floor's database; `write` one `Batch` per transaction."""
 
@@ -80,13 +86,12 @@ class FloorStore:
     async def open(cls, dsn: str, *, password: str | None = None, method: WriteMethod = "copy",
                    size: int = 4) -> FloorStore:
         """Connect and bring the schema up to date."""
-        pool = await asyncpg.create_pool(dsn, password=password, min_size=1, max_size=size)
+        connection = await asyncpg.connect(dsn, password=password)
         try:
-            async with pool.acquire() as connection:
-                await migrate(connection)
-        except BaseException:
-            await pool.close()
-            raise
+            await migrate(connection)
+        finally:
+            await connection.close()
+        pool = await asyncpg.create_pool(dsn, password=password, min_size=1, max_size=size, init=_prepare)
         return cls(pool, method=method)
 
     async def close(self) -> None:
@@ -111,11 +116,13 @@ class FloorStore:
             if batch.tracks:
                 await connection.executemany(
                     "INSERT INTO journals (table_id, journal, contiguous_seq, contiguous_hash, max_seq, head_seq, "
-                    "head_hash) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (table_id, journal) DO UPDATE SET "
-                    "contiguous_seq = excluded.contiguous_seq, contiguous_hash = excluded.contiguous_hash, "
-                    "max_seq = excluded.max_seq, head_seq = excluded.head_seq, head_hash = excluded.head_hash",
-                    [(t.table_id, t.journal, t.contiguous_seq, t.contiguous_hash, t.max_seq, t.head_seq, t.head_hash)
-                     for t in batch.tracks])
+                    "head_hash, head_ts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (table_id, journal) "
+                    "DO UPDATE SET contiguous_seq = excluded.contiguous_seq, "
+                    "contiguous_hash = excluded.contiguous_hash, max_seq = excluded.max_seq, "
+                    "head_seq = excluded.head_seq, head_hash = excluded.head_hash, "
+                    "head_ts = excluded.head_ts",
+                    [(t.table_id, t.journal, t.contiguous_seq, t.contiguous_hash, t.max_seq, t.head_seq, t.head_hash,
+                      t.head_ts) for t in batch.tracks])
                 await connection.executemany(
                     "UPDATE floor_alarms SET cleared_at = now() WHERE table_id = $1 AND journal = $2 "
                     "AND kind = 'gap' AND cleared_at IS NULL AND last_seq <= $3",
@@ -130,8 +137,6 @@ class FloorStore:
         elif self.method == "executemany":
             await connection.executemany(_VALUES, records)
         else:
-            await connection.execute("CREATE TEMP TABLE IF NOT EXISTS events_in (LIKE events INCLUDING DEFAULTS) "
-                                     "ON COMMIT DELETE ROWS")
             await connection.copy_records_to_table("events_in", records=records, columns=_COLUMNS)
             await connection.execute(f"INSERT INTO events ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} "
                                      "FROM events_in ON CONFLICT DO NOTHING")
@@ -169,7 +174,9 @@ class FloorStore:
         async with self.pool.acquire() as connection:
             tracks = {(r["table_id"], r["journal"]): JournalTrack(
                 r["table_id"], r["journal"], r["contiguous_seq"], r["contiguous_hash"], r["max_seq"], r["head_seq"],
-                r["head_hash"]) for r in await connection.fetch("SELECT * FROM journals")}
+                r["head_hash"], r["head_ts"], r["max_ts"]) for r in await connection.fetch(
+                    "SELECT j.*, e.ts AS max_ts FROM journals j LEFT JOIN events e ON e.table_id = j.table_id "
+                    "AND e.journal = j.journal AND e.seq = j.max_seq")}
             for record in await connection.fetch(
                     "SELECT e.table_id, e.journal, e.seq, e.prev_hash, e.hash FROM events e JOIN journals j "
                     "USING (table_id, journal) WHERE e.seq > j.contiguous_seq"):

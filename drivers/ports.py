@@ -90,6 +90,16 @@ class CardShoe(Protocol):
         """Every event, in order, until the shoe is closed; raises ShoeVersionError if the shoe is refused."""
         ...
 
+    def acknowledge(self, event: SequencedShoeEvent) -> None:
+        """The table has journaled `event` and what it caused (committed, durable): the shoe may forget it and
+        every event before it. Until then the shoe holds it and resends it (ack after commit, docs/journal.md)."""
+        ...
+
+    def redeliver(self, event: SequencedShoeEvent) -> None:
+        """The table could not journal `event`: take it and the events after it back; the shoe's resend of them
+        is delivered again (the journal is retried with each resend; nothing is lost)."""
+        ...
+
     async def lock_gate(self) -> None:
         """Lock the card gate (between rounds); returns once the shoe confirms it."""
         ...

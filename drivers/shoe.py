@@ -11,7 +11,11 @@ that connects, identifies (§6), checks the protocol version and then watches
 the link; leaving cancels it and ends `events()`. A lost link or a silent shoe
 (no frame for `heartbeat_timeout`) yields `ShoeOffline` and a reconnect with
 capped, jittered backoff; the next HELLO re-identifies the shoe and go-back-N
-sequencing (§3) makes sure nothing it sent is lost or doubled. A shoe speaking
+sequencing (§3) makes sure nothing it sent is lost or doubled. The driver does
+not acknowledge an event when it arrives: the runtime calls `acknowledge(event)`
+once the event is journaled, and `redeliver(event)` when the journal refused it
+(§3, "When the host acknowledges"), so an event is never lost between the wire
+and the disk. A shoe speaking
 another protocol version is refused: `events()` raises `ShoeVersionError`.
 
 This module is the port and the link's lifetime; what the bytes mean (framing,
@@ -47,6 +51,7 @@ from firmware_bridge.shoe import (
     Jam,
     JamCleared,
     MissedCards,
+    SequencedShoeEvent,
     SetGate,
     ShoeEvent,
     ShoeIdentity,
@@ -223,6 +228,26 @@ class SerialShoe:
             if item is not None:
                 raise item
         return item
+
+    def acknowledge(self, event: SequencedShoeEvent) -> None:
+        """The table journaled `event` (durably): ACK it, so the shoe forgets it and every event before it."""
+        ack = self._receiver.acknowledge(event)
+        if ack is not None:
+            self._send(ack)
+
+    def redeliver(self, event: SequencedShoeEvent) -> None:
+        """The table could not journal `event`: it and the events queued after it are dropped and come again
+        with the shoe's resend (it resends what is not acknowledged, §3), so nothing is lost."""
+        taken_back = self._receiver.rewind(event)
+        if not taken_back:
+            return
+        kept: list[ShoeEvent | BaseException | None] = []
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if not any(item is event for event in taken_back):
+                kept.append(item)
+        for item in kept:
+            self._queue.put_nowait(item)
 
     async def lock_gate(self) -> None:
         await self._set_gate(True)

@@ -4,13 +4,24 @@ The receiving half of the shoe driver (docs/protocols/shoe.md §2-§4, §6), wit
 no transport, no loop and no clock: `ShoeReceiver.feed(data)` takes the bytes
 the serial port gave and returns a `Received`: the events to deliver (a
 `MissedCards` before what follows a gap), the commands the host must answer
-with (RESEND at once, one cumulative ACK per chunk), a HELLO when one is
-awaited, the gate state the shoe reported. `drivers.shoe.SerialShoe` owns the
-port, the identify handshake and the reconnects around it.
+with (RESEND at once; ACK again for a duplicate, up to what the table has
+acknowledged), a HELLO when one is awaited, the gate state the shoe reported.
+`drivers.shoe.SerialShoe` owns the port, the identify handshake and the
+reconnects around it.
+
+A delivered event is not acknowledged to the shoe on delivery: the table
+acknowledges it (`acknowledge`) once its journal transaction is durable, so
+the shoe keeps the event, and resends it, until then (§3, "When the host
+acknowledges"). An event the table could not journal is handed back
+(`rewind`) and held here, with every event after it, until the shoe resends
+it (the shoe's own pace, 500 ms): then they are delivered again, in order. The
+sequencer is not moved back, so a resend racing the hand-back is never taken
+for a loss.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 from firmware_bridge.shoe import (
@@ -26,6 +37,7 @@ from firmware_bridge.shoe import (
     MessageType,
     MissedCards,
     Resend,
+    SequencedShoeEvent,
     Sequencer,
     ShoeEvent,
     ShoeStatus,
@@ -71,6 +83,9 @@ class ShoeReceiver:
         self.identified = False
         self._sequencer = Sequencer()
         self._decoder = FrameDecoder()
+        self.acknowledged: int | None = None  # the last sequence the table acknowledged (this boot of the shoe)
+        self._unacknowledged: deque[SequencedShoeEvent] = deque()  # delivered, in order, not yet acknowledged
+        self._taken_back: list[SequencedShoeEvent] = []  # handed back by the table, held until the shoe resends
 
     def reset(self) -> None:
         """A new connection: half a frame from before is dropped, nothing is placed before the next HELLO."""
@@ -80,6 +95,10 @@ class ShoeReceiver:
     def identify(self, hello: Hello) -> Received:
         """The shoe identified itself (§6): its frames are placed from now on; the gap since, if any, is said."""
         received = Received()
+        if hello.boot_id != self._sequencer.boot_id:  # another boot: its sequence numbers are not ours
+            self.acknowledged = None
+            self._unacknowledged.clear()
+            self._taken_back.clear()
         self._apply(self._sequencer.on_hello(hello), received)
         self.identified = True
         return received
@@ -104,8 +123,10 @@ class ShoeReceiver:
                     received.events.append(decision.missed)
                 if decision.deliver:
                     self._deliver(frame, received)
-                if decision.acknowledge is not None:
-                    acknowledge = decision.acknowledge
+                elif decision.acknowledge is not None:
+                    self._resent(frame, received)
+                    if self.acknowledged is not None:
+                        acknowledge = self.acknowledged  # a duplicate: say again what the table kept, no more
                 if decision.resend_from is not None:
                     received.commands.append(Resend(decision.resend_from))
             elif frame.message_type == MessageType.HEARTBEAT:
@@ -113,6 +134,41 @@ class ShoeReceiver:
         if acknowledge is not None:
             received.commands.append(Ack(acknowledge))  # cumulative: one per chunk is enough
         return received
+
+    def acknowledge(self, event: SequencedShoeEvent) -> Ack | None:
+        """The table kept `event` (journaled, durable): the ACK that lets the shoe forget it and all before it.
+        None for an event this receiver did not deliver in the shoe's current boot (nothing to acknowledge)."""
+        index = self._index_of(event)
+        if index is None:
+            return None
+        for _ in range(index + 1):
+            self._unacknowledged.popleft()
+        self.acknowledged = event.sequence
+        return Ack(event.sequence)
+
+    def rewind(self, event: SequencedShoeEvent) -> list[SequencedShoeEvent]:
+        """The table could not keep `event`: it and the events delivered after it are taken back (returned) and
+        held, with whatever arrives meanwhile, until the shoe resends `event`; then they are delivered again.
+        Nothing when `event` is not awaiting its ACK."""
+        index = self._index_of(event)
+        if index is None:
+            return []
+        taken_back = list(self._unacknowledged)[index:]
+        for _ in taken_back:
+            self._unacknowledged.pop()
+        self._taken_back = taken_back + self._taken_back
+        return taken_back
+
+    def _resent(self, frame: Frame, received: Received) -> None:
+        """A duplicate: if it is the shoe's resend of the first event taken back, deliver the held events again."""
+        if self._taken_back and frame.sequence == self._taken_back[0].sequence:
+            received.events.extend(self._taken_back)
+            self._unacknowledged.extend(self._taken_back)
+            self._taken_back = []
+
+    def _index_of(self, event: SequencedShoeEvent) -> int | None:
+        # By identity: an equal event of another boot of the shoe is not this one.
+        return next((index for index, held in enumerate(self._unacknowledged) if held is event), None)
 
     def _hello(self, frame: Frame) -> Hello | ShoeVersionError | None:
         version = protocol_version_of(frame)
@@ -147,6 +203,11 @@ class ShoeReceiver:
         if isinstance(event, ShoeEvent):
             if isinstance(event, GateChanged):
                 received.gate_locked = event.locked
+            if self._taken_back and isinstance(event, SequencedShoeEvent):
+                self._taken_back.append(event)  # behind the events taken back: in order or not at all
+                return
+            if isinstance(event, SequencedShoeEvent):
+                self._unacknowledged.append(event)
             received.events.append(event)
 
     def _apply(self, decision: Decision, received: Received) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from table_runtime.commands.table_line import table_line
 from table_runtime.config import ENV_PIT_TOKEN, ENV_SUPERVISOR_PIN, zone_names
-from table_runtime.errors import ConfigError
+from table_runtime.errors import ConfigError, JournalError
 from table_runtime.game.rules import PROFILES, TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.controller import TableController
@@ -91,10 +91,20 @@ def _http(text: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
+def _loopback(host: str) -> bool:
+    from table_runtime.display.request_guard import is_loopback_host  # the display's own rule (imports aiohttp)
+
+    return is_loopback_host(host)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.rounds is not None and args.rounds < 0:
         raise ConfigError("--rounds", "a whole number >= 0")
     _secrets(args)
+    http = _http(args.http)
+    if http is not None and args.pit_token is None and not args.fast and not _loopback(http[0]):
+        raise ConfigError("--http", f"{http[0]!r} serves the display to other machines: that needs --pit-token "
+                                    f"(or {ENV_PIT_TOKEN}), else 127.0.0.1")
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="table-demo-"))
     rules = profile(args.profile)
     journal = Journal.open(journal_path(data_dir))
@@ -122,6 +132,7 @@ def _fast(args: argparse.Namespace, controller: TableController) -> dict[str, An
     from simulators.fast_table import FastTable
 
     rounds = 50 if args.rounds is None else args.rounds
+    _audit_first(controller)
     table = FastTable(controller, seed=args.seed, error_rate=args.error_rate)
     if args.mqtt:
         summary = asyncio.run(_fast_with_feed(args, controller, table, rounds))
@@ -130,6 +141,18 @@ def _fast(args: argparse.Namespace, controller: TableController) -> dict[str, An
     return {"rounds": summary.rounds, "alarms": summary.alarms, "recovered": summary.recovered,
             "net_by_box": {str(box): net for box, net in sorted(summary.net_by_box.items())},
             "journal_rows": controller.journal.last_seq}
+
+
+def _audit_first(controller: TableController) -> None:
+    """The fast table has no event loop to audit the older rows beside play: they are audited before it, and a
+    journal broken before the start's checkpoint is refused like one broken after it."""
+    from table_runtime.journal.audit import AuditBreak
+    from table_runtime.runtime.journal_audit import audit_journal
+
+    found: list[AuditBreak] = []
+    asyncio.run(audit_journal(controller, pause_s=0, on_broken=found.append))
+    if found:
+        raise JournalError(f"{controller.journal.path}: {found[0].reason}")
 
 
 def _progress(args: argparse.Namespace, rounds: int) -> Any:
@@ -203,7 +226,8 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
                   + ("" if args.supervisor_pin else "; no supervisor PIN (--supervisor-pin): "
                      "the supervisor's alarms cannot be cleared"), file=sys.stderr)
             if args.pit_token:
-                print(f"pit view: http://{http[0]}:{http[1]}/?pit={args.pit_token}", file=sys.stderr)
+                # the token is a secret: never printed, the operator has it already
+                print(f"pit view: http://{http[0]}:{http[1]}/?pit=<the pit token>", file=sys.stderr)
         played = [0]  # rounds finished so far, also when a signal stops the demo
 
         def count(done: int) -> None:

@@ -98,6 +98,10 @@ class ZoneReporter:
         self.tracker.revalue()
         return self._reports(set(self._reported))
 
+    def reported(self) -> list[ZoneChanged]:
+        """Every zone as last reported (after a journal outage the core may not have taken the last reports)."""
+        return [ZoneChanged(zone=zone, chips=chips) for zone, chips in sorted(self._reported.items())]
+
     def _reports(self, zones: set[str]) -> list[ZoneChanged]:
         out = []
         for zone in sorted(zones):

@@ -25,6 +25,8 @@ from table_runtime.feed.settings import FeedSettings, credentials, parse_broker_
 from table_runtime.journal import Journal, journal_path
 
 EXIT_GAPS = 3
+EXIT_CHAIN = 4  # --verify: rows rewritten, cut from the journal, or a broken chain
+EXIT_NEW_JOURNAL = 5  # the table started a new journal (and nothing worse was seen)
 
 
 def _connection_options(parser: argparse.ArgumentParser) -> None:
@@ -50,6 +52,9 @@ def register(subparsers: Any) -> None:
     tail.add_argument("--count", type=int, help="exit after this many messages (exit 3 if a gap was seen)")
     tail.add_argument("--after", type=int, help="the last seq already handled: a later first seq is a gap")
     tail.add_argument("--persistent", action="store_true", help="persistent session (needs --client-id)")
+    tail.add_argument("--verify", action="store_true",
+                      help="re-compute the hash chain of the events and follow the retained head: report rows "
+                           "rewritten or cut from the journal (exit 4 with --count) and a new journal (exit 5)")
     tail.add_argument("--retry-max", type=float, default=5.0,
                       help="most seconds between attempts while the broker cannot be reached (default 5)")
     tail.set_defaults(handler=run_tail)
@@ -62,6 +67,9 @@ def register(subparsers: Any) -> None:
     publish.add_argument("--table-id", required=True)
     publish.add_argument("--poll-interval", type=float, default=0.25, help="seconds between journal checks")
     publish.add_argument("--batch-size", type=int, default=500)
+    publish.add_argument("--replay-secret-env", metavar="VARIABLE",
+                         help="answer the floor's replay requests signed with the secret this environment variable "
+                              "holds (default: no replay)")
     publish.set_defaults(handler=run_publish)
 
 
@@ -90,6 +98,7 @@ def run_tail(args: argparse.Namespace) -> int:
         persistent=args.persistent,
         on_connection=_say,
         backoff_max=args.retry_max,
+        verify=args.verify,
     )
     if args.after is not None and args.table:
         consumer.tracker.start_after(args.table, args.after)
@@ -101,12 +110,20 @@ async def _tail(consumer: FeedConsumer, count: int | None, *, as_json: bool) -> 
     stream = consumer.messages()
     try:
         async for received in stream:
+            for finding in received.findings:
+                print(json.dumps(finding.as_json()) if as_json else finding.text, flush=True)
+            if received.is_head and consumer.topic != "head":
+                continue  # followed by --verify, not printed
             print(_format(received, as_json=as_json), flush=True)
             seen += 1
             if count is not None and seen >= count:
                 break
     finally:
         await stream.aclose()
+    if consumer.check.kinds & {"broken", "rewritten", "truncated"}:
+        return EXIT_CHAIN
+    if "new_journal" in consumer.check.kinds:
+        return EXIT_NEW_JOURNAL
     return EXIT_GAPS if consumer.tracker.gaps else 0
 
 
@@ -133,7 +150,8 @@ def _format(received: Received, *, as_json: bool) -> str:
             if isinstance(ts, (int, float))
             else "?"
         )
-        detail = message.get("body", message.get("alarm", message.get("round", message.get("status"))))
+        detail = message.get("body", message.get("alarm", message.get("round", message.get("status",
+                                                                                     message.get("hash")))))
         text = json.dumps(detail, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
         lines.append(f"{received.table_id} {message.get('seq'):>8} {when} {message.get('type')} {text}")
     return "\n".join(lines)
@@ -142,6 +160,8 @@ def _format(received: Received, *, as_json: bool) -> str:
 def run_publish(args: argparse.Namespace) -> int:
     mapping = _feed_mapping(args)
     mapping.update(poll_interval=args.poll_interval, batch_size=args.batch_size)
+    if args.replay_secret_env is not None:
+        mapping["replay_secret_env"] = args.replay_secret_env
     settings = FeedSettings.from_mapping(mapping, table_id=args.table_id)
     path = args.journal if args.journal is not None else journal_path(args.data_dir)
     if not path.is_file():  # rather than creating an empty journal and publishing nothing

@@ -8,8 +8,8 @@ from typing import Any
 
 from table_runtime.errors import JournalError
 from table_runtime.journal import Journal, journal_path
-from table_runtime.runtime.controller import stored_terms
 from table_runtime.runtime.recall import euros, recall_rounds
+from table_runtime.runtime.terms import stored_terms
 
 
 def register(subparsers: Any) -> None:

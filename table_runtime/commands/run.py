@@ -8,7 +8,9 @@ systemd does not restart it every 2 s, and ``systemctl status`` shows the key
 in its status line. On SIGTERM/SIGINT the app notes "Stopping" in the journal,
 lets the feed publish what is left and its ``offline`` status, closes the
 devices, then the journal: every input was committed whole before it took
-effect, so nothing is half-written. Exit 0 after a signal.
+effect, so nothing is half-written. Exit 0 after a signal. A journal that cannot
+be written at start (a full or read-only card) is one line and exit 1: systemd
+restarts it until the card takes rows again (docs/journal.md).
 
 Under systemd (table_runtime/runtime/systemd.py): READY once the journal is
 replayed and every device is open, WATCHDOG pings from the event loop, a
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from table_runtime.commands.config import checked_config
 from table_runtime.config import ConfigInvalidError, TableConfig, describe
 from table_runtime.errors import ConfigError, TableError
+from table_runtime.journal import JournalUnwritableError
 from table_runtime.runtime.clock_sync import (
     FOLLOW_SECONDS,
     POLL_SECONDS,
@@ -46,6 +49,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("table_runtime.run")
 
+EXIT_JOURNAL_UNWRITABLE = 1  # the journal cannot be written (disk full, read-only, I/O error): restarted
 EXIT_REFUSED = 2  # a configuration or state the table refuses to start with: not worth restarting (the unit)
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 START_MARGIN_S = 30.0  # EXTEND_TIMEOUT_USEC beyond the clock wait's next poll
@@ -79,6 +83,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     try:
         return asyncio.run(serve(config, notifier=notifier))
+    except JournalUnwritableError as error:
+        # Not the configuration's fault and not for good (a full or failing card): exit 1, so systemd
+        # restarts it every RestartSec=, and it plays again once the card takes rows (docs/journal.md).
+        print(f"{error_prefix}table-runtime: error: {error}", file=sys.stderr)
+        notifier.status(f"cannot start, restarted: {error}")
+        return EXIT_JOURNAL_UNWRITABLE
     except TableError as error:
         print(f"{error_prefix}table-runtime: error: {error}", file=sys.stderr)
         notifier.status(f"refused to start, not restarted: {error}")

@@ -14,8 +14,9 @@ Layout (see ``configs/demo.toml`` and ``configs/pi.toml``)::
     [limits]    min_bet_cents, max_bet_cents
     [devices]   shoe (URL), panel_pin_factory, gpio_chip, chip_registry, [[devices.chip_readers]]
     [pins]      BCM numbers of buttons, box_lamps (one per box), tower lights, buzzer; timings
-    [mqtt]      url (absent: no feed), prefix, username, password_file, ca_file, cert_file, key_file, client_id
-    [display]   host, port, language, supervisor_pin_file, pit_token_file
+    [mqtt]      url (absent: no feed), prefix, username, password_file, ca_file, cert_file, key_file, client_id,
+                replay_secret_env (the environment variable holding the floor's replay secret; absent: no replay)
+    [display]   host, port, language, supervisor_pin_file, pit_token_file, allowed_hosts
     [metrics]   host, port                 # the Prometheus endpoint (absent: none; needs the `metrics` extra)
     [clock]     sync_wait_seconds          # how long start-up waits for a synchronised clock (docs/journal.md)
 

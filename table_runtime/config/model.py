@@ -98,6 +98,7 @@ class MqttConfig:
     cert_file: Path | None = None
     key_file: Path | None = None
     client_id: str = ""
+    replay_secret: str | None = field(default=None, repr=False)  # from the variable replay_secret_env names
 
     @property
     def enabled(self) -> bool:
@@ -111,6 +112,7 @@ class DisplayConfig:
     language: str = "fr"
     supervisor_pin: str | None = field(default=None, repr=False)  # None: supervisor actions refused
     pit_token: str | None = field(default=None, repr=False)
+    allowed_hosts: tuple[str, ...] = ()  # Host names the page may be asked by, besides loopback and `host`
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,25 +17,40 @@ from table_runtime.config.model import (
     MetricsConfig,
     MqttConfig,
 )
-from table_runtime.config.reader import Reader
+from table_runtime.config.reader import Reader, kind_of
+from table_runtime.feed.replay_messages import MIN_SECRET_BYTES
 
 _TOPIC_PREFIX = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
+_HOST_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?")
+
+
+def redacted_url(url: str) -> str:
+    """`url` without the password it may carry (``mqtt://user:***@host``), for a problem or a log line."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return parts._replace(netloc=f"{parts.username}:***@{host}").geturl()
 
 
 def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttConfig:
     prefix = "mqtt"
     table = reader.table(document, "mqtt", "", allowed={"url", "prefix", "username", "password_file", "ca_file",
-                                                        "cert_file", "key_file", "client_id"})
+                                                        "cert_file", "key_file", "client_id", "replay_secret_env"})
     url = reader.value(table, "url", prefix, str, "") or None
     if url is not None:
         parts = urlsplit(url)
+        shown = redacted_url(url)  # a problem line is printed and logged: never the password
+        if parts.password is not None:
+            reader.problem("mqtt.url", f"{shown}: no password in the URL; put it in the file mqtt.password_file "
+                                       f"or in {ENV_MQTT_PASSWORD}")
         if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-            reader.problem("mqtt.url", f"{url!r}: mqtt://host[:port] or mqtts://host[:port]")
+            reader.problem("mqtt.url", f"{shown!r}: mqtt://host[:port] or mqtts://host[:port]")
         else:
             try:
                 parts.port  # noqa: B018 - raises on a bad port
             except ValueError as error:
-                reader.problem("mqtt.url", f"{url!r}: {error}")
+                reader.problem("mqtt.url", f"{shown!r}: {error}")
     topic_prefix = reader.value(table, "prefix", prefix, str, "casino")
     if not _TOPIC_PREFIX.fullmatch(topic_prefix):
         reader.problem("mqtt.prefix", f"{topic_prefix!r}: topic levels of letters, digits, '-', '_' and '/'")
@@ -46,8 +62,14 @@ def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttCo
                        "a client certificate needs both cert_file and key_file")
     if url is not None and urlsplit(url).scheme == "mqtt" and (ca_file or cert_file):
         reader.problem("mqtt.url", "TLS files are set but the URL is mqtt://; use mqtts://")
+    replay_env = reader.value(table, "replay_secret_env", prefix, str, "") or None
+    replay_secret = reader.environ.get(replay_env) if replay_env is not None else None
+    if replay_env is not None and len((replay_secret or "").encode()) < MIN_SECRET_BYTES:
+        reader.problem("mqtt.replay_secret_env", f"{replay_env}: the replay secret is not in the environment "
+                                                 f"(or shorter than {MIN_SECRET_BYTES} bytes)")
     return MqttConfig(
         url=url,
+        replay_secret=replay_secret,
         prefix=topic_prefix,
         username=reader.value(table, "username", prefix, str, "") or None,
         password=reader.secret(table, "password_file", prefix, ENV_MQTT_PASSWORD),
@@ -61,7 +83,7 @@ def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttCo
 def read_display(reader: Reader, document: dict[str, Any]) -> DisplayConfig:
     prefix = "display"
     table = reader.table(document, "display", "", allowed={"host", "port", "language", "supervisor_pin_file",
-                                                           "pit_token_file"})
+                                                           "pit_token_file", "allowed_hosts"})
     host = reader.value(table, "host", prefix, str, "127.0.0.1")
     port = reader.value(table, "port", prefix, int, 8080)
     if not 0 <= port <= 65535:
@@ -77,7 +99,43 @@ def read_display(reader: Reader, document: dict[str, Any]) -> DisplayConfig:
     if token is not None and len(token) < 16:
         source = ENV_PIT_TOKEN if reader.environ.get(ENV_PIT_TOKEN) else "display.pit_token_file"
         reader.problem(source, "the pit token is at least 16 characters")
-    return DisplayConfig(host=host, port=port, language=language, supervisor_pin=pin, pit_token=token)
+    if token is None and not _is_loopback(host):
+        reader.problem("display.host", f"{host!r} serves the display to other machines: that needs the pit token "
+                                       f"({ENV_PIT_TOKEN} or display.pit_token_file), else bind 127.0.0.1")
+    return DisplayConfig(host=host, port=port, language=language, supervisor_pin=pin, pit_token=token,
+                         allowed_hosts=_allowed_hosts(reader, table))
+
+
+def _allowed_hosts(reader: Reader, table: dict[str, Any]) -> tuple[str, ...]:
+    """``display.allowed_hosts``: the names (or addresses) the page is opened by, besides loopback and `host`."""
+    value = table.get("allowed_hosts", [])
+    if not isinstance(value, list):
+        reader.problem("display.allowed_hosts", f"expected an array of host names, not {kind_of(value)}")
+        return ()
+    names: list[str] = []
+    for index, name in enumerate(value):
+        if not isinstance(name, str) or not (_HOST_NAME.fullmatch(name) or _is_address(name)):
+            reader.problem(f"display.allowed_hosts[{index}]", f"{name!r}: a host name or an IP address, no port")
+        else:
+            names.append(name.lower())
+    return tuple(names)
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 def read_metrics(reader: Reader, document: dict[str, Any]) -> MetricsConfig:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from table_runtime.config.model import TableConfig
+from table_runtime.config.services import redacted_url
 
 
 def describe(config: TableConfig) -> str:
     """A one-paragraph summary for `check-config` (no secrets)."""
     limits = config.limits
     readers = config.devices.chip_readers
-    mqtt = f"mqtt {config.mqtt.url} prefix {config.mqtt.prefix}" if config.mqtt.enabled else "mqtt off"
+    url = redacted_url(config.mqtt.url or "")
+    mqtt = f"mqtt {url} prefix {config.mqtt.prefix}" if config.mqtt.enabled else "mqtt off"
     secrets = [name for name, value in (("supervisor PIN", config.display.supervisor_pin),
                                         ("pit token", config.display.pit_token),
                                         ("mqtt password", config.mqtt.password)) if value]

@@ -11,7 +11,9 @@ Roles are decided here, on the server, never trusted from the page:
   runtime acknowledges the serious alarms, alarms.SUPERVISOR_ACK_KINDS, only from the supervisor);
 - pit: any connection carrying the pit token (`/?pit=<token>`); read-only.
 Anything else is refused with 403. The server binds to 127.0.0.1 unless told
-otherwise. The WebSocket protocol is in docs/display.md.
+otherwise (beyond loopback only with a pit token). What is checked before a request
+is read (its Host, a message's size and nesting) is in request_guard.py; when a
+recall may run, in recall_gate.py. The WebSocket protocol is in docs/display.md.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import ipaddress
+import itertools
 import json
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -42,9 +44,17 @@ from table_runtime.display.backend import (
 )
 from table_runtime.display.pin_guard import PIN_ATTEMPTS as PIN_ATTEMPTS
 from table_runtime.display.pin_guard import PIN_LOCKOUT_S as PIN_LOCKOUT_S
-from table_runtime.display.pin_guard import SupervisorPin
-from table_runtime.errors import CardCodeError, ConfigError, TableError
-from table_runtime.game.cards import Card
+from table_runtime.display.pin_guard import PinAttempts, SupervisorPin
+from table_runtime.display.recall_gate import RecallClient, RecallGate, RecallRefused
+from table_runtime.display.request_guard import (
+    HostAllowlist,
+    MessageRefused,
+    check_bind,
+    check_command_args,
+    is_loopback_host,
+    parse_message,
+)
+from table_runtime.errors import ConfigError, TableError
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +63,7 @@ LANGUAGES = ("fr", "en")
 SEND_TIMEOUT_S = 5.0  # default: a screen that cannot take one message in this long is dropped
 COMMAND_TIMEOUT_S = 10.0  # the runtime answers commands at once; past this the page hears "no answer"
 RECALL_DEFAULT_ROUNDS = 10
-RECALL_INTERVAL_S = 1.0  # per screen: reading and encoding rounds is work for the runtime's loop
+API_CLIENTS_KEPT = 256  # addresses of /api/recall remembered for its rate limit
 KEEPALIVE_S = 5.0  # an idle screen still hears from us this often, so it can tell a frozen controller
 _CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -72,9 +82,10 @@ class _Screen:
     ws: web.WebSocketResponse
     request: web.Request
     role: Role
+    pin: PinAttempts  # this screen's wrong supervisor PINs (pin_guard.py)
     messages: deque[str] = field(default_factory=deque)  # replies, sent in order
     snapshot: str | None = None  # newest snapshot not yet sent; a newer one replaces it
-    last_recall: float = float("-inf")
+    recall: RecallClient = field(default_factory=RecallClient)
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
 
     def push_snapshot(self, text: str) -> None:
@@ -82,7 +93,10 @@ class _Screen:
         self.wakeup.set()
 
     def push_message(self, message: dict[str, Any]) -> None:
-        self.messages.append(json.dumps(message, separators=(",", ":")))
+        self.push_text(json.dumps(message, separators=(",", ":")))
+
+    def push_text(self, text: str) -> None:
+        self.messages.append(text)
         self.wakeup.set()
 
 
@@ -102,6 +116,7 @@ class DisplayServer:
         language: str = "fr",
         supervisor_pin: str | None = None,
         pit_token: str | None = None,
+        allowed_hosts: Iterable[str] = (),
         send_timeout: float = SEND_TIMEOUT_S,
         keepalive: float = KEEPALIVE_S,
         clock: Callable[[], float] = time.monotonic,
@@ -114,6 +129,7 @@ class DisplayServer:
             raise ConfigError("display.pit_token", "must be at least 8 characters")
         if not 0 <= port <= 65535:
             raise ConfigError("display.port", f"{port} is not a TCP port")
+        check_bind(host, pit_token)
         self._backend = backend
         self._host = host
         self._requested_port = port
@@ -124,7 +140,10 @@ class DisplayServer:
         self._keepalive = keepalive
         self._clock = clock
         self._pin = SupervisorPin(supervisor_pin, clock=clock, security_alarm=backend.security_alarm)
-        self._last_api_recall = float("-inf")
+        self._hosts = HostAllowlist(host, allowed_hosts)
+        self.recall_gate = RecallGate(backend.recall, clock=clock)
+        self._api_clients: dict[str, RecallClient] = {}
+        self._screen_numbers = itertools.count(1)
         self._screens: set[_Screen] = set()
         self._runner: web.AppRunner | None = None
         self._port = port
@@ -147,7 +166,7 @@ class DisplayServer:
         return len(self._screens)
 
     async def __aenter__(self) -> Self:
-        app = web.Application(client_max_size=64 * 1024)
+        app = web.Application(client_max_size=64 * 1024, middlewares=[self._hosts.middleware])
         app.router.add_get("/", self._page)
         app.router.add_get("/ws", self._websocket)
         app.router.add_get("/api/snapshot", self._api_snapshot)
@@ -165,6 +184,9 @@ class DisplayServer:
         self._runner = runner
         self._port = int(runner.addresses[0][1])
         log.info("dealer display on %s", self.url)
+        if not is_loopback_host(self._host):
+            log.warning("the display listens beyond this machine on %s:%d: the pit view is open to whoever has "
+                        "its token (firewall the port to the pit's network)", self._host or "0.0.0.0", self._port)
         return self
 
     async def __aexit__(
@@ -207,14 +229,18 @@ class DisplayServer:
         return web.json_response(self._backend.snapshot())
 
     async def _api_recall(self, request: web.Request) -> web.Response:
-        self._role_of(request)
-        now = self._clock()
-        if now - self._last_api_recall < RECALL_INTERVAL_S:
-            raise web.HTTPTooManyRequests(text="recall: one request a second")
-        self._last_api_recall = now
+        role = self._role_of(request)
+        address = request.remote or ""
+        client = self._api_clients.pop(address, None) or RecallClient()
+        self._api_clients[address] = client  # newest last; the oldest forgotten first
+        while len(self._api_clients) > API_CLIENTS_KEPT:
+            del self._api_clients[next(iter(self._api_clients))]
         last = _recall_count(request.query.get("last"))
-        # Recall replays the journal: in a worker thread, so the shoe, the feed and every screen go on meanwhile.
-        return web.json_response(await asyncio.to_thread(self._backend.recall, last))
+        try:
+            text = await self.recall_gate.recall(client, last, dealer=role != "pit")
+        except RecallRefused as refused:
+            raise web.HTTPTooManyRequests(text=str(refused)) from refused
+        return web.Response(text=text, content_type="application/json")
 
     def _role_of(self, request: web.Request) -> Role:
         """The role of a request, or 403. The pit token wins; else only this machine is the dealer."""
@@ -232,7 +258,7 @@ class DisplayServer:
             if self._pit_token is not None and hmac.compare_digest(token.encode(), self._pit_token.encode()):
                 return "pit"
             raise DisplayAccessError("wrong pit token")
-        if _is_loopback(request.remote):
+        if request.remote is not None and is_loopback_host(request.remote):
             return "dealer"
         raise DisplayAccessError("the dealer screen is local only; the pit view needs its token")
 
@@ -240,9 +266,10 @@ class DisplayServer:
 
     async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
         role = self._role_of(request)
-        ws = web.WebSocketResponse(heartbeat=10.0, max_msg_size=64 * 1024)
+        # Past max_msg_size aiohttp closes the connection; up to it a message too large gets an error reply.
+        ws = web.WebSocketResponse(heartbeat=10.0, max_msg_size=1024 * 1024)
         await ws.prepare(request)
-        screen = _Screen(ws, request, role)
+        screen = _Screen(ws, request, role, PinAttempts(f"screen {next(self._screen_numbers)} ({request.remote})"))
         screen.push_message(
             {
                 "type": "hello",
@@ -295,37 +322,35 @@ class DisplayServer:
             if message.type != WSMsgType.TEXT:
                 continue
             try:
-                request = json.loads(message.data)
-            except ValueError:
-                screen.push_message({"type": "error", "message": "not JSON"})
-                continue
-            if not isinstance(request, dict):
-                screen.push_message({"type": "error", "message": "expected an object"})
+                request = parse_message(message.data)
+            except MessageRefused as refused:
+                screen.push_message({"type": "error", "message": str(refused)})
                 continue
             kind = request.get("type")
             if kind == "command":
-                reply = await self._command(screen.role, request)
+                reply = await self._command(screen, request)
                 screen.push_message({"type": "result", "request": request.get("request"), **reply})
             elif kind == "recall":
-                rounds = await self._recall(screen, request)
-                screen.push_message({"type": "recall", "request": request.get("request"), **rounds})
+                screen.push_text(await self._recall(screen, request))
             else:
                 screen.push_message({"type": "error", "message": f"unknown message type {kind!r}"})
 
-    async def _recall(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
-        now = self._clock()
-        if now - screen.last_recall < RECALL_INTERVAL_S:
-            return {"rounds": [], "message": "recall: one request a second", "reason": "recall_busy"}
-        screen.last_recall = now
+    async def _recall(self, screen: _Screen, request: dict[str, Any]) -> str:
+        """The reply's text: the rounds, encoded off the loop (recall_gate.py), or why there are none."""
+        envelope: dict[str, Any] = {"type": "recall", "request": request.get("request")}
         try:
-            return {"rounds": await asyncio.to_thread(self._backend.recall, _recall_count(request.get("last")))}
+            return await self.recall_gate.recall(screen.recall, _recall_count(request.get("last")),
+                                                 dealer=screen.role != "pit", envelope=envelope)
+        except RecallRefused as refused:
+            reply = {**envelope, "rounds": [], "message": str(refused), "reason": refused.reason}
         except Exception as error:
             log.exception("display: the backend failed to recall rounds")
-            return {"rounds": [], "message": f"recall failed: {error!r}", "reason": "recall_failed"}
+            reply = {**envelope, "rounds": [], "message": f"recall failed: {error!r}", "reason": "recall_failed"}
+        return json.dumps(reply, separators=(",", ":"))
 
-    async def _command(self, role: Role, request: dict[str, Any]) -> dict[str, Any]:
+    async def _command(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
         """Check a command from a page and hand it to the runtime; every refusal says why."""
-        name = request.get("name")
+        role, name = screen.role, request.get("name")
         args = request.get("args") or {}
         base = {"name": name}
         if role == "pit":
@@ -334,14 +359,14 @@ class DisplayServer:
             return {**base, "ok": False, "message": f"unknown command {name!r}", "reason": "unknown_command"}
         if not isinstance(args, dict):
             return {**base, "ok": False, "message": "args must be an object", "reason": "bad_args"}
-        problem = _check_args(name, args)
+        problem = check_command_args(name, args)
         if problem is not None:
             return {**base, "ok": False, "message": problem, "reason": "bad_args"}
         acting: Role = "dealer"
         # ACK_ALARM carries the PIN when the alarm needs the supervisor (the snapshot says which); the
         # runtime refuses such an alarm from the dealer, so a page that leaves the PIN out changes nothing.
         if name in SUPERVISOR_COMMANDS or (name == "ACK_ALARM" and "pin" in request):
-            refusal = self._pin.check(name, request.get("pin"))
+            refusal = self._pin.check(name, request.get("pin"), screen.pin)
             if refusal is not None:
                 return {**base, "ok": False, **refusal}
             acting = "supervisor"
@@ -359,22 +384,6 @@ class DisplayServer:
         return {**base, "ok": bool(result.get("ok")), "message": str(result.get("message", ""))}
 
 
-def _check_args(name: str, args: dict[str, Any]) -> str | None:
-    if name == "MANUAL_CARD":
-        card = args.get("card")
-        if not isinstance(card, str):
-            return "MANUAL_CARD needs a card, e.g. QS"
-        try:
-            args["card"] = Card.parse(card).code
-        except CardCodeError as error:
-            return str(error)
-    elif name == "ACK_ALARM":
-        alarm = args.get("id")
-        if not isinstance(alarm, int) or isinstance(alarm, bool):
-            return "ACK_ALARM needs the alarm id"
-    return None
-
-
 def _recall_count(value: object) -> int:
     try:
         count = int(str(value)) if value is not None else RECALL_DEFAULT_ROUNDS
@@ -385,12 +394,3 @@ def _recall_count(value: object) -> int:
 
 def _snapshot_message(snapshot: dict[str, Any]) -> str:
     return json.dumps({"type": "snapshot", "snapshot": snapshot}, separators=(",", ":"))
-
-
-def _is_loopback(remote: str | None) -> bool:
-    if remote is None:
-        return False
-    try:
-        return ipaddress.ip_address(remote).is_loopback
-    except ValueError:
-        return False

@@ -9,6 +9,12 @@ journal on the table still has them). Only ``events`` carries every seq:
 retained ``status`` and ``state`` carry the latest seq known (an ``offline``
 after ``online`` may repeat it), so every one of them is new.
 
+Seqs count within one journal: a message naming another journal (a new data
+directory) starts the count again, and says so (a `Finding`). With
+``verify=True`` the consumer also re-computes the hash chain of the rows and
+follows the retained ``head`` (chain_check.py): rows rewritten or cut from the
+table's journal after they were published are found and named.
+
 To miss nothing while the consumer itself is disconnected, connect with a
 fixed client id and ``persistent=True`` (a persistent session, QoS 1) to a
 broker that keeps sessions.
@@ -28,6 +34,7 @@ from typing import Any, Literal
 import aiomqtt
 
 from table_runtime.feed.backoff import Backoff
+from table_runtime.feed.chain_check import ChainCheck, Finding
 from table_runtime.feed.messages import TopicName, topic_filter
 from table_runtime.feed.settings import BrokerAddress, Secret
 
@@ -82,6 +89,11 @@ class Received:
     topic: str
     message: dict[str, Any]
     observation: Observation
+    findings: tuple[Finding, ...] = ()  # what the chain check found with this message
+
+    @property
+    def is_head(self) -> bool:
+        return self.topic.endswith("/head")
 
     @property
     def table_id(self) -> str:
@@ -135,12 +147,17 @@ class FeedConsumer:
         backoff_initial: float = 0.1,
         backoff_max: float = 5.0,
         on_connection: Callable[[ConnectionNews], None] | None = None,
+        verify: bool = False,
     ) -> None:
         if persistent and not client_id:
             raise ValueError("a persistent session needs a fixed client_id")
         self.broker = broker
-        self.filter = topic_filter(prefix, table_id, topic)
+        self.filters = [topic_filter(prefix, table_id, topic)]
+        if verify and topic == "events":
+            self.filters.append(topic_filter(prefix, table_id, "head"))
+        self.filter = " and ".join(self.filters)
         self.topic = topic
+        self.check = ChainCheck(hashes=verify and topic == "events")
         self.tracker = tracker if tracker is not None else SequenceTracker()
         self.subscribed = asyncio.Event()
         self._username = username
@@ -180,7 +197,8 @@ class FeedConsumer:
                     keepalive=15,
                     queue_type=KeptQueue,
                 ) as client:
-                    await client.subscribe(self.filter, qos=1)
+                    for subscription in self.filters:
+                        await client.subscribe(subscription, qos=1)
                     self.connections += 1
                     self._backoff.reset()
                     self.subscribed.set()
@@ -219,14 +237,27 @@ class FeedConsumer:
             logger.warning("consumer: %s: not a feed message, skipped", message.topic)
             return None
         table_id = str(decoded.get("table_id", ""))
+        if str(message.topic).endswith("/head"):
+            findings = self.check.head(decoded)
+            self._follow(findings)
+            return Received(str(message.topic), decoded, Observation("new", decoded["seq"]), tuple(findings))
         if self.topic in LATEST_VALUE_TOPICS:
             # The latest known seq, not an entry's: a newer status or state may repeat it.
-            observation = Observation("new", decoded["seq"])
-        else:
-            observation = self.tracker.observe(table_id, decoded["seq"], contiguous=self.topic == "events")
-        if observation.verdict == "duplicate" and not self._keep_duplicates:
+            return Received(str(message.topic), decoded, Observation("new", decoded["seq"]))
+        findings = self.check.event(decoded)
+        self._follow(findings)
+        observation = self.tracker.observe(table_id, decoded["seq"], contiguous=self.topic == "events")
+        if observation.verdict == "duplicate" and not self._keep_duplicates and not findings:
             return None
-        return Received(str(message.topic), decoded, observation)
+        return Received(str(message.topic), decoded, observation, tuple(findings))
+
+    def _follow(self, findings: list[Finding]) -> None:
+        """Count seqs in the journal as it now is: a new journal from its first row, a cut one from the cut."""
+        for finding in findings:
+            if finding.kind == "new_journal":
+                self.tracker.last.pop(finding.table_id, None)
+            elif finding.kind in ("rewritten", "truncated") and finding.first is not None:
+                self.tracker.start_after(finding.table_id, finding.first - 1)
 
 
 async def collect(consumer: FeedConsumer, count: int) -> list[Received]:

@@ -6,11 +6,13 @@ Topics live under ``<prefix>/tables/<table_id>/`` (docs/feed/asyncapi.yaml):
 - ``state``   retained: the latest table snapshot;
 - ``events``  every journal entry, QoS 1, in journal order;
 - ``alarms``  alarms raised and cleared;
-- ``rounds``  one record per settled or voided round.
+- ``rounds``  one record per settled or voided round;
+- ``head``    retained: the journal's id and the seq and hash of the last row the broker acknowledged.
 
-Every payload is a JSON object with ``schema_version``, ``table_id``, ``seq``
-(the journal seq; for status and state the latest seq known), ``ts`` (seconds
-since the epoch) and ``type``. Where a journal entry goes besides ``events`` is
+Every payload is a JSON object with ``schema_version``, ``table_id``, ``journal``
+(the journal's id: a new data directory is a new journal, its seq from 1 again),
+``seq`` (the journal seq; for status and state the latest seq known), ``ts``
+(seconds since the epoch) and ``type``. Where a journal entry goes besides ``events`` is
 the `ROUTES` table, keyed by the entry's kind: add a kind there.
 """
 
@@ -28,8 +30,8 @@ from table_runtime.version import installed_version
 SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "casino"
 
-TopicName = Literal["status", "state", "events", "alarms", "rounds"]
-TOPIC_NAMES: tuple[TopicName, ...] = ("status", "state", "events", "alarms", "rounds")
+TopicName = Literal["status", "state", "events", "alarms", "rounds", "head"]
+TOPIC_NAMES: tuple[TopicName, ...] = ("status", "state", "events", "alarms", "rounds", "head")
 _FORBIDDEN = frozenset("+#/\0")
 
 
@@ -80,6 +82,10 @@ class Topics:
     def rounds(self) -> str:
         return self.topic("rounds")
 
+    @property
+    def head(self) -> str:
+        return self.topic("head")
+
 
 def topic_filter(prefix: str, table_id: str | None, name: TopicName | Literal["#"]) -> str:
     """A subscription filter: one table, or every table (``+``) under `prefix`."""
@@ -106,8 +112,14 @@ def encode_payload(payload: Mapping[str, Any]) -> bytes:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
-def _header(table_id: str, seq: int, ts: float, type_: str) -> dict[str, Any]:
-    return {"schema_version": SCHEMA_VERSION, "table_id": table_id, "seq": seq, "ts": ts, "type": type_}
+def _header(table_id: str, journal: str | None, seq: int, ts: float, type_: str) -> dict[str, Any]:
+    """The common fields; `journal` None only for callers that build rows of no particular journal (the
+    publisher always names it)."""
+    header: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "table_id": table_id, "journal": journal,
+                              "seq": seq, "ts": ts, "type": type_}
+    if journal is None:
+        del header["journal"]
+    return header
 
 
 # The `type` of an entry whose body carries none, by journal kind.
@@ -127,32 +139,37 @@ def entry_type(entry: JournalEntry) -> str:
     return DEFAULT_TYPES.get(entry.kind, entry.kind)
 
 
-def event_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
-    """The ``events`` message of any journal entry: the whole row, hash chain included."""
-    payload = _header(topics.table_id, entry.seq, entry.ts, entry_type(entry))
+def event_payload(table_id: str, journal: str | None, entry: JournalEntry) -> dict[str, Any]:
+    """The ``events`` payload of a journal entry (also what a replay sends)."""
+    payload = _header(table_id, journal, entry.seq, entry.ts, entry_type(entry))
     payload.update(kind=entry.kind, body=entry.body, hash=entry.hash, prev_hash=entry.prev_hash)
-    return FeedMessage(topics.events, payload, entry.seq)
+    return payload
 
 
-def alarm_raised_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
-    payload = _header(topics.table_id, entry.seq, entry.ts, "AlarmRaised")
+def event_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
+    """The ``events`` message of any journal entry: the whole row, hash chain included."""
+    return FeedMessage(topics.events, event_payload(topics.table_id, journal, entry), entry.seq)
+
+
+def alarm_raised_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
+    payload = _header(topics.table_id, journal, entry.seq, entry.ts, "AlarmRaised")
     payload["alarm"] = entry.body
     return FeedMessage(topics.alarms, payload, entry.seq)
 
 
-def alarm_cleared_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
-    payload = _header(topics.table_id, entry.seq, entry.ts, "AlarmCleared")
+def alarm_cleared_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
+    payload = _header(topics.table_id, journal, entry.seq, entry.ts, "AlarmCleared")
     payload["alarm"] = entry.body
     return FeedMessage(topics.alarms, payload, entry.seq)
 
 
-def round_message(topics: Topics, entry: JournalEntry) -> FeedMessage:
-    payload = _header(topics.table_id, entry.seq, entry.ts, "RoundRecord")
+def round_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
+    payload = _header(topics.table_id, journal, entry.seq, entry.ts, "RoundRecord")
     payload["round"] = entry.body
     return FeedMessage(topics.rounds, payload, entry.seq)
 
 
-MessageBuilder = Callable[[Topics, JournalEntry], FeedMessage]
+MessageBuilder = Callable[[Topics, JournalEntry, str | None], FeedMessage]
 
 # Where each kind of journal entry is published besides ``events``.
 ROUTES: dict[str, tuple[MessageBuilder, ...]] = {
@@ -162,26 +179,35 @@ ROUTES: dict[str, tuple[MessageBuilder, ...]] = {
 }
 
 
-def messages_for_entry(topics: Topics, entry: JournalEntry) -> list[FeedMessage]:
-    """Every message one journal entry makes: ``events`` first, then its routes."""
-    return [event_message(topics, entry), *(build(topics, entry) for build in ROUTES.get(entry.kind, ()))]
+def messages_for_entry(topics: Topics, entry: JournalEntry, journal: str | None = None) -> list[FeedMessage]:
+    """Every message one journal entry of the journal `journal` makes: ``events`` first, then its routes."""
+    return [event_message(topics, entry, journal),
+            *(build(topics, entry, journal) for build in ROUTES.get(entry.kind, ()))]
 
 
 StatusName = Literal["online", "offline"]
 
 
-def status_message(topics: Topics, status: StatusName, *, seq: int, ts: float, reason: str | None) -> FeedMessage:
+def status_message(topics: Topics, status: StatusName, *, journal: str, seq: int, ts: float,
+                   reason: str | None) -> FeedMessage:
     """The retained ``status`` message (also the MQTT will, with status offline)."""
-    payload = _header(topics.table_id, seq, ts, "FeedStatus")
+    payload = _header(topics.table_id, journal, seq, ts, "FeedStatus")
     payload.update(status=status, reason=reason, version=installed_version())
     return FeedMessage(topics.status, payload, seq, qos=1, retain=True)
 
 
-def state_message(topics: Topics, snapshot: Mapping[str, Any], *, ts: float) -> FeedMessage:
+def state_message(topics: Topics, snapshot: Mapping[str, Any], *, journal: str, ts: float) -> FeedMessage:
     """The retained ``state`` message wrapping a snapshot (docs/feed/schemas/state.json)."""
     seq = snapshot.get("seq", 0)
     if isinstance(seq, bool) or not isinstance(seq, int):
         seq = 0
-    payload = _header(topics.table_id, seq, ts, "TableState")
+    payload = _header(topics.table_id, journal, seq, ts, "TableState")
     payload["snapshot"] = dict(snapshot)
     return FeedMessage(topics.state, payload, seq, qos=1, retain=True)
+
+
+def head_message(topics: Topics, *, journal: str, seq: int, hash_: str, ts: float) -> FeedMessage:
+    """The retained ``head``: the last row the broker acknowledged (`seq` 0 and 64 zeros before the first)."""
+    payload = _header(topics.table_id, journal, seq, ts, "JournalHead")
+    payload["hash"] = hash_
+    return FeedMessage(topics.head, payload, seq, qos=1, retain=True)

@@ -8,7 +8,10 @@ the process dies, the unacknowledged batch is sent again after reconnecting:
 consumers see every seq at least once, in order, and drop repeats by seq.
 After each (re)connection the last `resend_on_connect` acknowledged entries go
 out again too: a broker without persistence, or one that crashed, may have
-acknowledged them without passing them on.
+acknowledged them without passing them on. Every message names the journal;
+the retained ``head`` (the journal's last seq and hash: at connection, after a
+burst, every `head_interval`) lets consumers see rows gone. With a replay secret
+it answers the floor's signed replay requests too (replay_server.py).
 
 The table never waits for the feed: the runtime appends to the journal, calls
 `notify()`, and carries on; with the broker down the backlog just grows. Nor
@@ -32,9 +35,12 @@ import aiomqtt
 
 from table_runtime.errors import JournalError
 from table_runtime.feed.backoff import Backoff
-from table_runtime.feed.messages import FeedMessage, messages_for_entry, state_message, status_message
+from table_runtime.feed.messages import FeedMessage, head_message, messages_for_entry, state_message, status_message
+from table_runtime.feed.pipeline import publish_all, watch
+from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
+from table_runtime.feed.replay_server import ReplayResponder
 from table_runtime.feed.settings import FeedSettings
-from table_runtime.journal import Journal, JournalEntry
+from table_runtime.journal import GENESIS_HASH, Journal, JournalEntry, JournalUnwritableError
 
 logger = logging.getLogger("table_runtime.feed")
 
@@ -70,6 +76,11 @@ class FeedPublisher:
         self.settings = settings
         self.topics = settings.topics
         self._journal = journal
+        self._journal_id = journal.journal_id
+        self._head_sent: tuple[int, float] | None = None  # seq of the last head published, and when (loop time)
+        self.replay = (ReplayResponder(settings.replay_secret.reveal().encode(), journal, self.topics,
+                                       publish_timeout=settings.publish_timeout)
+                       if settings.replay_secret is not None else None)
         self._backoff = Backoff(settings.backoff_initial, settings.backoff_max, rng or random.Random())
         self._sleep = sleep
         self._clock = clock
@@ -193,7 +204,8 @@ class FeedPublisher:
 
     def _client(self, last_seq: int) -> aiomqtt.Client:
         settings = self.settings
-        will = status_message(self.topics, "offline", seq=last_seq, ts=self._clock(), reason="connection lost")
+        will = status_message(self.topics, "offline", journal=self._journal_id, seq=last_seq, ts=self._clock(),
+                              reason="connection lost")
         client = aiomqtt.Client(
             settings.broker.host,
             settings.broker.port,
@@ -209,7 +221,7 @@ class FeedPublisher:
             logger=logger,
         )
         # A whole window is in flight on purpose: no warning per pending publish.
-        client.pending_calls_threshold = settings.max_inflight + 2
+        client.pending_calls_threshold = settings.max_inflight + 2 + (REPLAY_CHUNK + 1 if self.replay else 0)
         return client
 
     async def _session(self) -> None:
@@ -220,10 +232,14 @@ class FeedPublisher:
             self.connections += 1
             self._backoff.reset()
             logger.info("feed: connected to %s, publishing after seq %d", self.settings.broker.url, self._cursor)
-            watcher = asyncio.create_task(_watch_disconnect(client))
+            watcher = asyncio.create_task(watch(client, lambda message: self._on_message(client, message)))
             try:
-                online = status_message(self.topics, "online", seq=last_seq, ts=self._clock(), reason=None)
+                online = status_message(self.topics, "online", journal=self._journal_id, seq=last_seq,
+                                        ts=self._clock(), reason=None)
                 await self._publish(client, watcher, [online])
+                await self._publish_head(client, watcher)
+                if self.replay is not None:
+                    await client.subscribe(self.replay.topic, qos=1)
                 await self._pump(client, watcher)
                 await self._publish_status(client, watcher, self._stop_reason)
             except asyncio.CancelledError:
@@ -232,12 +248,15 @@ class FeedPublisher:
                         await self._publish_status(client, watcher, "cancelled")
                 raise
             finally:
+                if self.replay is not None:
+                    await self.replay.close()
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
 
     async def _publish_status(self, client: aiomqtt.Client, watcher: asyncio.Task[None], reason: str) -> None:
         last_seq = await asyncio.to_thread(lambda: self._journal.last_seq)
-        offline = status_message(self.topics, "offline", seq=last_seq, ts=self._clock(), reason=reason)
+        offline = status_message(self.topics, "offline", journal=self._journal_id, seq=last_seq, ts=self._clock(),
+                                 reason=reason)
         await self._publish(client, watcher, [offline])
 
     async def _pump(self, client: aiomqtt.Client, watcher: asyncio.Task[None]) -> None:
@@ -259,26 +278,32 @@ class FeedPublisher:
                     await self._publish_state(client, watcher)
                 entries = await asyncio.to_thread(self._read, position, self.settings.batch_size)
                 for entry in entries:
-                    messages = messages_for_entry(self.topics, entry)
+                    messages = messages_for_entry(self.topics, entry, self._journal_id)
                     for index, message in enumerate(messages):
                         while len(inflight) >= window:
                             await self._settle_oldest(inflight, watcher)
-                        task = asyncio.create_task(self._send(client, message))
+                        task = asyncio.create_task(client.publish(message.topic, message.encode(), qos=message.qos,
+                                                                  retain=message.retain,
+                                                                  timeout=self.settings.publish_timeout))
                         inflight.append((entry.seq if index == len(messages) - 1 else 0, task))
                 if entries:
                     position = entries[-1].seq
                     await self._save_cursor()
+                    if self._head_due(position, idle=False):
+                        await self._publish_head(client, watcher)
                     continue
                 while inflight:
                     await self._settle_oldest(inflight, watcher)
                 await self._save_cursor()
+                if self._head_due(position, idle=True):  # after a burst, and every head_interval
+                    await self._publish_head(client, watcher)
                 if self._stopped.is_set():
                     return
                 waker = asyncio.ensure_future(self._wake.wait())
                 try:
-                    await asyncio.wait(
-                        (waker, watcher), timeout=self.settings.poll_interval, return_when="FIRST_COMPLETED"
-                    )
+                    await asyncio.wait((waker, watcher), timeout=min(self.settings.poll_interval,
+                                                                     self.settings.head_interval),
+                                       return_when="FIRST_COMPLETED")
                 finally:
                     waker.cancel()
                     await asyncio.gather(waker, return_exceptions=True)
@@ -292,15 +317,6 @@ class FeedPublisher:
             # What was acknowledged stays acknowledged, whatever ended the pump.
             with contextlib.suppress(JournalError):
                 await asyncio.to_thread(self._store_cursor)
-
-    async def _send(self, client: aiomqtt.Client, message: FeedMessage) -> None:
-        await client.publish(
-            message.topic,
-            message.encode(),
-            qos=message.qos,
-            retain=message.retain,
-            timeout=self.settings.publish_timeout,
-        )
 
     async def _settle_oldest(
         self, inflight: deque[tuple[int, asyncio.Task[None]]], watcher: asyncio.Task[None]
@@ -329,7 +345,10 @@ class FeedPublisher:
 
     async def _save_cursor(self) -> None:
         if self._cursor != self._saved_cursor:
-            await asyncio.to_thread(self._store_cursor)
+            # A full or read-only card: the cursor waits in memory (a restart republishes a little, QoS 1 anyway);
+            # the session goes on publishing the state and its journal_unwritable alarm.
+            with contextlib.suppress(JournalUnwritableError):
+                await asyncio.to_thread(self._store_cursor)
 
     def _store_cursor(self) -> None:
         cursor = self._cursor
@@ -342,7 +361,8 @@ class FeedPublisher:
         if snapshot is None:
             return
         try:
-            await self._publish(client, watcher, [state_message(self.topics, snapshot, ts=self._clock())])
+            await self._publish(client, watcher, [state_message(self.topics, snapshot, journal=self._journal_id,
+                                                                ts=self._clock())])
         except BaseException:
             if self._state is None:
                 self._state = snapshot  # still the latest: send it after reconnecting
@@ -351,38 +371,32 @@ class FeedPublisher:
     def _read(self, after_seq: int, limit: int) -> list[JournalEntry]:
         return list(self._journal.entries(after_seq, limit))
 
+    def _head_due(self, position: int, *, idle: bool) -> bool:
+        """Due `head_interval` after the last one, and once a burst is sent (`idle`) past the last one's seq."""
+        if self._head_sent is None:
+            return True
+        seq, when = self._head_sent
+        return (idle and position > seq) or asyncio.get_running_loop().time() - when >= self.settings.head_interval
+
+    def _journal_head(self) -> tuple[int, str]:
+        last = self._journal.last_seq
+        row = next(iter(self._journal.entries(last - 1, 1)), None) if last else None
+        return (row.seq, row.hash) if row is not None else (0, GENESIS_HASH)
+
+    async def _publish_head(self, client: aiomqtt.Client, watcher: asyncio.Task[None]) -> None:
+        """The retained ``head``: the journal's last row as it is now (seq 0 and 64 zeros when empty)."""
+        seq, hash_ = await asyncio.to_thread(self._journal_head)
+        await self._publish(client, watcher, [head_message(self.topics, journal=self._journal_id, seq=seq,
+                                                           hash_=hash_, ts=self._clock())])
+        self._head_sent = (seq, asyncio.get_running_loop().time())
+
+    def _on_message(self, client: aiomqtt.Client, message: aiomqtt.Message) -> None:
+        if self.replay is not None and str(message.topic) == self.replay.topic:
+            self.replay.offer(client, message.payload)
+
     async def _publish(
         self, client: aiomqtt.Client, watcher: asyncio.Task[None], messages: Sequence[FeedMessage]
     ) -> None:
-        """Publish all `messages` pipelined, in order; return when the broker acknowledged every one.
-
-        Raises MqttError if the connection drops first (paho does not fail the
-        pending publishes itself: they would wait for their timeout).
-        """
-        timeout = self.settings.publish_timeout
-        tasks = [
-            asyncio.create_task(
-                client.publish(message.topic, message.encode(), qos=message.qos, retain=message.retain, timeout=timeout)
-            )
-            for message in messages
-        ]
-        batch: asyncio.Future[list[None]] = asyncio.gather(*tasks)
-        try:
-            done, _ = await asyncio.wait((batch, watcher), return_when=asyncio.FIRST_COMPLETED)
-            if batch not in done:
-                watcher.result()
-                raise aiomqtt.MqttError("disconnected while publishing")
-            batch.result()
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            if not batch.done():
-                batch.cancel()
-            await asyncio.gather(batch, return_exceptions=True)
-
-
-async def _watch_disconnect(client: aiomqtt.Client) -> None:
-    """Ends (raising MqttError) when the connection drops; we subscribe to nothing."""
-    async for _message in client.messages:
-        pass
+        """Publish all `messages` pipelined, in order; return when the broker acknowledged every one."""
+        await publish_all(client, watcher, [(m.topic, m.encode(), m.qos, m.retain) for m in messages],
+                          publish_timeout=self.settings.publish_timeout)

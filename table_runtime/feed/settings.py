@@ -12,6 +12,8 @@ Configuration keys (a ``[feed]`` table, or command-line options)::
     ca_file = "/etc/table/ca.pem"           # mqtts: trust this CA instead of the system's
     cert_file = "/etc/table/t1.pem"         # mqtts: client certificate ...
     key_file = "/etc/table/t1.key"          # ... and its key
+    head_interval = 5.0                     # seconds between two retained ``head`` messages at most
+    replay_secret_env = "TABLE_REPLAY_SECRET"  # the variable holding the floor's replay secret (absent: no replay)
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from urllib.parse import urlsplit
 
 from table_runtime.errors import ConfigError
 from table_runtime.feed.messages import DEFAULT_PREFIX, Topics
+from table_runtime.feed.replay_messages import MIN_SECRET_BYTES
 from table_runtime.text_files import InputFileError, read_text
 
 ENV_USERNAME = "TABLE_MQTT_USERNAME"
@@ -114,6 +117,8 @@ class FeedSettings:
     publish_timeout: float = 10.0
     resend_on_connect: int = 1000
     cursor_key: str = "feed.mqtt.cursor"
+    head_interval: float = 5.0
+    replay_secret: Secret | None = field(default=None, repr=False)  # the floor's MAC key; None: no replay served
 
     def __post_init__(self) -> None:
         Topics(self.prefix, self.table_id)  # checks both
@@ -131,6 +136,10 @@ class FeedSettings:
             raise ConfigError("feed.poll_interval", "must be positive")
         if self.publish_timeout <= 0:
             raise ConfigError("feed.publish_timeout", "must be positive")
+        if not 0 < self.head_interval <= 5.0:
+            raise ConfigError("feed.head_interval", "must be positive and at most 5 seconds")
+        if self.replay_secret is not None and len(self.replay_secret.reveal().encode()) < MIN_SECRET_BYTES:
+            raise ConfigError("feed.replay_secret_env", f"the replay secret must be at least {MIN_SECRET_BYTES} bytes")
         if (self.cert_file is None) != (self.key_file is None):
             raise ConfigError("feed.cert_file", "a client certificate needs both cert_file and key_file")
         if (self.ca_file or self.cert_file) and not self.broker.tls:
@@ -157,7 +166,7 @@ class FeedSettings:
         known = {
             "url", "table_id", "prefix", "username", "password_file", "ca_file", "cert_file", "key_file",
             "client_id", "keepalive", "batch_size", "max_inflight", "backoff_initial", "backoff_max", "poll_interval",
-            "publish_timeout", "resend_on_connect", "cursor_key",
+            "publish_timeout", "resend_on_connect", "cursor_key", "head_interval", "replay_secret_env",
         }  # fmt: skip
         for key in mapping:
             if key not in known:
@@ -171,6 +180,7 @@ class FeedSettings:
         for key, kind in (
             ("keepalive", int), ("batch_size", int), ("max_inflight", int), ("backoff_initial", float),
             ("backoff_max", float), ("poll_interval", float), ("publish_timeout", float), ("resend_on_connect", int),
+            ("head_interval", float),
         ):  # fmt: skip
             if key in mapping:
                 value = mapping[key]
@@ -185,7 +195,21 @@ class FeedSettings:
         for key in ("ca_file", "cert_file", "key_file"):
             if mapping.get(key) is not None:
                 kwargs[key] = _existing_file(f"feed.{key}", mapping[key])
+        if "replay_secret_env" in mapping:
+            kwargs["replay_secret"] = replay_secret(mapping["replay_secret_env"], env, key="feed.replay_secret_env")
         return cls(broker=broker, table_id=table, username=username, password=password, **kwargs)
+
+
+def replay_secret(name: object, environ: Mapping[str, str], *, key: str) -> Secret:
+    """The replay secret held by the environment variable `name` (the configuration names it, never holds it)."""
+    if not isinstance(name, str) or not name:
+        raise ConfigError(key, "must name an environment variable")
+    value = environ.get(name)
+    if not value:
+        raise ConfigError(key, f"the environment variable {name} (the replay secret) is not set")
+    if len(value.encode()) < MIN_SECRET_BYTES:
+        raise ConfigError(key, f"the replay secret in {name} must be at least {MIN_SECRET_BYTES} bytes")
+    return Secret(value)
 
 
 def credentials(

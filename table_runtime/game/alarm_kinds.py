@@ -39,6 +39,8 @@ class AlarmKind(enum.StrEnum):
     SHOE_COUNT_MISMATCH = "shoe_count_mismatch"
     # The devices (table_runtime/runtime/).
     REGISTRY_UNREADABLE = "registry_unreadable"
+    JOURNAL_BROKEN = "journal_broken"
+    JOURNAL_UNWRITABLE = "journal_unwritable"
     # The chip watch of the table core (table_runtime/core/).
     PAST_POSTING = "past_posting"
     WRONG_WINDOW_AMOUNT = "wrong_window_amount"

@@ -41,7 +41,8 @@ def to_dict(item: Input | Event) -> dict[str, Any]:
 
 def input_from_dict(body: dict[str, Any]) -> Input:
     """The input a journal row holds; a `CodecError` naming what is wrong otherwise."""
-    data = {key: value for key, value in body.items() if key not in ("type", "schema_version", "source")}
+    # `source` and `origin` say where the input came from (the shoe's message: docs/journal.md), not what it is.
+    data = {key: value for key, value in body.items() if key not in ("type", "schema_version", "source", "origin")}
     name = body.get("type")
     cls = INPUT_TYPES.get(str(name))
     if cls is None:

@@ -26,6 +26,8 @@ from table_runtime.journal.chain import (
     verify_connection,
     verify_file,
 )
+from table_runtime.journal.checkpoints import Checkpoint
+from table_runtime.journal.failures import JournalUnwritableError
 from table_runtime.journal.rows import JournalBodyError, JournalEntry, encode_body
 from table_runtime.journal.schema import JOURNAL_FILE, SCHEMA_VERSION, journal_path
 from table_runtime.journal.store import Journal, JournalClosedError
@@ -34,11 +36,13 @@ __all__ = [
     "GENESIS_HASH",
     "JOURNAL_FILE",
     "SCHEMA_VERSION",
+    "Checkpoint",
     "Journal",
     "JournalBodyError",
     "JournalBrokenError",
     "JournalClosedError",
     "JournalEntry",
+    "JournalUnwritableError",
     "VerifyResult",
     "encode_body",
     "entry_hash",

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from table_runtime.errors import JournalError
+from table_runtime.journal import checkpoints
 from table_runtime.journal.rows import PAGE_ROWS
 
 GENESIS_HASH = "0" * 64
@@ -98,7 +99,20 @@ def verify_connection(db: sqlite3.Connection) -> VerifyResult:
 
 
 def _verify_snapshot(db: sqlite3.Connection) -> VerifyResult:
-    expected, prev_hash, rows = 1, GENESIS_HASH, 0
+    result = verify_from(db, 1, GENESIS_HASH)
+    if not result.ok:
+        return result
+    for checkpoint, row_hash in checkpoints.with_row_hashes(db):
+        reason = checkpoints.problem(checkpoint, row_hash)
+        if reason is not None:
+            return VerifyResult(False, result.rows, checkpoint.seq, reason)
+    return result
+
+
+def verify_from(db: sqlite3.Connection, expected: int, prev_hash: str) -> VerifyResult:
+    """Walk the rows from seq `expected` (whose `prev_hash` must be the one given) to the head, in the caller's
+    read transaction; `rows` counts the rows walked."""
+    first, rows = expected, 0
     try:
         while True:
             page = db.execute(
@@ -121,7 +135,8 @@ def _verify_snapshot(db: sqlite3.Connection) -> VerifyResult:
     if (head[0], head[1]) != (expected - 1, prev_hash):
         first_bad, reason = head_mismatch(expected - 1, head[0])
         return VerifyResult(False, rows, first_bad, reason)
-    summary = f"{rows} rows, chain intact" + (f", last row {expected - 1} hash {prev_hash[:12]}" if rows else "")
+    walked = f"{rows} rows" if first == 1 else f"{rows} rows after row {first - 1}"
+    summary = f"{walked}, chain intact" + (f", last row {expected - 1} hash {prev_hash[:12]}" if rows else "")
     return VerifyResult(True, rows, None, summary)
 
 

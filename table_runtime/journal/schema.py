@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import uuid
 from pathlib import Path
 
 from table_runtime.errors import JournalError
 from table_runtime.journal.chain import GENESIS_HASH
+from table_runtime.journal.failures import unwritable
 
 JOURNAL_FILE = "journal.db"
 SCHEMA_VERSION = 1
+JOURNAL_ID_KEY = "journal.id"  # in meta: this journal's id, 32 hex digits (uuid4), given at creation
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -58,13 +61,23 @@ def prepare_schema(db: sqlite3.Connection, path: Path) -> None:
         if version not in (0, SCHEMA_VERSION):
             raise JournalError(f"{path}: journal schema {version}, this program reads {SCHEMA_VERSION}")
         try:
-            db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+            # A new journal gets its id here; so does an old one, written before ids, on its first open.
+            give_id = f"INSERT OR IGNORE INTO meta (key, value) VALUES ('{JOURNAL_ID_KEY}', '{uuid.uuid4().hex}');"
+            db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} {give_id} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
     except sqlite3.Error as error:
-        raise JournalError(f"{path}: not a journal: {error}") from error
+        raise unwritable(path, error) or JournalError(f"{path}: not a journal: {error}") from error
+
+
+def read_journal_id(db: sqlite3.Connection, path: Path) -> str:
+    """The journal's id (`prepare_schema` gave it one)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (JOURNAL_ID_KEY,)).fetchone()
+    if row is None or not isinstance(row[0], str) or not row[0]:
+        raise JournalError(f"{path}: the journal has no id ({JOURNAL_ID_KEY} in meta)")
+    return row[0]
 
 
 def fsync_directory(directory: Path) -> None:

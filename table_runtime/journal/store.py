@@ -15,17 +15,23 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from table_runtime.errors import JournalError
+from table_runtime.journal import checkpoints
 from table_runtime.journal.chain import (
     GENESIS_HASH,
     JournalBrokenError,
     VerifyResult,
     entry_hash,
-    head_mismatch,
     row_problem,
     verify_connection,
+    verify_from,
 )
+from table_runtime.journal.checkpoints import Checkpoint
+from table_runtime.journal.failures import JournalUnwritableError, unwritable
+from table_runtime.journal.file_check import check_existing_file
 from table_runtime.journal.rows import PAGE_ROWS, JournalBodyError, JournalEntry, check_kind, check_ts, encode_body
-from table_runtime.journal.schema import connect, fsync_directory, prepare_schema
+from table_runtime.journal.schema import connect, fsync_directory, prepare_schema, read_journal_id
+
+__all__ = ["Journal", "JournalClosedError", "JournalUnwritableError"]
 
 
 class JournalClosedError(JournalError):
@@ -44,67 +50,144 @@ class Journal:
         self._connection: sqlite3.Connection | None = connection
         self._lock = threading.Lock()
         self._writer_lock: TextIO | None = None  # the writer's claim on <journal>.lock (`claim_writer`)
+        self._start_checkpoint: Checkpoint | None = None
         # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
         self.commit_observer: Callable[[float], None] | None = None
+        self._journal_id: str | None = None  # read once (`journal_id`)
 
     @classmethod
     def open(cls, path: str | Path) -> Journal:
         """Open (creating file and schema if needed) and check the chain tail."""
         path = Path(path)
         created = not path.exists()
+        if not created:
+            check_existing_file(path)  # an empty or cut file is never taken for a new journal
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             connection = connect(path)
         except (OSError, sqlite3.Error) as error:
-            raise JournalError(f"{path}: cannot open the journal: {error}") from error
+            raise unwritable(path, error) or JournalError(f"{path}: cannot open the journal: {error}") from error
         journal = cls(path, connection)
         try:
             prepare_schema(journal._db(), path)
+            journal._prepare_checkpoints()
             if created:
                 fsync_directory(path.parent)
-            journal._check_tail()
+            journal._check_start()
         except BaseException:
             journal.close()
             raise
         return journal
 
+    def _prepare_checkpoints(self) -> None:
+        """The checkpoints table (checkpoints.py), created beside the others; an older journal gets it now."""
+        db = self._db()
+        try:
+            if not checkpoints.has_table(db):
+                checkpoints.create_table(db)
+        except sqlite3.Error as error:
+            raise JournalError(f"{self._path}: not a journal: {error}") from error
+
     @property
     def path(self) -> Path:
         return self._path
+
+    @property
+    def journal_id(self) -> str:
+        """This journal's id (32 hex digits), given when the file was created, or on the first open of a journal
+        written before ids: the feed names it in every message, so a new journal is not taken for the old one."""
+        if self._journal_id is None:
+            with self._lock:
+                self._journal_id = read_journal_id(self._db(), self._path)
+        return self._journal_id
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
             raise JournalClosedError(f"{self._path}: the journal is closed")
         return self._connection
 
-    def _check_tail(self) -> None:
-        """The last row's hash, its link to the row before, and the head agree."""
+    def _check_start(self) -> None:
+        """The chain from the newest checkpoint (sealed, on its row) to the head is whole; the rows before it
+        are the background audit's (table_runtime/runtime/journal_audit.py) and `verify`'s."""
         with self._lock:
             db = self._db()
             try:
-                db.execute("BEGIN")  # one snapshot for rows and head
+                db.execute("BEGIN")  # one snapshot for the checkpoint, the rows and the head
                 try:
-                    rows = db.execute(
-                        "SELECT seq, ts, kind, body, prev_hash, hash FROM entries ORDER BY seq DESC LIMIT 2"
-                    ).fetchall()
-                    head_seq, head_hash = db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
+                    checkpoint = checkpoints.latest(db)
+                    expected, prev_hash = 1, GENESIS_HASH
+                    if checkpoint is not None:
+                        row = db.execute("SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE seq = ?",
+                                         (checkpoint.seq,)).fetchone()
+                        reason = checkpoints.problem(checkpoint, None if row is None else str(row[5]))
+                        if reason is not None:
+                            raise JournalBrokenError(self._path, checkpoint.seq, reason)
+                        problem = row_problem(row, checkpoint.seq, row[4])
+                        if problem is not None:
+                            raise JournalBrokenError(self._path, *problem)
+                        expected, prev_hash = checkpoint.seq + 1, checkpoint.chain_hash
+                    result = verify_from(db, expected, prev_hash)
                 finally:
                     db.execute("COMMIT")
             except (sqlite3.Error, TypeError) as error:
                 raise JournalBrokenError(self._path, None, f"unreadable journal: {error}") from error
-        if not rows:
-            if head_seq != 0:
-                raise JournalBrokenError(self._path, 1, f"rows 1..{head_seq} missing (deleted): the journal is empty")
-            return
-        last = rows[0]
-        if len(rows) == 2:
-            problem = row_problem(last, rows[1][0] + 1, rows[1][5])
-        else:
-            problem = row_problem(last, 1, GENESIS_HASH)
-        if problem is not None:
-            raise JournalBrokenError(self._path, problem[0], problem[1])
-        if (last[0], last[5]) != (head_seq, head_hash):
-            raise JournalBrokenError(self._path, *head_mismatch(last[0], head_seq))
+        if not result.ok:
+            raise JournalBrokenError(self._path, result.first_bad_seq, result.reason)
+        self._start_checkpoint = checkpoint
+
+    @property
+    def start_checkpoint(self) -> Checkpoint | None:
+        """The checkpoint the open verified the chain from (None: it verified every row)."""
+        return self._start_checkpoint
+
+    def write_checkpoint(self, seq: int, state: dict[str, Any]) -> Checkpoint:
+        """Seal and store the table's `state` after row `seq` (a row of this journal), durably."""
+        with self._lock:
+            db = self._db()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    row = db.execute("SELECT hash FROM entries WHERE seq = ?", (seq,)).fetchone()
+                    if row is None:
+                        raise JournalError(f"{self._path}: no row {seq} to checkpoint")
+                    checkpoint = checkpoints.insert(db, seq, str(row[0]), state)
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as error:
+                raise JournalError(f"{self._path}: checkpoint failed: {error}") from error
+        return checkpoint
+
+    def checkpoint_before(self, seq: int) -> Checkpoint | None:
+        """The newest checkpoint at a row before `seq`, checked (seal, its row's hash, the chain from it to the
+        head); None when there is none."""
+        with self._lock:
+            db = self._db()
+            try:
+                db.execute("BEGIN")
+                try:
+                    checkpoint = checkpoints.latest(db, before=seq)
+                    if checkpoint is None:
+                        return None
+                    row = db.execute("SELECT hash FROM entries WHERE seq = ?", (checkpoint.seq,)).fetchone()
+                    reason = checkpoints.problem(checkpoint, None if row is None else str(row[0]))
+                    result = verify_from(db, checkpoint.seq + 1, checkpoint.chain_hash) if reason is None else None
+                finally:
+                    db.execute("COMMIT")
+            except sqlite3.Error as error:
+                raise JournalBrokenError(self._path, None, f"unreadable journal: {error}") from error
+        if reason is not None:
+            raise JournalBrokenError(self._path, checkpoint.seq, reason)
+        if result is not None and not result.ok:
+            raise JournalBrokenError(self._path, result.first_bad_seq, result.reason)
+        return checkpoint
+
+    def checkpoints_until(self, seq: int) -> list[Checkpoint]:
+        """The checkpoints at rows 1..`seq`, in order, as stored (the audit checks them)."""
+        with self._lock:
+            return checkpoints.between(self._db(), 1, seq)
 
     @property
     def last_seq(self) -> int:
@@ -150,7 +233,7 @@ class Journal:
                         db.execute("ROLLBACK")
                     raise
             except sqlite3.Error as error:
-                raise JournalError(f"{self._path}: append failed: {error}") from error
+                raise unwritable(self._path, error) or JournalError(f"{self._path}: append failed: {error}") from error
             if self.commit_observer is not None:
                 self.commit_observer(time.perf_counter() - started)
         return entries
@@ -192,6 +275,36 @@ class Journal:
                 starts.append((int(seq), int(body["round"])))
         return starts
 
+    def last_round_starts(self, count: int) -> list[tuple[int, int]]:
+        """(seq, round number) of the last `count` RoundStarted events, oldest first: read from the end of the
+        journal (a recall costs the rounds it shows, not the journal's length)."""
+        starts: list[tuple[int, int]] = []
+        if count <= 0:
+            return starts
+        with self._lock:
+            cursor = self._db().execute(
+                "SELECT seq, body FROM entries WHERE kind = 'event' AND body LIKE '%RoundStarted%' ORDER BY seq DESC")
+            for seq, body_text in cursor:
+                body = json.loads(body_text)
+                if body.get("type") == "RoundStarted":  # LIKE only narrows the rows down
+                    starts.append((int(seq), int(body["round"])))
+                    if len(starts) == count:
+                        break
+            cursor.close()
+        return starts[::-1]
+    def last_entry_with(self, kind: str, key: str) -> JournalEntry | None:
+        """The last row of `kind` whose body has the top-level `key`, searched from the end (e.g. the last input
+        that came from the shoe, with its `origin`)."""
+        with self._lock:
+            rows = self._db().execute(
+                "SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE kind = ? AND body LIKE ? "
+                "ORDER BY seq DESC LIMIT 50", (kind, f'%"{key}":%')).fetchall()
+        for seq, ts, row_kind, body_text, prev_hash, digest in rows:
+            body = json.loads(body_text)
+            if key in body:  # LIKE only narrows the rows down
+                return JournalEntry(seq, ts, row_kind, body, prev_hash, digest)
+        return None
+
     def verify(self) -> VerifyResult:
         """Check every row of the chain and the head; name the first bad row."""
         with self._lock:
@@ -217,7 +330,8 @@ class Journal:
                     (key, value),
                 )
             except sqlite3.Error as error:
-                raise JournalError(f"{self._path}: cannot store {key!r}: {error}") from error
+                raise unwritable(self._path, error) or JournalError(f"{self._path}: cannot store {key!r}: {error}"
+                                                                    ) from error
 
     def claim_writer(self) -> None:
         """Make this the only writer of the file: a second runtime on the same journal is refused, since two
@@ -235,10 +349,15 @@ class Journal:
             handle.close()
             raise JournalError(f"{self._path} is written by another runtime ({holder}): one journal, one writer"
                                ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}")
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"pid {os.getpid()}")
+            handle.flush()
+        except OSError as error:  # a full card: the claim (the flock) holds, the pid note is only for the message
+            if unwritable(lock_path, error) is None:
+                handle.close()
+                raise
         self._writer_lock = handle
 
     def release_writer(self) -> None:

@@ -27,6 +27,11 @@ class AlarmBoard:
         self._active[int(alarm["id"])] = alarm
         self.counts[alarm["kind"]] = self.counts.get(alarm["kind"], 0) + 1
 
+    def renumbered(self, old_id: int, alarm: dict[str, Any]) -> None:
+        """An alarm held in memory (a journal outage) got its journal seq as its id: the same alarm, renamed."""
+        if self._active.pop(old_id, None) is not None:
+            self._active[int(alarm["id"])] = alarm
+
     def cleared(self, alarm_id: int) -> bool:
         return self._active.pop(alarm_id, None) is not None
 

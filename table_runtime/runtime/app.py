@@ -5,6 +5,13 @@ life of the app. Devices hand their readings to the controller on the event
 loop (the chip reader and the panel already hop from their threads with
 `call_soon_threadsafe`). After every committed change one coalescing task
 pushes the snapshot to the display, wakes the feed and sets the lamps.
+
+A shoe event is acknowledged to the shoe only after what it caused is
+journaled (`CardShoe.acknowledge`): a crash before that, the shoe resends it;
+a journal that refuses it (`JournalUnwritableError`), it is handed back
+(`CardShoe.redeliver`) and comes again with the shoe's resend. The shoe's
+messages already journaled (its boot id and sequence are in each input row's
+`origin`) are acknowledged and not taken twice after a restart.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 
 from drivers.ports import CardShoe, ChipReader, ChipsScanned, DealerPanel, ReaderOffline, ReaderOnline, Tower
 from firmware_bridge.shoe import events as shoe_events
+from firmware_bridge.shoe.sequencing import sequence_distance
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.core.commands import panel_role
 from table_runtime.core.inputs import ZoneChanged
@@ -27,10 +35,15 @@ from table_runtime.game.cards import Card
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import CardDrawn, CutCardReached, ShoeShuffled
 from table_runtime.game.shoe_count import shoe_id_of
+from table_runtime.journal import JournalUnwritableError
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.crash_points import CrashPoints
 from table_runtime.runtime.device_log import log_device_event
+from table_runtime.runtime.journal_audit import audit_journal
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
+
+JOURNAL_RETRY_S = 2.0  # how often an unwritable journal is tried again (the shoe's resends also try it)
 
 
 class TableApp:
@@ -47,8 +60,16 @@ class TableApp:
         display: DisplayServer | None = None,
         feed: FeedPublisher | None = None,
         registry: RegistryFollower | None = None,
+        journal_retry_seconds: float = JOURNAL_RETRY_S,
+        crash_points: CrashPoints | None = None,
     ) -> None:
         self.controller = controller
+        self.journal_retry_seconds = journal_retry_seconds  # while the journal cannot be written
+        self._crash_points = crash_points or CrashPoints()
+        self._shoe_boot_id: int | None = None  # the boot of the shoe whose events arrive now
+        self._shoe_journaled: tuple[int, int] | None = None  # (boot id, sequence) of the last shoe event journaled
+        self._shoe_journaled_read = False
+        self._in_outage = False
         self.registry = registry
         self.shoe = shoe
         self.shoe_watch = ShoeWatch()
@@ -89,7 +110,9 @@ class TableApp:
             for reader in self.readers:
                 await stack.enter_async_context(reader)
             async with asyncio.TaskGroup() as tasks:
-                workers = [tasks.create_task(self._publish_loop())]  # cancelled at the stop
+                workers = [tasks.create_task(self._publish_loop()),  # cancelled at the stop
+                           tasks.create_task(audit_journal(self.controller)),  # the rows the start did not verify
+                           tasks.create_task(self._journal_retry_loop())]
                 if self.feed is not None:
                     tasks.create_task(self.feed.run())  # ends by itself once the feed is stopped
                     workers.append(tasks.create_task(self._broker_loop(self.feed)))
@@ -122,6 +145,23 @@ class TableApp:
 
     def _on_change(self) -> None:
         self._dirty.set()
+        outage = self.controller.outage is not None
+        if self._in_outage and not outage:
+            asyncio.get_running_loop().call_soon(self._after_outage)  # not from inside the controller's call
+        self._in_outage = outage
+
+    async def _journal_retry_loop(self) -> None:
+        """While the journal cannot be written, try again every `journal_retry_seconds` (the alarm is on)."""
+        while True:
+            await asyncio.sleep(self.journal_retry_seconds)
+            if self.controller.outage is not None:
+                self.controller.retry_journal()
+
+    def _after_outage(self) -> None:
+        """The journal takes rows again: the zones the readers reported meanwhile were refused; report them again
+        (the shoe resends its unacknowledged events by itself)."""
+        if self.chips is not None and not self._stopping.is_set():
+            self.report_chips(self.chips.reported())
 
     async def _publish_loop(self) -> None:
         while True:
@@ -165,21 +205,62 @@ class TableApp:
                 self._shoe_timer.cancel()
 
     def on_shoe_event(self, event: shoe_events.ShoeEvent) -> None:
-        """Cards, shuffles and the cut card into the round; the shoe's rules (core/shoe_watch.py) raise the alarms."""
+        """Cards, shuffles and the cut card into the round; the shoe's rules (core/shoe_watch.py) raise the alarms.
+        The shoe's own events are acknowledged once journaled (ack after commit, docs/journal.md)."""
         log_device_event(event)
         controller = self.controller
-        if isinstance(event, shoe_events.CardDrawn):
-            controller.draw(CardDrawn(card=Card.parse(event.code)), source="shoe")  # the first card may lock the bets
-        elif isinstance(event, shoe_events.ShoeShuffled):
-            controller.submit(ShoeShuffled(shoe_id=shoe_id_of(event.shoe_id)), source="shoe")
-        elif isinstance(event, shoe_events.CutCardReached):
-            controller.submit(CutCardReached(), source="shoe")
-        elif isinstance(event, (shoe_events.ShoeOnline, shoe_events.ShoeOffline)):
+        sequenced = event if isinstance(event, shoe_events.SequencedShoeEvent) else None
+        if isinstance(event, shoe_events.ShoeOnline):
+            self._shoe_boot_id = event.identity.boot_id
+        if sequenced is not None and self._journaled_already(sequenced):
+            self._acknowledge(sequenced)  # journaled before a restart, not acknowledged: the shoe resent it
+            return
+        try:
+            self._take(event)
+        except JournalUnwritableError:  # the journal_unwritable alarm is on; the shoe resends it
+            if sequenced is not None and self.shoe is not None:
+                self.shoe.redeliver(sequenced)
+            return
+        if isinstance(event, (shoe_events.ShoeOnline, shoe_events.ShoeOffline)):
             controller.set_device("shoe", "online" if isinstance(event, shoe_events.ShoeOnline) else "offline")
         loop = asyncio.get_running_loop()
         for alarm in self.shoe_watch.on_event(event, TableCounts.of(controller.table), loop.time()):
             controller.raise_alarm(alarm)
         self._schedule_shoe_check(loop)
+        if sequenced is not None:
+            self._acknowledge(sequenced)
+
+    def _take(self, event: shoe_events.ShoeEvent) -> None:
+        """The shoe's message into the round, journaled with where it came from (raises JournalUnwritableError)."""
+        controller = self.controller
+        if not isinstance(event, (shoe_events.CardDrawn, shoe_events.ShoeShuffled, shoe_events.CutCardReached)):
+            return
+        origin = {"device": "shoe", "boot_id": self._shoe_boot_id, "sequence": event.sequence}
+        if isinstance(event, shoe_events.CardDrawn):  # the first card may lock the bets
+            self._crash_points.reached("before-commit")
+            controller.draw(CardDrawn(card=Card.parse(event.code)), source="shoe", origin=origin)
+            self._crash_points.reached("after-commit")
+        elif isinstance(event, shoe_events.ShoeShuffled):
+            controller.submit(ShoeShuffled(shoe_id=shoe_id_of(event.shoe_id)), source="shoe", origin=origin)
+        else:
+            controller.submit(CutCardReached(), source="shoe", origin=origin)
+        if self._shoe_boot_id is not None:
+            self._shoe_journaled = (self._shoe_boot_id, event.sequence)
+
+    def _journaled_already(self, event: shoe_events.SequencedShoeEvent) -> bool:
+        if not self._shoe_journaled_read:
+            self._shoe_journaled_read = True
+            entry = self.controller.journal.last_entry_with("input", "origin")
+            origin = entry.body["origin"] if entry is not None else None
+            if isinstance(origin, dict) and origin.get("device") == "shoe" and origin.get("boot_id") is not None:
+                self._shoe_journaled = (int(origin["boot_id"]), int(origin["sequence"]))
+        last = self._shoe_journaled
+        return (last is not None and last[0] == self._shoe_boot_id
+                and sequence_distance(event.sequence, last[1]) <= 0)
+
+    def _acknowledge(self, event: shoe_events.SequencedShoeEvent) -> None:
+        if self.shoe is not None:
+            self.shoe.acknowledge(event)
 
     def _schedule_shoe_check(self, loop: asyncio.AbstractEventLoop) -> None:
         """Wake up when the watch has a count to judge: the watch decides, on the loop's clock."""
@@ -218,7 +299,8 @@ class TableApp:
     def report_chips(self, items: Sequence[ZoneChanged | Alarm]) -> None:
         """What the readers' edge made of an event: the zones that changed go to the core as one step (the
         core raises the chip alarms); the readers' own alarms are the device's."""
-        self.controller.report_zones([item for item in items if isinstance(item, ZoneChanged)])
+        with contextlib.suppress(JournalUnwritableError):  # refused: reported again once the journal is back
+            self.controller.report_zones([item for item in items if isinstance(item, ZoneChanged)])
         for item in items:
             if isinstance(item, Alarm):
                 self.controller.raise_alarm(item)

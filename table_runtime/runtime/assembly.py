@@ -51,6 +51,7 @@ from table_runtime.journal import Journal
 from table_runtime.plugins import SimulatedShoeDevice, StartShoe, reader_opener, shoe_checker, shoe_starter
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.crash_points import CrashPoints
 from table_runtime.runtime.registry_follow import RegistryFollower
 
 SHOE_HEARTBEAT_TIMEOUT_S = 3.0  # the shoe sends a heartbeat every 0.5 s; three seconds of silence is offline
@@ -138,11 +139,12 @@ def assemble(
         follower = (RegistryFollower(registry_path, lambda: _registry(config), reporter, controller)
                     if registry_path is not None else None)
         app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chips=reporter, feed=feed,
-                       registry=follower)
+                       registry=follower, crash_points=CrashPoints.from_environment())
         if with_display:
             display = config.display
             app.display = DisplayServer(app, host=display.host, port=display.port, language=display.language,
-                                        supervisor_pin=display.supervisor_pin, pit_token=display.pit_token)
+                                        supervisor_pin=display.supervisor_pin, pit_token=display.pit_token,
+                                        allowed_hosts=display.allowed_hosts)
         table = AssembledTable(config=config, app=app, journal=journal, simulated_shoe=simulated_shoe,
                                simulated_readers=simulated_readers, _stack=stack.pop_all())
     return table
@@ -247,7 +249,9 @@ def feed_settings(mqtt: MqttConfig, table_id: str) -> FeedSettings:
         raise ConfigError("mqtt.username", "a password is configured but no user name")
     return FeedSettings(broker=broker, table_id=table_id, prefix=mqtt.prefix, username=username,
                         password=Secret(mqtt.password) if mqtt.password is not None else None,
-                        ca_file=mqtt.ca_file, cert_file=mqtt.cert_file, key_file=mqtt.key_file, **options)
+                        ca_file=mqtt.ca_file, cert_file=mqtt.cert_file, key_file=mqtt.key_file,
+                        replay_secret=Secret(mqtt.replay_secret) if mqtt.replay_secret is not None else None,
+                        **options)
 
 
 # ------------------------------------------------------------------------------ preflight

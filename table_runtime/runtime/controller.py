@@ -6,42 +6,42 @@ journal and the alarm board. A press is decided by the core's command table
 `ZoneChanged` (`report_zones`); an input and the events it causes (chip alarms
 included) are committed to the journal in one transaction (synchronous, fsynced)
 before anyone sees them: the display, the feed and the lamps are told only after
-the commit. At start-up the journal is replayed: the same round, cards, stakes,
-turn and chips come back, and if a round was in play the controller says
-"recovered" (journal, display, feed).
+the commit. A journal that cannot be written (full, read-only, failing) stops play
+safely instead: the input is refused (`JournalUnwritableError`), a
+`journal_unwritable` alarm is held in memory (runtime/journal_outage.py) and
+`retry_journal` writes what was held once the card takes rows again. At
+start-up the journal is replayed: the same round, cards, stakes, turn and chips
+come back, and if a round was in play the controller says "recovered"
+(journal, display, feed).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from table_runtime.core import commands
 from table_runtime.core.inputs import CoreInput, ZoneChanged, core_input_from_dict, core_to_dict
-from table_runtime.core.table_core import TableCore, replay
-from table_runtime.errors import ConfigError, TableError
+from table_runtime.core.table_core import TableCore
+from table_runtime.errors import JournalError
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
-from table_runtime.game.inputs import SCHEMA_VERSION, CardDrawn
+from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, CardDrawn
 from table_runtime.game.round import IN_PLAY
-from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
-from table_runtime.game.snapshot import payout_dict, table_snapshot
+from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table
-from table_runtime.journal import Journal, JournalEntry
+from table_runtime.journal import Journal, JournalEntry, JournalUnwritableError
 from table_runtime.runtime.alarms import AlarmBoard
+from table_runtime.runtime.checkpointing import CHECKPOINT_ROWS, resume, state_of
+from table_runtime.runtime.journal_outage import JournalOutage, outage_alarm
+from table_runtime.runtime.terms import check_terms, round_record
 from table_runtime.version import installed_version
 
 Listener = Callable[[], None]
-
-
-def stored_terms(journal: Journal) -> tuple[str, RuleOptions, TableLimits] | None:
-    """The table id, rules and limits a journal was written under (None for a new journal)."""
-    stored = journal.get_meta("terms")
-    if stored is None:
-        return None
-    terms = json.loads(stored)
-    return (terms["table_id"], RuleOptions(**terms["rules"]), TableLimits(**terms["limits"]))
+log = logging.getLogger(__name__)
 
 
 class TableController:
@@ -56,6 +56,7 @@ class TableController:
         journal: Journal,
         clock: Callable[[], float],
         zones: Sequence[str] = (),
+        checkpoint_rows: int = CHECKPOINT_ROWS,
     ) -> None:
         self.table_id = table_id
         self.rules = rules
@@ -66,38 +67,19 @@ class TableController:
         self.core = TableCore(rules, limits, zones=self.zones)
         self.alarms = AlarmBoard()
         self.recovered = False
+        self.halted = ""  # why play stopped (the journal found broken after the start), else empty
         self.devices: dict[str, str] = {"shoe": "offline", "chips": "offline", "broker": "disabled"}
         self._listeners: list[Listener] = []
         self._round_alarms: list[dict[str, Any]] = []
         self._round_started_seq = 0
+        self.checkpoint_rows = checkpoint_rows  # rows between two checkpoints (checkpointing.py)
+        self._checkpoint_seq = 0  # the newest checkpoint's row (0: none), where a rebuild starts
+        self.outage: JournalOutage | None = None  # set while the journal cannot be written
         journal.claim_writer()
-        self._check_terms()
+        check_terms(journal, table_id, rules, limits)
         self._replay()
 
     # ------------------------------------------------------------ start-up
-
-    def _check_terms(self) -> None:
-        """The journal replays only under the rules it was written with: keep them beside it."""
-        terms = json.dumps({"table_id": self.table_id, "rules": self.rules.to_dict(),
-                            "limits": {"min_bet_cents": self.limits.min_bet_cents,
-                                       "max_bet_cents": self.limits.max_bet_cents}}, sort_keys=True)
-        stored = self.journal.get_meta("terms")
-        if stored is None:
-            self.journal.set_meta("terms", terms)
-        elif stored != terms and not self._same_terms(stored):
-            raise ConfigError("rules", f"{self.journal.path} was written under other terms ({stored}); "
-                              "use a new data directory for new rules, limits or table id")
-
-    def _same_terms(self, stored: str) -> bool:
-        """Terms written by an earlier version, which knew fewer rule options: the same game when every option
-        it did not know is at its profile's value (a new option's default keeps the old game)."""
-        try:
-            old = json.loads(stored)
-            rules = rules_from_mapping(old["rules"])
-        except (ValueError, KeyError, TypeError, TableError):  # unreadable, or an option this version lacks
-            return False
-        limits = {"min_bet_cents": self.limits.min_bet_cents, "max_bet_cents": self.limits.max_bet_cents}
-        return old.get("table_id") == self.table_id and old.get("limits") == limits and rules == self.rules
 
     @property
     def table(self) -> Table:
@@ -107,12 +89,16 @@ class TableController:
     def _replay(self) -> None:
         """Rebuild the core (game and chips) and the alarms from the journal, then note the start (and a recovery).
 
-        The chip watch is journaled too (`ZoneChanged` inputs): a journal written before it has none, and
-        the zones of a round it left in play are locked as the readers first report them.
+        From the newest checkpoint the journal verified when it opened (the rows after it only), else from the
+        first row. The chip watch is journaled too (`ZoneChanged` inputs): a journal written before it has none,
+        and the zones of a round it left in play are locked as the readers first report them.
         """
+        start = resume(self.journal.start_checkpoint, self.rules, self.limits, zones=self.zones)
+        self.core, self.alarms, self._checkpoint_seq = start.core, start.board, start.seq
         core = self.core
         table = core.table
-        for entry in self.journal.entries(kinds=("input", "alarm", "alarm_cleared")):  # events follow from inputs
+        entries = self.journal.entries(start.seq, kinds=("input", "alarm", "alarm_cleared"))
+        for entry in entries:  # the events follow from the inputs
             if entry.kind == "input":
                 for event in core.apply(core_input_from_dict(entry.body)):
                     if isinstance(event, RoundStarted):
@@ -143,11 +129,14 @@ class TableController:
         for listener in self._listeners:
             listener()
 
-    def submit(self, item: CoreInput, *, source: str = "dealer") -> list[Event]:
-        """Apply one input: journal it and its events in one transaction, then tell the listeners."""
-        return self.submit_all([(item, source)])[0]
+    def submit(self, item: CoreInput, *, source: str = "dealer", origin: Mapping[str, Any] | None = None
+               ) -> list[Event]:
+        """Apply one input: journal it and its events in one transaction, then tell the listeners. `origin`:
+        which device message it was, written into its row as `origin` (the shoe's boot id and sequence)."""
+        return self.submit_all([(item, source)], origin=origin)[0]
 
-    def submit_all(self, items: Sequence[tuple[CoreInput, str]]) -> list[list[Event]]:
+    def submit_all(self, items: Sequence[tuple[CoreInput, str]], *,
+                   origin: Mapping[str, Any] | None = None) -> list[list[Event]]:
         """Apply inputs (each with its source) as one step: all journaled in one transaction, the
         listeners told once, after the last (CONFIRM of the insurance window places every box's
         insurance and closes the window at once: a crash keeps all or none). The events per input.
@@ -156,12 +145,17 @@ class TableController:
         journal has it and the `JournalError` is raised: nothing is shown or acted on that a
         restart would not replay.
         """
+        if self.outage is not None and not self.retry_journal():
+            self.outage.refused_inputs += 1
+            raise self.outage.error  # refused before the core saw it: nothing to put back
         round_alarms, round_started_seq = list(self._round_alarms), self._round_started_seq
         try:
-            applied, alarms, closed = self._apply_and_journal(items)
-        except BaseException:
+            applied, alarms, closed = self._apply_and_journal(items, origin)
+        except BaseException as error:
             self._round_alarms, self._round_started_seq = round_alarms, round_started_seq
             self.core = self._journaled_core()
+            if isinstance(error, JournalUnwritableError):
+                self._start_outage(error)
             raise
         for body in alarms:
             self.alarms.raised(body)
@@ -171,9 +165,13 @@ class TableController:
         return applied
 
     def _journaled_core(self) -> TableCore:
-        """The core rebuilt from the journal's inputs alone."""
-        inputs = (core_input_from_dict(entry.body) for entry in self.journal.entries(kinds=("input",)))
-        return replay(self.rules, inputs, self.limits, zones=self.zones)
+        """The core rebuilt from the journal's inputs alone, from the newest checkpoint."""
+        start = resume(self.journal.checkpoint_before(self._checkpoint_seq + 1), self.rules, self.limits,
+                       zones=self.zones)
+        core = start.core
+        for entry in self.journal.entries(start.seq, kinds=("input",)):
+            core.apply(core_input_from_dict(entry.body))
+        return core
 
     def report_zones(self, changes: Sequence[ZoneChanged]) -> None:
         """Zones as the readers' edge judged them: those that differ from the core's are one journaled step."""
@@ -181,9 +179,9 @@ class TableController:
         if items:
             self.submit_all(items)
 
-    def draw(self, item: CardDrawn, *, source: str) -> list[Event]:
+    def draw(self, item: CardDrawn, *, source: str, origin: Mapping[str, Any] | None = None) -> list[Event]:
         """A card out of the shoe (or entered by hand): the first of a round may lock the bets first."""
-        return self.submit_all(self.core.card_inputs(item, source))[-1]
+        return self.submit_all(self.core.card_inputs(item, source), origin=origin)[-1]
 
     def press(self, name: str, args: dict[str, Any], *, role: str, source: str,
               refusal_alarm: bool = False) -> dict[str, Any]:
@@ -191,29 +189,40 @@ class TableController:
         applied as one step. `refusal_alarm`: a refusal is also an alarm (the panel has no screen to say it)."""
         decision = self.core.decide(name, args, role=role, source=source,
                                     alarm_kinds={int(alarm["id"]): str(alarm["kind"]) for alarm in self.alarms.active})
-        if isinstance(decision, commands.Submit):
-            reply = commands.result(decision, self.submit_all(decision.inputs))
-        elif isinstance(decision, commands.Acknowledge):
-            acknowledged = self.acknowledge(decision.alarm_id, by=decision.by)
-            reply = {"ok": acknowledged, "message": "acknowledged" if acknowledged else "no such alarm"}
-        elif isinstance(decision, commands.Done):
-            reply = {"ok": True, "message": decision.message}
-        else:
-            reply = {"ok": False, "message": decision.message}
+        if self.halted and not isinstance(decision, commands.Acknowledge):
+            return {"ok": False, "message": f"{name} refused: play is stopped: {self.halted}"}
+        try:
+            if isinstance(decision, commands.Submit):
+                reply = commands.result(decision, self.submit_all(decision.inputs))
+            elif isinstance(decision, commands.Acknowledge):
+                acknowledged = self.acknowledge(decision.alarm_id, by=decision.by)
+                reply = {"ok": acknowledged, "message": "acknowledged" if acknowledged else "no such alarm"}
+            elif isinstance(decision, commands.Done):
+                reply = {"ok": True, "message": decision.message}
+            else:
+                reply = {"ok": False, "message": decision.message}
+        except JournalUnwritableError as error:  # not done; the journal_unwritable alarm is on already
+            return {"ok": False, "message": f"not done: {error}", "alarmed": True}
         if refusal_alarm and not reply["ok"] and not reply.get("alarmed"):
             self.raise_alarm(commands.refusal_alarm(reply["message"]))
         return reply
 
     def _apply_and_journal(
-        self, items: Sequence[tuple[CoreInput, str]]
+        self, items: Sequence[tuple[CoreInput, str]], origin: Mapping[str, Any] | None = None
     ) -> tuple[list[list[Event]], list[dict[str, Any]], bool]:
         rows: list[tuple[str, dict[str, Any]]] = []
         applied: list[list[Event]] = []
         alarms: list[dict[str, Any]] = []
         closed = False
         seq = self.journal.last_seq
+        checkpoint: tuple[int, dict[str, Any]] | None = None
         for item, source in items:
+            due = (isinstance(item, BetsLocked) and not self.table.round_in_play and seq > 0
+                   and seq - self._checkpoint_seq >= self.checkpoint_rows)
+            state = state_of(self.core, [*self.alarms.active, *alarms], self.alarms.counts, alarms) if due else None
             events = self.core.apply(item)
+            if state is not None and any(isinstance(event, RoundStarted) for event in events):
+                checkpoint = (seq, state)  # the table just before the input that started a round
             applied.append(events)
             seq += 1
             rows.append(("input", {**core_to_dict(item), "source": source}))
@@ -236,10 +245,24 @@ class TableController:
                 rows.append(("event", {**to_dict(event), "round": number}))
             if closes:
                 seq += 1
-                rows.append(("round", self._round_record(seq)))
+                rows.append(("round", round_record(self.table, self.table_id, seq, started_seq=self._round_started_seq,
+                                                      alarms=self._round_alarms)))
             closed = closed or closes
+        if origin:  # on the last input: the device message it was (a card after the bet lock it brought)
+            next(body for kind, body in reversed(rows) if kind == "input")["origin"] = dict(origin)
         self.journal.append_many(rows, ts=self.clock())
+        if checkpoint is not None:
+            self._checkpoint(*checkpoint)
         return applied, alarms, closed
+
+    def _checkpoint(self, seq: int, state: dict[str, Any]) -> None:
+        """Seal the state after row `seq`; a start replays from there. A checkpoint that fails costs only time."""
+        try:
+            written = self.journal.write_checkpoint(seq, state)
+        except JournalError as error:
+            log.warning("no checkpoint at row %d: %s", seq, error)
+            return
+        self._checkpoint_seq = written.seq
 
     def _alarm_body(self, alarm: Alarm, seq: int, number: int) -> dict[str, Any]:
         return {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": str(alarm.kind),
@@ -247,16 +270,74 @@ class TableController:
                 "round": number, "acknowledged": False}
 
     def raise_alarm(self, alarm: Alarm) -> int:
-        """A device or chip alarm (not from the game): journaled, shown, published. Returns its id."""
-        seq = self.journal.last_seq + 1
+        """A device or chip alarm (not from the game): journaled, shown, published. Returns its id.
+
+        While the journal cannot be written it is shown at once and held (a provisional, negative id) until
+        the outage ends."""
         round_ = self.table.round
         number = round_.number if round_ is not None and self.table.round_in_play else 0  # 0: between rounds
-        body = self._alarm_body(alarm, seq, number)
-        self.journal.append("alarm", body, ts=self.clock())
+        body = self._alarm_body(alarm, self.journal.last_seq + 1, number)
+        try:
+            self._write("alarm", body)
+        except JournalUnwritableError:
+            assert self.outage is not None
+            body = self._alarm_body(alarm, self.outage.provisional_id(), number)
+            self.outage.hold("alarm", body, self.clock())
         self.alarms.raised(body)
         self._round_alarms.append(body)
         self._changed()
-        return seq
+        return int(body["id"])
+
+    # ------------------------------------------------- a journal that cannot be written
+
+    def _write(self, kind: str, body: dict[str, Any]) -> JournalEntry:
+        """One row outside an input's transaction (an alarm, a note); refused at once during an outage that a
+        retry does not end."""
+        if self.outage is not None and not self.retry_journal():
+            raise self.outage.error
+        try:
+            return self.journal.append(kind, body, ts=self.clock())
+        except JournalUnwritableError as error:
+            self._start_outage(error)
+            raise
+
+    def _start_outage(self, error: JournalUnwritableError) -> None:
+        if self.outage is not None:
+            self.outage.error = error
+            return
+        now = self.clock()
+        self.outage = outage = JournalOutage(error=error, since=now)
+        body = self._alarm_body(outage_alarm(error), outage.provisional_id(), 0)
+        outage.alarm = body
+        outage.hold("alarm", body, now)
+        self.alarms.raised(body)
+        self._changed()
+
+    def retry_journal(self) -> bool:
+        """Write what the outage held, in order; True once the journal takes rows again (the outage is over:
+        its alarm is journaled, then cleared `by: "journal"`, and a `JournalWritable` note says how long it
+        lasted). False while it still cannot be written."""
+        outage = self.outage
+        if outage is None:
+            return True
+        try:
+            outage.write_held(self.journal, self.alarms, now=self.clock())
+        except JournalUnwritableError as error:
+            outage.error = error
+            return False
+        self.outage = None
+        self._changed()
+        return True
+
+    def journal_broken(self, seq: int | None, reason: str) -> None:
+        """The background audit found the rows before the start's checkpoint broken: a supervisor's alarm, and
+        play stops (every command but an acknowledgement is refused until a restart on a restored journal)."""
+        if self.halted:
+            return
+        self.halted = f"the journal is broken: {reason}"
+        self.raise_alarm(Alarm(kind=AlarmKind.JOURNAL_BROKEN, rule="TABLE.md Corrections and recall",
+                               message=f"{self.journal.path}: {reason}; play is stopped until the journal is restored",
+                               amounts=(("row", seq or 0),)))
 
     def acknowledge(self, alarm_id: int, *, by: str = "dealer") -> bool:
         """An alarm acknowledged `by` the dealer or the supervisor: it leaves the banner (and stays in the journal).
@@ -266,15 +347,22 @@ class TableController:
         """
         if alarm_id not in self.alarms:
             return False
-        self.journal.append("alarm_cleared", {"type": "AlarmCleared", "schema_version": SCHEMA_VERSION,
-                                              "id": alarm_id, "by": by}, ts=self.clock())
+        self._write("alarm_cleared", {"type": "AlarmCleared", "schema_version": SCHEMA_VERSION, "id": alarm_id,
+                                      "by": by})
         self.alarms.cleared(alarm_id)
         self._changed()
         return True
 
-    def note(self, body: dict[str, Any]) -> JournalEntry:
-        """A lifecycle fact (`status` row): started, stopping, device online/offline."""
-        entry = self.journal.append("status", {**body, "schema_version": SCHEMA_VERSION}, ts=self.clock())
+    def note(self, body: dict[str, Any]) -> JournalEntry | None:
+        """A lifecycle fact (`status` row): started, stopping, device online/offline. During a journal outage
+        it is held and written when the outage ends (None)."""
+        row = {**body, "schema_version": SCHEMA_VERSION}
+        try:
+            entry: JournalEntry | None = self._write("status", row)
+        except JournalUnwritableError:
+            assert self.outage is not None
+            self.outage.hold("status", row, self.clock())
+            entry = None
         self._changed()
         return entry
 
@@ -282,23 +370,6 @@ class TableController:
         if self.devices.get(name) != status:
             self.devices[name] = status
             self.note({"type": "DeviceStatus", "device": name, "status": status})
-
-    def _round_record(self, seq: int) -> dict[str, Any]:
-        round_ = self.table.round
-        assert round_ is not None
-        return {
-            "type": "RoundRecord", "schema_version": SCHEMA_VERSION, "seq": seq, "round": round_.number,
-            "table_id": self.table_id, "shoe_id": self.table.shoe.shoe_id, "result": round_.phase,
-            "started_seq": self._round_started_seq, "closed_seq": seq,
-            "bank": [card.code for card in round_.bank.cards],
-            "boxes": [{"box": box.number, "owner": box.bet.owner, "seated_cents": box.bet.seated_cents,
-                       "behind": [{"owner": b.owner, "cents": b.cents} for b in box.bet.behind],
-                       "hands": [[card.code for card in hand.cards] for hand in box.hands]}
-                      for box in round_.boxes],
-            "payouts": [payout_dict(payout) for payout in round_.payouts],
-            "alarms": [{key: alarm[key] for key in ("id", "kind", "box", "message", "rule", "amounts")}
-                       for alarm in self._round_alarms],
-        }
 
     # -------------------------------------------------------------- views
 

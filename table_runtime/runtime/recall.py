@@ -30,8 +30,8 @@ from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, Input
 from table_runtime.game.phases import CLOSED, ENDED
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import payout_dict, table_snapshot
-from table_runtime.game.table import Table
 from table_runtime.journal import Journal
+from table_runtime.runtime.checkpointing import table_at
 
 
 def euros(cents: int) -> str:
@@ -76,12 +76,17 @@ def describe(item: Input, events: list[Event]) -> str:
 
 def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, last: int,
                   table_id: str = "") -> list[dict[str, Any]]:
-    """The last `last` rounds (newest last), each step by step."""
-    started = [number for _, number in journal.round_starts()]
-    wanted = set(started[-last:]) if last > 0 else set()
+    """The last `last` rounds (newest last), each step by step: replayed from the newest checkpoint before the
+    first of them (checked: its seal, its row, the chain from it to the head), else from the first row."""
+    starts = journal.last_round_starts(last)
+    if not starts:
+        return []
+    wanted = {number for _, number in starts}
+    checkpoint = journal.checkpoint_before(starts[0][0])
+    after = 0 if checkpoint is None else checkpoint.seq
     records: dict[int, dict[str, Any]] = {}
     alarms: dict[int, list[dict[str, Any]]] = {}
-    for entry in journal.entries(kinds=("round", "alarm")):
+    for entry in journal.entries(after, kinds=("round", "alarm")):
         number = int(entry.body.get("round") or 0)
         if number not in wanted:
             continue
@@ -90,8 +95,8 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
         else:
             alarms.setdefault(number, []).append(entry.body)
     rounds: dict[int, dict[str, Any]] = {}
-    table = Table(rules, limits)
-    for entry in journal.entries(kinds=("input",)):  # the engine rebuilds the events: no need to decode them
+    table = table_at(checkpoint, rules, limits)
+    for entry in journal.entries(after, kinds=("input",)):  # the engine rebuilds the events: no need to decode them
         if entry.body.get("type") in CHIP_INPUT_TYPES:
             continue  # the chips on the zones: the round's steps are the game's inputs
         item = input_from_dict(entry.body)

@@ -113,7 +113,8 @@ async def test_the_supervisor_clears_an_alarm_and_the_pit_view_opens_on_a_live_d
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
-    assert f"pit view: http://127.0.0.1:{port}/?pit={TOKEN}" in err
+    assert f"pit view: http://127.0.0.1:{port}/?pit=<the pit token>" in err
+    assert TOKEN not in err  # a secret is never printed
 
 
 @pytest.mark.parametrize(("option", "value", "words"), [
@@ -124,3 +125,13 @@ def test_a_bad_pin_or_token_is_one_line(option: str, value: str, words: str) -> 
     process = demo("--fast", "--rounds", "1", option, value)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 2 and err.splitlines() == [f"table-runtime: error: {words}"]
+
+
+def test_a_display_beyond_loopback_without_the_pit_token_is_one_line(tmp_path: Path) -> None:
+    process = demo("--rounds", "1", "--http", f"0.0.0.0:{free_port()}", "--data-dir", str(tmp_path / "data"),
+                   env={"TABLE_PIT_TOKEN": ""})
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and err.splitlines() == [
+        "table-runtime: error: --http: '0.0.0.0' serves the display to other machines: that needs --pit-token "
+        "(or TABLE_PIT_TOKEN), else 127.0.0.1"]
+    assert not (tmp_path / "data").exists()  # refused before anything was opened

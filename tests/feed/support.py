@@ -18,6 +18,7 @@ from table_runtime.feed.settings import FeedSettings
 from table_runtime.journal import Journal
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "feed"
+JOURNAL = "5f0c1e2d3b4a59687766554433221100"  # a journal id for messages made up by hand
 
 
 def settings(url: str, prefix: str, table_id: str = "T1", **overrides: Any) -> FeedSettings:
@@ -107,16 +108,31 @@ def resolve(document: Mapping[str, Any], reference: str) -> Any:
     return node
 
 
+TABLE_TOPIC = "{prefix}/tables/{tableId}/"
+
+
 def validators_by_topic() -> dict[str, jsonschema.protocols.Validator]:
-    """Topic name (`events`, `status`...) → validator of its messages, found through the AsyncAPI document."""
+    """Topic name of a table (`events`, `status`...) → validator of its messages, found through the AsyncAPI
+    document (the replay channels are `validators_by_message`'s)."""
     document = asyncapi()
     validators: dict[str, jsonschema.protocols.Validator] = {}
     for channel in document["channels"].values():
-        name = channel["address"].rsplit("/", 1)[-1]
+        name = channel["address"].removeprefix(TABLE_TOPIC)
+        if name == channel["address"] or "/" in name:
+            continue
         for message_ref in channel["messages"].values():
-            message = resolve(document, message_ref["$ref"])
-            schema = json.loads((DOCS / message["payload"]["$ref"]).read_text(encoding="utf-8"))
-            validator_class = jsonschema.validators.validator_for(schema)
-            validator_class.check_schema(schema)
-            validators[name] = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+            validators[name] = _validator(document, resolve(document, message_ref["$ref"]))
     return validators
+
+
+def validators_by_message() -> dict[str, jsonschema.protocols.Validator]:
+    """Message name (`JournalHead`, `ReplayRequest`, `ReplayDone`...) → validator of its payload."""
+    document = asyncapi()
+    return {name: _validator(document, message) for name, message in document["components"]["messages"].items()}
+
+
+def _validator(document: Mapping[str, Any], message: Mapping[str, Any]) -> jsonschema.protocols.Validator:
+    schema = json.loads((DOCS / message["payload"]["$ref"]).read_text(encoding="utf-8"))
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    return validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)

@@ -18,6 +18,7 @@ from table_runtime.feed.messages import (
     ROUTES,
     TOPIC_NAMES,
     Topics,
+    head_message,
     messages_for_entry,
     state_message,
     status_message,
@@ -32,7 +33,7 @@ from table_runtime.game.rules import profile
 from table_runtime.game.table import Table
 from table_runtime.journal import GENESIS_HASH, JournalEntry
 
-from .support import DOCS, asyncapi, entry_for, resolve, validators_by_topic
+from .support import DOCS, JOURNAL, asyncapi, entry_for, resolve, validators_by_topic
 
 
 def entry(seq: int, kind: str, body: dict[str, object]) -> JournalEntry:
@@ -42,7 +43,7 @@ def entry(seq: int, kind: str, body: dict[str, object]) -> JournalEntry:
 def test_topics_live_under_prefix_tables_table_id() -> None:
     topics = Topics("casino/paris", "T7")
     assert [topics.topic(name) for name in TOPIC_NAMES] == [
-        f"casino/paris/tables/T7/{name}" for name in ("status", "state", "events", "alarms", "rounds")
+        f"casino/paris/tables/T7/{name}" for name in ("status", "state", "events", "alarms", "rounds", "head")
     ]
     assert topic_filter("casino", None, "events") == "casino/tables/+/events"
     for prefix, table in (("casino", "T/1"), ("casino", "T+"), ("ca#", "T1"), ("/casino", "T1"), ("", "T1")):
@@ -55,7 +56,7 @@ def test_each_kind_goes_to_events_and_to_its_route() -> None:
     expected = {"input": [], "event": [], "status": [], "alarm": ["alarms"], "alarm_cleared": ["alarms"],
                 "round": ["rounds"], "some_future_kind": []}  # fmt: skip
     for kind, extra in expected.items():
-        messages = messages_for_entry(topics, entry(5, kind, {"x": 1}))
+        messages = messages_for_entry(topics, entry(5, kind, {"x": 1}), JOURNAL)
         assert [message.topic.rsplit("/", 1)[1] for message in messages] == ["events", *extra]
         assert all(message.qos == 1 and not message.retain and message.seq == 5 for message in messages)
     assert set(ROUTES) == {"alarm", "alarm_cleared", "round"}
@@ -64,21 +65,33 @@ def test_each_kind_goes_to_events_and_to_its_route() -> None:
 def test_every_message_carries_the_common_header() -> None:
     topics = Topics("casino", "T1")
     messages = [
-        *messages_for_entry(topics, entry(3, "event", {"type": "CardAssigned", "card": "AS"})),
-        *messages_for_entry(topics, entry(4, "alarm", {"id": 1})),
-        status_message(topics, "offline", seq=9, ts=2.5, reason="connection lost"),
-        state_message(topics, {"seq": 9, "phase": "betting"}, ts=2.5),
+        *messages_for_entry(topics, entry(3, "event", {"type": "CardAssigned", "card": "AS"}), JOURNAL),
+        *messages_for_entry(topics, entry(4, "alarm", {"id": 1}), JOURNAL),
+        status_message(topics, "offline", journal=JOURNAL, seq=9, ts=2.5, reason="connection lost"),
+        state_message(topics, {"seq": 9, "phase": "betting"}, journal=JOURNAL, ts=2.5),
+        head_message(topics, journal=JOURNAL, seq=9, hash_=f"{9:064x}", ts=2.5),
     ]
     for message in messages:
         payload = json.loads(message.encode())
         assert {"schema_version", "table_id", "seq", "ts", "type"} <= payload.keys()
-        assert payload["table_id"] == "T1" and payload["schema_version"] == 1
+        assert payload["table_id"] == "T1" and payload["schema_version"] == 1 and payload["journal"] == JOURNAL
     event = json.loads(messages[0].encode())
     assert (event["type"], event["kind"], event["body"]["card"]) == ("CardAssigned", "event", "AS")
     assert [json.loads(message.encode())["type"] for message in messages[1:]] == [
-        "AlarmRaised", "AlarmRaised", "FeedStatus", "TableState"
+        "AlarmRaised", "AlarmRaised", "FeedStatus", "TableState", "JournalHead"
     ]  # fmt: skip
-    assert messages[-2].retain and messages[-1].retain
+    assert all(message.retain for message in messages[-3:])
+    assert json.loads(messages[-1].encode()) == {
+        "schema_version": 1, "table_id": "T1", "journal": JOURNAL, "seq": 9, "hash": f"{9:064x}", "ts": 2.5,
+        "type": "JournalHead"}  # fmt: skip
+
+
+def test_a_row_built_without_a_journal_names_none_and_still_validates() -> None:
+    # The publisher always names its journal (test_anchor.py); a tool building rows of no journal names none.
+    (message,) = messages_for_entry(Topics("casino", "T1"), entry(3, "event", {"type": "CardAssigned"}))
+    payload = json.loads(message.encode())
+    assert "journal" not in payload
+    validators_by_topic()["events"].validate(payload)
 
 
 def test_the_made_up_journal_validates_against_the_published_schemas() -> None:
@@ -87,10 +100,13 @@ def test_the_made_up_journal_validates_against_the_published_schemas() -> None:
     topics = Topics("casino", "T1")
     for index in range(200):
         kind, body = entry_for(index)
-        for message in messages_for_entry(topics, entry(index + 1, kind, body)):
+        for message in messages_for_entry(topics, entry(index + 1, kind, body), JOURNAL):
             validators[message.topic.rsplit("/", 1)[1]].validate(json.loads(message.encode()))
-    bad = json.loads(messages_for_entry(topics, entry(1, "alarm", {"id": 1}))[1].encode())  # no rule, no amounts
+    bad = json.loads(messages_for_entry(topics, entry(1, "alarm", {"id": 1}), JOURNAL)[1].encode())  # no rule
     assert not validators["alarms"].is_valid(bad)
+    head = json.loads(head_message(topics, journal=JOURNAL, seq=200, hash_="a" * 64, ts=3.5).encode())
+    validators["head"].validate(head)
+    assert not validators["head"].is_valid({**head, "journal": "not-an-id"})
 
 
 def test_a_blackjack_paid_early_is_published_with_its_amount() -> None:
@@ -106,10 +122,10 @@ def test_a_blackjack_paid_early_is_published_with_its_amount() -> None:
     (early,) = [to_dict(event) for event in events if isinstance(event, BlackjackPaidEarly)]
     assert (early["staked_cents"], early["cents"]) == (1000, 1500)
     validator = validators_by_topic()["events"]
-    (message,) = messages_for_entry(Topics("casino", "T1"), entry(7, "event", early))
+    (message,) = messages_for_entry(Topics("casino", "T1"), entry(7, "event", early), JOURNAL)
     validator.validate(json.loads(message.encode()))
     without_amount = {key: value for key, value in early.items() if key != "cents"}
-    (old,) = messages_for_entry(Topics("casino", "T1"), entry(8, "event", without_amount))
+    (old,) = messages_for_entry(Topics("casino", "T1"), entry(8, "event", without_amount), JOURNAL)
     assert not validator.is_valid(json.loads(old.encode()))
 
 
@@ -117,14 +133,16 @@ def test_asyncapi_document_is_3_0_and_names_a_schema_file_for_every_topic() -> N
     document = asyncapi()
     assert document["asyncapi"] == "3.0.0"
     addresses = {channel["address"] for channel in document["channels"].values()}
-    assert addresses == {f"{{prefix}}/tables/{{tableId}}/{name}" for name in TOPIC_NAMES}
+    assert addresses == {f"{{prefix}}/tables/{{tableId}}/{name}" for name in TOPIC_NAMES} | {
+        "{prefix}/tables/{tableId}/replay/request", "{prefix}/floor/{floorId}/replay"}
     for operation in document["operations"].values():
-        assert operation["action"] == "send"
         channel = resolve(document, operation["channel"]["$ref"])
+        # The table receives the floor's replay requests and sends everything else.
+        assert operation["action"] == ("receive" if channel["address"].endswith("/replay/request") else "send")
         for message in operation["messages"]:
             assert message["$ref"].startswith(operation["channel"]["$ref"] + "/messages/")
             resolve(document, message["$ref"])
-        retained = channel["address"].endswith(("/status", "/state"))
+        retained = channel["address"].endswith(("/status", "/state", "/head"))
         assert operation["bindings"]["mqtt"] == {"qos": 1, "retain": retained}
     referenced = {Path(message["payload"]["$ref"]).name for message in document["components"]["messages"].values()}
     assert referenced == {path.name for path in (DOCS / "schemas").glob("*.json")}

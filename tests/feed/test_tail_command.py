@@ -16,6 +16,8 @@ from simulators.mosquitto import MosquittoBroker, free_port
 from table_runtime.feed.messages import Topics, event_message
 from table_runtime.journal import GENESIS_HASH, JournalEntry
 
+from .support import JOURNAL
+
 pytestmark = pytest.mark.timeout(60)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def event(seq: int) -> bytes:
     entry = JournalEntry(seq, 1764412345.5, "event", {"type": "CardAssigned", "card": "QD"}, GENESIS_HASH, "a" * 64)
-    return event_message(Topics("x", "T1"), entry).encode()
+    return event_message(Topics("x", "T1"), entry, JOURNAL).encode()
 
 
 async def run_tail(broker: MosquittoBroker, prefix: str, *options: str) -> tuple[list[str], int]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,19 +30,16 @@ def play_on(journal: Journal, table_id: str, rounds: int, *, seed: int = 5, erro
 
 
 def journal_id(journal: Journal) -> str:
-    """The journal's id (the attribute once tables publish it; else one derived from the file, stable)."""
-    value = getattr(journal, "journal_id", None)
-    return value if isinstance(value, str) else uuid.uuid5(uuid.NAMESPACE_URL, str(journal.path)).hex
+    """The journal's id, as its feed payloads carry it."""
+    return journal.journal_id
 
 
 def feed_messages(journal: Journal, prefix: str, table_id: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(topic, topic name, payload) of every message the journal's entries make, in journal order."""
     topics, ident = Topics(prefix, table_id), journal_id(journal)
     for entry in journal.entries():
-        for message in messages_for_entry(topics, entry):
-            payload = dict(message.payload)
-            payload.setdefault("journal", ident)
-            yield message.topic, message.topic.rsplit("/", 1)[1], payload
+        for message in messages_for_entry(topics, entry, ident):
+            yield message.topic, message.topic.rsplit("/", 1)[1], dict(message.payload)
 
 
 def entries(journal: Journal) -> list[JournalEntry]:

@@ -28,8 +28,9 @@ async def store_messages(store: FloorStore, ingest: Ingest, messages: Iterable[t
 
 
 async def commit(store: FloorStore, ingest: Ingest, batch: Batch, now: float) -> None:
-    for track, seq, hash_ in ingest.lookups:
-        batch.alarms.extend(track.head(seq, hash_, await store.hash_at(track.table_id, track.journal, seq)))
+    for track, seq, hash_, ts in ingest.lookups:
+        held = await store.hash_at(track.table_id, track.journal, seq)
+        batch.alarms.extend(track.head(seq, hash_, held, ts=ts))
     ingest.lookups.clear()
     ingest.finish(batch, now)
     await store.write(batch)

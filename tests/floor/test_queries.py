@@ -42,7 +42,8 @@ async def stored_journal(tmp_path: Path, store: FloorStore) -> dict[str, Any]:
                                      journal=journal, clock=time.time)  # (a restart: it journals a status row)
         messages = [(name, payload) for _, name, payload in feed_messages(journal, "casino", "T1")
                     if name == "events"]
-        state = state_message(Topics("casino", "T1"), controller.snapshot(), ts=time.time()).payload
+        state = state_message(Topics("casino", "T1"), controller.snapshot(), journal=journal.journal_id,
+                              ts=time.time()).payload
         entries = list(journal.entries())
         recalled = recall_rounds(journal, profile("fr-casino"), TableLimits(), last=1000, table_id="T1")
     await store_messages(store, Ingest(await store.load_tracks()), [*messages, ("state", state)], now=0.0)

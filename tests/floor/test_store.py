@@ -35,10 +35,11 @@ def _events(messages: list[Message]) -> list[Message]:
     return [message for message in messages if message[0] == "events"]
 
 
-def _head(payload: dict[str, Any], *, seq: int | None = None, hash_: str | None = None) -> dict[str, Any]:
+def _head(payload: dict[str, Any], *, hash_: str | None = None, ts: float | None = None) -> dict[str, Any]:
+    """The head naming the row of `payload` (published when that row was journaled, unless `ts`)."""
     return {"schema_version": 1, "table_id": payload["table_id"], "journal": payload["journal"],
-            "seq": payload["seq"] if seq is None else seq, "hash": payload["hash"] if hash_ is None else hash_,
-            "ts": payload["ts"], "type": "JournalHead"}
+            "seq": payload["seq"], "hash": payload["hash"] if hash_ is None else hash_,
+            "ts": payload["ts"] if ts is None else ts, "type": "JournalHead"}
 
 
 async def _alarms(store: FloorStore) -> list[tuple[str, int, int, bool]]:
@@ -111,7 +112,9 @@ async def test_altered_rows_rewritten_heads_truncated_tails_and_new_journals_are
     assert await _alarms(store) == [("chain_broken", 30, 30, False)]
     await store_messages(store, ingest, [("head", _head(events[39][1], hash_="f" * 64))], now=1.0)
     assert (await _alarms(store))[-1] == (str(FloorAlarmKind.HEAD_REWRITTEN), 40, 40, False)
-    await store_messages(store, ingest, [("head", _head(events[44][1]))], now=2.0)
+    await store_messages(store, ingest, [("head", _head(events[44][1]))], now=2.0)  # an old retained copy
+    assert [alarm[0] for alarm in await _alarms(store)] == ["chain_broken", "head_rewritten"]
+    await store_messages(store, ingest, [("head", _head(events[44][1], ts=events[49][1]["ts"] + 1))], now=2.0)
     assert (await _alarms(store))[-1] == ("tail_truncated", 46, 50, False)
     other = {**events[0][1], "journal": "b" * 32}
     await store_messages(store, ingest, [("events", other)], now=3.0)

@@ -59,9 +59,10 @@ def test_the_state_gives_phase_limits_boxes_and_supervisor_alarms_come_first(tmp
                 "shoe": {"shoe_id": "S2", "cards_left": 200}, "devices": {"shoe": "online"},
                 "alarms": [{"id": 30, "seq": 30, "kind": str(AlarmKind.BANK_MUST_DRAW), "box": None},
                            {"id": 35, "seq": 35, "kind": str(AlarmKind.PAST_POSTING), "box": 3}]}
-    view.apply("state", state_message(topics, snapshot, ts=time.time()).payload)
+    view.apply("state", state_message(topics, snapshot, journal="a" * 32, ts=time.time()).payload)
     older = dict(snapshot, seq=20, phase="betting", alarms=[])
-    view.apply("state", state_message(topics, older, ts=time.time()).payload)  # a stale retained copy
+    # A stale retained copy:
+    view.apply("state", state_message(topics, older, journal="a" * 32, ts=time.time()).payload)
     table = view.overview()["tables"][0]
     assert (table["phase"], table["round"], table["limits"]["min_cents"]) == ("playing", 7, 500)
     assert table["boxes"] == [{"box": 3, "owner": "p3", "stakes_cents": 3000}]

@@ -89,6 +89,8 @@ def test_entries_of_some_kinds_and_the_round_starts_skip_the_other_rows(path: Pa
         assert [e.seq for e in both] == [seq for seq in range(3001, 3602) if seq % 3 != 0]  # events: seq % 3 == 0
         assert list(journal.entries(kinds=())) == []
         assert journal.round_starts() == [(3602, 1), (3604, 2)]  # a message that names it is no round start
+        assert journal.last_round_starts(1) == [(3604, 2)]  # read from the end: the message is skipped
+        assert journal.last_round_starts(5) == [(3602, 1), (3604, 2)] and journal.last_round_starts(0) == []
 
 
 def test_reopened_journal_continues_the_chain(filled: Path) -> None:
@@ -108,8 +110,10 @@ def test_verify_summary_counts_rows(filled: Path) -> None:
 
 def test_changed_body_is_named(filled: Path) -> None:
     tamper(filled, "UPDATE entries SET body = ? WHERE seq = 4", '{"card":"KS","i":4}')
-    with Journal.open(filled) as journal:  # the tail is intact: opening works, the full check does not
-        result = journal.verify()
+    with pytest.raises(JournalBrokenError) as refused:  # no checkpoint yet: the open checks every row
+        Journal.open(filled)
+    assert refused.value.seq == 4 and "row 4" in str(refused.value)
+    result = verify_file(filled)
     assert (result.ok, result.first_bad_seq, result.rows) == (False, 4, 3)
     assert "row 4" in result.reason and "altered" in result.reason
 

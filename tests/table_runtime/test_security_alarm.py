@@ -26,12 +26,14 @@ async def test_a_locked_supervisor_pin_is_journaled_and_shown(tmp_path: Path) ->
         controller = TableController(table_id="T1", rules=profile("fr-casino"), limits=TableLimits(),
                                      journal=journal, clock=lambda: 1.0)
         app = TableApp(controller)
+        now = [100.0]
         async with (
-            DisplayServer(app, port=0, supervisor_pin="2468") as server,
+            DisplayServer(app, port=0, supervisor_pin="2468", clock=lambda: now[0]) as server,
             aiohttp.ClientSession() as http,
             http.ws_connect(f"{server.url}ws") as ws,
         ):
             for attempt in range(1, PIN_ATTEMPTS + 1):
+                now[0] += 10.0  # past the wait after each wrong PIN (pin_guard.py)
                 reply = await ask(ws, {"type": "command", "name": "VOID", "pin": "1111"})
                 assert reply["ok"] is False
                 alarms = [entry for entry in journal.entries() if entry.kind == "alarm"]

@@ -101,9 +101,12 @@ async def test_wrong_pins_for_an_acknowledgement_lock_the_supervisor_commands(jo
         http.ws_connect(f"{server.url}ws") as ws,
     ):
         for _ in range(PIN_ATTEMPTS):
+            now[0] += 10.0  # past the wait after each wrong PIN (pin_guard.py)
             assert (await ask(ws, _ack(stolen, "0000")))["ok"] is False
+        now[0] += 1.0
         locked = await ask(ws, _ack(stolen, PIN))
-        assert (locked["ok"], locked["message"]) == (False, "too many wrong PINs: ACK_ALARM locked for 61 s")
+        assert (locked["ok"], locked["message"]) == (
+            False, "too many wrong PINs: ACK_ALARM locked on this screen for 59 s")
         void = await ask(ws, {"type": "command", "name": "VOID", "pin": PIN})
         assert void["ok"] is False and void["message"].startswith("too many wrong PINs: VOID locked")
 
@@ -111,7 +114,7 @@ async def test_wrong_pins_for_an_acknowledgement_lock_the_supervisor_commands(jo
         assert pin_locked["supervisor"] is True
         assert (await ask(ws, _ack(int(pin_locked["id"]))))["ok"] is False  # not the dealer's to clear
 
-        now[0] += 61.0
+        now[0] += 59.0
         assert (await ask(ws, _ack(stolen, PIN)))["ok"] is True
         assert (await ask(ws, _ack(int(pin_locked["id"]), PIN)))["ok"] is True
     assert [row["by"] for row in _cleared(journal)] == ["supervisor", "supervisor"]

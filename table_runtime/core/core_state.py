@@ -1,0 +1,99 @@
+"""The table core between two rounds as plain JSON, and the core rebuilt from it (the journal's checkpoints).
+
+A checkpoint is taken just before the input that starts a round (a `BetsLocked` the round accepted): there
+is then no round in play, and that input replaces whatever round the table last held with a new one, so
+the state that matters is small: the shoe's account, the rounds counter, the held cards, and the zones'
+contents (the chip watch resets its locks and windows at the lock). `restore` builds a core that, fed the
+same inputs from there, gives the same events as the core that played them.
+
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from table_runtime.core.inputs import ZoneChip
+from table_runtime.core.table_core import TableCore
+from table_runtime.errors import JournalError
+from table_runtime.game.cards import Card
+from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.game.table import Table
+
+STATE_VERSION = 1
+
+
+def table_state(table: Table) -> dict[str, Any]:
+    """The game table between rounds (see the module docstring)."""
+    shoe = table.shoe
+    return {
+        "shoe": {"shoe_id": shoe.shoe_id, "loaded": shoe.loaded, "counts": list(shoe.counts), "dealt": shoe.dealt,
+                 "burns_left": shoe.burns_left, "cut_card_reached": shoe.cut_card_reached, "rounds": shoe.rounds},
+        "rounds_started": table.rounds_started,
+        "held": {"cards": [[card.code, reason, mark] for card, reason, mark in table.held_cards.cards],
+                 "loose": table.held_cards.loose},
+    }
+
+
+def core_state(core: TableCore) -> dict[str, Any]:
+    """The whole core between rounds: the table and the zones' contents."""
+    chips = core.chips
+    return {
+        "version": STATE_VERSION,
+        "table": table_state(core.table),
+        "zones": {zone: [_chip(chip) for chip in chips.contents[zone]] for zone in sorted(chips.contents)},
+        "reported": sorted(chips.reported),
+    }
+
+
+def restore_table(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, Any]) -> Table:
+    """A game table as `table_state` described it; a `JournalError` when the state is not one."""
+    table = Table(rules, limits)
+    try:
+        shoe_state = state["shoe"]
+        shoe = table.shoe
+        shoe.shoe_id = str(shoe_state["shoe_id"])
+        shoe.loaded = bool(shoe_state["loaded"])
+        shoe.counts = [int(count) for count in shoe_state["counts"]]
+        shoe.dealt = int(shoe_state["dealt"])
+        shoe.burns_left = int(shoe_state["burns_left"])
+        shoe.cut_card_reached = bool(shoe_state["cut_card_reached"])
+        shoe.rounds = int(shoe_state["rounds"])
+        table.rounds_started = int(state["rounds_started"])
+        held = state["held"]
+        table.held_cards.cards = [(Card.parse(str(code)), str(reason), int(mark))
+                                  for code, reason, mark in held["cards"]]
+        table.held_cards.loose = int(held["loose"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise JournalError(f"a checkpoint's table state is unreadable: {error!r}") from error
+    if len(shoe.counts) != 52:
+        raise JournalError(f"a checkpoint's shoe counts {len(shoe.counts)} cards, not 52")
+    return table
+
+
+def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, Any], *,
+            zones: Iterable[str] = ()) -> TableCore:
+    """The core `core_state` described, for a table with these rules, limits and zones."""
+    if state.get("version") != STATE_VERSION:
+        raise JournalError(f"a checkpoint of state version {state.get('version')!r}; this program reads "
+                           f"{STATE_VERSION}")
+    core = TableCore(rules, limits, zones=zones)
+    core.table = restore_table(rules, limits, state["table"])
+    try:
+        core.chips.contents = {str(zone): tuple(_zone_chip(chip) for chip in chips)
+                               for zone, chips in state["zones"].items()}
+        core.chips.reported = {str(zone) for zone in state["reported"]}
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise JournalError(f"a checkpoint's zones are unreadable: {error!r}") from error
+    return core
+
+
+def _chip(chip: ZoneChip) -> dict[str, Any]:
+    return {"uid": chip.uid, "cents": chip.cents, "refused": chip.refused, "detail": chip.detail,
+            "registry_cents": chip.registry_cents, "tag_cents": chip.tag_cents}
+
+
+def _zone_chip(chip: Mapping[str, Any]) -> ZoneChip:
+    return ZoneChip(uid=str(chip["uid"]), cents=int(chip["cents"]), refused=str(chip["refused"]),
+                    detail=str(chip["detail"]), registry_cents=chip["registry_cents"], tag_cents=chip["tag_cents"])

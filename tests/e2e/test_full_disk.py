@@ -1,0 +1,100 @@
+"""`table-runtime run` with its data directory on a small real tmpfs that fills up while it plays.
+
+The card whose commit fails is not acknowledged to the shoe; the process keeps running without a
+traceback, the display's snapshot shows the `journal_unwritable` alarm, and once space is freed play resumes
+by itself: the cards the shoe kept resending are journaled once each and the alarm is cleared. A restart on
+a card that is still full exits 1 with one line naming the cause ("cannot write: disk full"), never
+"not a journal", never a traceback. The shoe lives in this test's process (tests/e2e/external_shoe.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware_bridge.shoe import Ack
+from simulators.mosquitto import free_port
+from simulators.shoe import SimulatedShoe
+from table_runtime.journal import Journal, journal_path
+from tests.e2e.external_shoe import RuntimeProcess, dealt, external_shoe_config, loaded, shoe_inputs, wait_until
+from tests.small_disk import SmallDisk, small_disk
+
+pytestmark = pytest.mark.timeout(240)
+KIND = "journal_unwritable"
+
+
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[SmallDisk]:
+    with small_disk(tmp_path / "card", size="8m") as mounted:
+        yield mounted
+
+
+def acks_received(shoe: SimulatedShoe) -> int:
+    return sum(isinstance(command, Ack) for command in shoe.commands_received)
+
+
+def outage_alarms(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    return [alarm for alarm in snapshot["alarms"] if alarm["kind"] == KIND]
+
+
+def test_a_full_card_stops_play_with_an_alarm_and_freeing_space_resumes_it(tmp_path: Path, disk: SmallDisk) -> None:
+    port = free_port()
+    data = disk.path / "data"
+    with SimulatedShoe(seed=5, announce=True) as shoe:
+        config = external_shoe_config(tmp_path, data_dir=data, shoe_link=shoe.link, port=port)
+        runtime = RuntimeProcess(config, port)
+        try:
+            runtime.wait_for("the shoe online and loaded", loaded)
+            drawn = [shoe.draw().code for _ in range(2)]
+            runtime.wait_for("two cards", dealt(2))
+            disk.fill()
+            snapshot: dict[str, Any] = {}
+            for _ in range(60):  # the write-ahead log may hold a few more rows before the card refuses one
+                drawn.append(shoe.draw().code)
+                snapshot = runtime.wait_for("the card or the alarm", lambda s: bool(
+                    outage_alarms(s) or s["shoe"]["cards_dealt"] >= len(drawn)))
+                if outage_alarms(snapshot):
+                    break
+            alarm = outage_alarms(snapshot)[0]
+            assert "journal.db: cannot write: disk full (" in alarm["message"], alarm
+            refused_at = snapshot["shoe"]["cards_dealt"]
+            assert refused_at < len(drawn)
+            drawn.append(shoe.draw().code)  # a card during the outage: not taken either
+            acks = acks_received(shoe)
+            wait_until("the shoe resending (its duplicates acknowledged only up to what was journaled)",
+                       lambda: acks_received(shoe) >= acks + 3)
+            snapshot = runtime.wait_for("the alarm still on", lambda s: bool(outage_alarms(s)))
+            assert snapshot["shoe"]["cards_dealt"] == refused_at
+            assert shoe.firmware.unacknowledged >= len(drawn) - refused_at  # the shoe holds them all
+            assert runtime.process.poll() is None and "Traceback" not in runtime.log
+
+            disk.free()
+            snapshot = runtime.wait_for("play resumed", lambda s: not outage_alarms(s) and
+                                        s["shoe"]["cards_dealt"] == len(drawn))
+            wait_until("every card acknowledged", lambda: shoe.firmware.unacknowledged == 0)
+            drawn.append(shoe.draw().code)
+            runtime.wait_for("the next card", dealt(len(drawn)))
+        finally:
+            code = runtime.terminate()
+        assert code == 0, runtime.log
+        assert "Traceback" not in runtime.log, runtime.log
+        assert [body["card"] for body in shoe_inputs(data) if body["type"] == "CardDrawn"] == drawn
+        with Journal.open(journal_path(data)) as journal:
+            rows = list(journal.entries(kinds=("alarm", "alarm_cleared", "status")))
+        raised = [row for row in rows if row.kind == "alarm" and row.body["kind"] == KIND]
+        assert len(raised) == 1 and raised[0].body["id"] == raised[0].seq  # journaled once writing worked
+        assert any(row.kind == "alarm_cleared" and row.body == {"type": "AlarmCleared", "schema_version": 1,
+                                                               "id": raised[0].seq, "by": "journal"} for row in rows)
+        assert any(row.body.get("type") == "JournalWritable" and row.body["refused_inputs"] >= 1 for row in rows)
+
+        disk.fill()
+        refused = RuntimeProcess(config, port)
+        code = refused.wait_exit(60)
+        lines = refused.log.strip().splitlines()
+        errors = [line for line in lines if "error" in line.lower()]
+        assert code == 1, refused.log
+        assert len(errors) == 1 and "journal.db: cannot write: disk full (" in errors[0], refused.log
+        assert "not a journal" not in refused.log and "Traceback" not in refused.log

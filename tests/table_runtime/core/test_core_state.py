@@ -1,0 +1,80 @@
+"""A checkpoint's state is exact (hypothesis): the core restored from the state taken just before each input that
+started a round, fed the journal's inputs from there, equals the live core (zones, locks, windows, round, view),
+and equals the core replayed from the first row."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from table_runtime.core.commands import Submit
+from table_runtime.core.core_state import core_state, restore
+from table_runtime.core.inputs import CoreInput, ZoneChanged, core_input_from_dict, core_to_dict
+from table_runtime.core.table_core import TableCore
+from table_runtime.game.cards import new_shoe
+from table_runtime.game.events import RoundStarted
+from table_runtime.game.inputs import BetsLocked, CardDrawn, ShoeShuffled
+from table_runtime.game.rules import PROFILES, profile
+from table_runtime.game.snapshot import table_snapshot
+from tests.table_runtime.core.test_core_replay import OPENING, STEP, ZONES, assert_replays, chip
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), rules=st.sampled_from(sorted(PROFILES)),
+       steps=st.lists(STEP, max_size=120), rounds=st.integers(1, 6))
+def test_the_core_restored_from_a_round_start_checkpoint_equals_the_live_core(
+        seed: int, rules: str, steps: list[tuple[str, str, frozenset[str]]], rounds: int) -> None:
+    options = profile(rules)
+    live = TableCore(options, zones=ZONES)
+    journal: list[dict[str, Any]] = []
+    checkpoints: list[tuple[int, str]] = []  # (inputs before it, state JSON)
+    shoe = new_shoe(options.decks)
+    random.Random(seed).shuffle(shoe)
+
+    def apply(item: CoreInput) -> None:
+        state = json.dumps(core_state(live)) if isinstance(item, BetsLocked) and not live.table.round_in_play else None
+        events = live.apply(item)
+        if state is not None and any(isinstance(event, RoundStarted) for event in events):
+            checkpoints.append((len(journal), state))
+        journal.append(core_to_dict(item))
+
+    apply(ShoeShuffled(shoe_id="S1"))
+    where: dict[str, str] = {}
+    burns = [("card", "", frozenset[str]())] * options.burn_cards
+    opening = [step for _ in range(rounds) for step in OPENING]  # several rounds' worth of bets and deals
+    for kind, zone, uids in [*burns, *opening, *steps, *opening, *steps]:
+        if kind == "zone":
+            left = {where[uid] for uid in uids if where.get(uid, zone) != zone}
+            for uid in uids:
+                where[uid] = zone
+            for uid, at in list(where.items()):
+                if at == zone and uid not in uids:
+                    del where[uid]
+            for changed in (*sorted(left), zone):
+                report = ZoneChanged(zone=changed, chips=tuple(
+                    chip(uid) for uid in sorted(uid for uid, at in where.items() if at == changed)))
+                if live.chips.differs(report):
+                    apply(report)
+        elif kind == "card" and shoe:
+            for item, _ in live.card_inputs(CardDrawn(card=shoe.pop()), "shoe"):
+                apply(item)
+        elif kind == "press":
+            decision = live.decide(zone, {"card": "AS"}, role="supervisor", source="panel", alarm_kinds={})
+            if isinstance(decision, Submit):
+                for item, _ in decision.inputs:
+                    apply(item)
+    assert_replays(options, journal, live)
+    assert checkpoints, "every example starts at least one round"
+    for before, state in checkpoints:
+        restored = restore(options, None, json.loads(state), zones=ZONES)
+        for body in journal[before:]:
+            restored.apply(core_input_from_dict(body))
+        assert restored.chips == live.chips
+        assert table_snapshot(restored.table) == table_snapshot(live.table)
+        assert restored.snapshot_extra() == live.snapshot_extra()
+        assert (restored.table.allowed(), restored.table.next_card_target) == (live.table.allowed(),
+                                                                               live.table.next_card_target)

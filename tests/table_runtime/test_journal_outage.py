@@ -1,0 +1,143 @@
+"""A journal on a real small file system (a tmpfs) that fills up or turns read-only: the table stops play safely.
+
+The write that fails names its cause in one line (`JournalUnwritableError`), the controller refuses the
+input (the core is as the journal has it), holds the `journal_unwritable` alarm and what is raised meanwhile
+in memory, and `retry_journal` writes them, in order, once space is freed; a restart on a full card says
+"cannot write: disk full", never "not a journal".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from table_runtime.game.alarm_kinds import AlarmKind
+from table_runtime.game.cards import parse_cards
+from table_runtime.game.events import Alarm
+from table_runtime.game.inputs import CardDrawn, ShoeShuffled
+from table_runtime.game.rules import TableLimits, profile
+from table_runtime.journal import Journal, JournalUnwritableError, journal_path, verify_file
+from table_runtime.journal.failures import cause_of
+from table_runtime.runtime.controller import TableController
+from tests.small_disk import SmallDisk, small_disk
+
+CARDS = parse_cards("2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD") * 20
+
+
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[SmallDisk]:
+    with small_disk(tmp_path / "card") as mounted:
+        yield mounted
+
+
+def controller_on(journal: Journal) -> TableController:
+    return TableController(table_id="T", rules=profile("fr-casino"), limits=TableLimits(), journal=journal,
+                           clock=lambda: 1_800_000_000.0)
+
+
+def journaled_cards(journal: Journal) -> list[str]:
+    return [entry.body["card"] for entry in journal.entries(kinds=("input",)) if entry.body["type"] == "CardDrawn"]
+
+
+def draw_until_refused(controller: TableController) -> tuple[int, JournalUnwritableError]:
+    """Draw cards until the journal refuses one; (cards journaled, the error). A bounded number of tries."""
+    for index, card in enumerate(CARDS):
+        try:
+            controller.draw(CardDrawn(card=card), source="shoe")
+        except JournalUnwritableError as error:
+            return index, error
+    raise AssertionError(f"{len(CARDS)} cards journaled on a full card")
+
+
+def test_a_full_card_is_named_in_one_line_and_an_unwritable_error(disk: SmallDisk) -> None:
+    with Journal.open(journal_path(disk.path)) as journal:
+        journal.append("status", {"type": "Started"}, ts=1.0)
+        disk.fill()
+        with pytest.raises(JournalUnwritableError) as raised:
+            for index in range(2000):
+                journal.append("status", {"type": "Filler", "i": index, "pad": "x" * 500}, ts=1.0)
+    error = raised.value
+    assert error.cause == "disk full" and isinstance(error, OSError)
+    assert str(error).startswith(f"{journal_path(disk.path)}: cannot write: disk full (")
+    assert "\n" not in str(error) and "not a journal" not in str(error)
+    disk.free()
+    assert verify_file(journal_path(disk.path)).ok
+
+
+def test_a_restart_on_a_still_full_card_names_the_cause_not_a_broken_journal(disk: SmallDisk) -> None:
+    with Journal.open(journal_path(disk.path)) as journal:
+        controller = controller_on(journal)
+        controller.submit(ShoeShuffled(shoe_id="S1"))
+        disk.fill()
+        draw_until_refused(controller)
+    with pytest.raises(JournalUnwritableError) as raised:  # opening, claiming or the start note: one of them
+        with Journal.open(journal_path(disk.path)) as journal:
+            controller_on(journal)
+    assert "cannot write: disk full (" in str(raised.value) and "not a journal" not in str(raised.value)
+    disk.free()
+    with Journal.open(journal_path(disk.path)) as journal:
+        assert controller_on(journal).table.shoe.shoe_id == "S1"
+
+
+def test_play_stops_with_an_alarm_held_in_memory_and_resumes_with_nothing_lost(disk: SmallDisk) -> None:
+    with Journal.open(journal_path(disk.path)) as journal:
+        controller = controller_on(journal)
+        controller.submit(ShoeShuffled(shoe_id="S1"))
+        disk.fill()
+        taken, error = draw_until_refused(controller)
+        assert error.cause == "disk full"
+        dealt = controller.table.shoe.dealt
+        assert journaled_cards(journal) == [card.code for card in CARDS[:taken]]
+        assert dealt == taken  # the refused card is not in the core either: it is as the journal has it
+        shown = [alarm for alarm in controller.snapshot()["alarms"] if alarm["kind"] == AlarmKind.JOURNAL_UNWRITABLE]
+        assert len(shown) == 1 and shown[0]["id"] < 0 and "cannot write: disk full" in shown[0]["message"]
+        assert shown[0]["rule"] and shown[0]["box"] is None and shown[0]["amounts"] == {}
+        # While it lasts: inputs refused at once (the core untouched), alarms and notes held, commands not done.
+        with pytest.raises(JournalUnwritableError):
+            controller.draw(CardDrawn(card=CARDS[taken]), source="shoe")
+        assert controller.table.shoe.dealt == dealt
+        held_id = controller.raise_alarm(Alarm(kind=AlarmKind.READER_OFFLINE, message="reader left offline",
+                                               rule="TABLE.md shoe integrity: shoe or reader disconnected"))
+        assert held_id < 0 and held_id in controller.alarms
+        controller.set_device("shoe", "online")
+        reply = controller.press("NEXT", {}, role="dealer", source="display")
+        assert reply["ok"] is False and "cannot write: disk full" in reply["message"]
+        assert controller.retry_journal() is False and controller.outage is not None
+        assert controller.outage.refused_inputs >= 1
+        last_before = journal.last_seq
+
+        disk.free()
+        assert controller.retry_journal() is True and controller.outage is None
+        rows = list(journal.entries(after_seq=last_before))
+        assert [(row.kind, row.body["type"]) for row in rows] == [
+            ("alarm", "Alarm"), ("alarm", "Alarm"), ("status", "DeviceStatus"), ("alarm_cleared", "AlarmCleared"),
+            ("status", "JournalWritable")]
+        outage_alarm, reader_alarm = rows[0], rows[1]
+        assert outage_alarm.body["kind"] == AlarmKind.JOURNAL_UNWRITABLE and outage_alarm.body["id"] == outage_alarm.seq
+        assert reader_alarm.body["id"] == reader_alarm.seq and reader_alarm.seq in controller.alarms
+        assert rows[3].body == {"type": "AlarmCleared", "schema_version": 1, "id": outage_alarm.seq, "by": "journal"}
+        assert rows[4].body["cause"] == "disk full" and rows[4].body["refused_inputs"] >= 1
+        assert [alarm["kind"] for alarm in controller.alarms.active] == [AlarmKind.READER_OFFLINE]
+        # Play goes on: the refused card, drawn again, is journaled once.
+        controller.draw(CardDrawn(card=CARDS[taken]), source="shoe")
+        assert journaled_cards(journal) == [card.code for card in CARDS[:taken + 1]]
+    assert verify_file(journal_path(disk.path)).ok
+
+
+def test_read_only_and_io_errors_are_causes_other_errors_are_not(tmp_path: Path) -> None:
+    """A card remounted read-only cannot be made here while the journal holds it open (EBUSY): the error
+    SQLite gives a read-only connection is classified instead, and an error that is no card's is left alone."""
+    path = journal_path(tmp_path)
+    Journal.open(path).close()
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        with pytest.raises(sqlite3.Error) as read_only:
+            db.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')")
+    assert cause_of(read_only.value) == "read-only"
+    assert cause_of(OSError(errno.EIO, "Input/output error")) == "I/O error"
+    assert cause_of(OSError(errno.ENOSPC, "No space left on device")) == "disk full"
+    assert cause_of(sqlite3.OperationalError("no such table: entries")) is None
