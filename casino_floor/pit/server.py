@@ -12,7 +12,8 @@ screen is answered with a refusal. Access:
 - the pit token (``?pit=<token>`` on the page, its WebSocket and the API) when one is configured;
   without one the server binds to a loopback address only (a non-loopback bind is refused);
 - the Host header must be one of the allowed names (the loopback names, the bound address and
-  `allowed_hosts`): a page reached under another name (DNS rebinding) gets 403, as does a foreign Origin.
+  `allowed_hosts`; the dealer display's own allowlist, table_runtime.display.request_guard): a page reached
+  under another name (DNS rebinding) gets 421, and a foreign Origin 403.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import ipaddress
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
+from table_runtime.display.request_guard import HostAllowlist, is_loopback_host
 from table_runtime.display.server import STATIC_DIR as DISPLAY_STATIC_DIR
 from table_runtime.errors import ConfigError, TableError
 
@@ -42,7 +43,6 @@ LANGUAGES = ("fr", "en")
 TOKEN_MIN_LENGTH = 16
 SEND_TIMEOUT_S = 5.0
 KEEPALIVE_S = 5.0
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -96,7 +96,7 @@ class PitServer:
             raise ConfigError("pit.language", f"{language!r} is not one of {', '.join(LANGUAGES)}")
         if token is not None and len(token) < TOKEN_MIN_LENGTH:
             raise ConfigError("pit.token", f"must be at least {TOKEN_MIN_LENGTH} characters")
-        if token is None and not _is_loopback(host):
+        if token is None and not is_loopback_host(host):
             raise ConfigError("pit.host", f"{host!r} is not a loopback address: the pit page needs its token there")
         if not 0 <= port <= 65535:
             raise ConfigError("pit.port", f"{port} is not a TCP port")
@@ -107,8 +107,7 @@ class PitServer:
         self._language = language
         self._send_timeout = send_timeout
         self._keepalive = keepalive
-        bound = set() if host in ("", "0.0.0.0", "::") else {host.lower()}
-        self._allowed_hosts = LOOPBACK_NAMES | bound | {name.lower() for name in allowed_hosts}
+        self._hosts = HostAllowlist(host, allowed_hosts)
         self._screens: set[_Screen] = set()
         self._runner: web.AppRunner | None = None
         self._port = port
@@ -184,9 +183,10 @@ class PitServer:
     async def _host_check(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
-        name = _host_name(request.host)
-        if name not in self._allowed_hosts:
-            raise web.HTTPForbidden(text=f"host {name!r} is not an address of this pit page")
+        header = request.headers.get("Host")
+        if not self._hosts.allows(header):
+            raise web.HTTPMisdirectedRequest(
+                text=f"host {header!r} is not this pit page's name ([pit] allowed_hosts lists the others)")
         return await handler(request)
 
     async def _headers(self, request: web.Request, response: web.StreamResponse) -> None:
@@ -285,19 +285,3 @@ class PitServer:
 
 def _encode(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
-
-
-def _host_name(host: str) -> str:
-    """The name part of a Host header: ``pit.example:8090`` -> ``pit.example``, ``[::1]:80`` -> ``::1``."""
-    if host.startswith("["):
-        return host[1:].split("]", 1)[0].lower()
-    return (host.rsplit(":", 1)[0] if host.count(":") == 1 else host).lower()
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

@@ -41,8 +41,8 @@ async def test_the_page_its_api_and_its_socket_need_the_token(server: PitServer)
 async def test_a_host_not_of_this_page_is_refused_even_with_the_token(server: PitServer) -> None:
     assert await status(server, f"/?pit={TOKEN}", Host="pit.casino.example:8090") == 200
     assert await status(server, f"/?pit={TOKEN}", Host="localhost") == 200
-    assert await status(server, f"/?pit={TOKEN}", Host="rebound.attacker.example") == 403
-    assert await status(server, "/static/pit.js", Host="rebound.attacker.example") == 403
+    assert await status(server, f"/?pit={TOKEN}", Host="rebound.attacker.example") == 421
+    assert await status(server, "/static/pit.js", Host="rebound.attacker.example") == 421
     assert await status(server, f"/?pit={TOKEN}", Origin="http://rebound.attacker.example") == 403
 
 
