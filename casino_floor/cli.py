@@ -21,12 +21,14 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 from typing import Any
 
 import asyncpg
 
 from casino_floor import queries
 from casino_floor.config import FloorConfig, load_config
+from casino_floor.pit.serve import run_pit
 from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
 from table_runtime.errors import ConfigError
@@ -38,6 +40,9 @@ def _time(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: a time like 2026-12-01T06:00 (UTC unless it says)") from None
     return (moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)).timestamp()
+
+
+COMMANDS_GROUP = "casino_floor.commands"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,12 +73,22 @@ def _parser() -> argparse.ArgumentParser:
             ask.add_argument("--shift", required=True, help="YYYY-MM-DDTHH: the shift starting at that UTC hour")
         if "round" in needs:
             ask.add_argument("--round", type=int, required=True)
+    # Commands other packages add without casino_floor importing them: the simulators' `demo`.
+    for entry in entry_points(group=COMMANDS_GROUP):
+        entry.load().register(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handler = getattr(args, "handler", None)
+    if handler is not None:  # a command another package provides
+        try:
+            return int(handler(args))
+        except ConfigError as error:
+            print(f"table-floor: {error}", file=sys.stderr)
+            return 2
     try:
         config = load_config(args.config)
         if args.command == "check-config":
@@ -107,7 +122,9 @@ async def run(config: FloorConfig) -> None:
     store = await FloorStore.open(config.dsn, password=config.pg_password.reveal() if config.pg_password else None,
                                   method=config.write_method)  # type: ignore[arg-type]  # checked by the config
     try:
-        await FloorService(config, store).run()
+        async with asyncio.TaskGroup() as tasks:  # the pit page beside the service, in the same process
+            tasks.create_task(FloorService(config, store).run())
+            tasks.create_task(run_pit(config, store=store))
     finally:
         await store.close()
 

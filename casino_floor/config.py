@@ -25,6 +25,7 @@
     [pit]
     bind = "127.0.0.1:8090"
     token_env = "FLOOR_PIT_TOKEN"           # the variable holding the pit page's token
+    allowed_hosts = ["pit.casino.local"]    # the names the page is reached by, besides loopback and the bind address
 
     [shifts]
     starts = [6, 14, 22]                    # UTC hours
@@ -93,6 +94,7 @@ class FloorConfig:
     replay_secret: Secret | None = field(default=None, repr=False)
     pit_bind: str = "127.0.0.1:8090"
     pit_token: Secret | None = field(default=None, repr=False)
+    pit_allowed_hosts: tuple[str, ...] = ()
     shifts: Shifts = field(default_factory=Shifts)
     write_method: str = "copy"
 
@@ -190,7 +192,14 @@ def config_from_mapping(data: Mapping[str, Any], *, environ: Mapping[str, str]) 
         raise ConfigError("brokers", "at least one [[brokers]] table with a url")
     kwargs["brokers"] = tuple(_broker(index, entry, environ) for index, entry in enumerate(brokers))
     pit = _section(data, "pit")
-    _check_keys("pit", pit, {"bind", "token_env"})
+    _check_keys("pit", pit, {"bind", "token_env", "allowed_hosts"})
+    if "allowed_hosts" in pit:
+        hosts = pit["allowed_hosts"]
+        # A name or an address, never with a port: "pit.local", "10.0.0.5", "::1" or "[::1]", not "pit.local:8090".
+        if not isinstance(hosts, list) or not all(isinstance(h, str) and h.strip("[]") and h.count(":") != 1
+                                                  for h in hosts):
+            raise ConfigError("pit.allowed_hosts", "a list of host names or addresses, without ports")
+        kwargs["pit_allowed_hosts"] = tuple(h.strip("[]").lower() for h in hosts)
     if "bind" in pit:
         bind = pit["bind"]
         host, _, port = bind.rpartition(":") if isinstance(bind, str) else ("", "", "")

@@ -20,7 +20,7 @@ import pytest
 from simulators.mosquitto import free_port
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED = ("firmware_bridge", "drivers", "table_runtime", "simulators")
+SHIPPED = ("firmware_bridge", "drivers", "table_runtime", "casino_floor", "simulators")
 TEST_ONLY = ("pytest", "pytest_asyncio", "hypothesis", "jsonschema", "playwright", "mypy", "ruff", "setuptools",
              "yaml_stubs")
 

@@ -1,0 +1,94 @@
+"""The pit page's link to the tables' feed: every table's messages, folded into the view as they come.
+
+Subscribes to ``<prefix>/tables/+/+`` (status, state, events, alarms, rounds,
+head of every table), hands each JSON message to the view's ``apply`` and tells
+the page which table changed. The connection lives as long as `run()`;
+a lost or unreachable broker is retried with a capped, jittered backoff, and
+only cancelling `run()` ends it. A payload that is not a JSON object is one log
+line, never a stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import ssl
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import aiomqtt
+
+from table_runtime.feed.backoff import Backoff
+from table_runtime.feed.settings import BrokerAddress
+
+log = logging.getLogger(__name__)
+
+
+class FoldsFeed(Protocol):
+    """A read model of the floor: folds one feed message, says which table it changed (None: nothing)."""
+
+    def apply(self, topic_name: str, payload: dict[str, Any]) -> str | None: ...
+
+
+class FeedLink:
+    """Owns one subscription to every table's feed under `prefix`; `run()` until cancelled."""
+
+    def __init__(
+        self,
+        broker: BrokerAddress,
+        view: FoldsFeed,
+        on_change: Callable[[str], None],
+        *,
+        prefix: str = "casino",
+        username: str | None = None,
+        password: str | None = None,
+        tls_context: ssl.SSLContext | None = None,
+        follows: Callable[[str], bool] = lambda table_id: True,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.broker = broker
+        self.filter = f"{prefix}/tables/+/+"
+        self._view = view
+        self._on_change = on_change
+        self._username = username
+        self._password = password
+        self._tls = tls_context
+        self._follows = follows
+        self._backoff = Backoff(0.1, 5.0, rng or random.Random())
+        self.subscribed = asyncio.Event()
+        self.received = 0
+
+    async def run(self) -> None:
+        while True:
+            try:
+                async with aiomqtt.Client(self.broker.host, self.broker.port, username=self._username,
+                                          password=self._password, tls_context=self._tls, keepalive=15) as client:
+                    await client.subscribe(self.filter, qos=1)
+                    self._backoff.reset()
+                    self.subscribed.set()
+                    log.info("pit: following %s on %s", self.filter, self.broker.url)
+                    async for message in client.messages:
+                        self.fold(str(message.topic), message.payload)
+            except aiomqtt.MqttError as error:
+                self.subscribed.clear()
+                delay = self._backoff.next_delay()
+                log.warning("pit: broker %s: %s; retrying in %.1f s", self.broker.url, error, delay)
+                await asyncio.sleep(delay)
+
+    def fold(self, topic: str, raw: object) -> None:
+        """One message off the broker into the view; a change reaches the page."""
+        self.received += 1
+        try:
+            payload = json.loads(raw if isinstance(raw, (bytes, bytearray, str)) else b"")
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict):
+            log.warning("pit: %s: not a JSON object, skipped", topic)
+            return
+        if not self._follows(str(payload.get("table_id", ""))):
+            return  # another floor process's part of the tables
+        changed = self._view.apply(topic.rsplit("/", 1)[-1], payload)
+        if changed is not None:
+            self._on_change(changed)

@@ -1,0 +1,287 @@
+"""The pit page's server: the overview of every table, each table's live view, one WebSocket per screen.
+
+Owns the aiohttp application and the connected screens. A screen asks either for
+the overview (``/ws``) or for one table (``/ws?table=T1``); it gets the current
+picture when it connects and the newest one after each `changed()`. Pictures
+replace each other: a slow screen only ever gets the newest, built when it is
+sent, so a burst of feed messages costs one overview per screen, and `changed`
+never waits for a screen.
+
+Everything here is read-only: the page sends nothing, and a message from a
+screen is answered with a refusal. Access:
+- the pit token (``?pit=<token>`` on the page, its WebSocket and the API) when one is configured;
+  without one the server binds to a loopback address only (a non-loopback bind is refused);
+- the Host header must be one of the allowed names (the loopback names, the bound address and
+  `allowed_hosts`; the dealer display's own allowlist, table_runtime.display.request_guard): a page reached
+  under another name (DNS rebinding) gets 421, and a foreign Origin 403.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol, Self
+from urllib.parse import urlsplit
+
+from aiohttp import WSMsgType, web
+
+from table_runtime.display.request_guard import HostAllowlist, is_loopback_host
+from table_runtime.display.server import STATIC_DIR as DISPLAY_STATIC_DIR
+from table_runtime.errors import ConfigError, TableError
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).parent / "static"
+LANGUAGES = ("fr", "en")
+TOKEN_MIN_LENGTH = 16
+SEND_TIMEOUT_S = 5.0
+KEEPALIVE_S = 5.0
+_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+class PitAccessError(TableError, PermissionError):
+    """A request the pit page refuses: wrong or missing token, a Host or Origin not allowed."""
+
+
+class PitSource(Protocol):
+    """What the server reads: the floor as the pit page draws it (`FloorPicture`)."""
+
+    def overview(self) -> dict[str, Any]: ...
+
+    def snapshot(self, table_id: str) -> dict[str, Any] | None: ...
+
+
+@dataclass(eq=False)
+class _Screen:
+    """One connected page: the overview, or one table's view; whether a newer picture waits for it."""
+
+    ws: web.WebSocketResponse
+    request: web.Request
+    table_id: str | None
+    messages: list[str] = field(default_factory=list)
+    stale: bool = True
+    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class PitServer:
+    """The pit page: serves it and pushes the overview, or one table's snapshot, to every screen.
+
+    Use as ``async with PitServer(view, port=0, token=...) as server:``; call
+    ``server.changed(table_id)`` after folding a feed message into `view`.
+    """
+
+    def __init__(
+        self,
+        source: PitSource,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8090,
+        token: str | None = None,
+        allowed_hosts: Iterable[str] = (),
+        language: str = "fr",
+        send_timeout: float = SEND_TIMEOUT_S,
+        keepalive: float = KEEPALIVE_S,
+    ) -> None:
+        if language not in LANGUAGES:
+            raise ConfigError("pit.language", f"{language!r} is not one of {', '.join(LANGUAGES)}")
+        if token is not None and len(token) < TOKEN_MIN_LENGTH:
+            raise ConfigError("pit.token", f"must be at least {TOKEN_MIN_LENGTH} characters")
+        if token is None and not is_loopback_host(host):
+            raise ConfigError("pit.host", f"{host!r} is not a loopback address: the pit page needs its token there")
+        if not 0 <= port <= 65535:
+            raise ConfigError("pit.port", f"{port} is not a TCP port")
+        self._source = source
+        self._host = host
+        self._requested_port = port
+        self._token = token
+        self._language = language
+        self._send_timeout = send_timeout
+        self._keepalive = keepalive
+        self._hosts = HostAllowlist(host, allowed_hosts)
+        self._screens: set[_Screen] = set()
+        self._runner: web.AppRunner | None = None
+        self._port = port
+
+    @property
+    def port(self) -> int:
+        """The bound TCP port (the one the system picked when created with port=0)."""
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """The overview's address, token included."""
+        host = "127.0.0.1" if self._host in ("", "0.0.0.0", "::") else self._host
+        host = f"[{host}]" if ":" in host else host
+        query = f"?pit={self._token}" if self._token is not None else ""
+        return f"http://{host}:{self._port}/{query}"
+
+    @property
+    def screens(self) -> int:
+        """How many pages are connected right now."""
+        return len(self._screens)
+
+    async def __aenter__(self) -> Self:
+        app = web.Application(client_max_size=16 * 1024, middlewares=[self._host_check])
+        app.router.add_get("/", self._page)
+        app.router.add_get("/table/{table_id}", self._table_page)
+        app.router.add_get("/ws", self._websocket)
+        app.router.add_get("/api/overview", self._api_overview)
+        app.router.add_static("/static/", STATIC_DIR, append_version=False)
+        # The table's live view draws the snapshot with the dealer display's own code, read-only.
+        app.router.add_static("/display/", DISPLAY_STATIC_DIR, append_version=False)
+        app.on_response_prepare.append(self._headers)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, self._host, self._requested_port)
+        try:
+            await site.start()
+        except OSError:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        self._port = int(runner.addresses[0][1])
+        log.info("pit page on %s", self.url.split("?")[0])
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        runner, self._runner = self._runner, None
+        for screen in list(self._screens):
+            transport = screen.request.transport
+            if transport is None:
+                continue
+            if transport.get_write_buffer_size() > 0:
+                transport.abort()
+                continue
+            with contextlib.suppress(OSError, RuntimeError):
+                async with asyncio.timeout(1.0):
+                    await screen.ws.close(code=1001, message=b"pit page stopping")
+        if runner is not None:
+            await runner.cleanup()
+
+    def changed(self, table_id: str | None = None) -> None:
+        """The view changed (for `table_id`, or for every table): the screens concerned get it soon."""
+        for screen in self._screens:
+            if table_id is None or screen.table_id is None or screen.table_id == table_id:
+                screen.stale = True
+                screen.wakeup.set()
+
+    # --- HTTP ---------------------------------------------------------------------------------
+
+    @web.middleware
+    async def _host_check(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        header = request.headers.get("Host")
+        if not self._hosts.allows(header):
+            raise web.HTTPMisdirectedRequest(
+                text=f"host {header!r} is not this pit page's name ([pit] allowed_hosts lists the others)")
+        return await handler(request)
+
+    async def _headers(self, request: web.Request, response: web.StreamResponse) -> None:
+        response.headers.setdefault("Cache-Control", "no-cache")
+        response.headers.setdefault("Content-Security-Policy", _CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+
+    def _check(self, request: web.Request) -> None:
+        try:
+            self._check_access(request)
+        except PitAccessError as error:
+            raise web.HTTPForbidden(text=str(error)) from error
+
+    def _check_access(self, request: web.Request) -> None:
+        origin = request.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc != request.host:
+            raise PitAccessError(f"origin {origin} is not this pit page")
+        if self._token is None:
+            return
+        given = request.query.get("pit")
+        if given is None:
+            raise PitAccessError("the pit page needs its token (?pit=...)")
+        if not hmac.compare_digest(given.encode(), self._token.encode()):
+            raise PitAccessError("wrong pit token")
+
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        self._check(request)
+        return web.FileResponse(STATIC_DIR / "index.html")
+
+    async def _table_page(self, request: web.Request) -> web.StreamResponse:
+        self._check(request)
+        return web.FileResponse(STATIC_DIR / "table.html")
+
+    async def _api_overview(self, request: web.Request) -> web.Response:
+        self._check(request)
+        return web.json_response(self._source.overview())
+
+    # --- WebSocket ----------------------------------------------------------------------------
+
+    async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
+        self._check(request)
+        table_id = request.query.get("table") or None
+        ws = web.WebSocketResponse(heartbeat=10.0, max_msg_size=4 * 1024)
+        await ws.prepare(request)
+        screen = _Screen(ws, request, table_id)
+        hello = {"type": "hello", "language": self._language, "keepalive_s": self._keepalive, "table_id": table_id}
+        screen.messages.append(_encode(hello))
+        screen.wakeup.set()
+        self._screens.add(screen)
+        try:
+            async with asyncio.TaskGroup() as group:
+                sender = group.create_task(self._send_loop(screen))
+                await self._receive_loop(screen)
+                sender.cancel()
+        finally:
+            self._screens.discard(screen)
+        return ws
+
+    def _picture(self, screen: _Screen) -> str:
+        if screen.table_id is None:
+            return _encode({"type": "overview", "overview": self._source.overview()})
+        snapshot = self._source.snapshot(screen.table_id)
+        return _encode({"type": "table", "table_id": screen.table_id, "snapshot": snapshot})
+
+    async def _send_loop(self, screen: _Screen) -> None:
+        while not screen.ws.closed:
+            try:
+                async with asyncio.timeout(self._keepalive):
+                    await screen.wakeup.wait()
+            except TimeoutError:
+                screen.messages.append(_encode({"type": "keepalive"}))
+            screen.wakeup.clear()
+            try:
+                while screen.messages:
+                    async with asyncio.timeout(self._send_timeout):
+                        await screen.ws.send_str(screen.messages.pop(0))
+                if screen.stale:
+                    screen.stale = False
+                    async with asyncio.timeout(self._send_timeout):
+                        await screen.ws.send_str(self._picture(screen))
+            except (TimeoutError, ConnectionError, RuntimeError) as error:
+                log.info("dropping a pit screen: %r", error)
+                transport = screen.request.transport
+                if transport is not None:
+                    transport.abort()
+                return
+
+    async def _receive_loop(self, screen: _Screen) -> None:
+        async for message in screen.ws:
+            if message.type == WSMsgType.TEXT:
+                screen.messages.append(_encode({"type": "error", "message": "the pit page is read-only",
+                                                "reason": "read_only"}))
+                screen.wakeup.set()
+
+
+def _encode(message: dict[str, Any]) -> str:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)

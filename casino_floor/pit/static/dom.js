@@ -1,0 +1,54 @@
+// Building the page from data: nodes with text, never HTML from the feed.
+export const $ = (id) => document.getElementById(id);
+
+export function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "text") node.textContent = value;
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+// Keeps the token and the language when a link leaves the page.
+export function withQuery(path, params) {
+  const query = new URLSearchParams();
+  for (const name of ["pit", "lang"]) if (params.get(name)) query.set(name, params.get(name));
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+// The socket of this page: reconnects with a capped backoff, gives up on a silent server after three keepalives.
+export function follow(params, table, onMessage, onConnection) {
+  let socket = null;
+  let attempt = 0;
+  let lastHeard = 0;
+  let keepalive = 5;
+  const connect = () => {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const query = new URLSearchParams();
+    if (params.get("pit")) query.set("pit", params.get("pit"));
+    if (table) query.set("table", table);
+    socket = new WebSocket(`${scheme}//${location.host}/ws?${query}`);
+    const mine = socket;
+    socket.onopen = () => { attempt = 0; lastHeard = Date.now(); onConnection("connected"); };
+    socket.onmessage = (event) => {
+      lastHeard = Date.now();
+      const message = JSON.parse(event.data);
+      if (message.type === "hello") keepalive = message.keepalive_s || keepalive;
+      onMessage(message);
+    };
+    socket.onclose = () => {
+      if (socket !== mine) return;
+      onConnection("disconnected");
+      attempt += 1;
+      setTimeout(connect, Math.min(5000, 250 * 2 ** Math.min(attempt, 5)));
+    };
+  };
+  setInterval(() => {
+    if (socket && socket.readyState === WebSocket.OPEN && Date.now() - lastHeard > 3000 * keepalive) socket.close();
+  }, 1000);
+  connect();
+}

@@ -1,0 +1,47 @@
+// One table's live view for the pit, read-only: the dealer display's own rendering of the snapshot the
+// table publishes on the feed, with no command, no acknowledgement and nothing sent back.
+import { renderTable } from "/display/table.js";
+import { applyStaticText as applyTableText, setLanguage as setTableLanguage } from "/display/text.js";
+import { $, follow, withQuery } from "./dom.js";
+import { applyStaticText, setLanguage, t } from "./text.js";
+
+const params = new URLSearchParams(location.search);
+const tableId = decodeURIComponent(location.pathname.split("/").pop());
+const state = { snapshot: null, connection: "connecting" };
+
+function chooseLanguage(change) {
+  setLanguage(change.choice !== undefined ? { choice: change.choice } : { floor: change.floor });
+  setTableLanguage(change.choice !== undefined ? { choice: change.choice } : { table: change.floor });
+}
+
+function render() {
+  applyTableText();
+  applyStaticText();
+  document.body.dataset.connection = state.connection;
+  $("back").textContent = t("back");
+  $("back").setAttribute("href", withQuery("/", params));
+  $("pit-banner").textContent = t("read_only");
+  $("connection-banner").textContent = state.connection === "connected" ? "" : t(state.connection);
+  $("waiting").hidden = state.snapshot !== null;
+  $("waiting").textContent = t("waiting_table", { table: tableId });
+  if (state.snapshot) {
+    renderTable(state.snapshot, { role: "pit", recall: null, connected: state.connection === "connected", busy: false, supervisor: false });
+  }
+  document.title = t("table_title", { table: tableId });
+}
+
+function receive(message) {
+  if (message.type === "hello") chooseLanguage({ floor: message.language });
+  else if (message.type === "table" && message.table_id === tableId) {
+    state.snapshot = message.snapshot || null;
+    document.body.dataset.seq = state.snapshot ? String(state.snapshot.seq) : "";
+  } else return;
+  render();
+}
+
+for (const button of document.querySelectorAll("#lang button")) {
+  button.addEventListener("click", () => { chooseLanguage({ choice: button.dataset.lang }); render(); });
+}
+if (params.get("lang")) chooseLanguage({ choice: params.get("lang") });
+render();
+follow(params, tableId, receive, (connection) => { state.connection = connection; render(); });

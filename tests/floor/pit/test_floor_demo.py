@@ -1,0 +1,78 @@
+"""`table-floor demo`: one command brings up a floor (broker, database, the floor service, N real table processes,
+the pit page); the page shows the N tables live, the store fills, and Ctrl-C stops it all and leaves nothing behind."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+
+import asyncpg
+import pytest
+from playwright.async_api import Page, expect
+
+from simulators.mosquitto import free_port
+from simulators.postgres import find_bin
+
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(180),
+              pytest.mark.skipif(find_bin() is None, reason="PostgreSQL is not installed")]
+
+ROOT = Path(__file__).resolve().parents[3]
+TABLES = 3
+
+
+async def line_with(stream: asyncio.StreamReader, prefix: str, seen: list[str]) -> str:
+    while True:
+        raw = await stream.readline()
+        if not raw:
+            raise AssertionError(f"the demo ended before printing {prefix!r}: {seen}")
+        line = raw.decode().strip()
+        seen.append(line)
+        if line.startswith(prefix):
+            return line
+
+
+async def test_the_demo_shows_a_live_floor_of_n_tables_and_stops_cleanly(page: Page) -> None:
+    demo = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "casino_floor", "demo", "--tables", str(TABLES),
+        "--http", f"127.0.0.1:{free_port()}", "--pace", "0.2", "--seconds", "150",
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    assert demo.stdout is not None
+    seen: list[str] = []
+    try:
+        async with asyncio.timeout(90):
+            dsn = (await line_with(demo.stdout, "database: ", seen)).removeprefix("database: ")
+            url = (await line_with(demo.stdout, "pit page: ", seen)).removeprefix("pit page: ")
+            logs = Path(re.sub(r".*logs in (.*)\)$", r"\1", await line_with(demo.stdout, "tables: ", seen)))
+        await page.goto(url)
+        cards = page.locator("#tables .table")
+        await expect(cards).to_have_count(TABLES, timeout=30_000)
+        assert await cards.evaluate_all("cs => cs.map(c => c.dataset.table)") == ["T01", "T02", "T03"]
+        for index in range(TABLES):
+            await expect(cards.nth(index)).to_have_attribute("data-status", "online", timeout=30_000)
+            await expect(cards.nth(index)).to_have_attribute("data-phase", re.compile(r"^[a-z]+$"), timeout=30_000)
+        # The tables play: a round is settled somewhere on the floor, and the pit counts its stakes.
+        await expect(page.locator("#pit-totals .drop")).not_to_have_text("0,00\u00a0€", timeout=60_000)
+        # The floor service stored the tables' journals meanwhile, in the throwaway database.
+        connection = await asyncpg.connect(dsn)
+        try:
+            stored = await connection.fetch("SELECT table_id, count(*) AS rows FROM events GROUP BY table_id")
+        finally:
+            await connection.close()
+        assert {row["table_id"] for row in stored if row["rows"] > 0} == {"T01", "T02", "T03"}
+        demo.send_signal(signal.SIGINT)
+        async with asyncio.timeout(60):
+            rest, _ = await demo.communicate()
+    finally:
+        if demo.returncode is None:
+            demo.kill()
+            await demo.wait()
+    output = "\n".join(seen) + rest.decode()
+    assert demo.returncode == 0, output[-3000:]
+    assert "floor demo stopped" in output
+    assert not logs.parent.exists(), "the demo's temporary directory is left behind"
