@@ -94,10 +94,15 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
 
 
 def _chip(chip: ZoneChip) -> dict[str, Any]:
+    """A chip as its `ZoneChanged` row holds it (core_to_dict): the refusal's fields only for a refused chip, so
+    the state is the one a replay of the rows makes."""
+    if not chip.refused:
+        return {"uid": chip.uid, "cents": chip.cents}
     return {"uid": chip.uid, "cents": chip.cents, "refused": chip.refused, "detail": chip.detail,
             "registry_cents": chip.registry_cents, "tag_cents": chip.tag_cents}
 
 
 def _zone_chip(chip: Mapping[str, Any]) -> ZoneChip:
-    return ZoneChip(uid=str(chip["uid"]), cents=int(chip["cents"]), refused=str(chip["refused"]),
-                    detail=str(chip["detail"]), registry_cents=chip["registry_cents"], tag_cents=chip["tag_cents"])
+    return ZoneChip(uid=str(chip["uid"]), cents=int(chip["cents"]), refused=str(chip.get("refused", "")),
+                    detail=str(chip.get("detail", "")), registry_cents=chip.get("registry_cents"),
+                    tag_cents=chip.get("tag_cents"))

@@ -16,6 +16,10 @@ the chain at a row `verify` names. The last seq and hash are also kept in a
 one-row ``head`` table updated in the same transaction, so rows cut from the end
 are noticed too. (Someone who rewrites the whole file and the head can forge a
 chain: the feed publishes each row's hash off the table, which anchors it.)
+
+Sealed checkpoints (checkpoints.py) hold the chain's hash and the table's state at a row: an open checks
+the chain from the newest one to the head, and the rows before it are audited in the background
+(audit.py); an empty or cut file is refused before SQLite opens it (file_check.py). docs/journal.md.
 """
 
 from table_runtime.journal.chain import (
