@@ -170,6 +170,8 @@ class FloorView:
         view.rounds_seen.add(key)
         money = view.money.setdefault(self.shifts.name_of(float(ts)), ShiftMoney())
         money.rounds += 1
+        if record.get("result") == "voided":  # a voided round's stakes go back: no drop, no win
+            return
         for payout in record.get("payouts") or ():
             if isinstance(payout, dict):
                 money.drop_cents += _int(payout.get("staked_cents"))
