@@ -31,6 +31,7 @@ def test_the_view_counts_each_round_once_and_keeps_the_open_alarms(tmp_path: Pat
     with play(tmp_path / "t1.db", "T1", 30, error_rate=0.3) as journal:
         messages = list(feed_messages(journal, "casino", "T1"))
         rows = list(journal.entries())
+        ident = journal_id(journal)
     settled, drop, win = _expected_money(rows)
     voided = sum(1 for entry in rows if entry.body.get("type") == "RoundVoided")
     raised = {entry.body["id"] for entry in rows if entry.kind == "alarm"}
@@ -42,7 +43,7 @@ def test_the_view_counts_each_round_once_and_keeps_the_open_alarms(tmp_path: Pat
     for _, name, payload in shuffled:
         view.apply(name, payload)
     table = view.overview()["tables"][0]
-    assert table["table_id"] == "T1" and table["journal"] == journal_id(journal)
+    assert table["table_id"] == "T1" and table["journal"] == ident
     assert table["seq"] == rows[-1].seq
     assert sum(shift["rounds"] for shift in table["shifts"]) == settled + voided
     assert sum(shift["drop_cents"] for shift in table["shifts"]) == drop
