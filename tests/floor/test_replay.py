@@ -29,6 +29,7 @@ from table_runtime.feed.settings import FeedSettings
 from table_runtime.journal import JournalEntry
 from tests.floor.journals import journal_id, play
 from tests.floor.support import floor_toml, until_stored
+from tests.polling import until
 
 SECRET = "shared-replay-secret"  # 20 bytes: the tables ask for 16 at least
 
@@ -88,6 +89,7 @@ async def test_a_gap_is_asked_for_and_filled_by_the_table(
                     payload = event_message(topics, entry, ident).payload
                     await publisher.publish(topics.events, json.dumps(payload), qos=1)
         await until_stored(database, {"T1": entries[-1].seq}, seconds=30)
+        await until(lambda: service.counters.replay_done >= 1, "the table's ReplayDone taken", 10)  # after the rows
         floor.cancel()
         table.cancel()
         with contextlib.suppress(asyncio.CancelledError):
