@@ -34,7 +34,8 @@ DEMO_CONFIG = REPO / "configs" / "demo.toml"
 PASSWORD = "mqtt-secret-MARKER-7f3a"
 TOKEN = "pit-token-MARKER-c41e"
 PIN = "86420975"  # a PIN is digits: eight of them, found nowhere else in a run
-MARKERS = (PASSWORD, TOKEN, PIN)
+REPLAY = "replay-secret-MARKER-2b9d-of-the-floor"  # the floor's replay secret (at least 16 bytes)
+MARKERS = (PASSWORD, TOKEN, PIN, REPLAY)
 USER = "table-t1"
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed")]
@@ -51,7 +52,8 @@ def configuration(tmp_path: Path, *, port: int, url: str, username: str | None =
     text = re.sub(r"(?m)^data_dir = .*$", f'data_dir = "{tmp_path / "data"}"', text)
     text = re.sub(r"(?m)^port = 8080$", f"port = {port}", text)
     user = f'\nusername = "{username}"' if username else ""
-    text = re.sub(r'(?m)^prefix = "casino"$', f'url = "{url}"\nprefix = "casino"{user}', text)
+    text = re.sub(r'(?m)^prefix = "casino"$',
+                  f'url = "{url}"\nprefix = "casino"{user}\nreplay_secret_env = "TABLE_REPLAY_SECRET"', text)
     path = tmp_path / "table.toml"
     path.write_text(text, encoding="utf-8")
     return path
@@ -60,7 +62,7 @@ def configuration(tmp_path: Path, *, port: int, url: str, username: str | None =
 def environment() -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("TABLE_")}
     return {**env, ENV_MQTT_PASSWORD: PASSWORD, ENV_PIT_TOKEN: TOKEN, ENV_SUPERVISOR_PIN: PIN,
-            "TABLE_MQTT_USERNAME": USER}  # the demo's feed reads its user name there
+            "TABLE_MQTT_USERNAME": USER, "TABLE_REPLAY_SECRET": REPLAY}  # the demo's feed reads its user name there
 
 
 def assert_no_marker(*texts: str) -> None:
