@@ -1,16 +1,5 @@
-// Building the page from data: nodes with text, never HTML from the feed.
-export const $ = (id) => document.getElementById(id);
-
-export function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "text") node.textContent = value;
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child);
-  return node;
-}
+// Building the page from data with the dealer display's helpers: nodes with text, never HTML from the feed.
+export { $, el } from "/display/dom.js";
 
 // Keeps the token and the language when a link leaves the page.
 export function withQuery(path, params) {

@@ -1,18 +1,13 @@
 // One table's live view for the pit, read-only: the dealer display's own rendering of the snapshot the
 // table publishes on the feed, with no command, no acknowledgement and nothing sent back.
 import { renderTable } from "/display/table.js";
-import { applyStaticText as applyTableText, setLanguage as setTableLanguage } from "/display/text.js";
+import { applyStaticText as applyTableText } from "/display/text.js";
 import { $, follow, withQuery } from "./dom.js";
 import { applyStaticText, setLanguage, t } from "./text.js";
 
 const params = new URLSearchParams(location.search);
 const tableId = decodeURIComponent(location.pathname.split("/").pop());
 const state = { snapshot: null, connection: "connecting" };
-
-function chooseLanguage(change) {
-  setLanguage(change.choice !== undefined ? { choice: change.choice } : { floor: change.floor });
-  setTableLanguage(change.choice !== undefined ? { choice: change.choice } : { table: change.floor });
-}
 
 function render() {
   applyTableText();
@@ -31,7 +26,7 @@ function render() {
 }
 
 function receive(message) {
-  if (message.type === "hello") chooseLanguage({ floor: message.language });
+  if (message.type === "hello") setLanguage({ floor: message.language });
   else if (message.type === "table" && message.table_id === tableId) {
     state.snapshot = message.snapshot || null;
     document.body.dataset.seq = state.snapshot ? String(state.snapshot.seq) : "";
@@ -40,8 +35,8 @@ function receive(message) {
 }
 
 for (const button of document.querySelectorAll("#lang button")) {
-  button.addEventListener("click", () => { chooseLanguage({ choice: button.dataset.lang }); render(); });
+  button.addEventListener("click", () => { setLanguage({ choice: button.dataset.lang }); render(); });
 }
-if (params.get("lang")) chooseLanguage({ choice: params.get("lang") });
+if (params.get("lang")) setLanguage({ choice: params.get("lang") });
 render();
 follow(params, tableId, receive, (connection) => { state.connection = connection; render(); });
