@@ -24,14 +24,13 @@ import json
 import logging
 from collections.abc import Iterable
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Protocol, Self
 
 from aiohttp import WSMsgType, web
 
 from table_runtime.display.request_guard import HostAllowlist, is_loopback_host
 from table_runtime.display.server import STATIC_DIR as DISPLAY_STATIC_DIR
-from table_runtime.display.web_common import Screen, close_screens, foreign_origin, page_url, serve_screen, start_site
+from table_runtime.display.web_common import Screen, ScreenServer, foreign_origin, page_url
 from table_runtime.errors import ConfigError, TableError
 
 log = logging.getLogger(__name__)
@@ -63,12 +62,14 @@ class _Screen(Screen):
         self.table_id = table_id
 
 
-class PitServer:
+class PitServer(ScreenServer[_Screen]):
     """The pit page: serves it and pushes the overview, or one table's snapshot, to every screen.
 
     Use as ``async with PitServer(view, port=0, token=...) as server:``; call
     ``server.changed(table_id)`` after folding a feed message into `view`.
     """
+
+    stopping = b"pit page stopping"
 
     def __init__(
         self,
@@ -90,32 +91,16 @@ class PitServer:
             raise ConfigError("pit.host", f"{host!r} is not a loopback address: the pit page needs its token there")
         if not 0 <= port <= 65535:
             raise ConfigError("pit.port", f"{port} is not a TCP port")
+        super().__init__(host, port, send_timeout=send_timeout, keepalive=keepalive, what="pit")
         self._source = source
-        self._host = host
-        self._requested_port = port
         self._token = token
         self._language = language
-        self._send_timeout = send_timeout
-        self._keepalive = keepalive
         self._hosts = HostAllowlist(host, allowed_hosts, server="pit page", key="[pit] allowed_hosts")
-        self._screens: set[_Screen] = set()
-        self._runner: web.AppRunner | None = None
-        self._port = port
-
-    @property
-    def port(self) -> int:
-        """The bound TCP port (the one the system picked when created with port=0)."""
-        return self._port
 
     @property
     def url(self) -> str:
         """The overview's address, token included."""
         return page_url(self._host, self._port, f"?pit={self._token}" if self._token is not None else "")
-
-    @property
-    def screens(self) -> int:
-        """How many pages are connected right now."""
-        return len(self._screens)
 
     async def __aenter__(self) -> Self:
         app = web.Application(client_max_size=16 * 1024, middlewares=[self._hosts.middleware])
@@ -126,17 +111,9 @@ class PitServer:
         app.router.add_static("/static/", STATIC_DIR, append_version=False)
         # The table's live view draws the snapshot with the dealer display's own code, read-only.
         app.router.add_static("/display/", DISPLAY_STATIC_DIR, append_version=False)
-        self._runner, self._port = await start_site(app, self._host, self._requested_port)
+        await self._start(app)
         log.info("pit page on %s", self.url.split("?")[0])
         return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        runner, self._runner = self._runner, None
-        await close_screens(self._screens, b"pit page stopping")
-        if runner is not None:
-            await runner.cleanup()
 
     def changed(self, table_id: str | None = None) -> None:
         """The view changed (for `table_id`, or for every table): the screens concerned get it soon."""
@@ -187,8 +164,7 @@ class PitServer:
         hello = {"type": "hello", "language": self._language, "keepalive_s": self._keepalive, "table_id": table_id}
         screen.push_text(_encode(hello))
         screen.push_picture(functools.partial(self._picture, screen))
-        await serve_screen(screen, self._screens, self._receive_loop, keepalive=self._keepalive,
-                           send_timeout=self._send_timeout, what="pit")
+        await self._serve(screen, self._receive_loop)
         return ws
 
     def _picture(self, screen: _Screen) -> str:

@@ -27,7 +27,6 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 from aiohttp import WSMsgType, web
@@ -51,7 +50,7 @@ from table_runtime.display.request_guard import (
     is_loopback_host,
     parse_message,
 )
-from table_runtime.display.web_common import Screen, close_screens, foreign_origin, page_url, serve_screen, start_site
+from table_runtime.display.web_common import Screen, ScreenServer, foreign_origin, page_url
 from table_runtime.errors import ConfigError, TableError
 
 log = logging.getLogger(__name__)
@@ -79,12 +78,14 @@ class _Screen(Screen):
         self.recall = RecallClient()
 
 
-class DisplayServer:
+class DisplayServer(ScreenServer[_Screen]):
     """The dealer display: serves the page and pushes snapshots to every connected screen.
 
     Use as ``async with DisplayServer(backend, port=0) as server:``; then
     ``await server.publish(snapshot)`` after every change of the table.
     """
+
+    stopping = b"display stopping"
 
     def __init__(
         self,
@@ -109,38 +110,22 @@ class DisplayServer:
         if not 0 <= port <= 65535:
             raise ConfigError("display.port", f"{port} is not a TCP port")
         check_bind(host, pit_token)
+        super().__init__(host, port, send_timeout=send_timeout, keepalive=keepalive, what="display")
         self._backend = backend
-        self._host = host
-        self._requested_port = port
         self._language = language
         self._supervisor_pin = supervisor_pin
         self._pit_token = pit_token
-        self._send_timeout = send_timeout
-        self._keepalive = keepalive
         self._clock = clock
         self._pin = SupervisorPin(supervisor_pin, clock=clock, security_alarm=backend.security_alarm)
         self._hosts = HostAllowlist(host, allowed_hosts)
         self.recall_gate = RecallGate(backend.recall, clock=clock)
         self._api_clients: dict[str, RecallClient] = {}
         self._screen_numbers = itertools.count(1)
-        self._screens: set[_Screen] = set()
-        self._runner: web.AppRunner | None = None
-        self._port = port
-
-    @property
-    def port(self) -> int:
-        """The bound TCP port (the one picked by the system when created with port=0)."""
-        return self._port
 
     @property
     def url(self) -> str:
         """The dealer page's address (on this machine when bound to every interface)."""
         return page_url(self._host, self._port)
-
-    @property
-    def screens(self) -> int:
-        """How many pages are connected right now."""
-        return len(self._screens)
 
     async def __aenter__(self) -> Self:
         app = web.Application(client_max_size=64 * 1024, middlewares=[self._hosts.middleware])
@@ -149,20 +134,12 @@ class DisplayServer:
         app.router.add_get("/api/snapshot", self._api_snapshot)
         app.router.add_get("/api/recall", self._api_recall)
         app.router.add_static("/static/", STATIC_DIR, append_version=False)
-        self._runner, self._port = await start_site(app, self._host, self._requested_port)
+        await self._start(app)
         log.info("dealer display on %s", self.url)
         if not is_loopback_host(self._host):
             log.warning("the display listens beyond this machine on %s:%d: the pit view is open to whoever has "
                         "its token (firewall the port to the pit's network)", self._host or "0.0.0.0", self._port)
         return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        runner, self._runner = self._runner, None
-        await close_screens(self._screens, b"display stopping")
-        if runner is not None:
-            await runner.cleanup()
 
     async def publish(self, snapshot: dict[str, Any]) -> None:
         """Send `snapshot` to every connected page; returns at once, a slow page gets only the newest."""
@@ -233,8 +210,7 @@ class DisplayServer:
         )
         # No await between reading the snapshot and joining: no publish can slip in between.
         screen.push_picture(_snapshot_message(self._backend.snapshot()))
-        await serve_screen(screen, self._screens, self._receive_loop, keepalive=self._keepalive,
-                           send_timeout=self._send_timeout, what="display")
+        await self._serve(screen, self._receive_loop)
         return ws
 
     async def _receive_loop(self, screen: _Screen) -> None:

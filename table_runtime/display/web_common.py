@@ -17,7 +17,8 @@ import json
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from types import TracebackType
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -138,6 +139,51 @@ async def _send_loop(screen: Screen, keepalive: float, send_timeout: float, what
             log.info("dropping a %s screen: %r", what, error)
             screen.abort()
             return
+
+
+class ScreenServer(Generic[S]):
+    """What both servers hold: the address to bind, the running site and the connected screens.
+
+    A subclass builds its application in ``__aenter__`` and starts it with `_start`; ``__aexit__`` closes
+    every screen with `stopping` and the site.
+    """
+
+    stopping = b"stopping"
+
+    def __init__(self, host: str, port: int, *, send_timeout: float, keepalive: float, what: str) -> None:
+        self._host = host
+        self._requested_port = port
+        self._port = port
+        self._send_timeout = send_timeout
+        self._keepalive = keepalive
+        self._what = what
+        self._screens: set[S] = set()
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound TCP port (the one the system picked when created with port=0)."""
+        return self._port
+
+    @property
+    def screens(self) -> int:
+        """How many pages are connected right now."""
+        return len(self._screens)
+
+    async def _start(self, app: web.Application) -> None:
+        self._runner, self._port = await start_site(app, self._host, self._requested_port)
+
+    async def _serve(self, screen: S, receive: Callable[[S], Awaitable[None]]) -> None:
+        await serve_screen(screen, self._screens, receive, keepalive=self._keepalive,
+                           send_timeout=self._send_timeout, what=self._what)
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        runner, self._runner = self._runner, None
+        await close_screens(self._screens, self.stopping)
+        if runner is not None:
+            await runner.cleanup()
 
 
 async def close_screens(screens: Iterable[Screen], message: bytes) -> None:
