@@ -2,8 +2,8 @@
 // table publishes on the feed, with no command, no acknowledgement and nothing sent back.
 import { renderTable } from "/display/table.js";
 import { applyStaticText as applyTableText } from "/display/text.js";
-import { $, follow, withQuery } from "./dom.js";
-import { applyStaticText, setLanguage, t } from "./text.js";
+import { $, runPage, withQuery } from "./dom.js";
+import { applyStaticText, t } from "./text.js";
 
 const params = new URLSearchParams(location.search);
 const tableId = decodeURIComponent(location.pathname.split("/").pop());
@@ -26,17 +26,10 @@ function render() {
 }
 
 function receive(message) {
-  if (message.type === "hello") setLanguage({ floor: message.language });
-  else if (message.type === "table" && message.table_id === tableId) {
-    state.snapshot = message.snapshot || null;
-    document.body.dataset.seq = state.snapshot ? String(state.snapshot.seq) : "";
-  } else return;
-  render();
+  if (message.type !== "table" || message.table_id !== tableId) return false;
+  state.snapshot = message.snapshot || null;
+  document.body.dataset.seq = state.snapshot ? String(state.snapshot.seq) : "";
+  return true;
 }
 
-for (const button of document.querySelectorAll("#lang button")) {
-  button.addEventListener("click", () => { setLanguage({ choice: button.dataset.lang }); render(); });
-}
-if (params.get("lang")) setLanguage({ choice: params.get("lang") });
-render();
-follow(params, tableId, receive, (connection) => { state.connection = connection; render(); });
+runPage(params, tableId, state, receive, render);
