@@ -134,5 +134,7 @@ async def test_a_click_opens_a_table_while_the_floor_changes_several_times_a_sec
             assert await card.evaluate("node => node.isConnected")
             await page.locator("#tables .table[data-table='T1']").click(timeout=5000)
             await expect(page).to_have_url(re.compile(r"/table/T1\?pit="))
+            # The table's page loaded (its modules, the display's among them) and follows the table.
+            await expect(page.locator("body")).to_have_attribute("data-connection", "connected")
         finally:
             churn.cancel()
