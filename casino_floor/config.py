@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 from casino_floor.shifts import Shifts
 from table_runtime.errors import ConfigError
 from table_runtime.feed.messages import DEFAULT_PREFIX, topic_filter
-from table_runtime.feed.settings import BrokerAddress, Secret, parse_broker_url, tls_context
+from table_runtime.feed.settings import BrokerAddress, Secret, credentials, parse_broker_url, tls_context
 
 ENV_USERNAME = "FLOOR_MQTT_USERNAME"
 ENV_PASSWORD = "FLOOR_MQTT_PASSWORD"
@@ -231,21 +231,12 @@ def _broker(index: int, entry: Any, environ: Mapping[str, str]) -> Broker:
     address, url_user = parse_broker_url(entry.get("url", ""), key=f"{key}.url")
     prefix = entry.get("prefix", DEFAULT_PREFIX)
     topic_filter(prefix if isinstance(prefix, str) else "", None, "events")
-    username = environ.get(ENV_USERNAME) or entry.get("username") or url_user
-    password: Secret | None = None
-    if environ.get(ENV_PASSWORD):
-        password = Secret(environ[ENV_PASSWORD])
-    else:
-        source = environ.get(ENV_PASSWORD_FILE) or entry.get("password_file")
-        if source is not None:
-            path = _file(f"{key}.password_file", source)
-            password = Secret(path.read_text(encoding="utf-8").rstrip("\r\n"))
-    if password is not None and not username:
-        raise ConfigError(f"{key}.username", "a password is configured but no user name")
+    username, password = credentials(entry, url_user, environ, key=key,
+                                     env=(ENV_USERNAME, ENV_PASSWORD, ENV_PASSWORD_FILE))
     files = {name: _file(f"{key}.{name}", entry[name])
              for name in ("ca_file", "cert_file", "key_file") if name in entry}
     if files and not address.tls:
         raise ConfigError(f"{key}.url", "ca_file/cert_file given but the URL is not mqtts://")
     if ("cert_file" in files) != ("key_file" in files):
         raise ConfigError(f"{key}.cert_file", "a client certificate needs both cert_file and key_file")
-    return Broker(address, prefix, username if isinstance(username, str) else None, password, **files)
+    return Broker(address, prefix, username, password, **files)

@@ -18,22 +18,19 @@ screen is answered with a refusal. Access:
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+import functools
 import hmac
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Protocol, Self
-from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
 from table_runtime.display.request_guard import HostAllowlist, is_loopback_host
 from table_runtime.display.server import STATIC_DIR as DISPLAY_STATIC_DIR
+from table_runtime.display.web_common import Screen, ScreenServer, foreign_origin, page_url
 from table_runtime.errors import ConfigError, TableError
 
 log = logging.getLogger(__name__)
@@ -43,10 +40,6 @@ LANGUAGES = ("fr", "en")
 TOKEN_MIN_LENGTH = 16
 SEND_TIMEOUT_S = 5.0
 KEEPALIVE_S = 5.0
-_CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
 
 
 class PitAccessError(TableError, PermissionError):
@@ -61,24 +54,22 @@ class PitSource(Protocol):
     def snapshot(self, table_id: str) -> dict[str, Any] | None: ...
 
 
-@dataclass(eq=False)
-class _Screen:
-    """One connected page: the overview, or one table's view; whether a newer picture waits for it."""
+class _Screen(Screen):
+    """One connected page (web_common.Screen): the overview (`table_id` None), or one table's view."""
 
-    ws: web.WebSocketResponse
-    request: web.Request
-    table_id: str | None
-    messages: list[str] = field(default_factory=list)
-    stale: bool = True
-    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+    def __init__(self, ws: web.WebSocketResponse, request: web.Request, table_id: str | None) -> None:
+        super().__init__(ws, request)
+        self.table_id = table_id
 
 
-class PitServer:
+class PitServer(ScreenServer[_Screen]):
     """The pit page: serves it and pushes the overview, or one table's snapshot, to every screen.
 
     Use as ``async with PitServer(view, port=0, token=...) as server:``; call
     ``server.changed(table_id)`` after folding a feed message into `view`.
     """
+
+    stopping = b"pit page stopping"
 
     def __init__(
         self,
@@ -100,38 +91,19 @@ class PitServer:
             raise ConfigError("pit.host", f"{host!r} is not a loopback address: the pit page needs its token there")
         if not 0 <= port <= 65535:
             raise ConfigError("pit.port", f"{port} is not a TCP port")
+        super().__init__(host, port, send_timeout=send_timeout, keepalive=keepalive, what="pit")
         self._source = source
-        self._host = host
-        self._requested_port = port
         self._token = token
         self._language = language
-        self._send_timeout = send_timeout
-        self._keepalive = keepalive
-        self._hosts = HostAllowlist(host, allowed_hosts)
-        self._screens: set[_Screen] = set()
-        self._runner: web.AppRunner | None = None
-        self._port = port
-
-    @property
-    def port(self) -> int:
-        """The bound TCP port (the one the system picked when created with port=0)."""
-        return self._port
+        self._hosts = HostAllowlist(host, allowed_hosts, server="pit page", key="[pit] allowed_hosts")
 
     @property
     def url(self) -> str:
         """The overview's address, token included."""
-        host = "127.0.0.1" if self._host in ("", "0.0.0.0", "::") else self._host
-        host = f"[{host}]" if ":" in host else host
-        query = f"?pit={self._token}" if self._token is not None else ""
-        return f"http://{host}:{self._port}/{query}"
-
-    @property
-    def screens(self) -> int:
-        """How many pages are connected right now."""
-        return len(self._screens)
+        return page_url(self._host, self._port, f"?pit={self._token}" if self._token is not None else "")
 
     async def __aenter__(self) -> Self:
-        app = web.Application(client_max_size=16 * 1024, middlewares=[self._host_check])
+        app = web.Application(client_max_size=16 * 1024, middlewares=[self._hosts.middleware])
         app.router.add_get("/", self._page)
         app.router.add_get("/table/{table_id}", self._table_page)
         app.router.add_get("/ws", self._websocket)
@@ -139,61 +111,17 @@ class PitServer:
         app.router.add_static("/static/", STATIC_DIR, append_version=False)
         # The table's live view draws the snapshot with the dealer display's own code, read-only.
         app.router.add_static("/display/", DISPLAY_STATIC_DIR, append_version=False)
-        app.on_response_prepare.append(self._headers)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
-        await runner.setup()
-        site = web.TCPSite(runner, self._host, self._requested_port)
-        try:
-            await site.start()
-        except OSError:
-            await runner.cleanup()
-            raise
-        self._runner = runner
-        self._port = int(runner.addresses[0][1])
+        await self._start(app)
         log.info("pit page on %s", self.url.split("?")[0])
         return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        runner, self._runner = self._runner, None
-        for screen in list(self._screens):
-            transport = screen.request.transport
-            if transport is None:
-                continue
-            if transport.get_write_buffer_size() > 0:
-                transport.abort()
-                continue
-            with contextlib.suppress(OSError, RuntimeError):
-                async with asyncio.timeout(1.0):
-                    await screen.ws.close(code=1001, message=b"pit page stopping")
-        if runner is not None:
-            await runner.cleanup()
 
     def changed(self, table_id: str | None = None) -> None:
         """The view changed (for `table_id`, or for every table): the screens concerned get it soon."""
         for screen in self._screens:
             if table_id is None or screen.table_id is None or screen.table_id == table_id:
-                screen.stale = True
-                screen.wakeup.set()
+                screen.push_picture(functools.partial(self._picture, screen))
 
     # --- HTTP ---------------------------------------------------------------------------------
-
-    @web.middleware
-    async def _host_check(
-        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
-    ) -> web.StreamResponse:
-        header = request.headers.get("Host")
-        if not self._hosts.allows(header):
-            raise web.HTTPMisdirectedRequest(
-                text=f"host {header!r} is not this pit page's name ([pit] allowed_hosts lists the others)")
-        return await handler(request)
-
-    async def _headers(self, request: web.Request, response: web.StreamResponse) -> None:
-        response.headers.setdefault("Cache-Control", "no-cache")
-        response.headers.setdefault("Content-Security-Policy", _CSP)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
 
     def _check(self, request: web.Request) -> None:
         try:
@@ -202,8 +130,8 @@ class PitServer:
             raise web.HTTPForbidden(text=str(error)) from error
 
     def _check_access(self, request: web.Request) -> None:
-        origin = request.headers.get("Origin")
-        if origin is not None and urlsplit(origin).netloc != request.host:
+        origin = foreign_origin(request)
+        if origin is not None:
             raise PitAccessError(f"origin {origin} is not this pit page")
         if self._token is None:
             return
@@ -234,16 +162,9 @@ class PitServer:
         await ws.prepare(request)
         screen = _Screen(ws, request, table_id)
         hello = {"type": "hello", "language": self._language, "keepalive_s": self._keepalive, "table_id": table_id}
-        screen.messages.append(_encode(hello))
-        screen.wakeup.set()
-        self._screens.add(screen)
-        try:
-            async with asyncio.TaskGroup() as group:
-                sender = group.create_task(self._send_loop(screen))
-                await self._receive_loop(screen)
-                sender.cancel()
-        finally:
-            self._screens.discard(screen)
+        screen.push_text(_encode(hello))
+        screen.push_picture(functools.partial(self._picture, screen))
+        await self._serve(screen, self._receive_loop)
         return ws
 
     def _picture(self, screen: _Screen) -> str:
@@ -252,35 +173,11 @@ class PitServer:
         snapshot = self._source.snapshot(screen.table_id)
         return _encode({"type": "table", "table_id": screen.table_id, "snapshot": snapshot})
 
-    async def _send_loop(self, screen: _Screen) -> None:
-        while not screen.ws.closed:
-            try:
-                async with asyncio.timeout(self._keepalive):
-                    await screen.wakeup.wait()
-            except TimeoutError:
-                screen.messages.append(_encode({"type": "keepalive"}))
-            screen.wakeup.clear()
-            try:
-                while screen.messages:
-                    async with asyncio.timeout(self._send_timeout):
-                        await screen.ws.send_str(screen.messages.pop(0))
-                if screen.stale:
-                    screen.stale = False
-                    async with asyncio.timeout(self._send_timeout):
-                        await screen.ws.send_str(self._picture(screen))
-            except (TimeoutError, ConnectionError, RuntimeError) as error:
-                log.info("dropping a pit screen: %r", error)
-                transport = screen.request.transport
-                if transport is not None:
-                    transport.abort()
-                return
-
     async def _receive_loop(self, screen: _Screen) -> None:
         async for message in screen.ws:
             if message.type == WSMsgType.TEXT:
-                screen.messages.append(_encode({"type": "error", "message": "the pit page is read-only",
-                                                "reason": "read_only"}))
-                screen.wakeup.set()
+                screen.push_text(_encode({"type": "error", "message": "the pit page is read-only",
+                                          "reason": "read_only"}))
 
 
 def _encode(message: dict[str, Any]) -> str:

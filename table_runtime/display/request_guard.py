@@ -66,7 +66,9 @@ def host_name(header: str) -> str:
 class HostAllowlist:
     """The names a request's Host may carry: loopback, the bound address, and the configured ones."""
 
-    def __init__(self, bound: str, allowed: Iterable[str] = ()) -> None:
+    def __init__(self, bound: str, allowed: Iterable[str] = (), *, server: str = "display",
+                 key: str = "display.allowed_hosts") -> None:
+        self._refusal = f"is not this {server}'s name ({key} lists the others)"
         names = {host_name(name) for name in allowed}
         if bound and not is_loopback_host(bound) and bound not in ("0.0.0.0", "::"):
             names.add(host_name(bound if ":" not in bound else f"[{bound}]"))
@@ -83,7 +85,7 @@ class HostAllowlist:
         header = request.headers.get("Host")
         if not self.allows(header):
             raise web.HTTPMisdirectedRequest(
-                text=f"host {header!r} is not this display's name (display.allowed_hosts lists the others)")
+                text=f"host {header!r} {self._refusal}")
         return await handler(request)
 
 

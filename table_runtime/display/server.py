@@ -13,25 +13,21 @@ Roles are decided here, on the server, never trusted from the page:
 Anything else is refused with 403. The server binds to 127.0.0.1 unless told
 otherwise (beyond loopback only with a pit token). What is checked before a request
 is read (its Host, a message's size and nesting) is in request_guard.py; when a
-recall may run, in recall_gate.py. The WebSocket protocol is in docs/display.md.
+recall may run, in recall_gate.py; what it serves as the pit page does (headers, a screen's
+send loop) in web_common.py. The WebSocket protocol is in docs/display.md.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import itertools
 import json
 import logging
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
-from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
@@ -54,6 +50,7 @@ from table_runtime.display.request_guard import (
     is_loopback_host,
     parse_message,
 )
+from table_runtime.display.web_common import Screen, ScreenServer, foreign_origin, page_url
 from table_runtime.errors import ConfigError, TableError
 
 log = logging.getLogger(__name__)
@@ -65,47 +62,30 @@ COMMAND_TIMEOUT_S = 10.0  # the runtime answers commands at once; past this the 
 RECALL_DEFAULT_ROUNDS = 10
 API_CLIENTS_KEPT = 256  # addresses of /api/recall remembered for its rate limit
 KEEPALIVE_S = 5.0  # an idle screen still hears from us this often, so it can tell a frozen controller
-_CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
 
 
 class DisplayAccessError(TableError, PermissionError):
     """A request the display refuses: wrong or missing pit token, foreign origin."""
 
 
-@dataclass(eq=False)
-class _Screen:
-    """One connected page: its role and what is waiting to be sent to it."""
+class _Screen(Screen):
+    """One connected page (web_common.Screen: what waits to be sent to it), with its role."""
 
-    ws: web.WebSocketResponse
-    request: web.Request
-    role: Role
-    pin: PinAttempts  # this screen's wrong supervisor PINs (pin_guard.py)
-    messages: deque[str] = field(default_factory=deque)  # replies, sent in order
-    snapshot: str | None = None  # newest snapshot not yet sent; a newer one replaces it
-    recall: RecallClient = field(default_factory=RecallClient)
-    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def push_snapshot(self, text: str) -> None:
-        self.snapshot = text
-        self.wakeup.set()
-
-    def push_message(self, message: dict[str, Any]) -> None:
-        self.push_text(json.dumps(message, separators=(",", ":")))
-
-    def push_text(self, text: str) -> None:
-        self.messages.append(text)
-        self.wakeup.set()
+    def __init__(self, ws: web.WebSocketResponse, request: web.Request, role: Role, pin: PinAttempts) -> None:
+        super().__init__(ws, request)
+        self.role = role
+        self.pin = pin  # this screen's wrong supervisor PINs (pin_guard.py)
+        self.recall = RecallClient()
 
 
-class DisplayServer:
+class DisplayServer(ScreenServer[_Screen]):
     """The dealer display: serves the page and pushes snapshots to every connected screen.
 
     Use as ``async with DisplayServer(backend, port=0) as server:``; then
     ``await server.publish(snapshot)`` after every change of the table.
     """
+
+    stopping = b"display stopping"
 
     def __init__(
         self,
@@ -130,40 +110,22 @@ class DisplayServer:
         if not 0 <= port <= 65535:
             raise ConfigError("display.port", f"{port} is not a TCP port")
         check_bind(host, pit_token)
+        super().__init__(host, port, send_timeout=send_timeout, keepalive=keepalive, what="display")
         self._backend = backend
-        self._host = host
-        self._requested_port = port
         self._language = language
         self._supervisor_pin = supervisor_pin
         self._pit_token = pit_token
-        self._send_timeout = send_timeout
-        self._keepalive = keepalive
         self._clock = clock
         self._pin = SupervisorPin(supervisor_pin, clock=clock, security_alarm=backend.security_alarm)
         self._hosts = HostAllowlist(host, allowed_hosts)
         self.recall_gate = RecallGate(backend.recall, clock=clock)
         self._api_clients: dict[str, RecallClient] = {}
         self._screen_numbers = itertools.count(1)
-        self._screens: set[_Screen] = set()
-        self._runner: web.AppRunner | None = None
-        self._port = port
-
-    @property
-    def port(self) -> int:
-        """The bound TCP port (the one picked by the system when created with port=0)."""
-        return self._port
 
     @property
     def url(self) -> str:
         """The dealer page's address (on this machine when bound to every interface)."""
-        host = "127.0.0.1" if self._host in ("", "0.0.0.0", "::") else self._host
-        host = f"[{host}]" if ":" in host else host
-        return f"http://{host}:{self._port}/"
-
-    @property
-    def screens(self) -> int:
-        """How many pages are connected right now."""
-        return len(self._screens)
+        return page_url(self._host, self._port)
 
     async def __aenter__(self) -> Self:
         app = web.Application(client_max_size=64 * 1024, middlewares=[self._hosts.middleware])
@@ -172,53 +134,20 @@ class DisplayServer:
         app.router.add_get("/api/snapshot", self._api_snapshot)
         app.router.add_get("/api/recall", self._api_recall)
         app.router.add_static("/static/", STATIC_DIR, append_version=False)
-        app.on_response_prepare.append(self._headers)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
-        await runner.setup()
-        site = web.TCPSite(runner, self._host, self._requested_port)
-        try:
-            await site.start()
-        except OSError:
-            await runner.cleanup()
-            raise
-        self._runner = runner
-        self._port = int(runner.addresses[0][1])
+        await self._start(app)
         log.info("dealer display on %s", self.url)
         if not is_loopback_host(self._host):
             log.warning("the display listens beyond this machine on %s:%d: the pit view is open to whoever has "
                         "its token (firewall the port to the pit's network)", self._host or "0.0.0.0", self._port)
         return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        runner, self._runner = self._runner, None
-        for screen in list(self._screens):
-            transport = screen.request.transport
-            if transport is None:
-                continue
-            if transport.get_write_buffer_size() > 0:
-                transport.abort()  # a stalled screen cannot take a close frame
-                continue
-            with contextlib.suppress(OSError, RuntimeError):  # TimeoutError is an OSError
-                async with asyncio.timeout(1.0):
-                    await screen.ws.close(code=1001, message=b"display stopping")
-        if runner is not None:
-            await runner.cleanup()
-
     async def publish(self, snapshot: dict[str, Any]) -> None:
         """Send `snapshot` to every connected page; returns at once, a slow page gets only the newest."""
         text = _snapshot_message(snapshot)
         for screen in self._screens:
-            screen.push_snapshot(text)
+            screen.push_picture(text)
 
     # --- HTTP ---------------------------------------------------------------------------------
-
-    async def _headers(self, request: web.Request, response: web.StreamResponse) -> None:
-        response.headers.setdefault("Cache-Control", "no-cache")
-        response.headers.setdefault("Content-Security-Policy", _CSP)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
 
     async def _page(self, request: web.Request) -> web.StreamResponse:
         self._role_of(request)
@@ -250,8 +179,8 @@ class DisplayServer:
             raise web.HTTPForbidden(text=str(error)) from error
 
     def _check_access(self, request: web.Request) -> Role:
-        origin = request.headers.get("Origin")
-        if origin is not None and urlsplit(origin).netloc != request.host:
+        origin = foreign_origin(request)
+        if origin is not None:
             raise DisplayAccessError(f"origin {origin} is not this display")
         token = request.query.get("pit")
         if token is not None:
@@ -280,42 +209,9 @@ class DisplayServer:
             }
         )
         # No await between reading the snapshot and joining: no publish can slip in between.
-        screen.push_snapshot(_snapshot_message(self._backend.snapshot()))
-        self._screens.add(screen)
-        try:
-            async with asyncio.TaskGroup() as group:
-                sender = group.create_task(self._send_loop(screen))
-                await self._receive_loop(screen)
-                sender.cancel()
-        finally:
-            self._screens.discard(screen)
+        screen.push_picture(_snapshot_message(self._backend.snapshot()))
+        await self._serve(screen, self._receive_loop)
         return ws
-
-    async def _send_loop(self, screen: _Screen) -> None:
-        while not screen.ws.closed:
-            try:
-                async with asyncio.timeout(self._keepalive):
-                    await screen.wakeup.wait()
-            except TimeoutError:
-                screen.push_message({"type": "keepalive"})
-            screen.wakeup.clear()
-            try:
-                while screen.messages:
-                    async with asyncio.timeout(self._send_timeout):
-                        await screen.ws.send_str(screen.messages.popleft())
-                if screen.snapshot is not None:
-                    text, screen.snapshot = screen.snapshot, None
-                    async with asyncio.timeout(self._send_timeout):
-                        await screen.ws.send_str(text)
-            except (TimeoutError, ConnectionError, RuntimeError) as error:
-                # RuntimeError: aiohttp refuses to send on a closing socket.
-                log.info("dropping a display screen: %r", error)
-                # No close handshake: a stalled peer reads nothing, and a graceful close would wait
-                # for the unsent bytes forever. Aborting ends the receive loop; the page reconnects.
-                transport = screen.request.transport
-                if transport is not None:
-                    transport.abort()
-                return
 
     async def _receive_loop(self, screen: _Screen) -> None:
         async for message in screen.ws:

@@ -213,20 +213,25 @@ def replay_secret(name: object, environ: Mapping[str, str], *, key: str) -> Secr
 
 
 def credentials(
-    mapping: Mapping[str, Any], url_user: str | None, environ: Mapping[str, str]
+    mapping: Mapping[str, Any], url_user: str | None, environ: Mapping[str, str], *, key: str = "feed",
+    env: tuple[str, str, str] = (ENV_USERNAME, ENV_PASSWORD, ENV_PASSWORD_FILE),
 ) -> tuple[str | None, Secret | None]:
-    """User name and password: environment first, then the configuration (a file for the password)."""
-    username = environ.get(ENV_USERNAME) or mapping.get("username") or url_user
+    """User name and password: environment first, then the configuration (a file for the password).
+
+    `key` is the section errors name (``feed``; the floor's ``brokers[0]``); `env` the variables' names for
+    the user name, the password and the password file (the table's; the floor has its own)."""
+    env_username, env_password, env_password_file = env
+    username = environ.get(env_username) or mapping.get("username") or url_user
     if username is not None and not isinstance(username, str):
-        raise ConfigError("feed.username", "must be a string")
+        raise ConfigError(f"{key}.username", "must be a string")
     password: Secret | None = None
-    if environ.get(ENV_PASSWORD):
-        password = Secret(environ[ENV_PASSWORD])
+    if environ.get(env_password):
+        password = Secret(environ[env_password])
     else:
         source_key, source = (
-            (ENV_PASSWORD_FILE, environ.get(ENV_PASSWORD_FILE))
-            if environ.get(ENV_PASSWORD_FILE)
-            else ("feed.password_file", mapping.get("password_file"))
+            (env_password_file, environ.get(env_password_file))
+            if environ.get(env_password_file)
+            else (f"{key}.password_file", mapping.get("password_file"))
         )
         if source is not None:
             path = _existing_file(source_key, source)
@@ -236,7 +241,7 @@ def credentials(
                 raise ConfigError(source_key, f"the password file {error}") from error
             password = Secret(text.rstrip("\r\n"))
     if password is not None and username is None:
-        raise ConfigError("feed.username", "a password is configured but no user name")
+        raise ConfigError(f"{key}.username", "a password is configured but no user name")
     return username, password
 
 

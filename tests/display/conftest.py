@@ -1,10 +1,11 @@
-"""Fixtures for the display tests: one headless system Chromium per session, a server per test."""
+"""Fixtures for the display tests: one headless system Chromium per session, a server and an HTTP session per test."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiohttp
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
@@ -52,6 +53,12 @@ async def page(browser: Browser) -> AsyncIterator[Page]:
     yield opened
     await context.close()
     assert errors == [], f"errors on the page: {errors}"
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
+        yield session
 
 
 @pytest_asyncio.fixture(loop_scope="session")

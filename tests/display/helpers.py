@@ -11,6 +11,16 @@ from playwright.async_api import Locator, Page, expect
 from table_runtime.display import DisplayServer
 
 
+class ManualClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 async def open_display(page: Page, server: DisplayServer, query: str = "") -> None:
     """Open the display and wait until it is connected and shows the backend's snapshot."""
     await page.goto(server.url + query)

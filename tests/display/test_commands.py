@@ -9,27 +9,19 @@ from __future__ import annotations
 import asyncio
 import copy
 import socket
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
 import pytest
-import pytest_asyncio
 from playwright.async_api import Page, expect
 
 from table_runtime.display import DisplayServer
 from table_runtime.errors import ConfigError
 from tests.display.conftest import PIT_TOKEN, SUPERVISOR_PIN, screenshot
-from tests.display.helpers import ask, open_display, publish_and_wait
+from tests.display.helpers import ManualClock, ask, open_display, publish_and_wait
 from tests.display.scripted import ScriptedBackend, playing, recalled_round
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
-        yield session
 
 
 async def test_touch_next_reaches_backend_as_dealer(
@@ -177,16 +169,6 @@ async def test_bad_configuration_names_the_key(backend: ScriptedBackend) -> None
         DisplayServer(backend, supervisor_pin="12")
     with pytest.raises(ConfigError, match=r"display\.pit_token"):
         DisplayServer(backend, pit_token="short")
-
-
-class ManualClock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def _outward_address() -> str | None:

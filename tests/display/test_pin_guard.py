@@ -4,37 +4,21 @@ the real server on 127.0.0.1; the clock is the test's."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
 import pytest
-import pytest_asyncio
 
 from table_runtime.display import DisplayServer
 from table_runtime.display.pin_guard import PIN_ATTEMPTS, PIN_LOCKOUT_S
 from tests.display.conftest import SUPERVISOR_PIN
-from tests.display.helpers import ask
+from tests.display.helpers import ManualClock, ask
 from tests.display.scripted import ScriptedBackend
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
 
 WRONG = {"type": "command", "name": "VOID", "pin": "0000"}
 RIGHT = {"type": "command", "name": "VOID", "pin": SUPERVISOR_PIN}
-
-
-class ManualClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
-        yield session
 
 
 async def _lock(ws: aiohttp.ClientWebSocketResponse, clock: ManualClock) -> list[dict[str, Any]]:

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
 import pytest
-import pytest_asyncio
 
 from table_runtime.display import DisplayServer
 from table_runtime.display.recall_gate import RECALL_PIT_GAP_S
 from tests.display.conftest import PIT_TOKEN
-from tests.display.helpers import ask
+from tests.display.helpers import ManualClock, ask
 from tests.display.scripted import ScriptedBackend, playing, recalled_round
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
@@ -44,20 +42,6 @@ class CountingRecall(ScriptedBackend):
         finally:
             with self._lock:
                 self.running -= 1
-
-
-class ManualClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
-        yield session
 
 
 async def _reply(ws: aiohttp.ClientWebSocketResponse, request: int) -> dict[str, Any]:

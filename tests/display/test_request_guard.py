@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
-import pytest_asyncio
 from playwright.async_api import async_playwright
 
 from table_runtime.display import DisplayServer
@@ -21,12 +19,6 @@ from tests.display.helpers import ask
 from tests.display.scripted import ScriptedBackend
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
-        yield session
 
 
 async def test_a_rebound_host_is_refused_everywhere_and_loopback_names_are_served(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import tomllib
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
@@ -50,16 +51,23 @@ def floor_config(dsn: str, urls: list[str], prefix: str, **floor: Any) -> FloorC
     return config_from_mapping(tomllib.loads(floor_toml(dsn, urls, prefix, **floor)), environ={})
 
 
-async def stored(dsn: str) -> dict[str, tuple[int, int]]:
-    """Per table: (rows stored, contiguous seq) over all its journals."""
+@asynccontextmanager
+async def connected(dsn: str) -> AsyncIterator[asyncpg.Connection]:
+    """One connection to the store's database, closed on the way out."""
     connection = await asyncpg.connect(dsn)
     try:
+        yield connection
+    finally:
+        await connection.close()
+
+
+async def stored(dsn: str) -> dict[str, tuple[int, int]]:
+    """Per table: (rows stored, contiguous seq) over all its journals."""
+    async with connected(dsn) as connection:
         rows = await connection.fetch(
             "SELECT j.table_id, sum(j.contiguous_seq)::bigint AS contiguous, "
             "(SELECT count(*) FROM events e WHERE e.table_id = j.table_id) AS count "
             "FROM journals j GROUP BY j.table_id")
-    finally:
-        await connection.close()
     return {row["table_id"]: (row["count"], row["contiguous"]) for row in rows}
 
 

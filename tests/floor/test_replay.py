@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import aiomqtt
-import asyncpg
 
 from casino_floor.config import config_from_mapping
 from casino_floor.replay import MAX_ROWS, pieces, replay_request
@@ -28,7 +27,7 @@ from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings
 from table_runtime.journal import JournalEntry
 from tests.floor.journals import journal_id, play
-from tests.floor.support import floor_toml, until_stored
+from tests.floor.support import connected, floor_toml, until_stored
 from tests.polling import until
 
 SECRET = "shared-replay-secret"  # 20 bytes: the tables ask for 16 at least
@@ -94,12 +93,9 @@ async def test_a_gap_is_asked_for_and_filled_by_the_table(
         table.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(floor, table)
-    connection = await asyncpg.connect(database)
-    try:
+    async with connected(database) as connection:
         alarms = await connection.fetch("SELECT kind, first_seq, last_seq, cleared_at FROM floor_alarms")
         count = await connection.fetchval("SELECT count(*) FROM events")
-    finally:
-        await connection.close()
     assert count == entries[-1].seq
     assert requests and requests[0]["journal"] == ident and (requests[0]["from_seq"], requests[0]["to_seq"]) == (20, 39)
     assert requests[0]["reply_to"] == f"{prefix}/floor/floor-test/replay" and requests[0]["floor_id"] == "floor-test"
@@ -133,11 +129,8 @@ async def test_a_floor_joining_late_gets_the_rows_from_the_tables_own_replay(
             await publishing
     finally:
         journal.close()
-    connection = await asyncpg.connect(database)
-    try:
+    async with connected(database) as connection:
         count = await connection.fetchval("SELECT count(*) FROM events")
         gaps = await connection.fetch("SELECT first_seq, cleared_at FROM floor_alarms WHERE kind = 'gap'")
-    finally:
-        await connection.close()
     assert count == last_seq and service.counters.replay_requests >= 1 and service.counters.replay_done >= 1
     assert gaps and all(gap["cleared_at"] is not None for gap in gaps) and gaps[0]["first_seq"] == 1

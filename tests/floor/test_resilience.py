@@ -11,13 +11,11 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import asyncpg
-
 from casino_floor.store import FloorStore
 from simulators.mosquitto import MosquittoBroker
 from table_runtime.journal import Journal
 from tests.floor.journals import play, play_on
-from tests.floor.support import floor_toml, stored, until_stored
+from tests.floor.support import connected, floor_toml, stored, until_stored
 from tests.floor.tcp_proxy import TcpProxy
 from tests.floor.test_service import publishing
 
@@ -60,11 +58,8 @@ async def _check_once_and_no_alarm(dsn: str, journals: dict[str, Journal]) -> No
     expected = {table: journal.last_seq for table, journal in journals.items()}
     held = await until_stored(dsn, expected, seconds=90)
     assert held == {table: (seq, seq) for table, seq in expected.items()}  # every row, none twice
-    connection = await asyncpg.connect(dsn)
-    try:
+    async with connected(dsn) as connection:
         alarms = await connection.fetch("SELECT kind, message FROM floor_alarms WHERE cleared_at IS NULL")
-    finally:
-        await connection.close()
     assert [dict(alarm) for alarm in alarms] == []
 
 

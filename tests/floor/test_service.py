@@ -8,8 +8,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import asyncpg
-
 from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
 from simulators.mosquitto import MosquittoBroker
@@ -17,7 +15,7 @@ from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.journal import Journal
 from tests.feed.support import settings
 from tests.floor.journals import play, play_on
-from tests.floor.support import floor_config, until_stored
+from tests.floor.support import connected, floor_config, until_stored
 
 
 @contextlib.asynccontextmanager
@@ -60,14 +58,11 @@ async def test_every_row_of_every_table_is_stored_once_while_tables_play_and_res
             held = await until_stored(database, expected)
         assert held == {table: (seq, seq) for table, seq in expected.items()}
         assert service.counters.stored == sum(expected.values())
-        connection = await asyncpg.connect(database)
-        try:
+        async with connected(database) as connection:
             assert await connection.fetchval("SELECT count(*) FROM floor_alarms") == 0
             states = await connection.fetch("SELECT table_id, status->>'status' AS status, state_seq "
                                             "FROM table_state ORDER BY table_id")
             rounds = await connection.fetchval("SELECT count(*) FROM rounds")
-        finally:
-            await connection.close()
         assert [row["table_id"] for row in states] == ["T1", "T2", "T3"]
         assert all(row["status"] in ("online", "offline") for row in states)
         assert rounds == sum(sum(1 for _ in journal.entries(kinds=("round",))) for journal in journals.values())

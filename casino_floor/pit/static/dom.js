@@ -1,16 +1,8 @@
-// Building the page from data: nodes with text, never HTML from the feed.
-export const $ = (id) => document.getElementById(id);
+// Building the page from data with the dealer display's helpers (nodes with text, never HTML from the feed),
+// links that keep the token, the socket and the start of a page.
+import { setLanguage } from "./text.js";
 
-export function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "text") node.textContent = value;
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child);
-  return node;
-}
+export { $, el } from "/display/dom.js";
 
 // Keeps the token and the language when a link leaves the page.
 export function withQuery(path, params) {
@@ -51,4 +43,20 @@ export function follow(params, table, onMessage, onConnection) {
     if (socket && socket.readyState === WebSocket.OPEN && Date.now() - lastHeard > 3000 * keepalive) socket.close();
   }, 1000);
   connect();
+}
+
+// Runs a pit page: the FR/EN buttons (or ?lang=) choose the language, the server's hello gives the floor's;
+// `receive(message)` takes the other messages and says whether the page is to be drawn again.
+export function runPage(params, table, state, receive, render) {
+  for (const button of document.querySelectorAll("#lang button")) {
+    button.addEventListener("click", () => { setLanguage({ choice: button.dataset.lang }); render(); });
+  }
+  if (params.get("lang")) setLanguage({ choice: params.get("lang") });
+  render();
+  const onMessage = (message) => {
+    if (message.type === "hello") setLanguage({ floor: message.language });
+    else if (!receive(message)) return;
+    render();
+  };
+  follow(params, table, onMessage, (connection) => { state.connection = connection; render(); });
 }

@@ -1,6 +1,6 @@
 // The pit overview: every table at a glance, the pit's open alarms, the shift's figures. Read-only.
-import { $, el, follow, withQuery } from "./dom.js";
-import { applyStaticText, hold, lang, money, setLanguage, t, tableText } from "./text.js";
+import { $, el, runPage, withQuery } from "./dom.js";
+import { applyStaticText, hold, lang, money, t, tableText } from "./text.js";
 
 const params = new URLSearchParams(location.search);
 const state = { overview: null, connection: "connecting" };
@@ -146,17 +146,10 @@ function render() {
 }
 
 function receive(message) {
-  if (message.type === "hello") setLanguage({ floor: message.language });
-  else if (message.type === "overview") {
-    state.overview = message.overview;
-    document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
-  } else return;
-  render();
+  if (message.type !== "overview") return false;
+  state.overview = message.overview;
+  document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
+  return true;
 }
 
-for (const button of document.querySelectorAll("#lang button")) {
-  button.addEventListener("click", () => { setLanguage({ choice: button.dataset.lang }); render(); });
-}
-if (params.get("lang")) setLanguage({ choice: params.get("lang") });
-render();
-follow(params, null, receive, (connection) => { state.connection = connection; render(); });
+runPage(params, null, state, receive, render);

@@ -1,18 +1,13 @@
 // One table's live view for the pit, read-only: the dealer display's own rendering of the snapshot the
 // table publishes on the feed, with no command, no acknowledgement and nothing sent back.
 import { renderTable } from "/display/table.js";
-import { applyStaticText as applyTableText, setLanguage as setTableLanguage } from "/display/text.js";
-import { $, follow, withQuery } from "./dom.js";
-import { applyStaticText, setLanguage, t } from "./text.js";
+import { applyStaticText as applyTableText } from "/display/text.js";
+import { $, runPage, withQuery } from "./dom.js";
+import { applyStaticText, t } from "./text.js";
 
 const params = new URLSearchParams(location.search);
 const tableId = decodeURIComponent(location.pathname.split("/").pop());
 const state = { snapshot: null, connection: "connecting" };
-
-function chooseLanguage(change) {
-  setLanguage(change.choice !== undefined ? { choice: change.choice } : { floor: change.floor });
-  setTableLanguage(change.choice !== undefined ? { choice: change.choice } : { table: change.floor });
-}
 
 function render() {
   applyTableText();
@@ -31,17 +26,10 @@ function render() {
 }
 
 function receive(message) {
-  if (message.type === "hello") chooseLanguage({ floor: message.language });
-  else if (message.type === "table" && message.table_id === tableId) {
-    state.snapshot = message.snapshot || null;
-    document.body.dataset.seq = state.snapshot ? String(state.snapshot.seq) : "";
-  } else return;
-  render();
+  if (message.type !== "table" || message.table_id !== tableId) return false;
+  state.snapshot = message.snapshot || null;
+  document.body.dataset.seq = state.snapshot ? String(state.snapshot.seq) : "";
+  return true;
 }
 
-for (const button of document.querySelectorAll("#lang button")) {
-  button.addEventListener("click", () => { chooseLanguage({ choice: button.dataset.lang }); render(); });
-}
-if (params.get("lang")) chooseLanguage({ choice: params.get("lang") });
-render();
-follow(params, tableId, receive, (connection) => { state.connection = connection; render(); });
+runPage(params, tableId, state, receive, render);

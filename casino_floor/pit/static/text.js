@@ -1,45 +1,19 @@
-// Text of the pit page: the language in use, its strings, money and hold as the pit reads them.
+// Text of the pit page: its own strings and the hold as the pit reads them. The language in use, money and the
+// table's names (alarm kinds, phases) are the dealer display's (/display/text.js): one choice of language
+// serves the pit's words and a table's live view alike.
 import { STRINGS } from "./i18n.js";
-import { STRINGS as TABLE_STRINGS } from "/display/i18n.js";
+import { applyStaticText as applyText, fill, lang, setLanguage as setTableLanguage } from "/display/text.js";
 
-let chosen = null; // the language this screen chose (FR/EN buttons, ?lang=)
-let fallback = "fr"; // the floor's default, from the server's hello
+// tableText(key, fallback): a name the table's own catalogue holds; an unknown one is shown as `fallback`.
+export { lang, money, tOr as tableText } from "/display/text.js";
 
 export function setLanguage({ choice, floor }) {
-  if (choice !== undefined) chosen = choice;
-  if (floor !== undefined) fallback = floor;
-}
-
-export function lang() {
-  const code = chosen || fallback;
-  return STRINGS[code] ? code : "fr";
-}
-
-function fill(text, vars) {
-  if (vars) for (const [name, value] of Object.entries(vars)) text = text.split("{" + name + "}").join(String(value));
-  return text;
+  setTableLanguage({ choice, table: floor });
 }
 
 export function t(key, vars) {
   const table = STRINGS[lang()];
   return fill(key in table ? table[key] : key, vars);
-}
-
-// A name the table's own catalogue holds (an alarm kind, a phase); an unknown one is shown as its id.
-export function tableText(key, fallbackText) {
-  const table = TABLE_STRINGS[lang()] || {};
-  return key in table ? table[key] : fallbackText;
-}
-
-export function money(cents) {
-  const negative = cents < 0;
-  const absolute = Math.abs(cents);
-  const units = Math.floor(absolute / 100);
-  const rest = String(absolute % 100).padStart(2, "0");
-  const sep = lang() === "fr" ? "\u202f" : ",";
-  const grouped = String(units).replace(/\B(?=(\d{3})+(?!\d))/g, sep);
-  const body = lang() === "fr" ? `${grouped},${rest}\u00a0€` : `€${grouped}.${rest}`;
-  return (negative ? "−" : "") + body;
 }
 
 // The hold (win over drop, in percent) with one decimal: 12.34 -> "12,3 %" / "12.3%"; no drop yet -> "—".
@@ -51,12 +25,5 @@ export function hold(percent) {
 }
 
 export function applyStaticText() {
-  document.documentElement.lang = lang();
-  for (const node of document.querySelectorAll("[data-text]")) {
-    const text = t(node.dataset.text);
-    if (node.textContent !== text) node.textContent = text;
-  }
-  for (const button of document.querySelectorAll("#lang button")) {
-    button.classList.toggle("selected", button.dataset.lang === lang());
-  }
+  applyText("text", t);
 }

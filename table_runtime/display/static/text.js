@@ -17,7 +17,11 @@ export function lang() {
 
 export function t(key, vars) {
   const table = STRINGS[lang()];
-  let text = key in table ? table[key] : key in STRINGS.en ? STRINGS.en[key] : key;
+  return fill(key in table ? table[key] : key in STRINGS.en ? STRINGS.en[key] : key, vars);
+}
+
+// `text` with each "{name}" in it replaced by vars[name].
+export function fill(text, vars) {
   if (vars) {
     for (const [name, value] of Object.entries(vars)) text = text.split("{" + name + "}").join(String(value));
   }
@@ -44,9 +48,14 @@ export function money(cents, signed) {
   return sign + body;
 }
 
-export function applyStaticText() {
+// The page's fixed words: each node's data-i18n key (or the key in data-<attribute>, read with `translate`:
+// the pit page's own words), and the FR/EN buttons.
+export function applyStaticText(attribute = "i18n", translate = t) {
   document.documentElement.lang = lang();
-  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  for (const node of document.querySelectorAll(`[data-${attribute}]`)) {
+    const text = translate(node.dataset[attribute]);
+    if (node.textContent !== text) node.textContent = text;
+  }
   for (const button of document.querySelectorAll("#lang button")) {
     button.classList.toggle("selected", button.dataset.lang === lang());
   }

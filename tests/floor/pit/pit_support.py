@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from playwright.async_api import Page
+
 from casino_floor.pit import FloorPicture, PitServer
 from casino_floor.pit.feed_link import FeedLink
 from table_runtime.feed.publisher import FeedPublisher
@@ -73,6 +75,18 @@ async def publishing_tables(broker_url: str, prefix: str, table_ids: list[str], 
             feed = await stack.enter_async_context(FeedPublisher(settings, journal))
             group.create_task(feed.run())
             tables[table_id] = PublishingTable(table_id, journal, feed)
+        yield tables
+
+
+@contextlib.asynccontextmanager
+async def page_on_two_tables(page: Page, broker_url: str, prefix: str, directory: Path
+                             ) -> AsyncIterator[dict[str, PublishingTable]]:
+    """T1 and T2 publishing round 1's bets, and `page` opened on the pit's overview of them."""
+    async with pit_stack(broker_url, prefix) as (_, server, _), \
+            publishing_tables(broker_url, prefix, ["T1", "T2"], directory) as tables:  # fmt: skip
+        for table in tables.values():
+            table.offer(snapshot("betting", round_number=1, seq=10))
+        await page.goto(server.url)
         yield tables
 
 

@@ -10,12 +10,12 @@ import signal
 import sys
 from pathlib import Path
 
-import asyncpg
 import pytest
 from playwright.async_api import Page, expect
 
 from simulators.mosquitto import free_port
 from simulators.postgres import find_bin
+from tests.floor.support import connected
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(180),
               pytest.mark.skipif(find_bin() is None, reason="PostgreSQL is not installed")]
@@ -59,11 +59,8 @@ async def test_the_demo_shows_a_live_floor_of_n_tables_and_stops_cleanly(page: P
         # The tables play: a round is settled somewhere on the floor, and the pit counts its stakes.
         await expect(page.locator("#pit-totals .drop")).not_to_have_text("0,00\u00a0€", timeout=60_000)
         # The floor service stored the tables' journals meanwhile, in the throwaway database.
-        connection = await asyncpg.connect(dsn)
-        try:
+        async with connected(dsn) as connection:
             stored = await connection.fetch("SELECT table_id, count(*) AS rows FROM events GROUP BY table_id")
-        finally:
-            await connection.close()
         assert {row["table_id"] for row in stored if row["rows"] > 0} == {"T01", "T02", "T03"}
         demo.send_signal(signal.SIGINT)
         async with asyncio.timeout(60):

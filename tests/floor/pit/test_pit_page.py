@@ -13,7 +13,7 @@ import pytest
 from playwright.async_api import Page, WebSocket, expect
 
 from simulators.mosquitto import MosquittoBroker
-from tests.floor.pit.pit_support import pit_stack, publishing_tables, snapshot
+from tests.floor.pit.pit_support import page_on_two_tables, pit_stack, publishing_tables, snapshot
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(90)]
 
@@ -62,11 +62,7 @@ async def test_the_page_shows_every_table_its_alarms_in_order_and_the_shift(
 async def test_a_table_change_reaches_the_page_within_a_second(
     page: Page, broker: MosquittoBroker, prefix: str, tmp_path: Path
 ) -> None:
-    async with pit_stack(broker.url, prefix) as (_, server, _), \
-            publishing_tables(broker.url, prefix, ["T1", "T2"], tmp_path) as tables:  # fmt: skip
-        tables["T1"].offer(snapshot("betting", round_number=1, seq=10))
-        tables["T2"].offer(snapshot("betting", round_number=1, seq=10))
-        await page.goto(server.url)
+    async with page_on_two_tables(page, broker.url, prefix, tmp_path) as tables:
         card = page.locator("#tables .table[data-table='T2']")
         await expect(card.locator(".round")).to_have_text("Manche 1")
         for number in range(2, 7):
@@ -118,11 +114,7 @@ async def test_a_click_opens_the_tables_live_view_read_only_and_it_sends_nothing
 async def test_a_click_opens_a_table_while_the_floor_changes_several_times_a_second(
     page: Page, broker: MosquittoBroker, prefix: str, tmp_path: Path
 ) -> None:
-    async with pit_stack(broker.url, prefix) as (_, server, _), \
-            publishing_tables(broker.url, prefix, ["T1", "T2"], tmp_path) as tables:  # fmt: skip
-        tables["T1"].offer(snapshot("betting", round_number=1, seq=10))
-        tables["T2"].offer(snapshot("betting", round_number=1, seq=10))
-        await page.goto(server.url)
+    async with page_on_two_tables(page, broker.url, prefix, tmp_path) as tables:
         await expect(page.locator("#tables .table")).to_have_count(2)
 
         async def busy() -> None:
@@ -142,5 +134,7 @@ async def test_a_click_opens_a_table_while_the_floor_changes_several_times_a_sec
             assert await card.evaluate("node => node.isConnected")
             await page.locator("#tables .table[data-table='T1']").click(timeout=5000)
             await expect(page).to_have_url(re.compile(r"/table/T1\?pit="))
+            # The table's page loaded (its modules, the display's among them) and follows the table.
+            await expect(page.locator("body")).to_have_attribute("data-connection", "connected")
         finally:
             churn.cancel()

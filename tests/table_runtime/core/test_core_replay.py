@@ -8,6 +8,7 @@ the lock it may bring, a press decided by the command table); the core rebuilt f
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given, settings
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from table_runtime.core.commands import Submit
 from table_runtime.core.inputs import CoreInput, ZoneChanged, ZoneChip, core_input_from_dict, core_to_dict
 from table_runtime.core.table_core import TableCore, replay
-from table_runtime.game.cards import new_shoe
+from table_runtime.game.cards import Card, new_shoe
 from table_runtime.game.commands import Command
 from table_runtime.game.inputs import CardDrawn, ShoeShuffled
 from table_runtime.game.rules import PROFILES, RuleOptions, profile
@@ -59,30 +60,37 @@ def test_the_core_rebuilt_from_the_journal_equals_the_live_core(
     apply(ShoeShuffled(shoe_id="S1"))
     where: dict[str, str] = {}
     burns = [("card", "", frozenset[str]())] * options.burn_cards
-    for number, (kind, zone, uids) in enumerate([*burns, *OPENING, *steps]):
+    for number, step in enumerate([*burns, *OPENING, *steps]):
         if number % 10 == 9:
             assert_replays(options, journal, live)
-        if kind == "zone":  # a chip is in one place: the zones it left change too, as the edge reports them
-            left = {where[uid] for uid in uids if where.get(uid, zone) != zone}
-            for uid in uids:
-                where[uid] = zone
-            for uid, at in list(where.items()):
-                if at == zone and uid not in uids:
-                    del where[uid]
-            for changed in (*sorted(left), zone):
-                report = ZoneChanged(zone=changed, chips=tuple(
-                    chip(uid) for uid in sorted(uid for uid, at in where.items() if at == changed)))
-                if live.chips.differs(report):
-                    apply(report)
-        elif kind == "card" and shoe:
-            for item, _ in live.card_inputs(CardDrawn(card=shoe.pop()), "shoe"):
-                apply(item)
-        elif kind == "press":
-            decision = live.decide(zone, {"card": "AS"}, role="supervisor", source="panel", alarm_kinds={})
-            if isinstance(decision, Submit):
-                for item, _ in decision.inputs:
-                    apply(item)
+        take_step(live, apply, step, where, shoe)
     assert_replays(options, journal, live)
+
+
+def take_step(live: TableCore, apply: Callable[[CoreInput], None], step: tuple[str, str, frozenset[str]],
+              where: dict[str, str], shoe: list[Card]) -> None:
+    """One step as the runtime takes it, each input through `apply`; `where` is each chip's zone so far."""
+    kind, zone, uids = step
+    if kind == "zone":  # a chip is in one place: the zones it left change too, as the edge reports them
+        left = {where[uid] for uid in uids if where.get(uid, zone) != zone}
+        for uid in uids:
+            where[uid] = zone
+        for uid, at in list(where.items()):
+            if at == zone and uid not in uids:
+                del where[uid]
+        for changed in (*sorted(left), zone):
+            report = ZoneChanged(zone=changed, chips=tuple(
+                chip(uid) for uid in sorted(uid for uid, at in where.items() if at == changed)))
+            if live.chips.differs(report):
+                apply(report)
+    elif kind == "card" and shoe:
+        for item, _ in live.card_inputs(CardDrawn(card=shoe.pop()), "shoe"):
+            apply(item)
+    elif kind == "press":
+        decision = live.decide(zone, {"card": "AS"}, role="supervisor", source="panel", alarm_kinds={})
+        if isinstance(decision, Submit):
+            for item, _ in decision.inputs:
+                apply(item)
 
 
 def assert_replays(options: RuleOptions, journal: list[dict[str, Any]], live: TableCore) -> None:

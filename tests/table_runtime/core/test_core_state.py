@@ -11,16 +11,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_runtime.core.commands import Submit
 from table_runtime.core.core_state import core_state, restore
-from table_runtime.core.inputs import CoreInput, ZoneChanged, core_input_from_dict, core_to_dict
+from table_runtime.core.inputs import CoreInput, core_input_from_dict, core_to_dict
 from table_runtime.core.table_core import TableCore
 from table_runtime.game.cards import new_shoe
 from table_runtime.game.events import RoundStarted
-from table_runtime.game.inputs import BetsLocked, CardDrawn, ShoeShuffled
+from table_runtime.game.inputs import BetsLocked, ShoeShuffled
 from table_runtime.game.rules import PROFILES, profile
 from table_runtime.game.snapshot import table_snapshot
-from tests.table_runtime.core.test_core_replay import OPENING, STEP, ZONES, assert_replays, chip
+from tests.table_runtime.core.test_core_replay import OPENING, STEP, ZONES, assert_replays, take_step
 
 
 @settings(max_examples=150, deadline=None)
@@ -46,27 +45,8 @@ def test_the_core_restored_from_a_round_start_checkpoint_equals_the_live_core(
     where: dict[str, str] = {}
     burns = [("card", "", frozenset[str]())] * options.burn_cards
     opening = [step for _ in range(rounds) for step in OPENING]  # several rounds' worth of bets and deals
-    for kind, zone, uids in [*burns, *opening, *steps, *opening, *steps]:
-        if kind == "zone":
-            left = {where[uid] for uid in uids if where.get(uid, zone) != zone}
-            for uid in uids:
-                where[uid] = zone
-            for uid, at in list(where.items()):
-                if at == zone and uid not in uids:
-                    del where[uid]
-            for changed in (*sorted(left), zone):
-                report = ZoneChanged(zone=changed, chips=tuple(
-                    chip(uid) for uid in sorted(uid for uid, at in where.items() if at == changed)))
-                if live.chips.differs(report):
-                    apply(report)
-        elif kind == "card" and shoe:
-            for item, _ in live.card_inputs(CardDrawn(card=shoe.pop()), "shoe"):
-                apply(item)
-        elif kind == "press":
-            decision = live.decide(zone, {"card": "AS"}, role="supervisor", source="panel", alarm_kinds={})
-            if isinstance(decision, Submit):
-                for item, _ in decision.inputs:
-                    apply(item)
+    for step in [*burns, *opening, *steps, *opening, *steps]:
+        take_step(live, apply, step, where, shoe)
     assert_replays(options, journal, live)
     assert checkpoints, "every example starts at least one round"
     for before, state in checkpoints:
