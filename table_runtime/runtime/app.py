@@ -225,15 +225,13 @@ class TableApp:
 
     def on_shoe_burst(self, burst: Sequence[shoe_events.ShoeEvent]) -> None:
         """Events that arrived together, in order: each run of cards (and unreadable cards) is one journaled step
-        with the shoe's alarms about them; any other event is taken alone (`on_shoe_event`)."""
+        with the shoe's alarms about them (`_take_cards`); any other event is taken alone (`on_shoe_event`)."""
         run: list[shoe_events.ShoeEvent] = []
         for event in [*burst, None]:
             if isinstance(event, (shoe_events.CardDrawn, shoe_events.UnreadableCard)):
                 run.append(event)
                 continue
-            if len(run) == 1:
-                self.on_shoe_event(run[0])
-            elif run:
+            if run:
                 self._take_cards(run)
             run = []
             if event is not None:
@@ -279,6 +277,9 @@ class TableApp:
     def on_shoe_event(self, event: shoe_events.ShoeEvent) -> None:
         """Cards, shuffles and the cut card into the round; the shoe's rules (core/shoe_watch.py) raise the alarms.
         The shoe's own events are acknowledged once journaled (ack after commit, docs/journal.md)."""
+        if isinstance(event, (shoe_events.CardDrawn, shoe_events.UnreadableCard)):
+            self._take_cards([event])  # the one path of a card, alone or in a burst
+            return
         log_device_event(event)
         controller = self.controller
         sequenced = event if isinstance(event, shoe_events.SequencedShoeEvent) else None
@@ -303,16 +304,13 @@ class TableApp:
             self._acknowledge(sequenced)
 
     def _take(self, event: shoe_events.ShoeEvent) -> None:
-        """The shoe's message into the round, journaled with where it came from (raises JournalUnwritableError)."""
+        """A shuffle or the cut card into the round, journaled with where it came from (raises
+        JournalUnwritableError); cards go through `_take_cards`."""
         controller = self.controller
-        if not isinstance(event, (shoe_events.CardDrawn, shoe_events.ShoeShuffled, shoe_events.CutCardReached)):
+        if not isinstance(event, (shoe_events.ShoeShuffled, shoe_events.CutCardReached)):
             return
         origin = self._shoe_marks.origin(event.sequence)
-        if isinstance(event, shoe_events.CardDrawn):  # the first card may lock the bets
-            self._crash_points.reached("before-commit")
-            controller.draw(CardDrawn(card=Card.parse(event.code)), source="shoe", origin=origin)
-            self._crash_points.reached("after-commit")
-        elif isinstance(event, shoe_events.ShoeShuffled):
+        if isinstance(event, shoe_events.ShoeShuffled):
             controller.submit(ShoeShuffled(shoe_id=shoe_id_of(event.shoe_id)), source="shoe", origin=origin)
         else:
             controller.submit(CutCardReached(), source="shoe", origin=origin)
