@@ -18,6 +18,7 @@ import json
 import logging
 import random
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -35,10 +36,51 @@ logger = logging.getLogger("casino_floor.service")
 TOPIC_NAMES = frozenset({"events", "state", "status", "head"})
 
 
-@dataclass(frozen=True, slots=True)
-class Incoming:
-    client: aiomqtt.Client
-    message: aiomqtt.Message
+Incoming = tuple[int, aiomqtt.Message]  # (the broker's index in the config, the message)
+
+
+class Inbox:
+    """Every session's messages in arrival order, until the writer takes them (one deque, no task per message).
+
+    aiomqtt puts each message into its client's queue; the queue given to each client (`queue_type`) appends to
+    this inbox instead, tagged with the broker, and wakes the writer once `wake_at` messages are waiting.
+    """
+
+    def __init__(self) -> None:
+        self._items: deque[Incoming] = deque()
+        self._ready = asyncio.Event()
+        self._wake_at = 1
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def queue_type(self, index: int) -> type[asyncio.Queue[aiomqtt.Message]]:
+        inbox = self
+
+        class BrokerQueue(asyncio.Queue[aiomqtt.Message]):
+            def put_nowait(self, item: aiomqtt.Message) -> None:
+                inbox.put((index, item))
+
+        return BrokerQueue
+
+    def put(self, item: Incoming) -> None:
+        self._items.append(item)
+        if len(self._items) >= self._wake_at:
+            self._ready.set()
+
+    async def wait(self, count: int, seconds: float) -> None:
+        """Return once `count` messages wait, or after `seconds`."""
+        if len(self._items) >= count or seconds <= 0:
+            return
+        self._wake_at = count
+        self._ready.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._ready.wait()
+
+    def take(self, limit: int) -> list[Incoming]:
+        items = self._items
+        return [items.popleft() for _ in range(min(limit, len(items)))]
 
 
 @dataclass
@@ -61,7 +103,7 @@ class FloorService:
     counters: Counters = field(default_factory=Counters)
     ingest: Ingest = field(default_factory=Ingest)
     connected: asyncio.Event = field(default_factory=asyncio.Event)
-    _queue: asyncio.Queue[Incoming] = field(default_factory=asyncio.Queue)
+    _inbox: Inbox = field(default_factory=Inbox)
     _clients: list[tuple[Broker, aiomqtt.Client]] = field(default_factory=list)
     _asked: dict[tuple[str, str, int], float] = field(default_factory=dict)
 
@@ -84,7 +126,7 @@ class FloorService:
     async def run_once(self) -> None:
         self.ingest = Ingest(await self.store.load_tracks(), await self.store.open_alarms(),
                              gap_grace=self.config.gap_grace)
-        self._queue = asyncio.Queue()
+        self._inbox = Inbox()
         self._clients = []
         async with contextlib.AsyncExitStack() as stack:
             for index, broker in enumerate(self.config.brokers):
@@ -98,7 +140,7 @@ class FloorService:
             logger.info("following the tables on %s", ", ".join(broker.address.url for broker, _ in self._clients))
             async with asyncio.TaskGroup() as tasks:
                 for _, client in self._clients:
-                    tasks.create_task(self._read(client))
+                    tasks.create_task(self._watch(client))
                 tasks.create_task(self._write())
 
     def _client(self, index: int, broker: Broker) -> aiomqtt.Client:
@@ -107,34 +149,25 @@ class FloorService:
             broker.address.host, broker.address.port, identifier=f"{self.config.floor_id}-{partition.index}of"
             f"{partition.count}-b{index}", clean_session=False, username=broker.username,
             password=broker.password.reveal() if broker.password else None, tls_context=broker.tls(), keepalive=15,
-            timeout=10.0)
+            timeout=10.0, queue_type=self._inbox.queue_type(index))
         client._client.manual_ack_set(True)  # acknowledged after the commit (`_ack`)
         return client
 
-    async def _read(self, client: aiomqtt.Client) -> None:
-        async for message in client.messages:
-            self._queue.put_nowait(Incoming(client, message))
+    async def _watch(self, client: aiomqtt.Client) -> None:
+        """Raise when the session ends (the iterator's error); the messages themselves go to the inbox."""
+        async for _ in client.messages:  # pragma: no cover - the inbox takes every message
+            pass
 
     async def _write(self) -> None:
-        interval = self.config.check_interval
+        """Take what the inbox holds (up to `batch_rows`, waiting at most `batch_ms` to fill), store it in one
+        transaction, then acknowledge it to the brokers; every `check_interval`, the integrity pass."""
+        interval, fill = self.config.check_interval, self.config.batch_ms / 1000
         last_check = self.clock()
         while True:
-            items: list[Incoming] = []
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(interval):
-                    items.append(await self._queue.get())
-            if items:
-                deadline = asyncio.get_running_loop().time() + self.config.batch_ms / 1000
-                while len(items) < self.config.batch_rows:
-                    if self._queue.empty():
-                        remaining = deadline - asyncio.get_running_loop().time()
-                        if remaining <= 0:
-                            break
-                        with contextlib.suppress(TimeoutError):
-                            async with asyncio.timeout(remaining):
-                                items.append(await self._queue.get())
-                        continue
-                    items.append(self._queue.get_nowait())
+            await self._inbox.wait(1, interval)
+            if len(self._inbox):
+                await self._inbox.wait(self.config.batch_rows, fill)
+            items = self._inbox.take(self.config.batch_rows)
             now = self.clock()
             batch = Batch()
             for item in items:
@@ -142,19 +175,20 @@ class FloorService:
             due = now - last_check >= interval
             if items or due:
                 await self._commit(batch, now)
-            for item in items:
-                item.client._client.ack(item.message.mid, item.message.qos)
+            for index, message in items:
+                self._clients[index][1]._client.ack(message.mid, message.qos)
             if due:
                 last_check = now
                 await self._ask_replays(now)
 
     def _take(self, item: Incoming, batch: Batch) -> None:
         self.counters.received += 1
-        levels = str(item.message.topic).split("/")
+        message = item[1]
+        levels = message.topic.value.split("/")
         try:
-            payload = json.loads(item.message.payload if isinstance(item.message.payload, (bytes, str)) else b"")
+            payload = json.loads(message.payload if isinstance(message.payload, (bytes, str)) else b"")
         except ValueError:
-            logger.warning("not JSON on %s: dropped", item.message.topic)
+            logger.warning("not JSON on %s: dropped", message.topic)
             return
         if not isinstance(payload, dict):
             return
