@@ -106,6 +106,16 @@ class MosquittoBroker:
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
+    def freeze(self) -> None:
+        """Stop the process (SIGSTOP): its connections stay open and nothing is answered, as a hung broker."""
+        if self._process is None:
+            raise BrokerError("the broker is not running")
+        self._process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        if self._process is not None:
+            self._process.send_signal(signal.SIGCONT)
+
     def _write_config(self) -> None:
         lines = [
             # Run as whoever started us (mosquitto run as root otherwise drops to a user

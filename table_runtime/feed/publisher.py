@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import random
 import time
 from collections import deque
@@ -282,9 +283,9 @@ class FeedPublisher:
                     for index, message in enumerate(messages):
                         while len(inflight) >= window:
                             await self._settle_oldest(inflight, watcher)
+                        # No timer per message: the window's wait (`_settle_oldest`) bounds the acknowledgement.
                         task = asyncio.create_task(client.publish(message.topic, message.encode(), qos=message.qos,
-                                                                  retain=message.retain,
-                                                                  timeout=self.settings.publish_timeout))
+                                                                  retain=message.retain, timeout=math.inf))
                         inflight.append((entry.seq if index == len(messages) - 1 else 0, task))
                 if entries:
                     position = entries[-1].seq
@@ -321,18 +322,25 @@ class FeedPublisher:
     async def _settle_oldest(
         self, inflight: deque[tuple[int, asyncio.Task[None]]], watcher: asyncio.Task[None]
     ) -> None:
-        """Wait for the oldest message in flight to be acknowledged; move the cursor past its entry."""
+        """Wait for the oldest message in flight to be acknowledged (at most `publish_timeout`), then move the
+        cursor past every entry whose messages and all earlier ones are acknowledged."""
         seq, task = inflight[0]
         if not task.done():
-            await asyncio.wait((task, watcher), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((task, watcher), timeout=self.settings.publish_timeout,
+                               return_when=asyncio.FIRST_COMPLETED)
             if not task.done():
-                watcher.result()
-                raise aiomqtt.MqttError("disconnected while publishing")
-        task.result()
-        inflight.popleft()
-        self.published += 1
-        if seq > self._cursor:
-            self._cursor = seq
+                if watcher.done():
+                    watcher.result()
+                    raise aiomqtt.MqttError("disconnected while publishing")
+                raise aiomqtt.MqttError(f"no acknowledgement within {self.settings.publish_timeout:g} s")
+        cursor = self._cursor
+        while inflight and inflight[0][1].done():
+            seq, task = inflight.popleft()
+            task.result()
+            self.published += 1
+            cursor = max(cursor, seq)
+        if cursor > self._cursor:
+            self._cursor = cursor
             if self._waiters:
                 self._wake_waiters()
 
