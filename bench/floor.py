@@ -11,12 +11,22 @@ E rows journaled, S distinct rows stored, L = E - S after the floor drained, D r
 R stored rows per second from the first row stored to the last, P the 99th percentile of journal time to
 commit time in the floor's database.
 
+``--publishers lean`` (the default) sends each table's real feed messages (made beforehand by the feed's own
+builders from the table's real journal, journaled before the run) at the rate, over the table's own MQTT
+connection, by a minimal QoS 1 sender (bench/table_load.py): on a floor each table publishes from its own Pi, and
+100 real publishers would take this machine's cores from the floor; P is then from the message's send to its
+commit. ``--publishers real`` runs each table's real `FeedPublisher` in this process, journaling as it goes.
+``--floors K`` runs K floor processes, each following its part of the tables (``partition = "i/K"`` with the
+table list, so each subscribes to its own tables only). A second line gives the floors' memory: resident set
+sizes sampled each second, the first and the last quarter of the run averaged, and the most.
+
 ``--backlog`` measures the floor alone: every row is journaled and published while the floor's session is
 offline (the broker queues it), then the floor is started and R is its catch-up rate (P is then the wait, not a
 latency). ``--faults`` adds, mid-run: the floor killed with SIGKILL and restarted, the broker restarted (persistent),
 and a tenth of the tables' publishers restarted. ``--method`` picks the store's write path.
 
-    python -m bench.floor --tables 100 [--seconds 20] [--rate 120] [--faults] [--backlog] [--method copy|...]
+    python -m bench.floor --tables 100 [--seconds 20] [--rate 120] [--publishers lean|real] [--floors 1]
+                          [--faults] [--backlog] [--method copy|...]
 """
 
 from __future__ import annotations
@@ -34,9 +44,11 @@ from typing import Any
 
 import asyncpg
 
+from bench.table_load import TableSender, table_messages
 from simulators.fast_table import FastTable
 from simulators.mosquitto import MosquittoBroker
 from simulators.postgres import PostgresServer
+from table_runtime.feed.messages import Topics
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings
 from table_runtime.game.rules import TableLimits, profile
@@ -56,16 +68,27 @@ def template_rows(directory: Path, rounds: int) -> list[tuple[str, dict[str, Any
         return [(entry.kind, entry.body) for entry in journal.entries()]
 
 
-def floor_config(directory: Path, dsn: str, broker: MosquittoBroker, method: str) -> Path:
-    path = directory / "floor.toml"
+def floor_config(directory: Path, dsn: str, broker: MosquittoBroker, method: str, part: int = 1, parts: int = 1,
+                 tables: Sequence[str] = ()) -> Path:
+    path = directory / f"floor-{part}of{parts}.toml"
+    listed = f'tables = [{", ".join(repr(t).replace(chr(39), chr(34)) for t in tables)}]\n' if parts > 1 else ""
     path.write_text(f'[floor]\nfloor_id = "bench"\ndsn = "{dsn}"\nwrite_method = "{method}"\nbatch_rows = 5000\n'
-                    f'check_interval = 0.5\n[[brokers]]\nurl = "{broker.url}"\nprefix = "{PREFIX}"\n',
-                    encoding="utf-8")
+                    f'check_interval = 0.5\npartition = "{part}/{parts}"\n{listed}'
+                    f'[[brokers]]\nurl = "{broker.url}"\nprefix = "{PREFIX}"\n', encoding="utf-8")
     return path
 
 
 def _read(path: Path) -> bytes:
     return path.read_bytes()
+
+
+def _rss_mb(pid: int) -> float:
+    """The resident set of process `pid` in MiB (0 once it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
+    except OSError:
+        return 0.0
+    return int(status.split("VmRSS:")[1].split()[0]) / 1024
 
 
 @contextlib.asynccontextmanager
@@ -113,7 +136,37 @@ async def publisher(url: str, table_id: str, journal: Journal, feeds: dict[str, 
             await feed.run()
 
 
-async def bench(args: argparse.Namespace, directory: Path) -> str:
+class Floors:
+    """The floor processes (one per partition), restartable, and the resident memory sampled each second."""
+
+    def __init__(self, configs: Sequence[Path], log: Path, stack: contextlib.AsyncExitStack) -> None:
+        self.configs, self.log, self.stack = configs, log, stack
+        self.processes: list[asyncio.subprocess.Process] = []
+        self.rss_mb: list[float] = []  # the floors' resident sets together, each second
+
+    async def start(self) -> None:
+        self.processes = [await self.stack.enter_async_context(floor_process(config, self.log))
+                          for config in self.configs]
+
+    async def kill_and_restart_first(self) -> None:
+        self.processes[0].send_signal(signal.SIGKILL)
+        await self.processes[0].wait()
+        self.processes[0] = await self.stack.enter_async_context(floor_process(self.configs[0], self.log))
+
+    async def sample(self) -> None:
+        while True:
+            self.rss_mb.append(sum(_rss_mb(process.pid) for process in self.processes))
+            await asyncio.sleep(1.0)
+
+    def memory_line(self) -> str:
+        samples = [value for value in self.rss_mb if value > 0] or [0.0]
+        quarter = max(1, len(samples) // 4)
+        first, last = sum(samples[:quarter]) / quarter, sum(samples[-quarter:]) / quarter
+        return (f"floor_memory floors={len(self.configs)} rss_mb_first_quarter={first:.1f} "
+                f"rss_mb_last_quarter={last:.1f} rss_mb_max={max(samples):.1f} samples={len(samples)}")
+
+
+async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, str]:
     rows = template_rows(directory, 40)
     with PostgresServer() as pg, MosquittoBroker(directory=directory / "broker", persistence=True,
                                                  max_inflight_messages=5000) as broker:
@@ -121,57 +174,116 @@ async def bench(args: argparse.Namespace, directory: Path) -> str:
         await admin.execute("CREATE DATABASE bench")
         await admin.close()
         dsn = pg.dsn_for("bench")
-        config = floor_config(directory, dsn, broker, args.method)
-        log = directory / "floor.log"
-        journals = {f"B{index:03d}": Journal.open(directory / f"B{index:03d}.db") for index in range(args.tables)}
+        table_ids = [f"B{index:03d}" for index in range(args.tables)]
+        configs = [floor_config(directory, dsn, broker, args.method, part, args.floors, table_ids)
+                   for part in range(1, args.floors + 1)]
+        journals = {table_id: Journal.open(directory / f"{table_id}.db") for table_id in table_ids}
         for journal in journals.values():
             journal._db().execute("PRAGMA synchronous=OFF")
-        feeds: dict[str, FeedPublisher] = {}
-        stop = asyncio.Event()
         async with contextlib.AsyncExitStack() as stack:
-            if args.backlog:  # the floor's session exists, offline: the broker keeps everything for it
-                async with floor_process(config, log):
-                    pass
-                for journal in journals.values():
-                    count = round(args.rate * args.seconds)
-                    journal.append_many([rows[index % len(rows)] for index in range(count)], ts=time.time())
+            floors = Floors(configs, directory / "floor.log", stack)
+            if args.publishers == "lean":
+                expected, sent_at = await lean(args, broker, floors, journals, rows)
             else:
-                floor = await stack.enter_async_context(floor_process(config, log))
-            tasks = await stack.enter_async_context(asyncio.TaskGroup())
-            publishers = [tasks.create_task(publisher(broker.url, t, j, feeds, stop)) for t, j in journals.items()]
-            while len(feeds) < len(journals):
-                await asyncio.sleep(0.05)
-            if args.backlog:
-                while any(feed.cursor < journals[table_id].last_seq for table_id, feed in feeds.items()):
-                    await asyncio.sleep(0.2)
-                floor = await stack.enter_async_context(floor_process(config, log))
-            tables = asyncio.gather(*(table(j, rows, args.rate, 0 if args.backlog else args.seconds, feeds, t)
-                                      for t, j in journals.items()))
-            if args.faults:
-                await asyncio.sleep(args.seconds / 4)
-                floor.send_signal(signal.SIGKILL)
-                await floor.wait()
-                await stack.enter_async_context(floor_process(config, log))
-                await asyncio.sleep(args.seconds / 4)
-                broker.stop()
-                await asyncio.sleep(0.5)
-                broker.start()
-                await asyncio.sleep(args.seconds / 8)
-                for table_id in list(journals)[:: 10]:
-                    feeds[table_id].stop("bench restart")
-            await tables
-            expected = sum(journal.last_seq for journal in journals.values())
+                expected, sent_at = await real(args, broker, floors, journals, rows, stack), None
             stored = await drain(dsn, expected, timeout=args.seconds * 3 + 60)
-            stop.set()
-            for feed in list(feeds.values()):
-                feed.stop("bench over")
-            await asyncio.gather(*publishers, return_exceptions=True)
-        figures = await figures_of(dsn)
+        figures = await figures_of(dsn, sent_at)
         for journal in journals.values():
             journal.close()
     return (f"floor tables={args.tables} events={expected} stored={stored} lost={expected - stored} "
             f"duplicate_rows={figures['duplicates']:.0f} events_per_s={figures['rate']:.0f} "
-            f"table_to_store_p99_ms={figures['p99_ms']:.0f}")
+            f"table_to_store_p99_ms={figures['p99_ms']:.0f}", floors.memory_line())
+
+
+async def lean(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors, journals: dict[str, Journal],
+               rows: list[tuple[str, dict[str, Any]]]) -> tuple[int, dict[tuple[str, int], float]]:
+    """The tables' real messages, made before the run, sent at the rate by lean senders (bench/table_load.py)."""
+    count = round(args.rate * args.seconds)
+    senders = []
+    for table_id, journal in journals.items():
+        journal.append_many([rows[index % len(rows)] for index in range(count)], ts=time.time())
+        senders.append(TableSender(table_id, table_messages(journal, Topics(PREFIX, table_id)), "127.0.0.1",
+                                   broker.port))
+    await floors.start()
+    sampler = asyncio.create_task(floors.sample())
+    tasks = [asyncio.create_task(sender.run()) for sender in senders]
+    started = time.monotonic()
+    faults = iter((args.seconds / 4, args.seconds / 2, args.seconds * 5 / 8) if args.faults else ())
+    next_fault = next(faults, None)
+    while (elapsed := time.monotonic() - started) < args.seconds:
+        for sender in senders:
+            sender.release(round(len(sender.messages) * elapsed / args.seconds) - sender.released)
+        if next_fault is not None and elapsed >= next_fault:
+            await fault(next_fault, args.seconds, broker, floors, senders)
+            next_fault = next(faults, None)
+        await asyncio.sleep(0.05)
+    for sender in senders:
+        sender.release(len(sender.messages))
+    await asyncio.gather(*tasks)
+    sampler.cancel()
+    return (sum(journal.last_seq for journal in journals.values()),
+            {(sender.table_id, seq): when for sender in senders for seq, when in sender.sent_at.items()})
+
+
+async def fault(at: float, seconds: float, broker: MosquittoBroker, floors: Floors,
+                senders: Sequence[TableSender]) -> None:
+    """A quarter in: the first floor killed (SIGKILL) and restarted; half-way: the broker restarted; at 5/8: a
+    tenth of the tables restarted."""
+    if at == seconds / 4:
+        await floors.kill_and_restart_first()
+    elif at == seconds / 2:
+        broker.stop()
+        await asyncio.sleep(0.5)
+        broker.start()
+    else:
+        for sender in senders[::10]:
+            sender.restart()
+
+
+async def real(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors, journals: dict[str, Journal],
+               rows: list[tuple[str, dict[str, Any]]], stack: contextlib.AsyncExitStack) -> int:
+    """Each table's real publisher in this process, the tables journaling as they go."""
+    feeds: dict[str, FeedPublisher] = {}
+    stop = asyncio.Event()
+    if args.backlog:  # the floor's session exists, offline: the broker keeps everything for it
+        async with contextlib.AsyncExitStack() as first:
+            await Floors(floors.configs, floors.log, first).start()
+        for journal in journals.values():
+            count = round(args.rate * args.seconds)
+            journal.append_many([rows[index % len(rows)] for index in range(count)], ts=time.time())
+    else:
+        await floors.start()
+    sampler = asyncio.create_task(floors.sample())
+    async with asyncio.TaskGroup() as tasks:
+        publishers = [tasks.create_task(publisher(broker.url, t, j, feeds, stop)) for t, j in journals.items()]
+        while len(feeds) < len(journals):
+            await asyncio.sleep(0.05)
+        if args.backlog:
+            while any(feed.cursor < journals[table_id].last_seq for table_id, feed in feeds.items()):
+                await asyncio.sleep(0.2)
+            await floors.start()
+        tables = asyncio.gather(*(table(j, rows, args.rate, 0 if args.backlog else args.seconds, feeds, t)
+                                  for t, j in journals.items()))
+        if args.faults:
+            await asyncio.sleep(args.seconds / 4)
+            await floors.kill_and_restart_first()
+            await asyncio.sleep(args.seconds / 4)
+            broker.stop()
+            await asyncio.sleep(0.5)
+            broker.start()
+            await asyncio.sleep(args.seconds / 8)
+            for table_id in list(journals)[:: 10]:
+                feeds[table_id].stop("bench restart")
+        await tables
+        expected = sum(journal.last_seq for journal in journals.values())
+        while any(feed.cursor < journals[table_id].last_seq for table_id, feed in feeds.items()):
+            await asyncio.sleep(0.2)
+        stop.set()
+        for feed in list(feeds.values()):
+            feed.stop("bench over")
+        await asyncio.gather(*publishers, return_exceptions=True)
+    sampler.cancel()
+    return expected
 
 
 async def drain(dsn: str, expected: int, timeout: float) -> int:
@@ -187,7 +299,8 @@ async def drain(dsn: str, expected: int, timeout: float) -> int:
         await connection.close()
 
 
-async def figures_of(dsn: str) -> dict[str, float]:
+async def figures_of(dsn: str, sent_at: dict[tuple[str, int], float] | None) -> dict[str, float]:
+    """Duplicates, the storing rate, and the p99 from the row's journal time (or its send time) to its commit."""
     connection = await asyncpg.connect(dsn)
     try:
         row = await connection.fetchrow(
@@ -195,9 +308,14 @@ async def figures_of(dsn: str) -> dict[str, float]:
             "count(*) / greatest(extract(epoch FROM max(received_at) - min(received_at)), 0.001) AS rate, "
             "percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM received_at) - ts) * 1000 AS p99_ms "
             "FROM events")
+        figures = {key: float(row[key]) for key in ("duplicates", "rate", "p99_ms")}
+        if sent_at is not None:
+            waits = sorted(float(r["at"]) - sent_at[(r["table_id"], r["seq"])] for r in await connection.fetch(
+                "SELECT table_id, seq, extract(epoch FROM received_at) AS at FROM events"))
+            figures["p99_ms"] = waits[min(len(waits) - 1, int(len(waits) * 0.99))] * 1000 if waits else 0.0
     finally:
         await connection.close()
-    return {key: float(row[key]) for key in ("duplicates", "rate", "p99_ms")}
+    return figures
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -209,9 +327,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--backlog", action="store_true",
                         help="journal and publish everything while the floor is away, then time its catch-up")
     parser.add_argument("--method", choices=("copy", "unnest", "executemany"), default="copy")
+    parser.add_argument("--publishers", choices=("lean", "real"), default="lean",
+                        help="the tables' messages sent by lean senders, or by real publishers in this process")
+    parser.add_argument("--floors", type=int, default=1, help="floor processes, each following its partition")
     args = parser.parse_args(argv)
+    if args.backlog and args.publishers == "lean":
+        parser.error("--backlog measures the floor behind the real publishers: add --publishers real")
     with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp:
-        print(asyncio.run(bench(args, Path(tmp))))
+        print("\n".join(asyncio.run(bench(args, Path(tmp)))))
     print(f"command: python -m bench.floor {' '.join(argv if argv is not None else sys.argv[1:])}")
     return 0
 
