@@ -239,4 +239,9 @@ def _broker(index: int, entry: Any, environ: Mapping[str, str]) -> Broker:
         raise ConfigError(f"{key}.url", "ca_file/cert_file given but the URL is not mqtts://")
     if ("cert_file" in files) != ("key_file" in files):
         raise ConfigError(f"{key}.cert_file", "a client certificate needs both cert_file and key_file")
-    return Broker(address, prefix, username, password, **files)
+    broker = Broker(address, prefix, username, password, **files)
+    try:  # PEM files that load, a key that fits its certificate: checked here, not at each session
+        broker.tls()
+    except ConfigError as error:
+        raise ConfigError(f"{key}.{'cert_file' if 'cert_file' in files else 'ca_file'}", error.message) from None
+    return broker

@@ -28,6 +28,7 @@ from casino_floor.config import Broker, FloorConfig
 from casino_floor.ingest import Ingest
 from casino_floor.integrity import JournalTrack
 from casino_floor.replay import pieces, replay_request, reply_topic, request_topic
+from casino_floor.session_refusal import fail_fast_on_refusal
 from casino_floor.store import Batch, FloorStore
 from table_runtime.feed.backoff import Backoff
 
@@ -151,7 +152,7 @@ class FloorService:
             password=broker.password.reveal() if broker.password else None, tls_context=broker.tls(), keepalive=15,
             timeout=10.0, queue_type=self._inbox.queue_type(index))
         client._client.manual_ack_set(True)  # acknowledged after the commit (`_ack`)
-        return client
+        return fail_fast_on_refusal(client)  # a refused TLS client certificate named at once, not a timeout
 
     async def _watch(self, client: aiomqtt.Client) -> None:
         """Raise when the session ends (the iterator's error); the messages themselves go to the inbox."""

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import aiomqtt
 
+from casino_floor.session_refusal import fail_fast_on_refusal
 from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.settings import BrokerAddress
 
@@ -63,8 +64,9 @@ class FeedLink:
     async def run(self) -> None:
         while True:
             try:
-                async with aiomqtt.Client(self.broker.host, self.broker.port, username=self._username,
-                                          password=self._password, tls_context=self._tls, keepalive=15) as client:
+                async with fail_fast_on_refusal(aiomqtt.Client(
+                        self.broker.host, self.broker.port, username=self._username, password=self._password,
+                        tls_context=self._tls, keepalive=15)) as client:
                     await client.subscribe(self.filter, qos=1)
                     self._backoff.reset()
                     self.subscribed.set()

@@ -6,7 +6,6 @@ import asyncio
 import logging
 import shutil
 import ssl
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from simulators.mosquitto import MosquittoBroker, TlsFiles, make_password_file
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.journal import Journal
+from tests.pki import make_certificates
 
 from .support import append_entries, retained, settings
 
@@ -73,29 +73,10 @@ async def test_a_wrong_password_keeps_retrying_names_the_refusal_and_not_the_pas
     assert PASSWORD not in caplog.text
 
 
-def openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
-
-
 @pytest.fixture(scope="module")
 def certificates(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A CA, a server certificate for 127.0.0.1 and a client certificate, all made with the openssl CLI.
-
-    (The `cryptography` package is not in the test environment.)
-    """
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed: cannot make certificates")
-    directory = tmp_path_factory.mktemp("pki")
-    (directory / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n", encoding="utf-8")
-    (directory / "client.ext").write_text("extendedKeyUsage=clientAuth\n", encoding="utf-8")
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Test casino CA",
-            "-keyout", "ca.key", "-out", "ca.pem", cwd=directory)  # fmt: skip
-    for name, subject in (("server", "/CN=127.0.0.1"), ("client", "/CN=table-t1")):
-        openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", subject, "-keyout", f"{name}.key",
-                "-out", f"{name}.csr", cwd=directory)  # fmt: skip
-        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                "-days", "2", "-extfile", f"{name}.ext", "-out", f"{name}.pem", cwd=directory)  # fmt: skip
-    return directory
+    """A CA, a server certificate for 127.0.0.1 and a client certificate (tests/pki.py)."""
+    return make_certificates(tmp_path_factory.mktemp("pki"))
 
 
 @pytest.fixture

@@ -46,3 +46,13 @@ def test_a_missing_password_file_is_one_line_naming_its_key(tmp_path: Path) -> N
         config_from_mapping(_brokers_toml(f'username = "floor"\npassword_file = "{tmp_path / "none"}"\n'), environ={})
     assert raised.value.key == "brokers[0].password_file"
     assert "no such file" in str(raised.value)
+
+
+def test_a_ca_file_that_holds_no_certificate_is_one_line_naming_its_key(tmp_path: Path) -> None:
+    ca_file = tmp_path / "ca.pem"
+    ca_file.write_text("not a certificate\n", encoding="utf-8")
+    data = tomllib.loads(floor_toml(DSN, ["mqtts://broker.pit.local:8883"], "casino") + f'ca_file = "{ca_file}"\n')
+    with pytest.raises(ConfigError) as raised:  # at load (check-config), not at each session of the service
+        config_from_mapping(data, environ={})
+    assert raised.value.key == "brokers[0].ca_file"
+    assert "TLS" in str(raised.value)

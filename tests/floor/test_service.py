@@ -19,11 +19,12 @@ from tests.floor.support import connected, floor_config, until_stored
 
 
 @contextlib.asynccontextmanager
-async def publishing(url: str, prefix: str, journals: dict[str, Journal]) -> AsyncIterator[None]:
-    """A real publisher per table, running until the block ends."""
+async def publishing(url: str, prefix: str, journals: dict[str, Journal], **overrides: Any
+                     ) -> AsyncIterator[None]:
+    """A real publisher per table (`overrides`: more of its settings), running until the block ends."""
     async with contextlib.AsyncExitStack() as stack, asyncio.TaskGroup() as tasks:
         for table_id, journal in journals.items():
-            feed = await stack.enter_async_context(FeedPublisher(settings(url, prefix, table_id), journal))
+            feed = await stack.enter_async_context(FeedPublisher(settings(url, prefix, table_id, **overrides), journal))
             tasks.create_task(feed.run())
         yield
         await stack.aclose()
@@ -32,7 +33,13 @@ async def publishing(url: str, prefix: str, journals: dict[str, Journal]) -> Asy
 @contextlib.asynccontextmanager
 async def floor(store: FloorStore, config_args: tuple[str, list[str], str], **floor: Any
                 ) -> AsyncIterator[FloorService]:
-    service = FloorService(floor_config(*config_args, **floor), store)
+    async with following(FloorService(floor_config(*config_args, **floor), store)) as service:
+        yield service
+
+
+@contextlib.asynccontextmanager
+async def following(service: FloorService) -> AsyncIterator[FloorService]:
+    """The service running (connected to every broker) until the block ends."""
     task = asyncio.create_task(service.run())
     try:
         async with asyncio.timeout(10):
