@@ -123,8 +123,9 @@ async def run(config: FloorConfig) -> None:
                                   method=config.write_method)  # type: ignore[arg-type]  # checked by the config
     try:
         async with asyncio.TaskGroup() as tasks:  # the pit page beside the service, in the same process
-            tasks.create_task(FloorService(config, store).run())
-            tasks.create_task(run_pit(config, store=store))
+            service = FloorService(config, store)
+            tasks.create_task(service.run())
+            tasks.create_task(run_pit(config, store=store, service=service))
     finally:
         await store.close()
 

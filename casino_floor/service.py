@@ -21,6 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import aiomqtt
 
@@ -35,6 +36,8 @@ from table_runtime.feed.backoff import Backoff
 logger = logging.getLogger("casino_floor.service")
 
 TOPIC_NAMES = frozenset({"events", "state", "status", "head"})
+
+Observer = Callable[[str, dict[str, Any]], None]  # (topic name, payload) of each message of a followed table
 
 
 Incoming = tuple[int, aiomqtt.Message]  # (the broker's index in the config, the message)
@@ -107,6 +110,8 @@ class FloorService:
     _inbox: Inbox = field(default_factory=Inbox)
     _clients: list[tuple[Broker, aiomqtt.Client]] = field(default_factory=list)
     _asked: dict[tuple[str, str, int], float] = field(default_factory=dict)
+    # Told each message of a followed table as it is taken (the pit page beside the service: one session).
+    observers: list[Observer] = field(default_factory=list)
 
     async def run(self) -> None:
         """Follow the feeds until cancelled; every failure is logged and retried with a backoff."""
@@ -198,6 +203,8 @@ class FloorService:
             return
         name, table_id = levels[-1], payload.get("table_id")
         if name in TOPIC_NAMES and isinstance(table_id, str) and self.config.follows(table_id):
+            for observer in self.observers:
+                observer(name, payload)
             self.ingest.take(name, payload, batch)
 
     def _reply(self, payload: dict[str, object], batch: Batch) -> None:

@@ -147,6 +147,8 @@ class FloorView:
             self._alarm(view, journal, "AlarmRaised", body)
         elif kind == "alarm_cleared":
             self._alarm(view, journal, "AlarmCleared", body)
+        elif kind == "alarm_updated":  # a storm's open alarm counting on
+            self._alarm(view, journal, "AlarmUpdated", body)
         elif kind == "round":
             self._round(view, journal, body, payload.get("ts"))
         elif kind == "event" and _int(payload.get("seq")) > view.state_seq:

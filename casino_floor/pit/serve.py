@@ -1,9 +1,9 @@
 """The pit page as the floor runs it: `serve_pit(config)` beside the floor service (``table-floor run``).
 
-The page follows every broker of the floor configuration on a session of its
-own (not the service's persistent one: the page shows what the tables publish
-now, the store keeps everything), folds the messages of the tables this floor
-process follows into a `FloorView`, and serves it on ``[pit] bind`` with the
+Beside the service the page folds each message the service takes (the tables
+this floor process follows, on the service's sessions: every message is read once
+per process); alone it follows every broker on a session of its own. It shows the
+floor's own alarms from the store. It folds into a `FloorView`, and serves it on ``[pit] bind`` with the
 token from ``[pit] token_env`` (a non-loopback bind without one is refused), answering only a Host header of
 a loopback name, the bound address or ``[pit] allowed_hosts``. Given the store, the shift's figures start
 from the rounds it holds (a restarted floor does not start the shift's drop from zero).
@@ -16,11 +16,15 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
+
+import asyncpg
 
 from casino_floor.config import FloorConfig
 from casino_floor.pit.feed_link import FeedLink
 from casino_floor.pit.picture import FloorPicture
 from casino_floor.pit.server import PitServer
+from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
 from casino_floor.tables_view import FloorView
 from table_runtime.errors import ConfigError
@@ -28,10 +32,11 @@ from table_runtime.errors import ConfigError
 log = logging.getLogger("casino_floor.pit")
 
 
-async def run_pit(config: FloorConfig, *, store: FloorStore | None = None) -> None:
+async def run_pit(config: FloorConfig, *, store: FloorStore | None = None,
+                  service: FloorService | None = None) -> None:
     """`serve_pit` for ``table-floor run``: a page that cannot listen is one log line, and the service goes on."""
     try:
-        await serve_pit(config, store=store)
+        await serve_pit(config, store=store, service=service)
     except OSError as error:
         log.error("pit page: cannot serve on %s (%s); the floor service goes on without it", config.pit_bind, error)
 
@@ -65,29 +70,69 @@ async def serve_pit(
     config: FloorConfig,
     *,
     store: FloorStore | None = None,
+    service: FloorService | None = None,
     language: str = "fr",
     started: Callable[[PitServer], None] | None = None,
     clock: Callable[[], float] = time.time,
 ) -> None:
-    """Serve the pit page until cancelled; `started(server)` once it listens and follows every broker."""
+    """Serve the pit page until cancelled; `started(server)` once it listens and follows every broker.
+
+    Beside the service (`service` given) the page folds the messages the service takes, on the service's own
+    sessions; alone, it follows every broker on sessions of its own (`FeedLink`). With the store, the floor's
+    alarms (gaps, broken chains) are shown from it, every `check_interval`."""
     host, port = parse_bind(config.pit_bind)
     picture = FloorPicture(FloorView(shifts=config.shifts), clock=clock)
     token = config.pit_token.reveal() if config.pit_token is not None else None
     async with PitServer(picture, host=host, port=port, token=token, allowed_hosts=config.pit_allowed_hosts,
                          language=language) as server:
-        links = [
-            FeedLink(broker.address, picture, server.changed, prefix=broker.prefix, username=broker.username,
-                     password=broker.password.reveal() if broker.password else None, tls_context=broker.tls(),
-                     follows=config.follows)
-            for broker in config.brokers
-        ]  # fmt: skip
+        def fold(name: str, payload: dict[str, Any]) -> None:
+            changed = picture.apply(name, payload)
+            if changed is not None:
+                server.changed(changed)
+
         async with asyncio.TaskGroup() as tasks:
-            for link in links:
-                tasks.create_task(link.run())
-            for link in links:  # an unreachable broker is retried, never a stop
-                await link.subscribed.wait()
+            if service is not None:
+                service.observers.append(fold)
+                await service.connected.wait()
+            else:
+                links = [
+                    FeedLink(broker.address, picture, server.changed, prefix=broker.prefix,
+                             username=broker.username, password=broker.password.reveal() if broker.password else None,
+                             tls_context=broker.tls(), follows=config.follows)
+                    for broker in config.brokers
+                ]  # fmt: skip
+                for link in links:
+                    tasks.create_task(link.run())
+                for link in links:  # an unreachable broker is retried, never a stop
+                    await link.subscribed.wait()
             if store is not None:  # after subscribing: a round closed meanwhile is in one or the other, or both
                 await seed_shift(picture, store, clock())
                 server.changed()
+                tasks.create_task(show_floor_alarms(store, fold, config.check_interval, follows=config.follows))
             if started is not None:
                 started(server)
+
+
+async def show_floor_alarms(store: FloorStore, fold: Callable[[str, dict[str, Any]], None], interval: float,
+                            *, follows: Callable[[str], bool] = lambda table_id: True) -> None:
+    """Every `interval`, the floor alarms open in the store onto the page, and those closed since off it."""
+    shown: dict[int, dict[str, Any]] = {}
+    while True:
+        try:
+            async with store.pool.acquire() as connection:
+                rows = await connection.fetch(
+                    "SELECT id, table_id, journal, kind, first_seq, last_seq, message, "
+                    "extract(epoch FROM raised_at) AS raised_at FROM floor_alarms WHERE cleared_at IS NULL")
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            log.warning("pit page: cannot read the floor alarms: %s", error)
+        else:
+            open_now = {int(row["id"]): {**dict(row), "raised_at": float(row["raised_at"])} for row in rows
+                        if follows(str(row["table_id"]))}
+            for alarm_id, row in shown.items():
+                if alarm_id not in open_now:
+                    fold("floor_alarms", {**row, "cleared_at": time.time()})
+            for alarm_id, row in open_now.items():
+                if shown.get(alarm_id) != row:
+                    fold("floor_alarms", row)
+            shown = open_now
+        await asyncio.sleep(interval)

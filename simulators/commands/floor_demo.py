@@ -127,8 +127,9 @@ async def _floor(args: argparse.Namespace, work: Path) -> int:
             _say(f"database: {dsn}")
             async with asyncio.TaskGroup() as tasks:
                 pit_ready: asyncio.Future[PitServer] = loop.create_future()
-                service = tasks.create_task(FloorService(config, store).run())
-                pit = tasks.create_task(serve_pit(config, store=store, language=args.language,
+                floor = FloorService(config, store)
+                service = tasks.create_task(floor.run())
+                pit = tasks.create_task(serve_pit(config, store=store, service=floor, language=args.language,
                                                   started=pit_ready.set_result))
                 server = await pit_ready
                 _say(f"pit page: {server.url}")

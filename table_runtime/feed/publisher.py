@@ -324,7 +324,7 @@ class FeedPublisher:
     ) -> None:
         """Wait for the oldest message in flight to be acknowledged (at most `publish_timeout`), then move the
         cursor past every entry whose messages and all earlier ones are acknowledged."""
-        seq, task = inflight[0]
+        task = inflight[0][1]
         if not task.done():
             await asyncio.wait((task, watcher), timeout=self.settings.publish_timeout,
                                return_when=asyncio.FIRST_COMPLETED)
@@ -333,23 +333,19 @@ class FeedPublisher:
                     watcher.result()
                     raise aiomqtt.MqttError("disconnected while publishing")
                 raise aiomqtt.MqttError(f"no acknowledgement within {self.settings.publish_timeout:g} s")
-        cursor = self._cursor
         while inflight and inflight[0][1].done():
             seq, task = inflight.popleft()
             task.result()
             self.published += 1
-            cursor = max(cursor, seq)
-        if cursor > self._cursor:
-            self._cursor = cursor
-            if self._waiters:
-                self._wake_waiters()
+            self._cursor = max(self._cursor, seq)
+        if self._waiters:
+            self._wake_waiters()
 
     def _wake_waiters(self) -> None:
-        for seq, waiter in list(self._waiters):
-            if seq <= self._cursor:
-                self._waiters.remove((seq, waiter))
-                if not waiter.done():
-                    waiter.set_result(None)
+        for seq, waiter in [entry for entry in self._waiters if entry[0] <= self._cursor]:
+            self._waiters.remove((seq, waiter))
+            if not waiter.done():
+                waiter.set_result(None)
 
     async def _save_cursor(self) -> None:
         if self._cursor != self._saved_cursor:

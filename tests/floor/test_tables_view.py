@@ -95,3 +95,15 @@ def test_shifts_name_and_bound_a_moment() -> None:
     assert end - start == 8 * 3600 and shifts.name_of(start + 7 * 3600) == "2026-12-01T22"
     assert shifts.name_of(start - 1) == "2026-12-01T14"
     assert shifts.name_of(shifts.bounds("2026-12-01T06")[0] - 1) == "2026-11-30T22"
+
+
+def test_a_storms_count_on_the_events_topic_updates_the_open_alarm() -> None:
+    """Beside the service the view reads ``events`` only: an ``alarm_updated`` row counts on the open alarm."""
+    view = FloorView(shifts=Shifts((0,)))
+    alarm = {"id": 3, "kind": str(AlarmKind.COUNTERFEIT_CHIP), "box": 2, "message": "counterfeit chip", "count": 1}
+    header = {"schema_version": 1, "table_id": "T1", "journal": "j1", "ts": time.time()}
+    view.apply("events", {**header, "seq": 3, "type": "AlarmRaised", "kind": "alarm", "body": alarm})
+    view.apply("events", {**header, "seq": 4, "type": "AlarmUpdated", "kind": "alarm_updated",
+                          "body": {**alarm, "count": 40, "message": "40 counterfeit chips"}})
+    (shown,) = view.overview()["tables"][0]["alarms"]
+    assert shown["count"] == 40 and shown["message"] == "40 counterfeit chips"
