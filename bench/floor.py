@@ -46,7 +46,7 @@ import asyncpg
 
 from bench.table_load import TableSender, table_messages
 from simulators.fast_table import FastTable
-from simulators.mosquitto import MosquittoBroker
+from simulators.mosquitto import MosquittoBroker, free_port
 from simulators.postgres import PostgresServer
 from table_runtime.feed.messages import Topics
 from table_runtime.feed.publisher import FeedPublisher
@@ -74,12 +74,13 @@ def floor_config(directory: Path, dsn: str, broker: MosquittoBroker, method: str
     listed = f'tables = [{", ".join(repr(t).replace(chr(39), chr(34)) for t in tables)}]\n' if parts > 1 else ""
     path.write_text(f'[floor]\nfloor_id = "bench"\ndsn = "{dsn}"\nwrite_method = "{method}"\nbatch_rows = 5000\n'
                     f'check_interval = 0.5\npartition = "{part}/{parts}"\n{listed}'
-                    f'[[brokers]]\nurl = "{broker.url}"\nprefix = "{PREFIX}"\n', encoding="utf-8")
+                    f'[[brokers]]\nurl = "{broker.url}"\nprefix = "{PREFIX}"\n'
+                    f'[pit]\nbind = "127.0.0.1:{free_port()}"\n', encoding="utf-8")
     return path
 
 
 def _read(path: Path) -> bytes:
-    return path.read_bytes()
+    return path.read_bytes() if path.exists() else b""
 
 
 def _rss_mb(pid: int) -> float:
@@ -93,12 +94,13 @@ def _rss_mb(pid: int) -> float:
 
 @contextlib.asynccontextmanager
 async def floor_process(config: Path, log: Path) -> AsyncIterator[asyncio.subprocess.Process]:
+    start = len(_read(log))  # floors share the log: this one's line comes after
     with log.open("ab") as out:
         process = await asyncio.create_subprocess_exec(sys.executable, "-m", "casino_floor", "run", "--config",
                                                        str(config), stdout=out, stderr=out)
     try:
         async with asyncio.timeout(30):
-            while b"following the tables on" not in _read(log):
+            while b"following the tables on" not in _read(log)[start:]:
                 await asyncio.sleep(0.05)
         yield process
     finally:

@@ -187,7 +187,8 @@ class TableSender:
                     raise ConnectionError(f"unexpected packet 0x{kind:02x}")
                 self._ack(packet_id)
             buffer = buffer[usable:]
-            self._wake.set()
+            if self.done:  # else only a release wakes the sender: no wake-up per acknowledgement
+                self._wake.set()
 
     def _ack(self, packet_id: int) -> None:
         while self._inflight:
