@@ -27,7 +27,7 @@ import aiomqtt
 
 from casino_floor.config import Broker, FloorConfig
 from casino_floor.ingest import Ingest
-from casino_floor.integrity import JournalTrack
+from casino_floor.integrity import JournalTrack, decode_payload
 from casino_floor.replay import pieces, replay_request, reply_topic, request_topic
 from casino_floor.session_refusal import fail_fast_on_refusal
 from casino_floor.store import Batch, FloorStore
@@ -191,8 +191,9 @@ class FloorService:
         self.counters.received += 1
         message = item[1]
         levels = message.topic.value.split("/")
+        raw = message.payload if isinstance(message.payload, (bytes, str)) else b""
         try:
-            payload = json.loads(message.payload if isinstance(message.payload, (bytes, str)) else b"")
+            payload = decode_payload(raw)
         except ValueError:
             logger.warning("not JSON on %s: dropped", message.topic)
             return
