@@ -17,8 +17,8 @@ connection, by a minimal QoS 1 sender (bench/table_load.py): on a floor each tab
 100 real publishers would take this machine's cores from the floor; P is then from the message's send to its
 commit. ``--publishers real`` runs each table's real `FeedPublisher` in this process, journaling as it goes.
 ``--floors K`` runs K floor processes, each following its part of the tables (``partition = "i/K"`` with the
-table list, so each subscribes to its own tables only). A second line gives the floors' memory: resident set
-sizes sampled each second, the first and the last quarter of the run averaged, and the most.
+table list, so each subscribes to its own tables only). A second line gives the floors' memory: their resident
+sets together, sampled each second, averaged over each quarter of the run, and the most.
 
 ``--backlog`` measures the floor alone: every row is journaled and published while the floor's session is
 offline (the broker queues it), then the floor is started and R is its catch-up rate (P is then the wait, not a
@@ -162,10 +162,11 @@ class Floors:
 
     def memory_line(self) -> str:
         samples = [value for value in self.rss_mb if value > 0] or [0.0]
-        quarter = max(1, len(samples) // 4)
-        first, last = sum(samples[:quarter]) / quarter, sum(samples[-quarter:]) / quarter
-        return (f"floor_memory floors={len(self.configs)} rss_mb_first_quarter={first:.1f} "
-                f"rss_mb_last_quarter={last:.1f} rss_mb_max={max(samples):.1f} samples={len(samples)}")
+        size = max(1, len(samples) // 4)
+        quarters = [samples[index * size:(index + 1) * size] or samples[-size:] for index in range(4)]
+        means = "/".join(f"{sum(part) / len(part):.1f}" for part in quarters)
+        return (f"floor_memory floors={len(self.configs)} rss_mb_by_quarter={means} rss_mb_max={max(samples):.1f} "
+                f"samples={len(samples)}")
 
 
 async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, str]:

@@ -27,7 +27,7 @@ import orjson
 
 from table_runtime.journal import GENESIS_HASH, encode_body, entry_hash
 
-RECENT_HASHES = 4096  # hashes of the last rows of the prefix kept to check a head without a query
+RECENT_HASHES = 1024  # hashes of the last rows of the prefix kept to check a head without a query (a head lags less)
 
 
 class FloorAlarmKind(enum.StrEnum):
