@@ -185,11 +185,13 @@ async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, str]:
             journal._db().execute("PRAGMA synchronous=OFF")
         async with contextlib.AsyncExitStack() as stack:
             floors = Floors(configs, directory / "floor.log", stack)
+            sampler = asyncio.create_task(floors.sample())  # until the floors have drained
             if args.publishers == "lean":
                 expected, sent_at = await lean(args, broker, floors, journals, rows)
             else:
                 expected, sent_at = await real(args, broker, floors, journals, rows, stack), None
             stored = await drain(dsn, expected, timeout=args.seconds * 3 + 60)
+            sampler.cancel()
         figures = await figures_of(dsn, sent_at)
         for journal in journals.values():
             journal.close()
@@ -208,7 +210,6 @@ async def lean(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors
         senders.append(TableSender(table_id, table_messages(journal, Topics(PREFIX, table_id)), "127.0.0.1",
                                    broker.port))
     await floors.start()
-    sampler = asyncio.create_task(floors.sample())
     tasks = [asyncio.create_task(sender.run()) for sender in senders]
     started = time.monotonic()
     faults = iter((args.seconds / 4, args.seconds / 2, args.seconds * 5 / 8) if args.faults else ())
@@ -223,7 +224,6 @@ async def lean(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors
     for sender in senders:
         sender.release(len(sender.messages))
     await asyncio.gather(*tasks)
-    sampler.cancel()
     return (sum(journal.last_seq for journal in journals.values()),
             {(sender.table_id, seq): when for sender in senders for seq, when in sender.sent_at.items()})
 
@@ -256,7 +256,6 @@ async def real(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors
             journal.append_many([rows[index % len(rows)] for index in range(count)], ts=time.time())
     else:
         await floors.start()
-    sampler = asyncio.create_task(floors.sample())
     async with asyncio.TaskGroup() as tasks:
         publishers = [tasks.create_task(publisher(broker.url, t, j, feeds, stop)) for t, j in journals.items()]
         while len(feeds) < len(journals):
@@ -285,7 +284,6 @@ async def real(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors
         for feed in list(feeds.values()):
             feed.stop("bench over")
         await asyncio.gather(*publishers, return_exceptions=True)
-    sampler.cancel()
     return expected
 
 

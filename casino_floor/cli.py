@@ -93,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = load_config(args.config)
         if args.command == "check-config":
             print(describe(config))
+            if (warning := partition_warning(config)) is not None:
+                print(f"table-floor: warning: {warning}", file=sys.stderr)
             return 0
         if args.command == "run":
             asyncio.run(run(config))
@@ -118,7 +120,18 @@ def describe(config: FloorConfig) -> str:
             f"pit on {config.pit_bind}")
 
 
+def partition_warning(config: FloorConfig) -> str | None:
+    """What to say of a partition over the wildcard: each process then reads every table's messages."""
+    if config.partition.count > 1 and config.tables is None:
+        return (f"partition {config.partition.index}/{config.partition.count} with no [floor] tables list: this "
+                "process receives every table's messages and keeps its part; list its tables so it receives only "
+                "its own (docs/floor.md, Scale out)")
+    return None
+
+
 async def run(config: FloorConfig) -> None:
+    if (warning := partition_warning(config)) is not None:
+        logging.getLogger("casino_floor").warning("%s", warning)
     store = await FloorStore.open(config.dsn, password=config.pg_password.reveal() if config.pg_password else None,
                                   method=config.write_method)  # type: ignore[arg-type]  # checked by the config
     try:

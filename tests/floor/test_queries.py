@@ -111,7 +111,15 @@ async def test_the_command_answers_in_csv_and_json_and_bad_input_is_one_line(
     code, out, err = await table_floor(config, "query", "round", "--table", "T1", "--round", "999")
     assert (code, out) == (2, "") and err.count("\n") == 1 and "round 999" in err
     code, out, err = await table_floor(config, "check-config")
-    assert code == 0 and "floor floor-test: every table" in out
+    assert code == 0 and "floor floor-test: every table" in out and err == ""
+    # A partition over the wildcard works, but each process reads every table's messages: said in one line.
+    config.write_text(floor_toml(database, ["mqtt://h"], "casino", partition="1/2"), encoding="utf-8")
+    code, out, err = await table_floor(config, "check-config")
+    assert code == 0 and err.count("\n") == 1 and "partition 1/2 with no [floor] tables list" in err
+    config.write_text(floor_toml(database, ["mqtt://h"], "casino", partition="1/2", tables=["T1", "T2"]),
+                      encoding="utf-8")
+    code, out, err = await table_floor(config, "check-config")
+    assert code == 0 and err == ""
     config.write_text(floor_toml("postgresql://floor:secret@db/floor", ["mqtt://h"], "casino"), encoding="utf-8")
     code, _, err = await table_floor(config, "check-config")
     assert code == 2 and err.count("\n") == 1 and "FLOOR_PG_PASSWORD" in err and "Traceback" not in err
