@@ -2,7 +2,9 @@
 
 Tables publish through the real feed publisher (a journal each, retained
 ``state`` as the runtime offers it) to a real Mosquitto; the pit follows the
-broker (FeedLink into the floor's view), and headless system Chromium shows the
+broker (beside the floor service as ``table-floor run`` serves it, folding the
+messages the service takes, with a PostgreSQL started for the bench; ``--via link``:
+the page alone on its own FeedLink), and headless system Chromium shows the
 overview. For each update we read the wall clock, offer one table a new
 snapshot, and the page records, with a MutationObserver on the cards'
 ``data-seq``, when the card carrying that seq was drawn. The browser's clock is
@@ -34,9 +36,14 @@ from pathlib import Path
 from playwright.async_api import async_playwright
 
 from bench.display import CHROMIUM_ARGS, clock_offset_ms, table_snapshot
+from casino_floor.config import config_from_mapping
 from casino_floor.pit import FloorPicture, PitServer
 from casino_floor.pit.feed_link import FeedLink
-from simulators.mosquitto import MosquittoBroker
+from casino_floor.pit.serve import serve_pit
+from casino_floor.service import FloorService
+from casino_floor.store import FloorStore
+from simulators.mosquitto import MosquittoBroker, free_port
+from simulators.postgres import PostgresServer
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings, parse_broker_url
 from table_runtime.journal import Journal
@@ -62,6 +69,26 @@ def snapshot_for(table_id: str, seq: int) -> dict[str, object]:
     return made
 
 
+async def beside_service(stack: contextlib.AsyncExitStack, group: asyncio.TaskGroup, broker: MosquittoBroker
+                         ) -> tuple[PitServer, asyncio.Task[None]]:
+    """The page as ``table-floor run`` serves it: beside the floor service (a PostgreSQL started for the bench),
+    folding the messages the service takes."""
+    database = stack.enter_context(PostgresServer())
+    config = config_from_mapping({"floor": {"dsn": database.dsn, "floor_id": "bench-pit"},
+                                  "brokers": [{"url": broker.url, "prefix": "bench"}],
+                                  "pit": {"bind": f"127.0.0.1:{free_port()}"}}, environ={})
+    store = await FloorStore.open(database.dsn)
+    stack.push_async_callback(store.close)
+    service = FloorService(config, store)
+    serving = group.create_task(service.run())
+    stack.callback(serving.cancel)
+    ready: asyncio.Future[PitServer] = asyncio.get_running_loop().create_future()
+    following = group.create_task(serve_pit(config, store=store, service=service, started=ready.set_result))
+    stack.callback(following.cancel)
+    async with asyncio.timeout(20):
+        return await ready, following
+
+
 async def run(args: argparse.Namespace) -> int:
     table_ids = [f"T{index + 1:02d}" for index in range(args.tables)]
     with tempfile.TemporaryDirectory(prefix="bench-pit-") as work, MosquittoBroker() as broker:
@@ -76,16 +103,19 @@ async def run(args: argparse.Namespace) -> int:
                 feed = await stack.enter_async_context(FeedPublisher(settings, journal))
                 group.create_task(feed.run())
                 feeds[table_id] = feed
-            picture = FloorPicture()
-            server = await stack.enter_async_context(PitServer(picture, port=0))
-            link = FeedLink(parse_broker_url(broker.url)[0], picture, server.changed, prefix="bench")
-            following = group.create_task(link.run())
-            stack.callback(following.cancel)
+            if args.via == "service":
+                server, following = await beside_service(stack, group, broker)
+            else:
+                picture = FloorPicture()
+                server = await stack.enter_async_context(PitServer(picture, port=0))
+                link = FeedLink(parse_broker_url(broker.url)[0], picture, server.changed, prefix="bench")
+                following = group.create_task(link.run())
+                stack.callback(following.cancel)
+                async with asyncio.timeout(10):
+                    await link.subscribed.wait()
             playwright = await stack.enter_async_context(async_playwright())
             browser = await playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
             stack.push_async_callback(browser.close)
-            async with asyncio.timeout(10):
-                await link.subscribed.wait()
             for table_id, feed in feeds.items():
                 feed.offer_state(snapshot_for(table_id, 1))
             page = await browser.new_page(viewport={"width": 1920, "height": 1080})
@@ -137,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=8, help="tables on the floor (default 8)")
     parser.add_argument("--updates", type=int, default=300, help="measured updates (default 300)")
     parser.add_argument("--warmup", type=int, default=20, help="updates sent first and not measured (default 20)")
+    parser.add_argument("--via", choices=("service", "link"), default="service",
+                        help="the page beside the floor service (as table-floor run serves it), or on its own link")
     parser.add_argument("--churn", type=float, default=0.5, help="seconds between two changes of each other table")
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="the system Chromium")
     return asyncio.run(run(parser.parse_args(argv)))
