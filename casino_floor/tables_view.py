@@ -21,6 +21,8 @@ from casino_floor.shifts import Shifts
 from table_runtime.core.commands import SUPERVISOR_ACK_KINDS
 
 TOPICS = frozenset({"status", "state", "events", "alarms", "rounds", "head", "floor_alarms"})
+SHIFTS_KEPT = 3  # a table's money and counted rounds are kept for its last three shifts (the pit shows the current)
+CLEARED_KEPT = 4096  # cleared alarms remembered per table, so a raise arriving after its clear stays cleared
 _SUPERVISOR = frozenset(str(kind) for kind in SUPERVISOR_ACK_KINDS)
 
 
@@ -56,9 +58,9 @@ class TableView:
     phase: str | None = None
     round: int = 0
     alarms: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # open, by (journal, id)
-    cleared: set[tuple[str, int]] = field(default_factory=set)
-    rounds_seen: set[tuple[str, int]] = field(default_factory=set)
-    money: dict[str, ShiftMoney] = field(default_factory=dict)
+    cleared: dict[tuple[str, int], None] = field(default_factory=dict)  # the last CLEARED_KEPT, oldest first
+    rounds_seen: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # by shift, as `money`
+    money: dict[str, ShiftMoney] = field(default_factory=dict)  # the last SHIFTS_KEPT shifts
     head: dict[str, Any] | None = None
     floor_alarms: dict[int, dict[str, Any]] = field(default_factory=dict)
 
@@ -160,17 +162,28 @@ class FloorView:
     def _alarm(self, view: TableView, journal: str, type_: Any, alarm: dict[str, Any]) -> None:
         key = (journal, _int(alarm.get("id")))
         if type_ == "AlarmCleared":
-            view.cleared.add(key)
+            view.cleared[key] = None
+            if len(view.cleared) > CLEARED_KEPT:
+                del view.cleared[next(iter(view.cleared))]
             view.alarms.pop(key, None)
         elif key not in view.cleared:
             view.alarms[key] = alarm
 
     def _round(self, view: TableView, journal: str, record: dict[str, Any], ts: Any) -> None:
-        key = (journal, _int(record.get("round")))
-        if key in view.rounds_seen or not isinstance(ts, (int, float)):
+        if not isinstance(ts, (int, float)):
             return
-        view.rounds_seen.add(key)
-        money = view.money.setdefault(self.shifts.name_of(float(ts)), ShiftMoney())
+        key, shift = (journal, _int(record.get("round"))), self.shifts.name_of(float(ts))
+        kept = sorted(view.money)
+        if len(kept) >= SHIFTS_KEPT and shift < kept[0]:
+            return  # a shift the pit no longer keeps
+        seen = view.rounds_seen.setdefault(shift, set())
+        if key in seen:
+            return
+        seen.add(key)
+        money = view.money.setdefault(shift, ShiftMoney())
+        for old in sorted(view.money)[:-SHIFTS_KEPT]:
+            del view.money[old]
+            view.rounds_seen.pop(old, None)
         money.rounds += 1
         if record.get("result") == "voided":  # a voided round's stakes go back: no drop, no win
             return

@@ -107,3 +107,27 @@ def test_a_storms_count_on_the_events_topic_updates_the_open_alarm() -> None:
                           "body": {**alarm, "count": 40, "message": "40 counterfeit chips"}})
     (shown,) = view.overview()["tables"][0]["alarms"]
     assert shown["count"] == 40 and shown["message"] == "40 counterfeit chips"
+
+
+def test_the_view_keeps_three_shifts_of_money_and_counts_a_round_once_within_them() -> None:
+    """A view that runs for weeks holds a bounded amount per table: the last three shifts' money and rounds."""
+    shifts = Shifts((0, 8, 16))
+    view = FloorView(shifts=shifts)
+    start = 1_780_000_000 - 1_780_000_000 % 86_400  # a midnight (UTC)
+
+    def settle(round_number: int, hours: float) -> None:
+        view.apply("rounds", {"schema_version": 1, "table_id": "T1", "journal": "j1", "seq": round_number,
+                              "ts": start + hours * 3600, "type": "RoundRecord",
+                              "round": {"round": round_number, "result": "settled", "payouts": [
+                                  {"staked_cents": 1000, "net_cents": -1000}]}})
+
+    for index in range(15):  # five shifts of three rounds
+        settle(index + 1, index * 8 / 3)
+    settle(15, 14 * 8 / 3)  # the newest again: counted once
+    settle(1, 0.0)  # the oldest again: a shift no longer kept, not counted
+    table = view.overview()["tables"][0]
+    assert [shift["shift"] for shift in table["shifts"]] == [shifts.name_of(start + hours * 3600)
+                                                             for hours in (16, 24, 32)]
+    assert [shift["rounds"] for shift in table["shifts"]] == [3, 3, 3]
+    assert all(shift["drop_cents"] == 3000 and shift["win_cents"] == 3000 for shift in table["shifts"])
+    assert sum(len(seen) for seen in view.table("T1").rounds_seen.values()) == 9
