@@ -90,8 +90,6 @@ class Ingest:
                 batch.alarms.extend(track.advance(now))
                 batch.alarms.extend(track.gap_alarms(now, self.gap_grace))
         batch.tracks = [track for track in self._touched.values() if track.changed]
-        gapped = {key[:2] for key in self.open_alarms if key[2] == "gap"}
-        batch.gap_tracks = [track for track in batch.tracks if (track.table_id, track.journal) in gapped]
         seen: set[AlarmKey] = set()
         fresh = []
         for alarm in batch.alarms:

@@ -37,7 +37,6 @@ class Batch:
     states: dict[str, tuple[str, int, dict[str, Any]]] = field(default_factory=dict)  # table -> (journal, seq, p)
     statuses: dict[str, dict[str, Any]] = field(default_factory=dict)
     tracks: list[JournalTrack] = field(default_factory=list)
-    gap_tracks: list[JournalTrack] = field(default_factory=list)  # of `tracks`, those with a gap alarm open
     alarms: list[FloorAlarm] = field(default_factory=list)
 
     def __len__(self) -> int:
@@ -124,11 +123,10 @@ class FloorStore:
                     "head_ts = excluded.head_ts",
                     [(t.table_id, t.journal, t.contiguous_seq, t.contiguous_hash, t.max_seq, t.head_seq, t.head_hash,
                       t.head_ts) for t in batch.tracks])
-            if batch.gap_tracks:
                 await connection.executemany(
                     "UPDATE floor_alarms SET cleared_at = now() WHERE table_id = $1 AND journal = $2 "
                     "AND kind = 'gap' AND cleared_at IS NULL AND last_seq <= $3",
-                    [(t.table_id, t.journal, t.contiguous_seq) for t in batch.gap_tracks])
+                    [(t.table_id, t.journal, t.contiguous_seq) for t in batch.tracks])
             if batch.alarms:
                 await self._raise(connection, batch.alarms)
 
