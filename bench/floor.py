@@ -18,7 +18,9 @@ connection, by a minimal QoS 1 sender (bench/table_load.py): on a floor each tab
 commit. ``--publishers real`` runs each table's real `FeedPublisher` in this process, journaling as it goes.
 ``--floors K`` runs K floor processes, each following its part of the tables (``partition = "i/K"`` with the
 table list, so each subscribes to its own tables only). A second line gives the floors' memory: their resident
-sets together, sampled each second, averaged over each quarter of the run, and the most.
+sets together, sampled each second, averaged over each quarter of the run, and the most. With the lean senders a
+third line gives a pit screen's view (bench/pit_watch.py): a WebSocket on the first floor's pit page, and the
+p99 from a row's send to the first overview showing it.
 
 ``--backlog`` measures the floor alone: every row is journaled and published while the floor's session is
 offline (the broker queues it), then the floor is started and R is its catch-up rate (P is then the wait, not a
@@ -34,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import re
 import signal
 import sys
 import tempfile
@@ -44,6 +47,7 @@ from typing import Any
 
 import asyncpg
 
+from bench.pit_watch import PitWatch
 from bench.table_load import TableSender, table_messages
 from simulators.fast_table import FastTable
 from simulators.mosquitto import MosquittoBroker, free_port
@@ -169,7 +173,7 @@ class Floors:
                 f"samples={len(samples)}")
 
 
-async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, str]:
+async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, ...]:
     rows = template_rows(directory, 40)
     with PostgresServer() as pg, MosquittoBroker(directory=directory / "broker", persistence=True,
                                                  max_inflight_messages=5000) as broker:
@@ -186,18 +190,22 @@ async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, str]:
         async with contextlib.AsyncExitStack() as stack:
             floors = Floors(configs, directory / "floor.log", stack)
             sampler = asyncio.create_task(floors.sample())  # until the floors have drained
+            watch = PitWatch(int(re.findall(r"bind = \"127\.0\.0\.1:(\d+)\"", configs[0].read_text())[0]))
+            watching = asyncio.create_task(watch.run())  # a pit screen open on the first floor's page
             if args.publishers == "lean":
                 expected, sent_at = await lean(args, broker, floors, journals, rows)
             else:
                 expected, sent_at = await real(args, broker, floors, journals, rows, stack), None
             stored = await drain(dsn, expected, timeout=args.seconds * 3 + 60)
             sampler.cancel()
+            watching.cancel()
         figures = await figures_of(dsn, sent_at)
         for journal in journals.values():
             journal.close()
     return (f"floor tables={args.tables} events={expected} stored={stored} lost={expected - stored} "
             f"duplicate_rows={figures['duplicates']:.0f} events_per_s={figures['rate']:.0f} "
-            f"table_to_store_p99_ms={figures['p99_ms']:.0f}", floors.memory_line())
+            f"table_to_store_p99_ms={figures['p99_ms']:.0f}", floors.memory_line(),
+            *([watch.line(sent_at, f"1of{args.floors}")] if sent_at is not None else []))
 
 
 async def lean(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors, journals: dict[str, Journal],

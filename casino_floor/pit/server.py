@@ -55,7 +55,12 @@ class PitSource(Protocol):
 
 
 class _Screen(Screen):
-    """One connected page (web_common.Screen): the overview (`table_id` None), or one table's view."""
+    """One connected page (web_common.Screen): the overview (`table_id` None), or one table's view.
+
+    At most ten pictures a second: a busy floor changes faster than a page can show, and each overview is drawn
+    and encoded for every table; a change still reaches the page within a tenth of a second of the last."""
+
+    picture_interval = 0.1
 
     def __init__(self, ws: web.WebSocketResponse, request: web.Request, table_id: str | None) -> None:
         super().__init__(ws, request)

@@ -71,7 +71,12 @@ async def start_site(app: web.Application, host: str, port: int) -> tuple[web.Ap
 
 
 class Screen:
-    """One connected page: its WebSocket and what waits to be sent to it."""
+    """One connected page: its WebSocket and what waits to be sent to it.
+
+    `picture_interval`: the least time between two pictures sent to it (0: each as soon as it is drawn, the
+    dealer's display); the newest picture waits and replaces the older meanwhile."""
+
+    picture_interval = 0.0
 
     def __init__(self, ws: web.WebSocketResponse, request: web.Request) -> None:
         self.ws = ws
@@ -134,6 +139,8 @@ async def _send_loop(screen: Screen, keepalive: float, send_timeout: float, what
             if text is not None:
                 async with asyncio.timeout(send_timeout):
                     await screen.ws.send_str(text)
+                if screen.picture_interval > 0:
+                    await asyncio.sleep(screen.picture_interval)  # pictures drawn meanwhile: only the newest
         except (TimeoutError, ConnectionError, RuntimeError) as error:
             # RuntimeError: aiohttp refuses to send on a closing socket.
             log.info("dropping a %s screen: %r", what, error)
