@@ -16,7 +16,7 @@ from typing import Any
 from table_runtime.errors import ConfigError
 from table_runtime.game.commands import PANEL_BUTTONS
 from table_runtime.game.rules import RuleOptions, TableLimits
-from table_runtime.journal import journal_path
+from table_runtime.journal import CHECKPOINT_ROWS, journal_path
 
 ENV_MQTT_PASSWORD = "TABLE_MQTT_PASSWORD"
 ENV_SUPERVISOR_PIN = "TABLE_SUPERVISOR_PIN"
@@ -138,7 +138,7 @@ class ClockConfig:
 class JournalConfig:
     """How often the journal is checkpointed (docs/journal.md "Checkpoints")."""
 
-    checkpoint_rows: int = 2000  # rows between two checkpoints: a start replays at most this many and one round
+    checkpoint_rows: int = CHECKPOINT_ROWS  # between two checkpoints: a start replays at most this many and a round
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -30,13 +30,14 @@ from table_runtime.journal.chain import (
     verify_connection,
     verify_file,
 )
-from table_runtime.journal.checkpoints import Checkpoint
+from table_runtime.journal.checkpoints import CHECKPOINT_ROWS, Checkpoint
 from table_runtime.journal.failures import JournalUnwritableError
 from table_runtime.journal.rows import JournalBodyError, JournalEntry, encode_body
 from table_runtime.journal.schema import JOURNAL_FILE, SCHEMA_VERSION, journal_path
 from table_runtime.journal.store import Journal, JournalClosedError
 
 __all__ = [
+    "CHECKPOINT_ROWS",
     "GENESIS_HASH",
     "JOURNAL_FILE",
     "SCHEMA_VERSION",

@@ -21,6 +21,10 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+CHECKPOINT_ROWS = 2000
+"""Rows between two checkpoints by default (`[journal] checkpoint_rows`): a start replays at most this many rows and
+one round (bench/README.md "Journal checkpoints" measured the cost)."""
+
 CHECKPOINTS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS checkpoints (
     seq INTEGER PRIMARY KEY,

@@ -6,9 +6,11 @@ connections and processes (the feed, `recall`, `journal verify`) read while the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from table_runtime.errors import JournalError
@@ -90,3 +92,16 @@ def fsync_directory(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def write_transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction (BEGIN IMMEDIATE): committed when the block ends, rolled back if it raises."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise

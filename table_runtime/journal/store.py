@@ -30,9 +30,16 @@ from table_runtime.journal.checkpoints import Checkpoint
 from table_runtime.journal.failures import JournalUnwritableError, unwritable
 from table_runtime.journal.file_check import check_existing_file
 from table_runtime.journal.rows import PAGE_ROWS, JournalBodyError, JournalEntry, check_kind, check_ts, encode_body
-from table_runtime.journal.schema import connect, fsync_directory, prepare_schema, read_journal_id
+from table_runtime.journal.schema import (
+    connect,
+    fsync_directory,
+    prepare_schema,
+    read_journal_id,
+    write_transaction,
+)
 
 __all__ = ["Journal", "JournalClosedError", "JournalUnwritableError"]
+
 
 
 class JournalClosedError(JournalError):
@@ -145,17 +152,11 @@ class Journal:
         with self._lock:
             db = self._db()
             try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
+                with write_transaction(db):
                     row = db.execute("SELECT hash FROM entries WHERE seq = ?", (seq,)).fetchone()
                     if row is None:
                         raise JournalError(f"{self._path}: no row {seq} to checkpoint")
                     checkpoint = checkpoints.insert(db, seq, str(row[0]), state)
-                    db.execute("COMMIT")
-                except BaseException:
-                    if db.in_transaction:
-                        db.execute("ROLLBACK")
-                    raise
             except sqlite3.Error as error:
                 raise JournalError(f"{self._path}: checkpoint failed: {error}") from error
         return checkpoint
@@ -231,8 +232,7 @@ class Journal:
             db = self._db()
             started = time.perf_counter()
             try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
+                with write_transaction(db):
                     seq, prev_hash = db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
                     for kind, body_text in prepared:
                         seq += 1
@@ -244,11 +244,6 @@ class Journal:
                         entries.append(JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest))
                         prev_hash = digest
                     db.execute("UPDATE head SET seq = ?, hash = ? WHERE id = 1", (seq, prev_hash))
-                    db.execute("COMMIT")
-                except BaseException:
-                    if db.in_transaction:
-                        db.execute("ROLLBACK")
-                    raise
             except sqlite3.Error as error:
                 raise unwritable(self._path, error) or JournalError(f"{self._path}: append failed: {error}") from error
             if self.commit_observer is not None:

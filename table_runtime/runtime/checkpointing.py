@@ -20,10 +20,6 @@ from table_runtime.game.table import Table
 from table_runtime.journal import Checkpoint
 from table_runtime.runtime.alarms import AlarmBoard
 
-CHECKPOINT_ROWS = 2000
-"""Rows between two checkpoints by default: a start replays at most this many rows and one round (bench/README.md
-"Journal checkpoints" measured the cost)."""
-
 
 @dataclass(frozen=True, slots=True)
 class Resume:

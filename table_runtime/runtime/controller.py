@@ -33,10 +33,10 @@ from table_runtime.game.round import IN_PLAY
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table
-from table_runtime.journal import Journal, JournalEntry, JournalUnwritableError
+from table_runtime.journal import CHECKPOINT_ROWS, Journal, JournalEntry, JournalUnwritableError
 from table_runtime.runtime.alarm_step import AlarmStep
 from table_runtime.runtime.alarms import AlarmBoard
-from table_runtime.runtime.checkpointing import CHECKPOINT_ROWS, resume, state_of
+from table_runtime.runtime.checkpointing import resume, state_of
 from table_runtime.runtime.journal_outage import JournalOutage
 from table_runtime.runtime.outage_steps import JournalOutageSteps
 from table_runtime.runtime.terms import check_terms, round_record
