@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
@@ -43,28 +45,38 @@ class Live:
             await self.hands.until("a card", lambda: shoe.dealt >= target)  # noqa: B023 - awaited at once
 
 
-@pytest.fixture
-async def live(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Live]:
-    """The live table; a test marked `with_display` also gets the dealer display on a free port."""
-    journal = Journal.open(journal_path(tmp_path))
+@contextlib.asynccontextmanager
+async def live_table(journal: Journal, data_dir: Path, *, display: bool = False, **app_options: Any
+                     ) -> AsyncIterator[Live]:
+    """The table on `journal`, its devices simulated under `data_dir`, running until the block ends
+    (`app_options`: more of `LiveDevices.app`'s, such as the feed)."""
     controller = TableController(table_id="E2E", rules=profile("fr-casino"), limits=TableLimits(),
                                  journal=journal, clock=lambda: 1_800_000_000.0, zones=zone_names(7))
-    devices = LiveDevices(controller, seed=3, data_dir=tmp_path, pin_factory=MockFactory(pin_class=MockPWMPin))
+    devices = LiveDevices(controller, seed=3, data_dir=data_dir, pin_factory=MockFactory(pin_class=MockPWMPin))
     devices.start()
-    app = devices.app(controller)
-    if request.node.get_closest_marker("with_display"):
+    app = devices.app(controller, **app_options)
+    if display:
         app.display = DisplayServer(app, port=0, language="fr", supervisor_pin="2468")
     runner = asyncio.create_task(app.run())
-    hands = LiveHands(app, devices, random.Random(1), error_rate=0.0)
     try:
-        await hands.until("shoe online", lambda: controller.devices["shoe"] == "online", 20)
-        await hands.until("reader online", lambda: controller.devices["chips"] == "online", 20)
-        yield Live(app, devices, hands)
+        yield Live(app, devices, LiveHands(app, devices, random.Random(1), error_rate=0.0))
     finally:
         app.stop("test over")
         async with asyncio.timeout(20):
             await runner
         devices.stop()
+
+
+@pytest.fixture
+async def live(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Live]:
+    """The live table; a test marked `with_display` also gets the dealer display on a free port."""
+    journal = Journal.open(journal_path(tmp_path))
+    try:
+        async with live_table(journal, tmp_path, display=bool(request.node.get_closest_marker("with_display"))) \
+                as table:
+            controller = table.controller
+            await table.hands.until("shoe online", lambda: controller.devices["shoe"] == "online", 20)
+            await table.hands.until("reader online", lambda: controller.devices["chips"] == "online", 20)
+            yield table
+    finally:
         journal.close()
-
-
