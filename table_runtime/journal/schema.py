@@ -62,6 +62,8 @@ def prepare_schema(db: sqlite3.Connection, path: Path) -> None:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, SCHEMA_VERSION):
             raise JournalError(f"{path}: journal schema {version}, this program reads {SCHEMA_VERSION}")
+        if version == SCHEMA_VERSION and _complete(db):
+            return  # nothing to write: a reader's open (recall, verify) takes no write lock beside the table's
         try:
             # A new journal gets its id here; so does an old one, written before ids, on its first open.
             give_id = f"INSERT OR IGNORE INTO meta (key, value) VALUES ('{JOURNAL_ID_KEY}', '{uuid.uuid4().hex}');"
@@ -72,6 +74,15 @@ def prepare_schema(db: sqlite3.Connection, path: Path) -> None:
             raise
     except sqlite3.Error as error:
         raise unwritable(path, error) or JournalError(f"{path}: not a journal: {error}") from error
+
+
+def _complete(db: sqlite3.Connection) -> bool:
+    """The journal has every table of the schema, its head row and its id."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"entries", "head", "meta"} <= tables:
+        return False
+    return (db.execute("SELECT 1 FROM head WHERE id = 1").fetchone() is not None
+            and db.execute("SELECT 1 FROM meta WHERE key = ?", (JOURNAL_ID_KEY,)).fetchone() is not None)
 
 
 def read_journal_id(db: sqlite3.Connection, path: Path) -> str:

@@ -220,6 +220,29 @@ def test_closed_journal_refuses_use(path: Path) -> None:
         journal.append("x", {}, ts=1.0)
 
 
+def test_a_reader_opens_while_a_writer_holds_the_write_lock(path: Path) -> None:
+    """`recall` or `journal verify` beside the running table: opening a current journal writes nothing, so it
+    does not wait for (or take) the write lock the table's transaction holds."""
+    with Journal.open(path) as journal:
+        journal.append("event", {"type": "Note"}, ts=1.0)
+    holder = sqlite3.connect(path, isolation_level=None, timeout=0.1)
+    holder.execute("BEGIN IMMEDIATE")  # the table, mid-transaction
+    try:
+        opened: list[int] = []
+
+        def open_and_read() -> None:
+            with Journal.open(path) as reader:
+                opened.append(reader.last_seq)
+
+        thread = threading.Thread(target=open_and_read)
+        thread.start()
+        thread.join(timeout=5.0)  # a writing open would wait out sqlite's 10 s busy timeout, then fail
+        assert opened == [1]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
 def test_a_second_connection_reads_while_the_first_appends(path: Path) -> None:
     writer = Journal.open(path)
     reader = Journal.open(path)
