@@ -41,7 +41,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -211,23 +211,23 @@ async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, ...]:
 async def lean(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors, journals: dict[str, Journal],
                rows: list[tuple[str, dict[str, Any]]]) -> tuple[int, dict[tuple[str, int], float]]:
     """The tables' real messages, made before the run, sent at the rate by lean senders (bench/table_load.py)."""
-    count = round(args.rate * args.seconds)
     senders = []
     for table_id, journal in journals.items():
-        journal.append_many([rows[index % len(rows)] for index in range(count)], ts=time.time())
+        fill(journal, rows, round(args.rate * args.seconds))
         senders.append(TableSender(table_id, table_messages(journal, Topics(PREFIX, table_id)), "127.0.0.1",
                                    broker.port))
     await floors.start()
     tasks = [asyncio.create_task(sender.run()) for sender in senders]
+    if args.faults:
+        def restart_tables() -> None:
+            for sender in senders[::10]:
+                sender.restart()
+
+        tasks.append(asyncio.create_task(faults(args.seconds, broker, floors, restart_tables)))
     started = time.monotonic()
-    faults = iter((args.seconds / 4, args.seconds / 2, args.seconds * 5 / 8) if args.faults else ())
-    next_fault = next(faults, None)
     while (elapsed := time.monotonic() - started) < args.seconds:
         for sender in senders:
             sender.release(round(len(sender.messages) * elapsed / args.seconds) - sender.released)
-        if next_fault is not None and elapsed >= next_fault:
-            await fault(next_fault, args.seconds, broker, floors, senders)
-            next_fault = next(faults, None)
         await asyncio.sleep(0.05)
     for sender in senders:
         sender.release(len(sender.messages))
@@ -236,19 +236,23 @@ async def lean(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors
             {(sender.table_id, seq): when for sender in senders for seq, when in sender.sent_at.items()})
 
 
-async def fault(at: float, seconds: float, broker: MosquittoBroker, floors: Floors,
-                senders: Sequence[TableSender]) -> None:
+def fill(journal: Journal, rows: list[tuple[str, dict[str, Any]]], count: int) -> None:
+    """Journal `count` rows of the template at once (their real hash chain)."""
+    journal.append_many([rows[index % len(rows)] for index in range(count)], ts=time.time())
+
+
+async def faults(seconds: float, broker: MosquittoBroker, floors: Floors, restart_tables: Callable[[], None]
+                 ) -> None:
     """A quarter in: the first floor killed (SIGKILL) and restarted; half-way: the broker restarted; at 5/8: a
-    tenth of the tables restarted."""
-    if at == seconds / 4:
-        await floors.kill_and_restart_first()
-    elif at == seconds / 2:
-        broker.stop()
-        await asyncio.sleep(0.5)
-        broker.start()
-    else:
-        for sender in senders[::10]:
-            sender.restart()
+    tenth of the tables restarted (`restart_tables`)."""
+    await asyncio.sleep(seconds / 4)
+    await floors.kill_and_restart_first()
+    await asyncio.sleep(seconds / 4)
+    broker.stop()
+    await asyncio.sleep(0.5)
+    broker.start()
+    await asyncio.sleep(seconds / 8)
+    restart_tables()
 
 
 async def real(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors, journals: dict[str, Journal],
@@ -260,8 +264,7 @@ async def real(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors
         async with contextlib.AsyncExitStack() as first:
             await Floors(floors.configs, floors.log, first).start()
         for journal in journals.values():
-            count = round(args.rate * args.seconds)
-            journal.append_many([rows[index % len(rows)] for index in range(count)], ts=time.time())
+            fill(journal, rows, round(args.rate * args.seconds))
     else:
         await floors.start()
     async with asyncio.TaskGroup() as tasks:
@@ -275,15 +278,11 @@ async def real(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors
         tables = asyncio.gather(*(table(j, rows, args.rate, 0 if args.backlog else args.seconds, feeds, t)
                                   for t, j in journals.items()))
         if args.faults:
-            await asyncio.sleep(args.seconds / 4)
-            await floors.kill_and_restart_first()
-            await asyncio.sleep(args.seconds / 4)
-            broker.stop()
-            await asyncio.sleep(0.5)
-            broker.start()
-            await asyncio.sleep(args.seconds / 8)
-            for table_id in list(journals)[:: 10]:
-                feeds[table_id].stop("bench restart")
+            def restart_tables() -> None:
+                for table_id in list(journals)[::10]:
+                    feeds[table_id].stop("bench restart")
+
+            await faults(args.seconds, broker, floors, restart_tables)
         await tables
         expected = sum(journal.last_seq for journal in journals.values())
         while any(feed.cursor < journals[table_id].last_seq for table_id, feed in feeds.items()):
