@@ -14,6 +14,8 @@ import time
 
 import aiohttp
 
+from bench.feed import percentile
+
 
 class PitWatch:
     """Follows the pit page on 127.0.0.1:`port` until cancelled, reconnecting when the floor restarts."""
@@ -47,7 +49,6 @@ class PitWatch:
                 self.shown.append((now, table_id, seq))
 
     def line(self, sent_at: dict[tuple[str, int], float], page: str) -> str:
-        waits = sorted(when - sent_at[(table_id, seq)] for when, table_id, seq in self.shown
-                       if (table_id, seq) in sent_at)
-        p99 = waits[min(len(waits) - 1, int(len(waits) * 0.99))] * 1000 if waits else 0.0
+        waits = [when - sent_at[(table_id, seq)] for when, table_id, seq in self.shown if (table_id, seq) in sent_at]
+        p99 = percentile(waits, 0.99) * 1000 if waits else 0.0
         return f"floor_pit page={page} updates_seen={len(waits)} row_to_page_p99_ms={p99:.0f}"
