@@ -19,14 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from simulators.fast_table import FastTable
-from table_runtime.core.inputs import core_input_from_dict
+from table_runtime.core.core_state import checkpoint_state
+from table_runtime.core.record import DERIVED_KINDS, fold_row
 from table_runtime.core.table_core import TableCore
 from table_runtime.game.events import RoundStarted
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.journal import Journal, encode_body, entry_hash, journal_path
 from table_runtime.journal import checkpoints as sealed
-from table_runtime.runtime.alarms import AlarmBoard
-from table_runtime.runtime.checkpointing import state_of
 from table_runtime.runtime.controller import TableController
 
 Row = tuple[float, str, str]  # ts, kind, body text
@@ -89,24 +88,18 @@ def fill(path: Path, rows: int, template_rows: list[Row], template_rounds: int) 
 
 
 def checkpoint(path: Path, rules: RuleOptions, limits: TableLimits, *, every: int) -> int:
-    """Write the checkpoints the controller would have written (replaying the whole journal); how many."""
-    core, board, last, written = TableCore(rules, limits), AlarmBoard(), 0, 0
+    """Write the checkpoints the controller would have written (the one fold over the whole journal); how many."""
+    core, last, written = TableCore(rules, limits), 0, 0
     with Journal.open(path) as journal:
         found: list[tuple[int, dict[str, Any]]] = []
-        for entry in journal.entries(kinds=("input", "alarm", "alarm_cleared")):
-            if entry.kind == "alarm":
-                board.raised(entry.body)
-            elif entry.kind == "alarm_cleared":
-                board.cleared(int(entry.body["id"]))
-            else:
-                item = core_input_from_dict(entry.body)
-                due = (entry.body.get("type") == "BetsLocked" and not core.table.round_in_play
-                       and entry.seq - 1 - last >= every)
-                state = state_of(core, board.active, board.counts) if due else None
-                events = core.apply(item)
-                if state is not None and any(isinstance(event, RoundStarted) for event in events):
-                    found.append((entry.seq - 1, state))
-                    last = entry.seq - 1
+        for entry in journal.entries(exclude=DERIVED_KINDS):
+            due = (entry.kind == "input" and entry.body.get("type") == "BetsLocked"
+                   and not core.table.round_in_play and entry.seq - 1 - last >= every)
+            state = checkpoint_state(core) if due else None
+            events = fold_row(core, entry.seq, entry.kind, entry.body)
+            if state is not None and any(isinstance(event, RoundStarted) for event in events):
+                found.append((entry.seq - 1, state))
+                last = entry.seq - 1
         db = journal._db()
         db.execute("BEGIN IMMEDIATE")
         for seq, state in found:

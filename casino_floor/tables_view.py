@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from casino_floor.shifts import Shifts
-from table_runtime.core.commands import SUPERVISOR_ACK_KINDS
+from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS
 
 TOPICS = frozenset({"status", "state", "events", "alarms", "rounds", "head", "floor_alarms"})
 SHIFTS_KEPT = 3  # a table's money and counted rounds are kept for its last three shifts (the pit shows the current)

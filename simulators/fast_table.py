@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Shuffle, SimulatedDealer
 from simulators.shoe_firmware import shuffled_shoe
 from simulators.simulation_errors import SimulationError
+from table_runtime.core.alarm_ledger import needs_supervisor
 from table_runtime.core.commands import command_input
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
@@ -26,7 +27,6 @@ from table_runtime.game.inputs import (
     ShoeShuffled,
 )
 from table_runtime.game.shoe_count import shoe_id_of, shoe_number_of
-from table_runtime.runtime.alarms import needs_supervisor
 from table_runtime.runtime.controller import TableController
 
 

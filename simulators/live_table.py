@@ -30,11 +30,11 @@ from simulators.shoe import SimulatedShoe
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry
 from table_runtime.config import PanelPins, zone_names
+from table_runtime.core.alarm_ledger import needs_supervisor
 from table_runtime.core.zones_due import expected_zones
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 from table_runtime.game.shoe_count import shoe_number_of
-from table_runtime.runtime.alarms import needs_supervisor
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.controller import TableController
 

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import pytest
 
+from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS
 from table_runtime.feed.messages import encode_payload
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm
 from table_runtime.journal import encode_body, entry_hash
-from table_runtime.runtime.alarms import SUPERVISOR_ACK_KINDS
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "alarms.md"

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from table_runtime.core.alarm_ledger import needs_supervisor
 from table_runtime.core.inputs import CoreInput
 from table_runtime.errors import CardCodeError
 from table_runtime.game.alarm_kinds import AlarmKind
@@ -44,23 +45,7 @@ COMMAND_ROLES: Final[dict[Command, frozenset[Role]]] = {
     command: frozenset({Role.SUPERVISOR}) if command == Command.VOID else ACTING for command in Command
 }
 
-# The alarms that exist to catch the dealer (or a device or chip the dealer could exploit): only the pit
-# supervisor, with the supervisor PIN, takes them off the banner. docs/alarms.md marks the same kinds
-# (tests/test_alarm_catalogue.py checks the two agree).
-SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
-    AlarmKind.PAST_POSTING, AlarmKind.WRONG_PAYOUT, AlarmKind.WRONG_WINDOW_AMOUNT,
-    AlarmKind.COUNTERFEIT_CHIP, AlarmKind.STOLEN_CHIP, AlarmKind.VOID_CHIP, AlarmKind.OTHER_CASINO_CHIP,
-    AlarmKind.TAG_MISMATCH,
-    AlarmKind.CARD_OVERCOUNT, AlarmKind.SHOE_COUNT_MISMATCH, AlarmKind.MISSED_CARDS, AlarmKind.SHOE_DOOR_OPEN,
-    AlarmKind.SUPERVISOR_PIN_LOCKED, AlarmKind.REGISTRY_UNREADABLE, AlarmKind.JOURNAL_BROKEN,
-})
-
 REFUSED_RULE = "TABLE.md A round"
-
-
-def needs_supervisor(kind: str) -> bool:
-    """Whether an alarm of this kind is acknowledged only by the supervisor (not by the dealer alone)."""
-    return kind in SUPERVISOR_ACK_KINDS
 
 
 def panel_role(command: str) -> Role:
@@ -137,14 +122,13 @@ def card_inputs(core: TableCore, item: CardDrawn, source: str) -> tuple[tuple[Co
     them first (TABLE.md A round step 1: NO MORE BETS, or the first card out of the shoe)."""
     table, chips = core.table, core.chips
     if (chips.zones and chips.phase == "betting" and not table.round_in_play and table.shoe.loaded
-            and not table.shoe.burns_left and chips.has_stakes()):
+            and not table.shoe.burns_left and chips.has_stakes() and not core.halted):
         return ((bets_from_zones(core), "first card"), (item, source))
     return ((item, source),)
 
 
-def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, source: str,
-           alarm_kinds: Mapping[int, str]) -> Decision:
-    """What a press of `name` by `role` means now; `alarm_kinds` are the active alarms (id -> kind)."""
+def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, source: str) -> Decision:
+    """What a press of `name` by `role` means now (the open alarms are the core's ledger)."""
     try:
         command = Command(name)
     except ValueError:
@@ -153,6 +137,9 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
         if role == Role.PIT:
             return Refused("pit view is read-only")
         return Refused(f"{command} needs the supervisor")
+    halted = core.halted
+    if halted and command != Command.ACK_ALARM:
+        return Refused(f"{command} refused: play is stopped: {halted}")
     table = core.table
     round_ = table.round
     if command == Command.DEAL:
@@ -163,7 +150,8 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
         return Submit(command, ((bets_from_zones(core), source),))
     if command == Command.ACK_ALARM:
         alarm_id = int(args.get("id", 0))
-        kind = alarm_kinds.get(alarm_id)
+        alarm = core.alarms.get(alarm_id)
+        kind = None if alarm is None else str(alarm["kind"])
         if kind is None:
             return Refused("no such alarm")
         if role != Role.SUPERVISOR and needs_supervisor(kind):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.inputs import ZoneChip
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
@@ -47,6 +48,23 @@ def core_state(core: TableCore) -> dict[str, Any]:
         # refused chips a zone holds past those listed, by kind (absent in checkpoints written before it)
         "unlisted": {zone: [[kind, count] for kind, count in chips.unlisted[zone]] for zone in sorted(chips.unlisted)},
     }
+
+
+def checkpoint_state(core: TableCore) -> dict[str, Any]:
+    """What a journal checkpoint holds: the core between rounds and its alarm ledger (the open alarms in the order
+    raised, the count raised per kind), which may be older than any round."""
+    return {"core": core_state(core), **core.alarms.state()}
+
+
+def restore_checkpoint(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, Any], *,
+                       zones: Iterable[str] = ()) -> TableCore:
+    """The core a `checkpoint_state` described; a `JournalError` when the state is not one."""
+    core = restore(rules, limits, state["core"], zones=zones)
+    try:
+        core.alarms = AlarmLedger.restore(state["alarms"], state["alarm_counts"])
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise JournalError(f"a checkpoint's alarms are unreadable: {error!r}") from error
+    return core
 
 
 def restore_table(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, Any]) -> Table:

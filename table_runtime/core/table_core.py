@@ -1,9 +1,18 @@
-"""`TableCore`: the game table and the chip watcher, and the one transition function over both.
+"""`TableCore`: the game table, the chip watcher and the alarm ledger, and the one transition function over them.
 
 `apply(input)` returns every event the input caused, the chip watcher's alarms
-included, so they are journaled in the same transaction; the core after a
-restart is `replay(journaled inputs)`. `decide(...)` (commands.py) turns a
-dealer's press into the inputs it means, from this state alone.
+included, so they are journaled in the same transaction; `step(input, seq)` is
+the same for the input journaled at row `seq` (the round's alarms start there).
+The core after a restart is the fold of its journal (core/record.py).
+`decide(...)` (commands.py) turns a dealer's press into the inputs it means,
+from this state alone.
+
+While play is stopped (an open alarm of a halting kind, core/alarm_ledger.py)
+no input changes the round: a card out of the shoe is counted and held with a
+`play_stopped` alarm, never dealt; the chips on the zones are still followed
+(the chip watch's alarms still sound: what moves on a stopped table matters to
+surveillance); a shuffle or the cut card still updates the shoe's account (the
+shoe is what it is); the command table refuses every command but the clearing.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from table_runtime.core import commands
+from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.chip_watch import ChipWatch
 from table_runtime.core.inputs import CoreInput, ZoneChanged
 from table_runtime.game.events import Event, RoundStarted
@@ -22,16 +32,32 @@ from table_runtime.game.table import Table
 
 
 class TableCore:
-    """One table: the shoe and rounds (`table`) and the chips on its zones (`chips`)."""
+    """One table: the shoe and rounds (`table`), the chips on its zones (`chips`) and its alarms (`alarms`)."""
 
     def __init__(self, rules: RuleOptions, limits: TableLimits | None = None, *, zones: Iterable[str] = ()) -> None:
         self.table = Table(rules, limits)
         self.chips = ChipWatch(tuple(zones))
+        self.alarms = AlarmLedger()
+
+    @property
+    def halted(self) -> str:
+        """Why play is stopped, or "" while it is not (core/alarm_ledger.py)."""
+        return self.alarms.halted
+
+    def step(self, item: CoreInput, seq: int) -> list[Event]:
+        """`apply` for the input journaled at row `seq`: a round it starts lists its alarms from there."""
+        events = self.apply(item)
+        if any(isinstance(event, RoundStarted) for event in events):
+            self.alarms.round_started(seq)
+        return events
 
     def apply(self, item: CoreInput) -> list[Event]:
         """The one transition: the events `item` caused (chip alarms included)."""
         if isinstance(item, ZoneChanged):
             return list(self.chips.zone_changed(item))
+        halted = self.alarms.halted
+        if halted and isinstance(item, CardDrawn):
+            return self.table.hold_while_stopped(item.card, halted)
         events = self.table.apply(item)
         if not self.chips.zones:
             return events
@@ -41,9 +67,8 @@ class TableCore:
         events += self.chips.follow(round_, events)
         return events
 
-    def decide(self, name: str, args: Mapping[str, Any], *, role: str, source: str,
-               alarm_kinds: Mapping[int, str]) -> commands.Decision:
-        return commands.decide(self, name, args, role=role, source=source, alarm_kinds=alarm_kinds)
+    def decide(self, name: str, args: Mapping[str, Any], *, role: str, source: str) -> commands.Decision:
+        return commands.decide(self, name, args, role=role, source=source)
 
     def card_inputs(self, item: CardDrawn, source: str) -> tuple[tuple[CoreInput, str], ...]:
         return commands.card_inputs(self, item, source)
@@ -74,11 +99,3 @@ class TableCore:
             extra["payout_check"] = check
         return extra
 
-
-def replay(rules: RuleOptions, inputs: Iterable[CoreInput], limits: TableLimits | None = None, *,
-           zones: Iterable[str] = ()) -> TableCore:
-    """The core after `inputs`, applied in order from a fresh start."""
-    core = TableCore(rules, limits, zones=zones)
-    for item in inputs:
-        core.apply(item)
-    return core

@@ -30,6 +30,7 @@ class AlarmKind(enum.StrEnum):
     TOO_FEW_BOXES = "too_few_boxes"
     INSURANCE_REFUSED = "insurance_refused"
     COMMAND_REFUSED = "command_refused"  # also the command table's, for a panel button
+    PLAY_STOPPED = "play_stopped"  # a card drawn while play is stopped (held, dealt to no hand)
     # The shoe (table_runtime/core/shoe_watch.py).
     UNREADABLE_CARD = "unreadable_card"
     SHOE_DOOR_OPEN = "shoe_door_open"
@@ -65,5 +66,5 @@ class AlarmKind(enum.StrEnum):
 AGGREGATED_KINDS: frozenset[AlarmKind] = frozenset({
     AlarmKind.COUNTERFEIT_CHIP, AlarmKind.VOID_CHIP, AlarmKind.STOLEN_CHIP, AlarmKind.OTHER_CASINO_CHIP,
     AlarmKind.TAG_MISMATCH, AlarmKind.ANTENNA_FAULT, AlarmKind.CARD_NO_HAND, AlarmKind.CARD_OVERCOUNT,
-    AlarmKind.UNREADABLE_CARD, AlarmKind.COMMAND_REFUSED,
+    AlarmKind.UNREADABLE_CARD, AlarmKind.COMMAND_REFUSED, AlarmKind.PLAY_STOPPED,
 })

@@ -33,6 +33,9 @@ from table_runtime.game.round import Round
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.shoe_count import ShoeAccount
 
+PLAY_STOPPED = "play_stopped"  # why a card is held: drawn while play is stopped
+STOPPED_RULE = "TABLE.md Corrections and recall: play stops on a broken journal until the supervisor clears it"
+
 
 class Table:
     """The shoe account, the current round, and cards that came out between rounds."""
@@ -136,6 +139,21 @@ class Table:
         self._stray(card, "no_bets", out, Alarm(
             kind=AlarmKind.CARD_NO_HAND, message=f"card {card} drawn with no bets locked: no hand may take it",
             rule="TABLE.md A round step 1"))
+
+    def hold_while_stopped(self, card: Card, why: str) -> list[Event]:
+        """A card out of the shoe while play is stopped (core/alarm_ledger.py): counted in the shoe's account (the
+        count check still holds) and held with an alarm, dealt to no hand; DISCARD takes it once play resumes."""
+        out: list[Event] = []
+        if self.shoe.loaded:
+            self.shoe.take(card)  # one more than the shoe holds is still one more card out of it
+        alarm = Alarm(kind=AlarmKind.PLAY_STOPPED, rule=STOPPED_RULE,
+                      message=f"card {card} drawn while play is stopped ({why}): held, dealt to no hand")
+        round_ = self.round
+        if round_ is not None and round_.phase in IN_PLAY:
+            round_.hold(card, PLAY_STOPPED, out, alarm)
+        else:
+            self._stray(card, PLAY_STOPPED, out, alarm)
+        return out
 
     def _stray(self, card: Card, reason: str, out: list[Event], alarm: Alarm) -> None:
         self.held_cards.hold_between_rounds(card, reason, alarm, out)

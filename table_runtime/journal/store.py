@@ -251,21 +251,24 @@ class Journal:
         return entries
 
     def entries(self, after_seq: int = 0, limit: int | None = None, *,
-                kinds: Collection[str] | None = None) -> Iterator[JournalEntry]:
-        """Rows with seq > `after_seq` in seq order, at most `limit` of them; only rows of `kinds` if given
-        (a replay reads its inputs without decoding the events beside them).
+                kinds: Collection[str] | None = None, exclude: Collection[str] = ()) -> Iterator[JournalEntry]:
+        """Rows with seq > `after_seq` in seq order, at most `limit` of them; only rows of `kinds` if given, none of
+        `exclude` (a replay reads what changes the state, and any kind it does not know, without decoding the
+        events beside the inputs).
 
         Reads a page at a time, so appends (from this or another connection) may
         go on while a caller iterates; rows appended meanwhile are included.
         """
         remaining = limit
         kind_list = sorted(kinds) if kinds is not None else []
+        excluded = sorted(exclude)
         where = "seq > ?" + (f" AND kind IN ({', '.join('?' * len(kind_list))})" if kinds is not None else "")
+        where += f" AND kind NOT IN ({', '.join('?' * len(excluded))})" if excluded else ""
         query = f"SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE {where} ORDER BY seq LIMIT ?"
         while remaining is None or remaining > 0:
             page = PAGE_ROWS if remaining is None else min(PAGE_ROWS, remaining)
             with self._lock:
-                rows = self._db().execute(query, (after_seq, *kind_list, page)).fetchall()
+                rows = self._db().execute(query, (after_seq, *kind_list, *excluded, page)).fetchall()
             for seq, ts, kind, body_text, prev_hash, digest in rows:
                 yield JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest)
             if len(rows) < page:

@@ -22,7 +22,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from table_runtime.core import commands
-from table_runtime.core.inputs import CoreInput, ZoneChanged, core_input_from_dict, core_to_dict
+from table_runtime.core.alarm_ledger import AlarmLedger, AlarmStep, cleared_body
+from table_runtime.core.core_state import checkpoint_state
+from table_runtime.core.inputs import CoreInput, ZoneChanged, core_to_dict
+from table_runtime.core.record import fold_row
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.alarm_kinds import AlarmKind
@@ -34,9 +37,7 @@ from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import CHECKPOINT_ROWS, Journal, JournalEntry, JournalUnwritableError
-from table_runtime.runtime.alarm_step import AlarmStep
-from table_runtime.runtime.alarms import AlarmBoard
-from table_runtime.runtime.checkpointing import resume, state_of
+from table_runtime.runtime.checkpointing import rebuild
 from table_runtime.runtime.journal_outage import JournalOutage
 from table_runtime.runtime.outage_steps import JournalOutageSteps
 from table_runtime.runtime.terms import check_terms, round_record
@@ -67,13 +68,9 @@ class TableController(JournalOutageSteps):
         self.clock = clock
         self.zones = tuple(zones)  # the chip zones the readers report (none: no chip watch)
         self.core = TableCore(rules, limits, zones=self.zones)
-        self.alarms = AlarmBoard()
         self.recovered = False
-        self.halted = ""  # why play stopped (the journal found broken after the start), else empty
         self.devices: dict[str, str] = {"shoe": "offline", "chips": "offline", "broker": "disabled"}
         self._listeners: list[Listener] = []
-        self._round_alarms: list[dict[str, Any]] = []
-        self._round_started_seq = 0
         self.checkpoint_rows = checkpoint_rows  # rows between two checkpoints (checkpointing.py)
         self._checkpoint_seq = 0  # the newest checkpoint's row (0: none), where a rebuild starts
         self.outage: JournalOutage | None = None  # set while the journal cannot be written
@@ -88,32 +85,28 @@ class TableController(JournalOutageSteps):
         """The game table of the core."""
         return self.core.table
 
-    def _replay(self) -> None:
-        """Rebuild the core (game and chips) and the alarms from the journal, then note the start (and a recovery).
+    @property
+    def alarms(self) -> AlarmLedger:
+        """The core's alarm ledger: the open alarms, storms, the halt."""
+        return self.core.alarms
 
-        From the newest checkpoint the journal verified when it opened (the rows after it only), else from the
-        first row. The chip watch is journaled too (`ZoneChanged` inputs): a journal written before it has none,
-        and the zones of a round it left in play are locked as the readers first report them.
+    @property
+    def halted(self) -> str:
+        """Why play is stopped (an open halting alarm, core/alarm_ledger.py), else empty."""
+        return self.core.halted
+
+    def _replay(self) -> None:
+        """Rebuild the core (game, chips, alarms, halt) from the journal, then note the start (and a recovery).
+
+        The one fold of the journal (core/record.py) from the newest checkpoint the journal verified when it
+        opened (the rows after it only), else from the first row. The chip watch is journaled too (`ZoneChanged`
+        inputs): a journal written before it has none, and the zones of a round it left in play are locked as the
+        readers first report them.
         """
-        start = resume(self.journal.start_checkpoint, self.rules, self.limits, zones=self.zones)
-        self.core, self.alarms, self._checkpoint_seq = start.core, start.board, start.seq
-        core = self.core
-        table = core.table
-        entries = self.journal.entries(start.seq, kinds=("input", "alarm", "alarm_updated", "alarm_cleared"))
-        for entry in entries:  # the events follow from the inputs
-            if entry.kind == "input":
-                for event in core.apply(core_input_from_dict(entry.body)):
-                    if isinstance(event, RoundStarted):
-                        self._round_alarms = []
-                        self._round_started_seq = entry.seq
-            elif entry.kind == "alarm":
-                self.alarms.raised(entry.body)
-                self._round_alarms.append(entry.body)
-            elif entry.kind == "alarm_updated":
-                self.alarms.updated(entry.body)  # the same body as in _round_alarms
-            elif entry.kind == "alarm_cleared":
-                self.alarms.cleared(int(entry.body["id"]))
-        round_ = table.round
+        start = self.journal.start_checkpoint
+        self.core = rebuild(self.journal, start, self.rules, self.limits, zones=self.zones)
+        self._checkpoint_seq = 0 if start is None else start.seq
+        round_ = self.table.round
         status: dict[str, Any] = {"type": "Started", "table_id": self.table_id, "profile": self.rules.profile,
                                   "version": installed_version()}
         if round_ is not None and round_.phase in IN_PLAY:
@@ -154,28 +147,26 @@ class TableController(JournalOutageSteps):
         if self.outage is not None and not self.retry_journal():
             self.outage.refused_inputs += 1
             raise self.outage.error  # refused before the core saw it: nothing to put back
-        round_alarms, round_started_seq = list(self._round_alarms), self._round_started_seq
         try:
-            applied, step, closed = self._apply_and_journal(items, alarms, origin)
+            applied, closed = self._apply_and_journal(items, alarms, origin)
         except BaseException as error:
-            self._round_alarms, self._round_started_seq = round_alarms, round_started_seq
             self.core = self._journaled_core()
             if isinstance(error, JournalUnwritableError):
                 self._start_outage(error)
             raise
-        step.show()
         if closed:
             self.recovered = False
         self._changed()
         return applied
 
     def _journaled_core(self) -> TableCore:
-        """The core rebuilt from the journal's inputs alone, from the newest checkpoint."""
-        start = resume(self.journal.checkpoint_before(self._checkpoint_seq + 1), self.rules, self.limits,
-                       zones=self.zones)
-        core = start.core
-        for entry in self.journal.entries(start.seq, kinds=("input",)):
-            core.apply(core_input_from_dict(entry.body))
+        """The core as the journal has it (the one fold, from the newest checkpoint), and the rows a journal
+        outage holds for it (its alarms are on the banner already)."""
+        core = rebuild(self.journal, self.journal.checkpoint_before(self._checkpoint_seq + 1), self.rules,
+                       self.limits, zones=self.zones)
+        if self.outage is not None:
+            for held in self.outage.held:
+                fold_row(core, 0, held.kind, held.body)
         return core
 
     def report_zones(self, changes: Sequence[ZoneChanged], alarms: Sequence[Alarm] = ()) -> None:
@@ -205,10 +196,7 @@ class TableController(JournalOutageSteps):
               refusal_alarm: bool = False) -> dict[str, Any]:
         """A dealer's or supervisor's command: the core decides what it means, the inputs are journaled and
         applied as one step. `refusal_alarm`: a refusal is also an alarm (the panel has no screen to say it)."""
-        decision = self.core.decide(name, args, role=role, source=source,
-                                    alarm_kinds={int(alarm["id"]): str(alarm["kind"]) for alarm in self.alarms.active})
-        if self.halted and not isinstance(decision, commands.Acknowledge):
-            return {"ok": False, "message": f"{name} refused: play is stopped: {self.halted}"}
+        decision = self.core.decide(name, args, role=role, source=source)
         try:
             if isinstance(decision, commands.Submit):
                 reply = commands.result(decision, self.submit_all(decision.inputs))
@@ -228,9 +216,12 @@ class TableController(JournalOutageSteps):
     def _apply_and_journal(
         self, items: Iterable[tuple[CoreInput, str]], device_alarms: Sequence[Alarm],
         origin: Mapping[str, Any] | None = None
-    ) -> tuple[list[list[Event]], AlarmStep, bool]:
+    ) -> tuple[list[list[Event]], bool]:
+        """Apply the step to the core and journal its rows (inputs, events, alarms, round records) in one
+        transaction; raises what the journal raises (the caller rebuilds the core from the journal)."""
+        core = self.core
         rows: list[tuple[str, dict[str, Any]]] = []
-        step = AlarmStep(self.alarms, rows)
+        step = AlarmStep(core.alarms, rows)
         applied: list[list[Event]] = []
         closed = False
         seq = self.journal.last_seq
@@ -238,40 +229,32 @@ class TableController(JournalOutageSteps):
         for item, source in items:
             due = (isinstance(item, BetsLocked) and not self.table.round_in_play and seq > 0
                    and seq - self._checkpoint_seq >= self.checkpoint_rows)
-            due = due and not step.raised and not step.updates  # a step's alarms are not on the board yet
-            state = state_of(self.core, self.alarms.active, self.alarms.counts) if due else None
-            events = self.core.apply(item)
+            state = checkpoint_state(core) if due else None  # what the rows up to `seq` fold to
+            input_seq = seq + 1
+            events = core.step(item, input_seq)
             if state is not None and any(isinstance(event, RoundStarted) for event in events):
                 checkpoint = (seq, state)  # the table just before the input that started a round
             applied.append(events)
-            seq += 1
+            seq = input_seq
             rows.append(("input", {**core_to_dict(item), "source": source}))
-            input_seq = seq
             round_ = self.table.round
             number = 0 if round_ is None else round_.number
             closes = any(isinstance(event, (RoundClosed, RoundVoided)) for event in events)
             alarm_round = number if closes or self.table.round_in_play else 0  # 0: between rounds
             for event in events:
                 if isinstance(event, Alarm):
-                    before = len(step.raised)
                     seq = step.add(event, seq, alarm_round)
-                    self._round_alarms += step.raised[before:]
                     continue
                 seq += 1
-                if isinstance(event, RoundStarted):
-                    self._round_alarms = [alarm for alarm in self._round_alarms if alarm["seq"] > input_seq]
-                    self._round_started_seq = input_seq
                 rows.append(("event", {**to_dict(event), "round": number}))
             if closes:
                 seq = step.flush(seq) + 1
-                recorded = [step.as_recorded(alarm) for alarm in self._round_alarms]
-                rows.append(("round", round_record(self.table, self.table_id, seq, started_seq=self._round_started_seq,
-                                                      alarms=recorded)))
+                rows.append(("round", round_record(self.table, self.table_id, seq,
+                                                   started_seq=core.alarms.round_started_seq,
+                                                   alarms=core.alarms.recorded)))
             closed = closed or closes
         for alarm in device_alarms:
-            before = len(step.raised)
             seq = step.add(alarm, seq, self._alarm_round())
-            self._round_alarms += step.raised[before:]
         step.flush(seq)
         last_input = next((body for kind, body in reversed(rows) if kind == "input"), None)
         if origin and last_input is not None:  # the device message the last input was (a card after its bet lock)
@@ -279,7 +262,7 @@ class TableController(JournalOutageSteps):
         self.journal.append_many(rows, ts=self.clock())
         if checkpoint is not None:
             self._checkpoint(*checkpoint)
-        return applied, step, closed
+        return applied, closed
 
     def _checkpoint(self, seq: int, state: dict[str, Any]) -> None:
         """Seal the state after row `seq`; a start replays from there. A checkpoint that fails costs only time."""
@@ -305,8 +288,10 @@ class TableController(JournalOutageSteps):
 
         While the journal cannot be written they are shown at once and held (runtime/journal_outage.py) until
         the outage ends; one of a storm kind whose alarm is open only counts on it."""
+        if self.outage is not None and not self.retry_journal():
+            return self._hold_alarms(alarms)
         rows: list[tuple[str, dict[str, Any]]] = []
-        step = AlarmStep(self.alarms, rows)
+        step = AlarmStep(self.core.alarms, rows)
         seq = self.journal.last_seq
         for alarm in alarms:
             seq = step.add(alarm, seq, self._alarm_round())
@@ -314,9 +299,8 @@ class TableController(JournalOutageSteps):
         try:
             self._write_rows(rows)
         except JournalUnwritableError:
+            self.core = self._journaled_core()  # the ledger as the journal (and the outage) has it
             return self._hold_alarms(alarms)
-        self._round_alarms += step.raised
-        step.show()
         self._changed()
         return [self._alarm_id(alarm) for alarm in alarms]
 
@@ -326,10 +310,10 @@ class TableController(JournalOutageSteps):
 
     def journal_broken(self, seq: int | None, reason: str) -> None:
         """The background audit found the rows before the start's checkpoint broken: a supervisor's alarm, and
-        play stops (every command but an acknowledgement is refused until a restart on a restored journal)."""
+        play stops (a halting kind, core/alarm_ledger.py) until the supervisor clears it: every command but the
+        clearing is refused, a card out of the shoe is held."""
         if self.halted:
             return
-        self.halted = f"the journal is broken: {reason}"
         self.raise_alarm(Alarm(kind=AlarmKind.JOURNAL_BROKEN, rule="TABLE.md Corrections and recall",
                                message=f"{self.journal.path}: {reason}; play is stopped until the journal is restored",
                                amounts=(("row", seq or 0),)))
@@ -342,8 +326,7 @@ class TableController(JournalOutageSteps):
         """
         if alarm_id not in self.alarms:
             return False
-        self._write("alarm_cleared", {"type": "AlarmCleared", "schema_version": SCHEMA_VERSION, "id": alarm_id,
-                                      "by": by})
+        self._write("alarm_cleared", cleared_body(alarm_id, by))
         self.alarms.cleared(alarm_id)
         self._changed()
         return True

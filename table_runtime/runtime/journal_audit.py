@@ -17,15 +17,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-from table_runtime.core.inputs import core_input_from_dict
+from table_runtime.core.core_state import checkpoint_state
 from table_runtime.errors import JournalError
-from table_runtime.game.codec import CodecError
-from table_runtime.journal import Checkpoint, Journal, JournalEntry
+from table_runtime.journal import Checkpoint
 from table_runtime.journal.audit import CHUNK_ROWS, AuditBreak, ChainAudit
 from table_runtime.journal.checkpoints import encode_state
-from table_runtime.runtime.checkpointing import resume, state_of
+from table_runtime.runtime.checkpointing import rebuild
 from table_runtime.runtime.controller import TableController
 
 log = logging.getLogger(__name__)
@@ -67,31 +66,16 @@ def _broken(controller: TableController, finding: AuditBreak) -> None:
 
 
 def replay_check(controller: TableController, previous: Checkpoint | None, checkpoint: Checkpoint) -> AuditBreak | None:
-    """Whether the rows between two checkpoints (from the first row when `previous` is None) replay to the
-    second's state; the break when they do not."""
+    """Whether the rows between two checkpoints (from the first row when `previous` is None) fold to the second's
+    state (the one fold of the journal, core/record.py); the break when they do not."""
     try:
-        start = resume(previous, controller.rules, controller.limits, zones=controller.zones)
-        core, board = start.core, start.board
-        for entry in _rows(controller.journal, start.seq, checkpoint.seq):
-            if entry.kind == "input":
-                core.apply(core_input_from_dict(entry.body))
-            elif entry.kind == "alarm":
-                board.raised(entry.body)
-            elif entry.kind == "alarm_cleared":
-                board.cleared(int(entry.body["id"]))
-        replayed = encode_state(state_of(core, board.active, board.counts))
-    except (JournalError, CodecError, KeyError, TypeError, ValueError) as error:
+        core = rebuild(controller.journal, previous, controller.rules, controller.limits, zones=controller.zones,
+                       until=checkpoint.seq)
+        replayed = encode_state(checkpoint_state(core))
+    except (JournalError, KeyError, TypeError, ValueError) as error:
         return AuditBreak(checkpoint.seq, f"checkpoint at row {checkpoint.seq}: the rows before it do not replay: "
                                           f"{error}")
     if replayed != checkpoint.state_text:
         return AuditBreak(checkpoint.seq, f"checkpoint at row {checkpoint.seq}: its state is not what the rows "
                                           "before it replay to (checkpoint forged)")
     return None
-
-
-def _rows(journal: Journal, after: int, until: int) -> Iterator[JournalEntry]:
-    """The rows a replay reads, after row `after` up to row `until`."""
-    for entry in journal.entries(after, kinds=("input", "alarm", "alarm_cleared")):
-        if entry.seq > until:
-            return
-        yield entry

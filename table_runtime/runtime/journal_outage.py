@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from table_runtime.core.alarm_ledger import AlarmLedger, cleared_body
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
 from table_runtime.journal import Journal, JournalUnwritableError
-from table_runtime.runtime.alarms import AlarmBoard
 
 OUTAGE_RULE = "TABLE.md Power loss: the table acts only on what is journaled"
 
@@ -49,6 +49,7 @@ class JournalOutage:
     refused_inputs: int = 0
     attempts: int = 0
     _last_id: int = 0
+    _renamed: dict[int, int] = field(default_factory=dict)  # provisional id -> the seq its alarm was written at
 
     def provisional_id(self) -> int:
         """An id for an alarm raised during the outage, until its row is written: negative, never a seq."""
@@ -64,7 +65,7 @@ class JournalOutage:
                 "unwritable_seconds": round(max(0.0, now - self.since), 3), "refused_inputs": self.refused_inputs,
                 "attempts": self.attempts}
 
-    def write_held(self, journal: Journal, alarms: AlarmBoard, *, now: float) -> None:
+    def write_held(self, journal: Journal, alarms: AlarmLedger, *, now: float) -> None:
         """Journal the held rows in order (an alarm's id becomes its seq), then close the outage: its alarm
         cleared `by: "journal"` and a `JournalWritable` note. Raises `JournalUnwritableError` while the journal
         still cannot be written; what was written stays written, the rest stays held."""
@@ -72,6 +73,9 @@ class JournalOutage:
         while self.held:
             row = self.held[0]
             provisional = int(row.body["id"]) if row.kind == "alarm" else 0
+            if row.kind == "alarm_updated":  # a count on an alarm of the outage names it by its new id
+                row.body["id"] = self._renamed.get(int(row.body["id"]), int(row.body["id"]))
+                row.body["seq"] = journal.last_seq + 1
             if provisional < 0:
                 row.body["id"] = row.body["seq"] = journal.last_seq + 1
             try:
@@ -82,9 +86,9 @@ class JournalOutage:
                 raise
             self.held.pop(0)
             if provisional < 0:
+                self._renamed[provisional] = int(row.body["id"])
                 alarms.renumbered(provisional, row.body)
         assert self.alarm is not None
-        journal.append("alarm_cleared", {"type": "AlarmCleared", "schema_version": SCHEMA_VERSION,
-                                         "id": self.alarm["id"], "by": "journal"}, ts=now)
+        journal.append("alarm_cleared", cleared_body(int(self.alarm["id"]), "journal"), ts=now)
         alarms.cleared(int(self.alarm["id"]))
         journal.append("status", {**self.summary(now), "schema_version": SCHEMA_VERSION}, ts=now)

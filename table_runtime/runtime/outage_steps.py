@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from table_runtime.core.alarm_ledger import AlarmLedger, alarm_body
 from table_runtime.game.events import Alarm
+from table_runtime.game.inputs import SCHEMA_VERSION
 from table_runtime.journal import Journal, JournalEntry, JournalUnwritableError
-from table_runtime.runtime.alarm_step import alarm_body
-from table_runtime.runtime.alarms import AlarmBoard
 from table_runtime.runtime.journal_outage import JournalOutage, outage_alarm
 
 
@@ -19,10 +19,12 @@ class JournalOutageSteps:
     """Mixed into the table controller: what it does with rows its journal refuses."""
 
     journal: Journal
-    alarms: AlarmBoard
     clock: Callable[[], float]
     outage: JournalOutage | None
-    _round_alarms: list[dict[str, Any]]
+
+    @property
+    def alarms(self) -> AlarmLedger:
+        raise NotImplementedError
 
     def _changed(self) -> None:
         raise NotImplementedError
@@ -31,20 +33,24 @@ class JournalOutageSteps:
         raise NotImplementedError
 
     def _hold_alarms(self, alarms: Sequence[Alarm]) -> list[int]:
-        """The journal is out: each alarm shown now and held for it (a storm kind's counts on its open alarm)."""
+        """The journal is out: each alarm shown now and held for it, a storm kind's count on its open alarm as a held
+        `alarm_updated` row (journaled with the others once the outage ends: nothing counted is lost)."""
         assert self.outage is not None
         ids: list[int] = []
         for alarm in alarms:
             counting = self.alarms.counting(str(alarm.kind), alarm.box)
             if counting is not None:
-                self.alarms.updated({"id": counting["id"], "count": int(counting.get("count", 1)) + alarm.count,
-                                     "message": alarm.message, "amounts": dict(alarm.amounts)})
+                update = {"type": "AlarmUpdated", "schema_version": SCHEMA_VERSION, "id": int(counting["id"]),
+                          "seq": 0, "kind": counting["kind"], "box": counting["box"],
+                          "count": int(counting.get("count", 1)) + alarm.count, "message": alarm.message,
+                          "amounts": dict(alarm.amounts)}
+                self.outage.hold("alarm_updated", update, self.clock())
+                self.alarms.updated(update)
                 ids.append(int(counting["id"]))
                 continue
             body = alarm_body(alarm, self.outage.provisional_id(), self._alarm_round())
             self.outage.hold("alarm", body, self.clock())
             self.alarms.raised(body)
-            self._round_alarms.append(body)
             ids.append(int(body["id"]))
         self._changed()
         return ids

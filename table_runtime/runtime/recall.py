@@ -6,10 +6,12 @@ after it, so the display can step through a round as the dealer saw it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from table_runtime.core.inputs import CHIP_INPUT_TYPES
-from table_runtime.game.codec import input_from_dict, to_dict
+from table_runtime.core.inputs import CHIP_INPUT_TYPES, core_input_from_dict
+from table_runtime.core.record import DERIVED_KINDS, fold_row
+from table_runtime.game.codec import to_dict
 from table_runtime.game.events import (
     ActionUndone,
     Alarm,
@@ -31,7 +33,7 @@ from table_runtime.game.phases import CLOSED, ENDED
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import payout_dict, table_snapshot
 from table_runtime.journal import Journal
-from table_runtime.runtime.checkpointing import table_at
+from table_runtime.runtime.checkpointing import resume
 
 
 def euros(cents: int) -> str:
@@ -75,7 +77,7 @@ def describe(item: Input, events: list[Event]) -> str:
 
 
 def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, last: int,
-                  table_id: str = "") -> list[dict[str, Any]]:
+                  table_id: str = "", zones: Iterable[str] = ()) -> list[dict[str, Any]]:
     """The last `last` rounds (newest last), each step by step: replayed from the newest checkpoint before the
     first of them (checked: its seal, its row, the chain from it to the head), else from the first row."""
     starts = journal.last_round_starts(last)
@@ -95,12 +97,15 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
         else:
             alarms.setdefault(number, []).append(entry.body)
     rounds: dict[int, dict[str, Any]] = {}
-    table = table_at(checkpoint, rules, limits)
-    for entry in journal.entries(after, kinds=("input",)):  # the engine rebuilds the events: no need to decode them
-        if entry.body.get("type") in CHIP_INPUT_TYPES:
-            continue  # the chips on the zones: the round's steps are the game's inputs
-        item = input_from_dict(entry.body)
-        events = table.apply(item)
+    core = resume(checkpoint, rules, limits, zones=zones).core
+    table = core.table
+    for entry in journal.entries(after, exclude=DERIVED_KINDS):  # the one fold; it makes the events again
+        if entry.kind != "input" or entry.body.get("type") in CHIP_INPUT_TYPES:
+            fold_row(core, entry.seq, entry.kind, entry.body)  # the alarms, the chips on the zones: not steps
+            continue
+        item = core_input_from_dict(entry.body)
+        events = core.step(item, entry.seq)
+        assert isinstance(item, Input)
         round_ = table.round
         number = round_.number if round_ is not None else 0
         if any(isinstance(event, RoundStarted) for event in events) or (number in wanted and number in rounds):

@@ -67,5 +67,5 @@ def round_record(table: Table, table_id: str, seq: int, *, started_seq: int,
                    "hands": [[card.code for card in hand.cards] for hand in box.hands]}
                   for box in round_.boxes],
         "payouts": [payout_dict(payout) for payout in round_.payouts],
-        "alarms": list(alarms),  # as the round's record lists them (runtime/alarm_step.py `as_recorded`)
+        "alarms": list(alarms),  # as the round's record lists them (core/alarm_ledger.py `as_recorded`)
     }

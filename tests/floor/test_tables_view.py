@@ -8,7 +8,7 @@ from pathlib import Path
 
 from casino_floor.shifts import Shifts
 from casino_floor.tables_view import FloorView
-from table_runtime.core.commands import SUPERVISOR_ACK_KINDS
+from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS
 from table_runtime.feed.messages import Topics, state_message
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.journal import JournalEntry

@@ -27,6 +27,7 @@ from firmware_bridge.shoe import events as shoe_events
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.edge import ZoneReporter
+from table_runtime.core.alarm_ledger import SHOWN_MAX
 from table_runtime.core.inputs import REFUSED_LISTED
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
@@ -34,7 +35,6 @@ from table_runtime.game.inputs import ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.game.snapshot import HELD_SHOWN
 from table_runtime.journal import Journal, journal_path
-from table_runtime.runtime.alarms import SHOWN_MAX
 from table_runtime.runtime.app import BURST_MAX, TableApp
 from table_runtime.runtime.controller import TableController
 

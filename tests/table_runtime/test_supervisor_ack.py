@@ -14,12 +14,12 @@ import aiohttp
 import jsonschema  # type: ignore[import-untyped]  # no stubs in the test environment
 import pytest
 
+from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS, needs_supervisor
 from table_runtime.display.schema import SNAPSHOT_SCHEMA
 from table_runtime.display.server import PIN_ATTEMPTS, DisplayServer
 from table_runtime.game.events import Alarm
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
-from table_runtime.runtime.alarms import SUPERVISOR_ACK_KINDS, needs_supervisor
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.controller import TableController
 from tests.display.helpers import ask

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from table_runtime.core.commands import Submit
-from table_runtime.core.inputs import CoreInput, ZoneChanged, ZoneChip, core_input_from_dict, core_to_dict
-from table_runtime.core.table_core import TableCore, replay
+from table_runtime.core.inputs import CoreInput, ZoneChanged, ZoneChip, core_to_dict
+from table_runtime.core.record import replay
+from table_runtime.core.table_core import TableCore
 from table_runtime.game.cards import Card, new_shoe
 from table_runtime.game.commands import Command
 from table_runtime.game.inputs import CardDrawn, ShoeShuffled
@@ -37,6 +39,15 @@ OPENING = [("zone", "box1", frozenset(CHIPS[:2])), ("zone", "box2", frozenset(CH
            ("zone", "box1.behind", frozenset(CHIPS[3:4])), ("press", "DEAL", frozenset[str]())]
 
 
+@dataclass(frozen=True, slots=True)
+class Row:
+    """An input row as the journal holds it."""
+
+    seq: int
+    kind: str
+    body: dict[str, Any]
+
+
 def chip(uid: str) -> ZoneChip:
     if uid == CHIPS[-1]:  # one chip the registry refuses
         return ZoneChip(uid=uid, cents=0, refused="counterfeit_chip", detail="UID unknown", tag_cents=500)
@@ -49,13 +60,13 @@ def test_the_core_rebuilt_from_the_journal_equals_the_live_core(
         seed: int, rules: str, steps: list[tuple[str, str, frozenset[str]]]) -> None:
     options = profile(rules)
     live = TableCore(options, zones=ZONES)
-    journal: list[dict[str, Any]] = []
+    journal: list[Row] = []
     shoe = new_shoe(options.decks)
     random.Random(seed).shuffle(shoe)
 
     def apply(item: CoreInput) -> None:
-        live.apply(item)
-        journal.append(core_to_dict(item))
+        live.step(item, len(journal) + 1)
+        journal.append(Row(len(journal) + 1, "input", core_to_dict(item)))
 
     apply(ShoeShuffled(shoe_id="S1"))
     where: dict[str, str] = {}
@@ -87,16 +98,16 @@ def take_step(live: TableCore, apply: Callable[[CoreInput], None], step: tuple[s
         for item, _ in live.card_inputs(CardDrawn(card=shoe.pop()), "shoe"):
             apply(item)
     elif kind == "press":
-        decision = live.decide(zone, {"card": "AS"}, role="supervisor", source="panel", alarm_kinds={})
+        decision = live.decide(zone, {"card": "AS"}, role="supervisor", source="panel")
         if isinstance(decision, Submit):
             for item, _ in decision.inputs:
                 apply(item)
 
 
-def assert_replays(options: RuleOptions, journal: list[dict[str, Any]], live: TableCore) -> None:
-    """The core rebuilt from the journal's rows (through the codec) is the live one: zones, locks, windows,
-    what each double or split closed, the round, and what the display is shown."""
-    rebuilt = replay(options, (core_input_from_dict(body) for body in journal), zones=ZONES)
+def assert_replays(options: RuleOptions, journal: list[Row], live: TableCore) -> None:
+    """The core rebuilt from the journal's rows (the one fold, through the codec) is the live one: zones, locks,
+    windows, what each double or split closed, the round, and what the display is shown."""
+    rebuilt = replay(TableCore(options, zones=ZONES), journal)
     assert rebuilt.chips == live.chips
     assert table_snapshot(rebuilt.table) == table_snapshot(live.table)
     assert rebuilt.snapshot_extra() == live.snapshot_extra()

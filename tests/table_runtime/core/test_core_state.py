@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from table_runtime.core.core_state import core_state, restore
-from table_runtime.core.inputs import CoreInput, core_input_from_dict, core_to_dict
+from table_runtime.core.inputs import CoreInput, core_to_dict
+from table_runtime.core.record import replay
 from table_runtime.core.table_core import TableCore
 from table_runtime.game.cards import new_shoe
 from table_runtime.game.events import RoundStarted
 from table_runtime.game.inputs import BetsLocked, ShoeShuffled
 from table_runtime.game.rules import PROFILES, profile
 from table_runtime.game.snapshot import table_snapshot
-from tests.table_runtime.core.test_core_replay import OPENING, STEP, ZONES, assert_replays, take_step
+from tests.table_runtime.core.test_core_replay import OPENING, STEP, ZONES, Row, assert_replays, take_step
 
 
 @settings(max_examples=150, deadline=None)
@@ -29,17 +29,17 @@ def test_the_core_restored_from_a_round_start_checkpoint_equals_the_live_core(
         seed: int, rules: str, steps: list[tuple[str, str, frozenset[str]]], rounds: int) -> None:
     options = profile(rules)
     live = TableCore(options, zones=ZONES)
-    journal: list[dict[str, Any]] = []
+    journal: list[Row] = []
     checkpoints: list[tuple[int, str]] = []  # (inputs before it, state JSON)
     shoe = new_shoe(options.decks)
     random.Random(seed).shuffle(shoe)
 
     def apply(item: CoreInput) -> None:
         state = json.dumps(core_state(live)) if isinstance(item, BetsLocked) and not live.table.round_in_play else None
-        events = live.apply(item)
+        events = live.step(item, len(journal) + 1)
         if state is not None and any(isinstance(event, RoundStarted) for event in events):
             checkpoints.append((len(journal), state))
-        journal.append(core_to_dict(item))
+        journal.append(Row(len(journal) + 1, "input", core_to_dict(item)))
 
     apply(ShoeShuffled(shoe_id="S1"))
     where: dict[str, str] = {}
@@ -50,9 +50,7 @@ def test_the_core_restored_from_a_round_start_checkpoint_equals_the_live_core(
     assert_replays(options, journal, live)
     assert checkpoints, "every example starts at least one round"
     for before, state in checkpoints:
-        restored = restore(options, None, json.loads(state), zones=ZONES)
-        for body in journal[before:]:
-            restored.apply(core_input_from_dict(body))
+        restored = replay(restore(options, None, json.loads(state), zones=ZONES), journal[before:])
         assert restored.chips == live.chips
         assert table_snapshot(restored.table) == table_snapshot(live.table)
         assert restored.snapshot_extra() == live.snapshot_extra()

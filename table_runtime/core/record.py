@@ -1,0 +1,90 @@
+"""The one fold of the table's record: journal rows in, the whole table out.
+
+Every piece of code that rebuilds the table from its journal calls `fold_row` (or `replay`, its loop): the
+start, the rollback after a refused commit, the background audit of the checkpoints, the checkpoints
+themselves (their state is what the fold made), recall and the bench's journal filler. The live table takes
+the same transitions (`TableCore.step` for an input, the alarm ledger's `raised`/`updated`/`cleared` for the
+alarm rows), so what a restart replays is what the table was.
+
+What each kind of row does (docs/journal.md "Rows"):
+
+| kind | the fold |
+|---|---|
+| `input` | the core applies it (`TableCore.step`: the game, the chip watch, the round's alarms) |
+| `alarm`, `alarm_updated`, `alarm_cleared` | the alarm ledger (core/alarm_ledger.py): the banner, storms, the halt |
+| `event`, `round` | nothing: both follow from the inputs (the events a replay makes are the ones journaled) |
+| `status` | nothing: lifecycle notes; a device reports itself again after a start |
+
+A row of any other kind is an error (`UnknownRowError`), never skipped: a journal written by a newer
+program is refused rather than half understood. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, Protocol
+
+from table_runtime.core.inputs import core_input_from_dict
+from table_runtime.core.table_core import TableCore
+from table_runtime.errors import JournalError
+from table_runtime.game.events import Event
+
+STATE_KINDS: Final = frozenset({"input", "alarm", "alarm_updated", "alarm_cleared"})
+"""The rows that change the table's state."""
+DERIVED_KINDS: Final = frozenset({"event", "round", "status"})
+"""The rows that follow from the others, or only note the table's life: a replay need not read them."""
+ROW_KINDS: Final = STATE_KINDS | DERIVED_KINDS
+
+
+class UnknownRowError(JournalError, ValueError):
+    """A journal row of a kind this program does not know."""
+
+    def __init__(self, seq: int, kind: str) -> None:
+        super().__init__(f"row {seq} is of kind {kind!r}, which this program does not know "
+                         f"(it knows {', '.join(sorted(ROW_KINDS))}): a newer program wrote it?")
+        self.seq = seq
+        self.kind = kind
+
+
+class Row(Protocol):
+    """A journal row as the fold reads it (journal/rows.py JournalEntry is one)."""
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def body(self) -> dict[str, Any]: ...
+
+
+def fold_row(core: TableCore, seq: int, kind: str, body: Mapping[str, Any]) -> list[Event]:
+    """Fold row `seq` into `core`; the events an `input` row causes (none for the other kinds)."""
+    if kind == "input":
+        return core.step(core_input_from_dict(dict(body)), seq)
+    ledger = core.alarms
+    if kind == "alarm":
+        ledger.raised(body)
+    elif kind == "alarm_updated":
+        ledger.updated(body)
+    elif kind == "alarm_cleared":
+        ledger.cleared(int(body["id"]))
+    elif kind not in DERIVED_KINDS:
+        raise UnknownRowError(seq, kind)
+    return []
+
+
+def replay(core: TableCore, rows: Iterable[Row], *, until: int | None = None) -> TableCore:
+    """`core` after the `rows` in order (up to row `until` when given). A row that does not decode is a
+    `JournalError` naming it."""
+    for row in rows:
+        if until is not None and row.seq > until:
+            break
+        try:
+            fold_row(core, row.seq, row.kind, row.body)
+        except JournalError:
+            raise
+        except (KeyError, TypeError, ValueError) as error:
+            raise JournalError(f"row {row.seq} ({row.kind}) does not replay: {error!r}") from error
+    return core
