@@ -51,7 +51,6 @@ from table_runtime.journal import Journal
 from table_runtime.plugins import SimulatedShoeDevice, StartShoe, reader_opener, shoe_checker, shoe_starter
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.controller import TableController
-from table_runtime.runtime.crash_points import CrashPoints
 from table_runtime.runtime.registry_follow import RegistryFollower
 
 SHOE_HEARTBEAT_TIMEOUT_S = 3.0  # the shoe sends a heartbeat every 0.5 s; three seconds of silence is offline
@@ -140,7 +139,7 @@ def assemble(
         follower = (RegistryFollower(registry_path, lambda: _registry(config), reporter, controller)
                     if registry_path is not None else None)
         app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chips=reporter, feed=feed,
-                       registry=follower, crash_points=CrashPoints.from_environment())
+                       registry=follower)
         if with_display:
             display = config.display
             app.display = DisplayServer(app, host=display.host, port=display.port, language=display.language,

@@ -18,7 +18,7 @@ come back, and if a round was in play the controller says "recovered"
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from table_runtime.core import commands
@@ -40,10 +40,12 @@ from table_runtime.journal import CHECKPOINT_ROWS, Journal, JournalEntry, Journa
 from table_runtime.runtime.checkpointing import rebuild
 from table_runtime.runtime.journal_outage import JournalOutage
 from table_runtime.runtime.outage_steps import JournalOutageSteps
+from table_runtime.runtime.shoe_marks import ORIGIN_KINDS
 from table_runtime.runtime.terms import check_terms, round_record
 from table_runtime.version import installed_version
 
 Listener = Callable[[], None]
+
 log = logging.getLogger(__name__)
 
 
@@ -132,13 +134,15 @@ class TableController(JournalOutageSteps):
         which device message it was, written into its row as `origin` (the shoe's boot id and sequence)."""
         return self.submit_all([(item, source)], origin=origin)[0]
 
-    def submit_all(self, items: Iterable[tuple[CoreInput, str]], *, alarms: Sequence[Alarm] = (),
+    def submit_all(self, items: Iterable[tuple[CoreInput, str] | Alarm], *, alarms: Sequence[Alarm] = (),
                    origin: Mapping[str, Any] | None = None) -> list[list[Event]]:
         """Apply inputs (each with its source) as one step: all journaled in one transaction, the
         listeners told once, after the last (CONFIRM of the insurance window places every box's
         insurance and closes the window at once: a crash keeps all or none). The events per input.
-        `items` is read one at a time, each after the one before it was applied (`draw_all`); `alarms`
-        (the devices' own, of the same step) are journaled after them, in the same transaction.
+        `items` is read one at a time, each after the one before it was applied (a card's bet lock); an `Alarm`
+        among them (a device's, runtime/shoe_link.py) is journaled in its place; `alarms` (the devices'
+        own, of the same step) are journaled after them, in the same transaction. `origin`: which device
+        message the step was, written into its last input row (else its last alarm row).
 
         If the journal refuses the rows (a full or failing card), the table is put back as the
         journal has it and the `JournalError` is raised: nothing is shown or acted on that a
@@ -180,18 +184,6 @@ class TableController(JournalOutageSteps):
         """A card out of the shoe (or entered by hand): the first of a round may lock the bets first."""
         return self.submit_all(self.core.card_inputs(item, source), origin=origin)[-1]
 
-    def draw_all(self, cards: Sequence[CardDrawn], *, source: str, alarms: Sequence[Alarm] = (),
-                 origin: Mapping[str, Any] | None = None) -> None:
-        """Cards that came together (a burst from the shoe): each as `draw` would take it, all one step; `origin`:
-        the device message of the last."""
-        core = self.core
-
-        def inputs() -> Iterator[tuple[CoreInput, str]]:
-            for card in cards:
-                yield from core.card_inputs(card, source)  # after the card before it was applied
-
-        self.submit_all(inputs(), alarms=alarms, origin=origin)
-
     def press(self, name: str, args: dict[str, Any], *, role: str, source: str,
               refusal_alarm: bool = False) -> dict[str, Any]:
         """A dealer's or supervisor's command: the core decides what it means, the inputs are journaled and
@@ -214,7 +206,7 @@ class TableController(JournalOutageSteps):
         return reply
 
     def _apply_and_journal(
-        self, items: Iterable[tuple[CoreInput, str]], device_alarms: Sequence[Alarm],
+        self, items: Iterable[tuple[CoreInput, str] | Alarm], device_alarms: Sequence[Alarm],
         origin: Mapping[str, Any] | None = None
     ) -> tuple[list[list[Event]], bool]:
         """Apply the step to the core and journal its rows (inputs, events, alarms, round records) in one
@@ -226,7 +218,11 @@ class TableController(JournalOutageSteps):
         closed = False
         seq = self.journal.last_seq
         checkpoint: tuple[int, dict[str, Any]] | None = None
-        for item, source in items:
+        for entry in items:
+            if isinstance(entry, Alarm):
+                seq = step.add(entry, seq, self._alarm_round())
+                continue
+            item, source = entry
             due = (isinstance(item, BetsLocked) and not self.table.round_in_play and seq > 0
                    and seq - self._checkpoint_seq >= self.checkpoint_rows)
             state = checkpoint_state(core) if due else None  # what the rows up to `seq` fold to
@@ -256,9 +252,11 @@ class TableController(JournalOutageSteps):
         for alarm in device_alarms:
             seq = step.add(alarm, seq, self._alarm_round())
         step.flush(seq)
-        last_input = next((body for kind, body in reversed(rows) if kind == "input"), None)
-        if origin and last_input is not None:  # the device message the last input was (a card after its bet lock)
-            last_input["origin"] = dict(origin)
+        if origin:  # the device message the step was: on its last input (a card after its bet lock), else alarm
+            marked = (next((body for kind, body in reversed(rows) if kind == "input"), None)
+                      or next((body for kind, body in reversed(rows) if kind in ORIGIN_KINDS), None))
+            if marked is not None:
+                marked["origin"] = dict(origin)
         self.journal.append_many(rows, ts=self.clock())
         if checkpoint is not None:
             self._checkpoint(*checkpoint)

@@ -1,8 +1,9 @@
 """Which of the shoe's sequenced events the journal holds already: the shoe resends what it was not acknowledged
 for, so after a crash between the commit and the ACK an event may come again (ack after commit, docs/journal.md).
 
-Each shoe input row carries its `origin` (the shoe's boot id and the event's sequence); the last one is read
-from the journal once, then kept as rows are committed.
+The last row of each step of the shoe's events carries its `origin` (the shoe's boot id and the event's
+sequence): an input row, or an alarm row for a step of alarms alone (a door opened, a jam). The last one is
+read from the journal once, then kept as rows are committed.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any
 
 from firmware_bridge.shoe.sequencing import sequence_distance
 from table_runtime.journal import Journal
+
+ORIGIN_KINDS = ("input", "alarm", "alarm_updated")  # the rows that may carry a shoe event's `origin`
 
 
 class ShoeMarks:
@@ -35,7 +38,8 @@ class ShoeMarks:
         """True when the event `sequence` of this boot is at or before the last one journaled."""
         if not self._read:
             self._read = True
-            entry = self._journal.last_entry_with("input", "origin")
+            found = [entry for kind in ORIGIN_KINDS if (entry := self._journal.last_entry_with(kind, "origin"))]
+            entry = max(found, key=lambda row: row.seq, default=None)
             origin = entry.body["origin"] if entry is not None else None
             if isinstance(origin, dict) and origin.get("device") == "shoe" and origin.get("boot_id") is not None:
                 self._journaled = (int(origin["boot_id"]), int(origin["sequence"]))

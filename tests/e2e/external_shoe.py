@@ -41,13 +41,17 @@ def external_shoe_config(directory: Path, *, data_dir: Path, shoe_link: Path, po
 class RuntimeProcess:
     """One `table-runtime run --config` process, its stderr in a file and its display's snapshot."""
 
-    def __init__(self, config: Path, port: int, *, environment: dict[str, str] | None = None) -> None:
+    def __init__(self, config: Path, port: int, *, environment: dict[str, str] | None = None,
+                 crash_at: tuple[str, int] | None = None) -> None:
+        """`crash_at` (point, N): the run dies at the N-th step reaching the point (tests/e2e/crashing_run.py)."""
         self.port = port
         self.stderr_path = config.parent / f"run-{time.monotonic_ns()}.log"
         self._stderr = self.stderr_path.open("w", encoding="utf-8")
         env = {key: value for key, value in os.environ.items() if not key.startswith("TABLE_")}
         env.update(environment or {})
-        self.process = subprocess.Popen([sys.executable, "-m", "table_runtime", "run", "--config", str(config)],
+        command = ["-m", "table_runtime", "run"] if crash_at is None else [
+            "-m", "tests.e2e.crashing_run", crash_at[0], str(crash_at[1])]
+        self.process = subprocess.Popen([sys.executable, *command, "--config", str(config)],
                                         cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=self._stderr)
 
     @property

@@ -3,7 +3,7 @@ the commit and the ACK, loses nothing and doubles nothing.
 
 The real `table-runtime run` process reads a simulated shoe firmware that lives in this test's process (so
 the kill leaves the shoe and its retransmit buffer alone). The process kills itself at a crash point
-(`TABLE_RUNTIME_CRASH_AT`, table_runtime/runtime/crash_points.py) at the third card; it is restarted on the
+(injected by the tests' assembly, tests/e2e/crashing_run.py) at the third card; it is restarted on the
 same data directory: the shoe, never acknowledged for that card, resends it, and the card is journaled
 exactly once, with no shoe count mismatch.
 """
@@ -17,7 +17,6 @@ import pytest
 
 from simulators.mosquitto import free_port
 from simulators.shoe import SimulatedShoe
-from table_runtime.runtime.crash_points import ENVIRONMENT
 from tests.e2e.external_shoe import RuntimeProcess, dealt, external_shoe_config, loaded, shoe_inputs, wait_until
 
 pytestmark = pytest.mark.timeout(180)
@@ -37,7 +36,7 @@ def test_a_kill_between_the_read_and_the_ack_journals_the_card_exactly_once(
     port = free_port()
     data = tmp_path / "data"
     config = external_shoe_config(tmp_path, data_dir=data, shoe_link=shoe.link, port=port)
-    runtime = RuntimeProcess(config, port, environment={ENVIRONMENT: f"{point}:{CRASH_AT}"})
+    runtime = RuntimeProcess(config, port, crash_at=(point, CRASH_AT))
     try:
         runtime.wait_for("the shoe online and loaded", loaded)
         drawn = []
