@@ -8,14 +8,18 @@ in memory, and `retry_journal` writes them, in order, once space is freed; a res
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from drivers.ports import CardShoe
+from firmware_bridge.shoe import events as shoe_events
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import parse_cards
 from table_runtime.game.events import Alarm
@@ -24,6 +28,7 @@ from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, JournalUnwritableError, journal_path, verify_file
 from table_runtime.journal.failures import cause_of
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.shoe_link import ShoeLink
 from tests.small_disk import SmallDisk, small_disk
 
 CARDS = parse_cards("2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD") * 20
@@ -141,3 +146,55 @@ def test_read_only_and_io_errors_are_causes_other_errors_are_not(tmp_path: Path)
     assert cause_of(OSError(errno.EIO, "Input/output error")) == "I/O error"
     assert cause_of(OSError(errno.ENOSPC, "No space left on device")) == "disk full"
     assert cause_of(sqlite3.OperationalError("no such table: entries")) is None
+
+
+class RecordingShoe:
+    """The shoe's side of ack after commit: which events were acknowledged and which handed back to resend."""
+
+    def __init__(self) -> None:
+        self.acknowledged: list[int] = []
+        self.redelivered: list[int] = []
+
+    def acknowledge(self, event: shoe_events.SequencedShoeEvent) -> None:
+        self.acknowledged.append(event.sequence)
+
+    def redeliver(self, event: shoe_events.SequencedShoeEvent) -> None:
+        self.redelivered.append(event.sequence)
+
+
+def test_during_an_outage_no_shoe_event_is_acknowledged_and_a_storm_count_is_journaled_after(disk: SmallDisk) -> None:
+    """A jam during an outage is handed back, not acknowledged while its alarm is only in memory; a storm alarm's
+    count added during the outage is journaled once the journal takes rows again (a restart sees it)."""
+    antenna = Alarm(kind=AlarmKind.ANTENNA_FAULT, box=1, message="antenna box1 open circuit",
+                    rule="TABLE.md What the controller must catch: a reader or antenna fault")
+    recording = RecordingShoe()
+    with Journal.open(journal_path(disk.path)) as journal:
+        controller = controller_on(journal)
+        link = ShoeLink(controller, cast(CardShoe, recording))
+        link.marks.boot_id = 42  # as the shoe's HELLO says
+        controller.submit(ShoeShuffled(shoe_id="S1"))
+        [antenna_id] = controller.raise_alarms([antenna])
+        disk.fill()
+        draw_until_refused(controller)
+
+        async def jam(sequence: int) -> None:
+            link.take([shoe_events.Jam(sequence=sequence)])
+
+        asyncio.run(jam(7))
+        assert recording.redelivered == [7] and recording.acknowledged == []
+        assert not controller.alarms.active_of_kind(AlarmKind.SHOE_JAM)  # nothing shown that is not journaled
+        controller.raise_alarms([antenna, antenna])  # held: two more on the open alarm
+        assert controller.alarms.get(antenna_id)["count"] == 3  # type: ignore[index]
+
+        disk.free()
+        assert controller.retry_journal() is True
+        asyncio.run(jam(7))  # the shoe's resend
+        assert recording.acknowledged == [7]
+        [jammed] = controller.alarms.active_of_kind(AlarmKind.SHOE_JAM)
+        assert [entry.body.get("origin", {}).get("sequence") for entry in journal.entries(kinds=("alarm",))
+                if entry.seq == jammed] == [7]
+        asyncio.run(jam(7))  # resent again after a lost ACK: journaled already, acknowledged, not raised twice
+        assert recording.acknowledged == [7, 7] and len(controller.alarms.active_of_kind(AlarmKind.SHOE_JAM)) == 1
+    with Journal.open(journal_path(disk.path)) as journal:
+        restarted = controller_on(journal)
+        assert restarted.alarms.get(antenna_id)["count"] == 3  # type: ignore[index]
