@@ -19,6 +19,7 @@ Pure: the caller passes inputs and the round; nothing here reads a clock or does
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -26,10 +27,18 @@ from typing import Literal
 from table_runtime.core import chip_alarms as alarms
 from table_runtime.core.inputs import ZoneChanged, ZoneChip
 from table_runtime.core.zones_due import dead_stakes, early_payments, expected_zones, paid_early_zones, zone_box
+from table_runtime.game.decisions import insurance_cents
 from table_runtime.game.events import ActionUndone, Alarm, Event, HandDoubled, HandSplit, RoundClosed
 from table_runtime.game.round import CLOSED, INSURANCE, PLAYING, SETTLEMENT, VOIDED, Round
 
-Phase = Literal["betting", "locked", "settling"]
+
+class Phase(enum.StrEnum):
+    """Where the chip watch is in the round: bets open, stakes locked, or the payout being checked."""
+
+    BETTING = "betting"
+    LOCKED = "locked"
+    SETTLING = "settling"
+
 WindowKind = Literal["double", "split", "insurance"]
 
 
@@ -84,7 +93,7 @@ class ChipWatch:
     contents: dict[str, tuple[ZoneChip, ...]] = field(default_factory=dict)
     unlisted: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)  # zone -> refused, not listed
     reported: set[str] = field(default_factory=set)  # zones the readers reported since the journal began
-    phase: Phase = "betting"
+    phase: Phase = Phase.BETTING
     round_number: int = 0
     locks: dict[str, Lock] = field(default_factory=dict)
     windows: dict[str, Window] = field(default_factory=dict)
@@ -130,7 +139,7 @@ class ChipWatch:
         """While settling, per zone whose end is checked: what is due and what is on it now (an empty zone
         that had no stake and is owed nothing is left out). For a blackjack paid at once: the payment."""
         check: dict[str, dict[str, int]] = {}
-        if self.phase == "settling":
+        if self.phase is Phase.SETTLING:
             for zone, due in self.expected.items():
                 seen = self._seen(zone)
                 if due or seen or (zone in self.locks and self.locks[zone].cents):
@@ -156,7 +165,7 @@ class ChipWatch:
                 if count > old_unlisted.get(kind, 0)}  # refused chips not listed: counted by kind
         out = [alarms.refused_chips(zone, refused.get(kind, []), more.get(kind, 0), kind)
                for kind in [*refused, *(kind for kind in more if kind not in refused)]]
-        if self.phase == "betting":
+        if self.phase is Phase.BETTING:
             return out
         if zone not in self.locks:
             if first:  # a zone never read before the lock (an old journal, a reader that was offline)
@@ -164,7 +173,7 @@ class ChipWatch:
             return out
         if zone in self.paid_early and not zone.endswith(".insurance") and not item.chips and old:
             self.emptied_from[zone] = sum(chip.cents for chip in old)
-        if self.phase == "locked" and zone not in self.windows and zone not in self.paid_early:
+        if self.phase is Phase.LOCKED and zone not in self.windows and zone not in self.paid_early:
             out += self._past_posting(zone, old, item.chips)
         return out
 
@@ -195,18 +204,18 @@ class ChipWatch:
                 out.append(alarms.chips_out_of_place(box, self.total(f"box{box}.insurance")))
         if started and round_ is not None:
             self._end_round()
-            self.phase = "locked"
+            self.phase = Phase.LOCKED
             self.round_number = round_.number
             self.locks = {zone: _lock_of(self.contents.get(zone, ())) for zone in self.reported}
         return out
 
     def follow(self, round_: Round | None, events: list[Event]) -> list[Alarm]:
         """After an input the round applied: its events say what it accepted; the round says what is open now."""
-        if self.phase == "betting":
+        if self.phase is Phase.BETTING:
             return []
         out: list[Alarm] = []
         if round_ is None or round_.number != self.round_number or round_.phase in (CLOSED, VOIDED):
-            if round_ is not None and self.phase == "settling" and any(isinstance(e, RoundClosed) for e in events):
+            if round_ is not None and self.phase is Phase.SETTLING and any(isinstance(e, RoundClosed) for e in events):
                 out += self._verify_payouts()
             self._end_round()
             return out
@@ -217,17 +226,18 @@ class ChipWatch:
                 for zone, lock in self.actions.pop().locks:
                     self.windows.pop(zone, None)
                     self.locks[zone] = lock  # the dealer hands those chips back: quiet; anything else is not
-        if self.phase == "settling" and round_.phase != SETTLEMENT:
-            self.phase = "locked"  # UNDO took the round back out of settlement
+        if self.phase is Phase.SETTLING and round_.phase != SETTLEMENT:
+            self.phase = Phase.LOCKED  # UNDO took the round back out of settlement
             self.expected = {}
-        if self.phase != "locked":
+        if self.phase is not Phase.LOCKED:
             return out
         self.paid_early = frozenset(paid_early_zones(round_)) & frozenset(self.locks)
         self.collectable = {zone: cents for zone, cents in dead_stakes(round_).items() if cents and zone in self.locks}
         if round_.phase == INSURANCE and not self.insurance_opened:
             self.insurance_opened = True
             for box in round_.boxes:
-                self._open(f"box{box.number}.insurance", Window("insurance", box.number, box.bet.seated_cents // 2))
+                half = insurance_cents(box.bet.seated_cents)
+                self._open(f"box{box.number}.insurance", Window("insurance", box.number, half))
         elif round_.phase != INSURANCE:
             out += self._close_insurance()
         if round_.phase == PLAYING:
@@ -235,7 +245,7 @@ class ChipWatch:
         else:
             out += self._close_play_windows(None)
         if round_.phase == SETTLEMENT:
-            self.phase = "settling"
+            self.phase = Phase.SETTLING
             expected = expected_zones(round_)
             expected.update(early_payments(round_))  # a blackjack paid at once: the payment, before it is taken
             self.expected = {zone: expected.get(zone, lock.cents) for zone, lock in self.locks.items()}
@@ -333,7 +343,7 @@ class ChipWatch:
         return out
 
     def _end_round(self) -> None:
-        self.phase = "betting"
+        self.phase = Phase.BETTING
         self.round_number = 0
         self.locks = {}
         self.windows = {}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from table_runtime.core.alarm_ledger import needs_supervisor
+from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.inputs import CoreInput
 from table_runtime.errors import CardCodeError
 from table_runtime.game.alarm_kinds import AlarmKind
@@ -121,7 +122,7 @@ def card_inputs(core: TableCore, item: CardDrawn, source: str) -> tuple[tuple[Co
     """A card out of the shoe; the first one of a round, with stakes on the zones and no bets locked, locks
     them first (TABLE.md A round step 1: NO MORE BETS, or the first card out of the shoe)."""
     table, chips = core.table, core.chips
-    if (chips.zones and chips.phase == "betting" and not table.round_in_play and table.shoe.loaded
+    if (chips.zones and chips.phase is ChipPhase.BETTING and not table.round_in_play and table.shoe.loaded
             and not table.shoe.burns_left and chips.has_stakes() and not core.halted):
         return ((bets_from_zones(core), "first card"), (item, source))
     return ((item, source),)
@@ -145,7 +146,7 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
     if command == Command.DEAL:
         if not core.chips.zones:
             return Refused("no chip reader: bets cannot be locked from the zones")
-        if core.chips.phase != "betting" or table.round_in_play:
+        if core.chips.phase is not ChipPhase.BETTING or table.round_in_play:
             return Done("bets not locked: a round is in play")
         return Submit(command, ((bets_from_zones(core), source),))
     if command == Command.ACK_ALARM:

@@ -52,6 +52,12 @@ def split_refusal(hand: Hand, rules: RuleOptions, box: BoxState | None) -> str |
     return None
 
 
+def insurance_cents(seated_cents: int) -> int:
+    """The insurance a seated stake takes: half of it, a half cent rounded down (000:26 "la moitié de la mise
+    initiale"). The one place the amount is computed: the round's check, the chip watch's window."""
+    return seated_cents // 2
+
+
 def insurance_fault(insurance_open: bool, phase: str, number: int, box: BoxState | None, cents: int) -> str | None:
     """Why insurance of `cents` on box `number` (`box` None when it has no bet) is refused, or None: half the
     seated stake, once, while the window on a bank ace is open (000:25, 000:26). Not a dealer command's refusal:
@@ -62,7 +68,7 @@ def insurance_fault(insurance_open: bool, phase: str, number: int, box: BoxState
         return f"box {number} has no bet in this round"
     if box.insurance:
         return f"box {number} is already insured for {box.insurance} cents"
-    expected = box.bet.seated_cents // 2
+    expected = insurance_cents(box.bet.seated_cents)
     if cents != expected:
         return f"insurance on box {number} must be half the stake: {expected} cents, not {cents}"
     return None

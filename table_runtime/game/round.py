@@ -30,6 +30,7 @@ from table_runtime.game.commands import ROUND_COMMANDS
 from table_runtime.game.decisions import (
     bet_problems,
     double_refusal,
+    insurance_cents,
     insurance_fault,
     matching_stakes,
     split_refusal,
@@ -51,7 +52,6 @@ from table_runtime.game.events import (
 )
 from table_runtime.game.hand import Hand
 from table_runtime.game.held import INSURANCE_OPEN
-from table_runtime.game.held import WAITING_REASONS as WAITING_REASONS  # importable from here, as before held.py
 from table_runtime.game.inputs import (
     BetsLocked,
     Confirm,
@@ -134,7 +134,7 @@ class Round(RoundState):
 
     def insurance(self, event: InsurancePlaced, out: list[Event]) -> None:
         box = self.box(event.box)
-        expected = box.bet.seated_cents // 2 if box is not None else 0
+        expected = insurance_cents(box.bet.seated_cents) if box is not None else 0
         refusal = insurance_fault(self.phase is INSURANCE, self.phase, event.box, box, event.cents)
         if refusal is not None:
             out.append(Alarm(kind=AlarmKind.INSURANCE_REFUSED, message=refusal, rule="000:26 (half the initial stake)",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_runtime.core.chip_watch import ChipWatch, Lock, Window
+from table_runtime.core.chip_watch import ChipWatch, Lock, Phase, Window
 from table_runtime.core.inputs import ZoneChanged, ZoneChip
 
 ZONES = ("box1", "box1.behind", "box2", "box2.behind")
@@ -19,7 +19,7 @@ def locked_watch(contents: dict[str, tuple[ZoneChip, ...]]) -> ChipWatch:
     watch = ChipWatch(ZONES)
     for zone in ZONES:
         watch.zone_changed(ZoneChanged(zone=zone, chips=contents.get(zone, ())))
-    watch.phase, watch.round_number = "locked", 1
+    watch.phase, watch.round_number = Phase.LOCKED, 1
     watch.locks = {zone: Lock(sum(c.cents for c in chips), frozenset(c.uid for c in chips))
                    for zone, chips in ((zone, contents.get(zone, ())) for zone in ZONES)}
     return watch
