@@ -20,7 +20,8 @@ from typing import Any
 
 from simulators.fast_table import FastTable
 from table_runtime.core.core_state import checkpoint_state
-from table_runtime.core.record import DERIVED_KINDS, fold_row
+from table_runtime.core.record import fold_row
+from table_runtime.core.row_kinds import DERIVED_KINDS
 from table_runtime.core.table_core import TableCore
 from table_runtime.game.events import RoundStarted
 from table_runtime.game.rules import RuleOptions, TableLimits

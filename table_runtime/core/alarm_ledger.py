@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from table_runtime.core.row_kinds import RowKind
 from table_runtime.game.alarm_kinds import AGGREGATED_KINDS, AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
@@ -228,7 +229,7 @@ class AlarmStep:
             return seq
         body = alarm_body(alarm, seq + 1, number)
         self.raised.append(body)
-        self.rows.append(("alarm", body))
+        self.rows.append((RowKind.ALARM, body))
         self.ledger.raised(body)
         return seq + 1
 
@@ -237,7 +238,7 @@ class AlarmStep:
         for update in self.updates.values():
             seq += 1
             update["seq"] = seq
-            self.rows.append(("alarm_updated", update))
+            self.rows.append((RowKind.ALARM_UPDATED, update))
             self.ledger.updated(update)
         self.updates = {}
         return seq

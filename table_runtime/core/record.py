@@ -25,15 +25,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final, Protocol
 
 from table_runtime.core.inputs import core_input_from_dict
+from table_runtime.core.row_kinds import DERIVED_KINDS, RowKind
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.events import Event
 
-STATE_KINDS: Final = frozenset({"input", "alarm", "alarm_updated", "alarm_cleared"})
-"""The rows that change the table's state."""
-DERIVED_KINDS: Final = frozenset({"event", "round", "status"})
-"""The rows that follow from the others, or only note the table's life: a replay need not read them."""
-ROW_KINDS: Final = STATE_KINDS | DERIVED_KINDS
+ROW_KINDS: Final = frozenset(RowKind)
 
 
 class UnknownRowError(JournalError, ValueError):
@@ -61,14 +58,14 @@ class Row(Protocol):
 
 def fold_row(core: TableCore, seq: int, kind: str, body: Mapping[str, Any]) -> list[Event]:
     """Fold row `seq` into `core`; the events an `input` row causes (none for the other kinds)."""
-    if kind == "input":
+    if kind == RowKind.INPUT:
         return core.step(core_input_from_dict(dict(body)), seq)
     ledger = core.alarms
-    if kind == "alarm":
+    if kind == RowKind.ALARM:
         ledger.raised(body)
-    elif kind == "alarm_updated":
+    elif kind == RowKind.ALARM_UPDATED:
         ledger.updated(body)
-    elif kind == "alarm_cleared":
+    elif kind == RowKind.ALARM_CLEARED:
         ledger.cleared(int(body["id"]))
     elif kind not in DERIVED_KINDS:
         raise UnknownRowError(seq, kind)

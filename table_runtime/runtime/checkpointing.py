@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from table_runtime.core.core_state import restore_checkpoint
-from table_runtime.core.record import DERIVED_KINDS, replay
+from table_runtime.core.record import replay
+from table_runtime.core.row_kinds import DERIVED_KINDS
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.rules import RuleOptions, TableLimits

@@ -26,6 +26,7 @@ from table_runtime.core.alarm_ledger import AlarmLedger, AlarmStep, cleared_body
 from table_runtime.core.core_state import checkpoint_state
 from table_runtime.core.inputs import CoreInput, ZoneChanged, core_to_dict
 from table_runtime.core.record import fold_row
+from table_runtime.core.row_kinds import ORIGIN_KINDS, RowKind
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.alarm_kinds import AlarmKind
@@ -40,7 +41,6 @@ from table_runtime.journal import CHECKPOINT_ROWS, Journal, JournalEntry, Journa
 from table_runtime.runtime.checkpointing import rebuild
 from table_runtime.runtime.journal_outage import JournalOutage
 from table_runtime.runtime.outage_steps import JournalOutageSteps
-from table_runtime.runtime.shoe_marks import ORIGIN_KINDS
 from table_runtime.runtime.terms import check_terms, round_record
 from table_runtime.version import installed_version
 
@@ -116,7 +116,7 @@ class TableController(JournalOutageSteps):
             status = {"type": "Recovered", "table_id": self.table_id, "round": round_.number, "phase": round_.phase,
                       "message": f"recovered round {round_.number} in phase {round_.phase} from the journal",
                       "version": installed_version()}
-        self.journal.append("status", {**status, "schema_version": SCHEMA_VERSION}, ts=self.clock())
+        self.journal.append(RowKind.STATUS, {**status, "schema_version": SCHEMA_VERSION}, ts=self.clock())
 
     # ------------------------------------------------------------- changes
 
@@ -232,7 +232,7 @@ class TableController(JournalOutageSteps):
                 checkpoint = (seq, state)  # the table just before the input that started a round
             applied.append(events)
             seq = input_seq
-            rows.append(("input", {**core_to_dict(item), "source": source}))
+            rows.append((RowKind.INPUT, {**core_to_dict(item), "source": source}))
             round_ = self.table.round
             number = 0 if round_ is None else round_.number
             closes = any(isinstance(event, (RoundClosed, RoundVoided)) for event in events)
@@ -242,10 +242,10 @@ class TableController(JournalOutageSteps):
                     seq = step.add(event, seq, alarm_round)
                     continue
                 seq += 1
-                rows.append(("event", {**to_dict(event), "round": number}))
+                rows.append((RowKind.EVENT, {**to_dict(event), "round": number}))
             if closes:
                 seq = step.flush(seq) + 1
-                rows.append(("round", round_record(self.table, self.table_id, seq,
+                rows.append((RowKind.ROUND, round_record(self.table, self.table_id, seq,
                                                    started_seq=core.alarms.round_started_seq,
                                                    alarms=core.alarms.recorded)))
             closed = closed or closes
@@ -253,7 +253,7 @@ class TableController(JournalOutageSteps):
             seq = step.add(alarm, seq, self._alarm_round())
         step.flush(seq)
         if origin:  # the device message the step was: on its last input (a card after its bet lock), else alarm
-            marked = (next((body for kind, body in reversed(rows) if kind == "input"), None)
+            marked = (next((body for kind, body in reversed(rows) if kind == RowKind.INPUT), None)
                       or next((body for kind, body in reversed(rows) if kind in ORIGIN_KINDS), None))
             if marked is not None:
                 marked["origin"] = dict(origin)
@@ -324,7 +324,7 @@ class TableController(JournalOutageSteps):
         """
         if alarm_id not in self.alarms:
             return False
-        self._write("alarm_cleared", cleared_body(alarm_id, by))
+        self._write(RowKind.ALARM_CLEARED, cleared_body(alarm_id, by))
         self.alarms.cleared(alarm_id)
         self._changed()
         return True
@@ -334,10 +334,10 @@ class TableController(JournalOutageSteps):
         it is held and written when the outage ends (None)."""
         row = {**body, "schema_version": SCHEMA_VERSION}
         try:
-            entry: JournalEntry | None = self._write("status", row)
+            entry: JournalEntry | None = self._write(RowKind.STATUS, row)
         except JournalUnwritableError:
             assert self.outage is not None
-            self.outage.hold("status", row, self.clock())
+            self.outage.hold(RowKind.STATUS, row, self.clock())
             entry = None
         self._changed()
         return entry

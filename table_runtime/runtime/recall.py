@@ -10,7 +10,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from table_runtime.core.inputs import CHIP_INPUT_TYPES, core_input_from_dict
-from table_runtime.core.record import DERIVED_KINDS, fold_row
+from table_runtime.core.record import fold_row
+from table_runtime.core.row_kinds import DERIVED_KINDS
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import (
     ActionUndone,

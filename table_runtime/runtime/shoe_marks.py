@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from firmware_bridge.shoe.sequencing import sequence_distance
+from table_runtime.core.row_kinds import ORIGIN_KINDS
 from table_runtime.journal import Journal
-
-ORIGIN_KINDS = ("input", "alarm", "alarm_updated")  # the rows that may carry a shoe event's `origin`
 
 
 class ShoeMarks:

@@ -1,0 +1,26 @@
+"""The kinds of journal row, named once (docs/journal.md "Rows"): a `StrEnum`, so rows keep their plain strings."""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+
+class RowKind(enum.StrEnum):
+    """What a journal row holds."""
+
+    INPUT = "input"  # a device reading or a command that reached the table core
+    EVENT = "event"  # what an input did (made again by every replay)
+    ALARM = "alarm"  # an alarm raised; its id is the row's seq
+    ALARM_UPDATED = "alarm_updated"  # one more count on an open alarm of a storm kind
+    ALARM_CLEARED = "alarm_cleared"  # an alarm taken off the banner
+    ROUND = "round"  # the record of a round that closed or was voided
+    STATUS = "status"  # the runtime's life: started, recovered, devices, clock, the end of an outage
+
+
+STATE_KINDS: Final = frozenset({RowKind.INPUT, RowKind.ALARM, RowKind.ALARM_UPDATED, RowKind.ALARM_CLEARED})
+"""The rows that change the table's state (core/record.py folds them)."""
+DERIVED_KINDS: Final = frozenset({RowKind.EVENT, RowKind.ROUND, RowKind.STATUS})
+"""The rows that follow from the others, or only note the table's life: a replay need not read them."""
+ORIGIN_KINDS: Final = (RowKind.INPUT, RowKind.ALARM, RowKind.ALARM_UPDATED)
+"""The rows that may carry a device message's `origin` (the last row of its step: runtime/shoe_link.py)."""
