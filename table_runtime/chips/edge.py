@@ -52,7 +52,7 @@ class ZoneReporter:
         self.tracker = ZoneTracker(zones, value_of=self.value_of, rule=rule)
         self.settle_scans = self.tracker.rule.vanish_scans if settle_scans is None else settle_scans
         self._scans: dict[str, int] = {}  # zone -> scans read since the start (up to settle_scans)
-        self._reported: dict[str, tuple[ZoneChip, ...]] = {}
+        self._reported: dict[str, ZoneChanged] = {}  # zone -> the input last reported for it (`zone_report`)
         self._antennas: dict[str, str] = {}  # zone -> last antenna status name that was not OK
         self._lock = threading.Lock()
 
@@ -109,18 +109,20 @@ class ZoneReporter:
             return self._reports(set(self._reported))
 
     def reported(self) -> list[ZoneChanged]:
-        """Every zone as last reported (after a journal outage the core may not have taken the last reports)."""
-        return [ZoneChanged(zone=zone, chips=chips) for zone, chips in sorted(self._reported.items())]
+        """Every zone's last report, the very input sent then (after a journal outage the core may not have taken
+        the last reports; the core drops those it has, `ChipWatch.differs`)."""
+        with self._lock:
+            return [self._reported[zone] for zone in sorted(self._reported)]
 
     def _reports(self, zones: set[str]) -> list[ZoneChanged]:
         out = []
         for zone in sorted(zones):
             if self._scans.get(zone, 0) < self.settle_scans:
                 continue  # not read enough since the start to say what is there
-            chips = self.judged(zone)
-            if self._reported.get(zone) != chips:
-                self._reported[zone] = chips
-                out.append(_listed(zone, chips))
+            report = zone_report(zone, self.judged(zone))
+            if self._reported.get(zone) != report:
+                self._reported[zone] = report
+                out.append(report)
         return out
 
     def _antenna(self, zone: str, status: str) -> list[Alarm]:
@@ -135,8 +137,9 @@ class ZoneReporter:
                       message=f"{zone}: {ANTENNA_TROUBLE.get(status, status)}; its chips keep their last known state")]
 
 
-def _listed(zone: str, chips: tuple[ZoneChip, ...]) -> ZoneChanged:
-    """The zone's input: every good chip and the first REFUSED_LISTED refused ones, the others counted by kind."""
+def zone_report(zone: str, chips: tuple[ZoneChip, ...]) -> ZoneChanged:
+    """The one way a zone's judged chips become its input: every good chip and the first REFUSED_LISTED refused
+    ones, the others counted by kind (a zone of thousands of junk tags stays a small row)."""
     refused = [chip for chip in chips if chip.refused]
     if len(refused) <= REFUSED_LISTED:
         return ZoneChanged(zone=zone, chips=chips)
