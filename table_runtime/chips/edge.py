@@ -20,7 +20,7 @@ entries that change the zones hold a lock.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from drivers.ports import ChipsScanned, ReaderEvent, ReaderOffline
 from firmware_bridge.rfid import Tag
@@ -63,17 +63,16 @@ class ZoneReporter:
     def value_of(self, tag: Tag) -> int:
         return chip_value(tag, self.registry, self.casino_id)
 
-    def judged(self, zone: str) -> tuple[ZoneChip, ...]:
-        """The stable chips of `zone`, each with its value and, if refused, why."""
-        chips = []
+    def judged(self, zone: str) -> Iterator[ZoneChip]:
+        """The stable chips of `zone`, one at a time, each with its value and, if refused, why (a generator: a zone
+        of thousands of junk tags is never held as thousands of judged chips, see `zone_report`)."""
         for tag in self.tracker.chips(zone):
             problem = check_chip(tag, self.registry, self.casino_id)
             if problem is None:
-                chips.append(ZoneChip(uid=tag.uid, cents=self.value_of(tag)))
+                yield ZoneChip(uid=tag.uid, cents=self.value_of(tag))
             else:
-                chips.append(ZoneChip(uid=tag.uid, cents=0, refused=problem.kind, detail=problem.detail,
-                                      registry_cents=problem.expected_cents, tag_cents=problem.seen_cents))
-        return tuple(chips)
+                yield ZoneChip(uid=tag.uid, cents=0, refused=problem.kind, detail=problem.detail,
+                               registry_cents=problem.expected_cents, tag_cents=problem.seen_cents)
 
     def reader_event(self, event: ReaderEvent) -> list[ZoneChanged | Alarm]:
         """One reader event: the zones it changed (or read enough to report first) and the device alarms."""
@@ -137,15 +136,20 @@ class ZoneReporter:
                       message=f"{zone}: {ANTENNA_TROUBLE.get(status, status)}; its chips keep their last known state")]
 
 
-def zone_report(zone: str, chips: tuple[ZoneChip, ...]) -> ZoneChanged:
+def zone_report(zone: str, chips: Iterable[ZoneChip]) -> ZoneChanged:
     """The one way a zone's judged chips become its input: every good chip and the first REFUSED_LISTED refused
-    ones, the others counted by kind (a zone of thousands of junk tags stays a small row)."""
-    refused = [chip for chip in chips if chip.refused]
-    if len(refused) <= REFUSED_LISTED:
-        return ZoneChanged(zone=zone, chips=chips)
+    ones, the others counted by kind (a zone of thousands of junk tags stays a small row). Taken one at a time:
+    the chips not listed are dropped as they come, so a storm leaves no thousands of objects behind (each kept
+    one is garbage the collector must later walk, holding the GIL the event loop needs; bench/README.md)."""
+    listed: list[ZoneChip] = []
+    refused = 0
     unlisted: dict[str, int] = {}
-    for chip in refused[REFUSED_LISTED:]:
-        unlisted[chip.refused] = unlisted.get(chip.refused, 0) + 1
-    listed = {chip.uid for chip in refused[:REFUSED_LISTED]}
-    return ZoneChanged(zone=zone, chips=tuple(chip for chip in chips if not chip.refused or chip.uid in listed),
-                       unlisted=tuple(sorted(unlisted.items())))
+    for chip in chips:
+        if not chip.refused:
+            listed.append(chip)
+        elif refused < REFUSED_LISTED:
+            refused += 1
+            listed.append(chip)
+        else:
+            unlisted[chip.refused] = unlisted.get(chip.refused, 0) + 1
+    return ZoneChanged(zone=zone, chips=tuple(listed), unlisted=tuple(sorted(unlisted.items())))
