@@ -41,6 +41,7 @@ from drivers.ports import ChipsScanned, ReaderEvent, ReaderOnline, ZoneReading
 from drivers.shoe import SerialShoe
 from firmware_bridge.rfid import Tag
 from simulators.shoe import SimulatedShoe
+from simulators.shoe_firmware import GateLockedError
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
@@ -136,6 +137,7 @@ async def storm(kind: str, seconds: float, data_dir: Path) -> str:
         busy: list[float] = []
         stop = asyncio.Event()
         collections = FullCollections()
+        refused: list[GateLockedError] = []  # draws the shoe's gate refused: its buffer was full
         with contextlib.ExitStack() as stack:
             if kind == "junk tags":
                 reader = JunkReader(10_000, rate=10)
@@ -153,7 +155,10 @@ async def storm(kind: str, seconds: float, data_dir: Path) -> str:
                             return
                         if simulated.firmware.cards_left == 0:
                             simulated.shuffle()
-                        simulated.draw()
+                        try:
+                            simulated.draw()
+                        except GateLockedError as error:  # the table fell 248 cards behind (shoe.md §3)
+                            refused.append(error)
                         time.sleep(max(0.0, started + (n + 1) / 1000 - time.perf_counter()))
 
                 thread = threading.Thread(target=dealer, name="dealer")
@@ -180,7 +185,9 @@ async def storm(kind: str, seconds: float, data_dir: Path) -> str:
             f" {len(lags)} probes), {max(busy) * 1000:.1f} ms of the loop thread's CPU between two probes;"
             f" {len(commits)} commits (longest {max(commits, default=0) * 1000:.1f} ms), {collections};"
             f" {alarm_rows} alarm rows, open alarms {alarms},"
-            f" snapshot {snapshot} bytes" + (f", {cards} cards journaled" if kind != "junk tags" else ""))
+            f" snapshot {snapshot} bytes"
+            + (f", {cards} cards journaled, {len(refused)} draws refused by the shoe's full buffer"
+               if kind != "junk tags" else ""))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
