@@ -3,9 +3,9 @@
 `ShoeFirmware` owns the cards in the shoe, the door, gate and jam states, the
 event sequence numbers and the retransmit buffer. A version-2 firmware locks its
 card gate while the buffer is full (§3, "A full buffer locks the gate"): no card
-leaves that it could not resend, and BUFFER_GATE tells the host. Every action returns the
-frames the firmware would put on the wire; `simulators.shoe.SimulatedShoe`
-writes them to a pty and adds timers and faults.
+leaves that it could not resend, and BUFFER_GATE tells the host. Every action
+returns the frames the firmware would put on the wire;
+`simulators.shoe.SimulatedShoe` writes them to a pty and adds timers and faults.
 """
 
 from __future__ import annotations

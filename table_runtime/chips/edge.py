@@ -109,9 +109,10 @@ class ZoneReporter:
 
     def reported(self) -> list[ZoneChanged]:
         """Every zone's last report, the very input sent then (after a journal outage the core may not have taken
-        the last reports; the core drops those it has, `ChipWatch.differs`)."""
-        with self._lock:
-            return [self._reported[zone] for zone in sorted(self._reported)]
+        the last reports; the core drops those it has, `ChipWatch.differs`). Called on the event loop: it takes a
+        copy of the dict (one call, whole under the GIL) rather than the lock a scan in the worker may hold."""
+        reported = dict(self._reported)
+        return [reported[zone] for zone in sorted(reported)]
 
     def _reports(self, zones: set[str]) -> list[ZoneChanged]:
         out = []
