@@ -157,7 +157,7 @@ async def storm(kind: str, seconds: float, data_dir: Path) -> str:
                             simulated.shuffle()
                         try:
                             simulated.draw()
-                        except GateLockedError as error:  # the table fell 248 cards behind (shoe.md §3)
+                        except GateLockedError as error:  # the table fell a full buffer behind (shoe.md §3)
                             refused.append(error)
                         time.sleep(max(0.0, started + (n + 1) / 1000 - time.perf_counter()))
 
