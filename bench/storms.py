@@ -9,8 +9,11 @@ The whole runtime shell (`TableApp.run`, the controller, a journal on disk), wit
   with no bets on the table (each card one no hand can take), reshuffled when empty.
 
 The probe: a task that sleeps 1 ms and records how late it wakes (the worst: the longest time the loop
-could not run anything else, which on a loaded machine includes waiting for a core) and the CPU time the
-loop's thread used meanwhile (the work that blocked it); with the alarms, journal commits and snapshot size.
+could not run anything else, which on a loaded machine includes waiting for a core, or for the GIL held by
+another thread) and the CPU time the loop's thread used meanwhile (the work that blocked it); with the
+alarms, journal commits and snapshot size, the longest commit (its fsync runs on the loop), and the full
+garbage collections (generation 2: they hold the GIL for as long as they walk the heap, in whichever
+thread, so one in the readers' edge's worker blocks the loop too; runtime/heap.py).
 The load average is printed: wall figures on a shared machine measure the others too.
 
 Run: python -m bench.storms [--seconds 5]
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import shlex
@@ -37,6 +41,7 @@ from drivers.ports import ChipsScanned, ReaderEvent, ReaderOnline, ZoneReading
 from drivers.shoe import SerialShoe
 from firmware_bridge.rfid import Tag
 from simulators.shoe import SimulatedShoe
+from simulators.shoe_firmware import GateLockedError
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
@@ -92,6 +97,36 @@ async def probe(lags: list[float], busy: list[float], stop: asyncio.Event) -> No
         busy.append(time.thread_time() - cpu)
 
 
+class FullCollections:
+    """The full garbage collections (generation 2) while it is installed: how long each, in which thread."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, float]] = []
+        self._started = 0.0
+
+    def __enter__(self) -> Self:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.seen.append((threading.current_thread().name, time.perf_counter() - self._started))
+
+    def __str__(self) -> str:
+        if not self.seen:
+            return "no full garbage collection"
+        thread, longest = max(self.seen, key=lambda seen: seen[1])
+        return (f"{len(self.seen)} full garbage collections (longest {longest * 1000:.1f} ms,"
+                f" in thread {thread})")
+
+
 async def storm(kind: str, seconds: float, data_dir: Path) -> str:
     with Journal.open(journal_path(data_dir)) as journal:
         commits: list[float] = []
@@ -101,6 +136,8 @@ async def storm(kind: str, seconds: float, data_dir: Path) -> str:
         lags: list[float] = []
         busy: list[float] = []
         stop = asyncio.Event()
+        collections = FullCollections()
+        refused: list[GateLockedError] = []  # draws the shoe's gate refused: its buffer was full
         with contextlib.ExitStack() as stack:
             if kind == "junk tags":
                 reader = JunkReader(10_000, rate=10)
@@ -118,13 +155,17 @@ async def storm(kind: str, seconds: float, data_dir: Path) -> str:
                             return
                         if simulated.firmware.cards_left == 0:
                             simulated.shuffle()
-                        simulated.draw()
+                        try:
+                            simulated.draw()
+                        except GateLockedError as error:  # the table fell a full buffer behind (shoe.md §3)
+                            refused.append(error)
                         time.sleep(max(0.0, started + (n + 1) / 1000 - time.perf_counter()))
 
                 thread = threading.Thread(target=dealer, name="dealer")
             async with asyncio.TaskGroup() as tasks:
                 running = tasks.create_task(app.run())
                 await asyncio.sleep(0.5)  # devices up
+                stack.enter_context(collections)  # those of the storm, not of the start
                 tasks.create_task(probe(lags, busy, stop))
                 if kind != "junk tags":
                     thread.start()
@@ -142,8 +183,11 @@ async def storm(kind: str, seconds: float, data_dir: Path) -> str:
     worst = max(lags) * 1000
     return (f"{kind}: longest loop block {worst:.1f} ms wall (p99 {sorted(lags)[int(len(lags) * 0.99)] * 1000:.1f} ms,"
             f" {len(lags)} probes), {max(busy) * 1000:.1f} ms of the loop thread's CPU between two probes;"
-            f" {len(commits)} commits, {alarm_rows} alarm rows, open alarms {alarms},"
-            f" snapshot {snapshot} bytes" + (f", {cards} cards journaled" if kind != "junk tags" else ""))
+            f" {len(commits)} commits (longest {max(commits, default=0) * 1000:.1f} ms), {collections};"
+            f" {alarm_rows} alarm rows, open alarms {alarms},"
+            f" snapshot {snapshot} bytes"
+            + (f", {cards} cards journaled, {len(refused)} draws refused by the shoe's full buffer"
+               if kind != "junk tags" else ""))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

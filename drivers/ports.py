@@ -22,6 +22,7 @@ from typing import Protocol, Self, runtime_checkable
 
 from firmware_bridge.rfid import AntennaStatus, Tag
 from firmware_bridge.shoe.events import (
+    BufferGateChanged,
     CardDrawn,
     CutCardReached,
     DoorClosed,
@@ -40,6 +41,7 @@ from firmware_bridge.shoe.events import (
 )
 
 __all__ = [
+    "BufferGateChanged",
     "CardDrawn",
     "CardShoe",
     "ChipReader",

@@ -40,6 +40,7 @@ from drivers.shoe_receiver import Received, ShoeReceiver, ShoeStatistics
 from firmware_bridge.errors import ConfigError, DeviceError
 from firmware_bridge.shoe import (
     SUPPORTED_VERSIONS,
+    BufferGateChanged,
     CardDrawn,
     CutCardReached,
     DoorClosed,
@@ -64,6 +65,7 @@ from firmware_bridge.shoe import (
 )
 
 __all__ = [
+    "BufferGateChanged",
     "CardDrawn",
     "CardShoe",
     "CutCardReached",

@@ -6,6 +6,10 @@ the serial port gave and returns a `Received`: the events to deliver (a
 `MissedCards` before what follows a gap), the commands the host must answer
 with (RESEND at once; ACK again for a duplicate, up to what the table has
 acknowledged), a HELLO when one is awaited, the gate state the shoe reported.
+A shoe whose resend buffer filled locks its gate and says so in BUFFER_GATE,
+which it repeats with every heartbeat (§3, version 2): each change of that
+state is one `BufferGateChanged` event, delivered at once (not sequenced, not
+acknowledged: it must reach the table while the events before it cannot).
 `drivers.shoe.SerialShoe` owns the port, the identify handshake and the
 reconnects around it.
 
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field
 
 from firmware_bridge.shoe import (
     Ack,
+    BufferGateChanged,
     Decision,
     Frame,
     FrameDecoder,
@@ -86,6 +91,7 @@ class ShoeReceiver:
         self.acknowledged: int | None = None  # the last sequence the table acknowledged (this boot of the shoe)
         self._unacknowledged: deque[SequencedShoeEvent] = deque()  # delivered, in order, not yet acknowledged
         self._taken_back: list[SequencedShoeEvent] = []  # handed back by the table, held until the shoe resends
+        self.buffer_locked = False  # the gate as the shoe last said in BUFFER_GATE (§3): locked, its buffer full
 
     def reset(self) -> None:
         """A new connection: half a frame from before is dropped, nothing is placed before the next HELLO."""
@@ -131,6 +137,8 @@ class ShoeReceiver:
                     received.commands.append(Resend(decision.resend_from))
             elif frame.message_type == MessageType.HEARTBEAT:
                 self._heartbeat(frame, received)
+            elif frame.message_type == MessageType.BUFFER_GATE:
+                self._buffer_gate(frame, received)
         if acknowledge is not None:
             received.commands.append(Ack(acknowledge))  # cumulative: one per chunk is enough
         return received
@@ -191,6 +199,17 @@ class ShoeReceiver:
         if isinstance(message, Heartbeat):
             received.gate_locked = bool(message.status & ShoeStatus.GATE_LOCKED)
             self._apply(self._sequencer.on_heartbeat(message.next_sequence), received)
+
+    def _buffer_gate(self, frame: Frame, received: Received) -> None:
+        """BUFFER_GATE (§3): an event when the state differs from the last one said (the shoe repeats it)."""
+        try:
+            message = parse_shoe_frame(frame)
+        except MalformedMessageError:
+            self.statistics.malformed_messages += 1
+            return
+        if isinstance(message, BufferGateChanged) and message.locked != self.buffer_locked:
+            self.buffer_locked = message.locked
+            received.events.append(message)
 
     def _deliver(self, frame: Frame, received: Received) -> None:
         try:

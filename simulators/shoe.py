@@ -371,6 +371,8 @@ class SimulatedShoe:
             self._next_heartbeat = now + self.heartbeat_interval
             heartbeat = self.firmware.heartbeat()
             self.wire.write_frame(heartbeat, heartbeat.to_bytes())
+            for status in self.firmware.buffer_gate_status():  # repeated: a lost one is made up (§3)
+                self.wire.write_frame(status, status.to_bytes())
         waits.append(self._next_heartbeat - now)
         if self.firmware.unacknowledged:
             due = self._last_progress + self.retransmit_timeout

@@ -37,10 +37,11 @@ HELP = """commands:
 
 def status(shoe: SimulatedShoe) -> str:
     firmware = shoe.firmware
+    gate = "locked" if firmware.gate_locked else "locked (buffer full)" if firmware.buffer_locked else "unlocked"
     return (
         f"shoe {firmware.shoe_id} seed {firmware.seed} drawn {firmware.cards_drawn} left {firmware.cards_left} "
         f"cut at {firmware.cut_position} door {'open' if firmware.door_open else 'closed'} "
-        f"gate {'locked' if firmware.gate_locked else 'unlocked'} {'plugged' if shoe.plugged else 'unplugged'} "
+        f"gate {gate} {'plugged' if shoe.plugged else 'unplugged'} "
         f"unacknowledged {firmware.unacknowledged}"
     )
 

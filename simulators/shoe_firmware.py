@@ -1,9 +1,11 @@
 """The simulated shoe's firmware state (docs/protocols/shoe.md §3, §4): no I/O, no clock.
 
 `ShoeFirmware` owns the cards in the shoe, the door, gate and jam states, the
-event sequence numbers and the retransmit buffer. Every action returns the
-frames the firmware would put on the wire; `simulators.shoe.SimulatedShoe`
-writes them to a pty and adds timers and faults.
+event sequence numbers and the retransmit buffer. A version-2 firmware locks its
+card gate while the buffer is full (§3, "A full buffer locks the gate"): no card
+leaves that it could not resend, and BUFFER_GATE tells the host. Every action
+returns the frames the firmware would put on the wire;
+`simulators.shoe.SimulatedShoe` writes them to a pty and adds timers and faults.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from firmware_bridge.shoe import (
     PROTOCOL_VERSION,
     Ack,
+    BufferGateChanged,
     CardDrawn,
     CutCardReached,
     DoorClosed,
@@ -43,6 +46,12 @@ from table_runtime.game.cards import SUITS, Card, new_shoe
 DECKS = 6
 CUT_CARDS_BEHIND = 52  # about one deck stays behind the cut card
 RETRANSMIT_BUFFER = 256
+# §3: the gate locks when fewer than GATE_RESERVE slots are free (kept for what can still come while it is locked:
+# a card's CUT_CARD_REACHED, the door, a jam, the host's gate) and unlocks once GATE_UNLOCK_FREE are free again
+# (acknowledgements freed room; the margin keeps the gate from flapping at the edge).
+GATE_RESERVE = 8
+GATE_UNLOCK_FREE = 2 * GATE_RESERVE
+BUFFER_GATE_SINCE = 2  # the protocol version that added the rule
 SEQUENCE_MODULUS = 1 << 16
 
 
@@ -55,7 +64,8 @@ class ShoeEmptyError(SimulatedShoeError, LookupError):
 
 
 class GateLockedError(SimulatedShoeError, PermissionError):
-    """The card gate is locked: no card can leave until the host unlocks it."""
+    """The card gate is locked: no card can leave until the host unlocks it, or acknowledges enough events to
+    free room in the resend buffer (the message says which)."""
 
 
 def shuffled_shoe(seed: int, shoe_number: int, decks: int = DECKS) -> list[Card]:
@@ -106,6 +116,11 @@ class ShoeFirmware:
         self.jammed = False
         self.sent_events: list[SequencedShoeEvent] = []
         self._held: deque[SequencedShoeEvent] = deque(maxlen=buffer_size)
+        self.buffer_gate = self.identity.protocol_version >= BUFFER_GATE_SINCE  # a version-1 shoe overflows
+        if self.buffer_gate and buffer_size < GATE_UNLOCK_FREE:
+            raise ValueError(f"buffer_size={buffer_size}: a version-2 shoe's buffer holds at least "
+                             f"{GATE_UNLOCK_FREE} events (its gate locks with {GATE_RESERVE} free)")
+        self.buffer_locked = False  # the gate locked because the buffer is full
         self.shoe_number = shoe_number
         self.stacked = stack is not None
         self._cards: list[Card] = list(stack) if stack is not None else shuffled_shoe(seed, shoe_number, decks)
@@ -134,7 +149,7 @@ class ShoeFirmware:
 
     def announce(self) -> list[Frame]:
         """Report the current shoe as loaded (a new shoe, or the first boot of one)."""
-        return [
+        return self._with_buffer_gate([
             self._emit(
                 ShoeShuffled(
                     sequence=self.next_sequence,
@@ -145,12 +160,15 @@ class ShoeFirmware:
                     stacked=self.stacked,
                 )
             )
-        ]
+        ])
 
     def draw(self, *, unreadable: bool = False) -> tuple[Card, list[Frame]]:
         """The dealer pulls the next card: the card, and the frames that report it."""
         if self.gate_locked:
-            raise GateLockedError("the card gate is locked")
+            raise GateLockedError("the card gate is locked by the host")
+        if self.buffer_locked:
+            raise GateLockedError(f"the card gate is locked: the resend buffer is full ({self.unacknowledged} of "
+                                  f"{self.capacity} events unacknowledged); it unlocks when the host acknowledges")
         if self.cards_left == 0:
             raise ShoeEmptyError(f"shoe {self.shoe_id} is empty after {self.cards_drawn} cards")
         card = self._cards[self.cards_drawn]
@@ -164,7 +182,7 @@ class ShoeFirmware:
         if number == self.cut_position:
             cut = CutCardReached(sequence=self.next_sequence, shoe_id=self.shoe_id, card_number=number)
             frames.append(self._emit(cut))
-        return card, frames
+        return card, frames + self._buffer_gate_changes()
 
     def shuffle(self) -> list[Frame]:
         """The next seeded shoe: shuffled from (seed, shoe_number + 1)."""
@@ -189,14 +207,14 @@ class ShoeFirmware:
             return []
         self.door_open = is_open
         event = DoorOpened if is_open else DoorClosed
-        return [self._emit(event(sequence=self.next_sequence))]
+        return self._with_buffer_gate([self._emit(event(sequence=self.next_sequence))])
 
     def set_jam(self, jammed: bool) -> list[Frame]:
         if jammed == self.jammed:
             return []
         self.jammed = jammed
         event = Jam if jammed else JamCleared
-        return [self._emit(event(sequence=self.next_sequence))]
+        return self._with_buffer_gate([self._emit(event(sequence=self.next_sequence))])
 
     # -- the link ----------------------------------------------------------------------
 
@@ -207,6 +225,31 @@ class ShoeFirmware:
     @property
     def unacknowledged(self) -> int:
         return len(self._held)
+
+    @property
+    def capacity(self) -> int:
+        """How many events the resend buffer holds."""
+        return self._held.maxlen or 0
+
+    def buffer_gate_status(self) -> list[Frame]:
+        """BUFFER_GATE as it stands (sent after every heartbeat, §3); nothing from a version-1 shoe."""
+        if not self.buffer_gate:
+            return []
+        return [shoe_frame(BufferGateChanged(locked=self.buffer_locked, held=self.unacknowledged,
+                                             capacity=self.capacity))]
+
+    def _buffer_gate_changes(self) -> list[Frame]:
+        """Lock the gate when fewer than GATE_RESERVE slots are free, unlock once GATE_UNLOCK_FREE are: the
+        BUFFER_GATE that says so, if the state changed."""
+        free = self.capacity - self.unacknowledged
+        locked = free < GATE_RESERVE if not self.buffer_locked else free < GATE_UNLOCK_FREE
+        if not self.buffer_gate or locked == self.buffer_locked:
+            return []
+        self.buffer_locked = locked
+        return self.buffer_gate_status()
+
+    def _with_buffer_gate(self, frames: list[Frame]) -> list[Frame]:
+        return frames + self._buffer_gate_changes()
 
     def hello(self) -> Frame:
         return shoe_frame(
@@ -227,6 +270,7 @@ class ShoeFirmware:
             (ShoeStatus.DOOR_OPEN if self.door_open else 0)
             | (ShoeStatus.GATE_LOCKED if self.gate_locked else 0)
             | (ShoeStatus.JAMMED if self.jammed else 0)
+            | (ShoeStatus.BUFFER_FULL if self.buffer_locked else 0)
         )
         return shoe_frame(Heartbeat(next_sequence=self.next_sequence, status=status, cards_drawn=self.cards_drawn))
 
@@ -238,14 +282,14 @@ class ShoeFirmware:
             case Ack(sequence=acked):
                 while self._held and sequence_distance(acked, self._held[0].sequence) >= 0:
                     self._held.popleft()
-                return []
+                return self._buffer_gate_changes()
             case Resend(from_sequence=start):
                 return self.resend(start)
             case SetGate(locked=locked):
                 if locked == self.gate_locked:
                     return []
                 self.gate_locked = locked
-                return [self._emit(GateChanged(sequence=self.next_sequence, locked=locked))]
+                return self._with_buffer_gate([self._emit(GateChanged(sequence=self.next_sequence, locked=locked))])
         return []
 
     def resend(self, start: int | None = None) -> list[Frame]:

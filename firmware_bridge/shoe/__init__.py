@@ -2,6 +2,7 @@
 
 from firmware_bridge.shoe.errors import MalformedMessageError, ShoeProtocolError, ShoeVersionError
 from firmware_bridge.shoe.events import (
+    BufferGateChanged,
     CardDrawn,
     CutCardReached,
     DoorClosed,
@@ -51,6 +52,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "SUPPORTED_VERSIONS",
     "Ack",
+    "BufferGateChanged",
     "CardDrawn",
     "CutCardReached",
     "Decision",

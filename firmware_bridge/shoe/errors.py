@@ -25,7 +25,8 @@ class ShoeVersionError(DeviceError):
         versions = ", ".join(str(v) for v in supported)
         where = f" on {device}" if device else ""
         super().__init__(
-            f"shoe{where} speaks protocol version {spoken}; this host speaks version {versions} only "
+            f"shoe{where} speaks protocol version {spoken}; this host speaks "
+            f"version{'s' if len(supported) > 1 else ''} {versions} only "
             "(update the shoe firmware or the table controller)"
         )
         self.spoken = spoken

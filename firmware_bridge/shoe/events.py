@@ -103,6 +103,21 @@ class GateChanged(SequencedShoeEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class BufferGateChanged(ShoeEvent):
+    """The shoe locked its card gate because its resend buffer is full (`locked`), or unlocked it once the host's
+    acknowledgements freed room (docs/protocols/shoe.md §3, "A full buffer locks the gate"; version 2).
+
+    Not sequenced: it must reach the host while the events before it cannot be taken (that is why the buffer
+    filled), so it is a status the shoe repeats, not an event the host acknowledges. `held`: the events the
+    shoe holds unacknowledged; `capacity`: how many its buffer holds.
+    """
+
+    locked: bool
+    held: int
+    capacity: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ShoeIdentity:
     """Who the shoe says it is in HELLO (§4)."""
 

@@ -15,6 +15,7 @@ from firmware_bridge.shoe.errors import MalformedMessageError
 from firmware_bridge.shoe.events import (
     CARD_RANKS,
     CARD_SUITS,
+    BufferGateChanged,
     CardDrawn,
     CutCardReached,
     DoorClosed,
@@ -29,13 +30,14 @@ from firmware_bridge.shoe.events import (
 )
 from firmware_bridge.shoe.framing import Frame, FrameFlags
 
-PROTOCOL_VERSION = 1
-SUPPORTED_VERSIONS: tuple[int, ...] = (PROTOCOL_VERSION,)
+PROTOCOL_VERSION = 2  # what a shoe of ours speaks; version 2 added BUFFER_GATE and HEARTBEAT's BUFFER_FULL (§3)
+SUPPORTED_VERSIONS: tuple[int, ...] = (1, PROTOCOL_VERSION)  # a version-1 shoe just never sends them
 
 
 class MessageType(IntEnum):
     HELLO = 0x01
     HEARTBEAT = 0x02
+    BUFFER_GATE = 0x03
     CARD_DRAWN = 0x10
     SHOE_LOADED = 0x11
     CUT_CARD_REACHED = 0x12
@@ -57,6 +59,7 @@ class ShoeStatus(IntEnum):
     DOOR_OPEN = 0x01
     GATE_LOCKED = 0x02
     JAMMED = 0x04
+    BUFFER_FULL = 0x08  # version 2: the gate is locked because the resend buffer is full (§3)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,13 +112,14 @@ class SetGate:
 
 
 HostCommand = Identify | Ack | Resend | SetGate
-ShoeMessage = SequencedShoeEvent | Hello | Heartbeat
+ShoeMessage = SequencedShoeEvent | Hello | Heartbeat | BufferGateChanged
 
 _U16 = struct.Struct(">H")
 _LOADED = struct.Struct(">IBHHB")
 _CUT = struct.Struct(">IH")
 _CARD = struct.Struct(">HccH")
 _HEARTBEAT = struct.Struct(">HBH")
+_BUFFER_GATE = struct.Struct(">BHH")
 _HELLO_FIXED = struct.Struct(">BIHHIH")
 
 
@@ -153,7 +157,7 @@ def _event_payload(event: SequencedShoeEvent) -> tuple[MessageType, bytes]:
 
 
 def shoe_frame(message: ShoeMessage, *, retransmit: bool = False) -> Frame:
-    """The frame the shoe sends for an event, a Hello or a Heartbeat."""
+    """The frame the shoe sends for an event, a Hello, a Heartbeat or its buffer gate's state."""
     if isinstance(message, Hello):
         payload = (
             _HELLO_FIXED.pack(
@@ -171,6 +175,9 @@ def shoe_frame(message: ShoeMessage, *, retransmit: bool = False) -> Frame:
     if isinstance(message, Heartbeat):
         payload = _HEARTBEAT.pack(message.next_sequence, message.status, message.cards_drawn)
         return Frame(sequence=0, message_type=MessageType.HEARTBEAT, payload=payload)
+    if isinstance(message, BufferGateChanged):
+        payload = _BUFFER_GATE.pack(int(message.locked), message.held, message.capacity)
+        return Frame(sequence=0, message_type=MessageType.BUFFER_GATE, payload=payload)
     message_type, payload = _event_payload(message)
     flags = FrameFlags.SEQUENCED | (FrameFlags.RETRANSMIT if retransmit else FrameFlags.NONE)
     return Frame(sequence=message.sequence, message_type=message_type, flags=flags, payload=payload)
@@ -242,6 +249,12 @@ def parse_shoe_frame(frame: Frame) -> ShoeMessage:
         next_sequence, status, cards_drawn = _unpack(_HEARTBEAT, frame)
         assert isinstance(next_sequence, int) and isinstance(status, int) and isinstance(cards_drawn, int)
         return Heartbeat(next_sequence=next_sequence, status=status, cards_drawn=cards_drawn)
+    if kind == MessageType.BUFFER_GATE:
+        locked, held, capacity = _unpack(_BUFFER_GATE, frame)
+        assert isinstance(locked, int) and isinstance(held, int) and isinstance(capacity, int)
+        if locked > 1 or held > capacity:
+            raise MalformedMessageError(kind, f"locked {locked} (0 or 1), {held} held of {capacity}")
+        return BufferGateChanged(locked=bool(locked), held=held, capacity=capacity)
     if not frame.is_sequenced:
         raise MalformedMessageError(kind, "unknown unsequenced message type")
     sequence = frame.sequence

@@ -20,7 +20,7 @@ entries that change the zones hold a lock.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from drivers.ports import ChipsScanned, ReaderEvent, ReaderOffline
 from firmware_bridge.rfid import Tag
@@ -52,7 +52,7 @@ class ZoneReporter:
         self.tracker = ZoneTracker(zones, value_of=self.value_of, rule=rule)
         self.settle_scans = self.tracker.rule.vanish_scans if settle_scans is None else settle_scans
         self._scans: dict[str, int] = {}  # zone -> scans read since the start (up to settle_scans)
-        self._reported: dict[str, tuple[ZoneChip, ...]] = {}
+        self._reported: dict[str, ZoneChanged] = {}  # zone -> the input last reported for it (`zone_report`)
         self._antennas: dict[str, str] = {}  # zone -> last antenna status name that was not OK
         self._lock = threading.Lock()
 
@@ -63,17 +63,16 @@ class ZoneReporter:
     def value_of(self, tag: Tag) -> int:
         return chip_value(tag, self.registry, self.casino_id)
 
-    def judged(self, zone: str) -> tuple[ZoneChip, ...]:
-        """The stable chips of `zone`, each with its value and, if refused, why."""
-        chips = []
+    def judged(self, zone: str) -> Iterator[ZoneChip]:
+        """The stable chips of `zone`, one at a time, each with its value and, if refused, why (a generator: a zone
+        of thousands of junk tags is never held as thousands of judged chips, see `zone_report`)."""
         for tag in self.tracker.chips(zone):
             problem = check_chip(tag, self.registry, self.casino_id)
             if problem is None:
-                chips.append(ZoneChip(uid=tag.uid, cents=self.value_of(tag)))
+                yield ZoneChip(uid=tag.uid, cents=self.value_of(tag))
             else:
-                chips.append(ZoneChip(uid=tag.uid, cents=0, refused=problem.kind, detail=problem.detail,
-                                      registry_cents=problem.expected_cents, tag_cents=problem.seen_cents))
-        return tuple(chips)
+                yield ZoneChip(uid=tag.uid, cents=0, refused=problem.kind, detail=problem.detail,
+                               registry_cents=problem.expected_cents, tag_cents=problem.seen_cents)
 
     def reader_event(self, event: ReaderEvent) -> list[ZoneChanged | Alarm]:
         """One reader event: the zones it changed (or read enough to report first) and the device alarms."""
@@ -109,18 +108,21 @@ class ZoneReporter:
             return self._reports(set(self._reported))
 
     def reported(self) -> list[ZoneChanged]:
-        """Every zone as last reported (after a journal outage the core may not have taken the last reports)."""
-        return [ZoneChanged(zone=zone, chips=chips) for zone, chips in sorted(self._reported.items())]
+        """Every zone's last report, the very input sent then (after a journal outage the core may not have taken
+        the last reports; the core drops those it has, `ChipWatch.differs`). Called on the event loop: it takes a
+        copy of the dict (one call, whole under the GIL) rather than the lock a scan in the worker may hold."""
+        reported = dict(self._reported)
+        return [reported[zone] for zone in sorted(reported)]
 
     def _reports(self, zones: set[str]) -> list[ZoneChanged]:
         out = []
         for zone in sorted(zones):
             if self._scans.get(zone, 0) < self.settle_scans:
                 continue  # not read enough since the start to say what is there
-            chips = self.judged(zone)
-            if self._reported.get(zone) != chips:
-                self._reported[zone] = chips
-                out.append(_listed(zone, chips))
+            report = zone_report(zone, self.judged(zone))
+            if self._reported.get(zone) != report:
+                self._reported[zone] = report
+                out.append(report)
         return out
 
     def _antenna(self, zone: str, status: str) -> list[Alarm]:
@@ -135,14 +137,20 @@ class ZoneReporter:
                       message=f"{zone}: {ANTENNA_TROUBLE.get(status, status)}; its chips keep their last known state")]
 
 
-def _listed(zone: str, chips: tuple[ZoneChip, ...]) -> ZoneChanged:
-    """The zone's input: every good chip and the first REFUSED_LISTED refused ones, the others counted by kind."""
-    refused = [chip for chip in chips if chip.refused]
-    if len(refused) <= REFUSED_LISTED:
-        return ZoneChanged(zone=zone, chips=chips)
+def zone_report(zone: str, chips: Iterable[ZoneChip]) -> ZoneChanged:
+    """The one way a zone's judged chips become its input: every good chip and the first REFUSED_LISTED refused
+    ones, the others counted by kind (a zone of thousands of junk tags stays a small row). Taken one at a time:
+    the chips not listed are dropped as they come, so a storm leaves no thousands of objects behind (each kept
+    one is garbage the collector must later walk, holding the GIL the event loop needs; bench/README.md)."""
+    listed: list[ZoneChip] = []
+    refused = 0
     unlisted: dict[str, int] = {}
-    for chip in refused[REFUSED_LISTED:]:
-        unlisted[chip.refused] = unlisted.get(chip.refused, 0) + 1
-    listed = {chip.uid for chip in refused[:REFUSED_LISTED]}
-    return ZoneChanged(zone=zone, chips=tuple(chip for chip in chips if not chip.refused or chip.uid in listed),
-                       unlisted=tuple(sorted(unlisted.items())))
+    for chip in chips:
+        if not chip.refused:
+            listed.append(chip)
+        elif refused < REFUSED_LISTED:
+            refused += 1
+            listed.append(chip)
+        else:
+            unlisted[chip.refused] = unlisted.get(chip.refused, 0) + 1
+    return ZoneChanged(zone=zone, chips=tuple(listed), unlisted=tuple(sorted(unlisted.items())))

@@ -7,6 +7,11 @@ is given each event with what the table knows (`TableCounts`) and the time
 - a door opened during a round, an unreadable card (the dealer enters it),
   a jam, the shoe offline, events the link lost for good (`MissedCards`):
   each an alarm at once;
+- the shoe locked its card gate because its resend buffer is full (it holds
+  every card the table has not journaled, docs/protocols/shoe.md §3): an alarm
+  at once, so the dealer knows why no card comes out (the table is not taking
+  them: see the journal's alarm); its unlocking raises nothing (the dealer
+  acknowledges the alarm, like every shoe alarm);
 - the shoe's own count when it comes back online (HELLO, docs/protocols/shoe.md
   §6): fewer cards than the journal counts is an alarm at once (it went back:
   not the shoe we counted); more, or another shoe than the journal's, is
@@ -25,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from drivers.ports import (
+    BufferGateChanged,
     DoorOpened,
     Jam,
     MissedCards,
@@ -102,6 +108,8 @@ class ShoeWatch:
             return [Alarm(kind=AlarmKind.MISSED_CARDS, rule=SHOE_RULE, amounts=(("cards", event.count),),
                           message=f"{event.count} card message(s) from the shoe were lost "
                                   f"(from sequence {event.first_sequence}): check the round")]
+        if isinstance(event, BufferGateChanged):
+            return [_gate_locked(event)] if event.locked else []
         if isinstance(event, ShoeOnline):
             return self._online(event, counts, now)
         return []
@@ -137,6 +145,15 @@ class ShoeWatch:
         self.pending = CountCheck(due=now + self.grace_seconds, reported=reported, cards_drawn=event.cards_drawn,
                                   journal_shoe=counts.shoe_id)
         return []
+
+
+def _gate_locked(event: BufferGateChanged) -> Alarm:
+    return Alarm(
+        kind=AlarmKind.SHOE_GATE_LOCKED, rule=SHOE_RULE,
+        amounts=(("unacknowledged", event.held), ("capacity", event.capacity)),
+        message=f"the shoe locked its card gate: it holds {event.held} of {event.capacity} events the table has "
+                "not journaled, and lets no card out it could not send again; the gate unlocks by itself once "
+                "the table takes them")
 
 
 def _miscount(counts: TableCounts, cards_drawn: int) -> Alarm:

@@ -38,6 +38,7 @@ class AlarmKind(enum.StrEnum):
     SHOE_OFFLINE = "shoe_offline"
     MISSED_CARDS = "missed_cards"
     SHOE_COUNT_MISMATCH = "shoe_count_mismatch"
+    SHOE_GATE_LOCKED = "shoe_gate_locked"
     # The devices (table_runtime/runtime/).
     REGISTRY_UNREADABLE = "registry_unreadable"
     JOURNAL_BROKEN = "journal_broken"

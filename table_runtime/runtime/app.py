@@ -28,6 +28,7 @@ from table_runtime.game.events import Alarm
 from table_runtime.journal import JournalUnwritableError
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.device_log import log_device_event
+from table_runtime.runtime.heap import frozen_heap
 from table_runtime.runtime.journal_audit import audit_journal
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
@@ -94,6 +95,7 @@ class TableApp:
                 await stack.enter_async_context(self.panel)
             for reader in self.readers:
                 await stack.enter_async_context(reader)
+            stack.enter_context(frozen_heap())  # a full garbage collection would block the loop (runtime/heap.py)
             async with asyncio.TaskGroup() as tasks:
                 workers = [tasks.create_task(self._publish_loop()),  # cancelled at the stop
                            tasks.create_task(audit_journal(self.controller)),  # the rows the start did not verify

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from drivers.shoe import (
+    BufferGateChanged,
     CardDrawn,
     CardShoe,
     DoorClosed,
@@ -32,13 +33,14 @@ from drivers.shoe import (
     port_of,
 )
 from simulators.shoe import Fault, SimulatedShoe
-from simulators.shoe_firmware import FirmwareIdentity
+from simulators.shoe_firmware import GATE_RESERVE, FirmwareIdentity, GateLockedError
 from table_runtime.errors import ConfigError
 from table_runtime.game.cards import Card
 
 pytestmark = pytest.mark.timeout(60)
 
 LINK_EVENTS = (ShoeOnline, ShoeOffline)
+V1 = FirmwareIdentity(protocol_version=1)  # a shoe of the first protocol version: no buffer gate (§3)
 
 
 def simulated(**options: object) -> SimulatedShoe:
@@ -110,7 +112,7 @@ async def test_identifies_and_reports_cards_in_order(sim: SimulatedShoe) -> None
     async with SerialShoe(sim.url) as shoe:
         online = await expect(shoe, ShoeOnline)
         assert isinstance(online, ShoeOnline)
-        assert online.identity.protocol_version == 1
+        assert online.identity.protocol_version == 2
         assert online.identity.serial_number == "SIM-SHOE-0001"
         assert shoe.identity == online.identity
         loaded = await expect(shoe, ShoeShuffled)
@@ -255,8 +257,9 @@ async def test_disconnect_then_back_loses_and_doubles_nothing(sim: SimulatedShoe
     assert shoe.statistics.connections == 2
 
 
-async def test_more_cards_away_than_the_shoe_can_hold_is_a_missed_cards_alarm() -> None:
-    async with simulated(buffer_size=2) as sim, SerialShoe(sim.url) as shoe:
+async def test_more_cards_away_than_a_version_1_shoe_can_hold_is_a_missed_cards_alarm() -> None:
+    """A version-1 shoe (no buffer gate, §3) lets cards out past its buffer: the host says they are missed."""
+    async with simulated(buffer_size=2, identity=V1) as sim, SerialShoe(sim.url) as shoe:
         await expect(shoe, ShoeShuffled)
         sim.unplug()
         await expect(shoe, ShoeOffline)
@@ -265,6 +268,39 @@ async def test_more_cards_away_than_the_shoe_can_hold_is_a_missed_cards_alarm() 
         missed = await expect(shoe, MissedCards)
         assert isinstance(missed, MissedCards) and (missed.first_sequence, missed.count) == (1, 3)
         assert await cards(shoe, 2) == away[3:]
+
+
+async def test_a_shoe_whose_resend_buffer_fills_locks_its_gate_until_the_host_acknowledges() -> None:
+    """§3 (version 2): the host acknowledges nothing (as while its journal cannot be written); once the shoe's
+    buffer is full its gate locks, no card leaves, and the host hears so at once; its acknowledgements unlock
+    the gate, and every card drawn reached the host exactly once."""
+    async with simulated(buffer_size=32) as sim, SerialShoe(sim.url) as shoe:
+        await expect(shoe, ShoeShuffled)  # held, unacknowledged, like every card after it
+        drawn: list[Card] = []
+        with pytest.raises(GateLockedError, match=r"resend buffer is full \(25 of 32 events unacknowledged\)"):
+            for _ in range(64):
+                drawn.append(sim.draw())
+        assert len(drawn) == 32 - GATE_RESERVE  # SHOE_LOADED and 24 cards: 7 slots free, fewer than the reserve
+        events: list[ShoeEvent] = []
+        async with asyncio.timeout(10):
+            while not isinstance(event := await shoe.next_event(), BufferGateChanged):
+                events.append(event)
+        assert (event.locked, event.held, event.capacity) == (True, 25, 32)
+        assert [item.code for item in events if isinstance(item, CardDrawn)] == [card.code for card in drawn]
+        # The shoe resends what is unacknowledged and repeats BUFFER_GATE with each heartbeat: no new event.
+        assert await quiet(shoe, 0.5) == []
+        with pytest.raises(GateLockedError):
+            sim.draw()
+        assert sim.firmware.cards_drawn == len(drawn)  # the dealer got no card
+
+        last = [item for item in events if isinstance(item, CardDrawn)][-1]
+        shoe.acknowledge(last)  # the journal took them: everything up to the last card is acknowledged
+        unlocked = await expect(shoe, BufferGateChanged)
+        assert isinstance(unlocked, BufferGateChanged) and (unlocked.locked, unlocked.held) == (False, 0)
+        more = [sim.draw() for _ in range(3)]
+        assert await cards(shoe, 3) == more
+        sent = [item.code for item in sim.sent_events if isinstance(item, CardDrawn)]
+        assert sent == [card.code for card in [*drawn, *more]]  # every card out of the shoe was sent, once
 
 
 async def test_unplug_replug_many_times(sim: SimulatedShoe, shoe: SerialShoe) -> None:
@@ -340,8 +376,8 @@ async def test_a_device_that_never_answers_identify_is_offline(tmp_path: Path) -
 
 
 async def test_unknown_protocol_version_is_refused() -> None:
-    async with simulated(identity=FirmwareIdentity(protocol_version=2)) as sim, SerialShoe(sim.url) as shoe:
-        with pytest.raises(ShoeVersionError, match=r"protocol version 2; this host speaks version 1"):
+    async with simulated(identity=FirmwareIdentity(protocol_version=3)) as sim, SerialShoe(sim.url) as shoe:
+        with pytest.raises(ShoeVersionError, match=r"protocol version 3; this host speaks versions 1, 2 only"):
             async with asyncio.timeout(10):
                 async for _ in shoe.events():
                     pass

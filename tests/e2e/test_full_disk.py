@@ -18,12 +18,14 @@ import pytest
 from firmware_bridge.shoe import Ack
 from simulators.mosquitto import free_port
 from simulators.shoe import SimulatedShoe
+from simulators.shoe_firmware import GATE_RESERVE, GateLockedError
 from table_runtime.journal import Journal, journal_path
 from tests.e2e.external_shoe import RuntimeProcess, dealt, external_shoe_config, loaded, shoe_inputs, wait_until
 from tests.small_disk import SmallDisk, small_disk
 
 pytestmark = pytest.mark.timeout(240)
 KIND = "journal_unwritable"
+GATE = "shoe_gate_locked"
 
 
 @pytest.fixture
@@ -98,3 +100,53 @@ def test_a_full_card_stops_play_with_an_alarm_and_freeing_space_resumes_it(tmp_p
         assert code == 1, refused.log
         assert len(errors) == 1 and "journal.db: cannot write: disk full (" in errors[0], refused.log
         assert "not a journal" not in refused.log and "Traceback" not in refused.log
+
+
+def test_a_shoe_whose_buffer_fills_during_the_outage_locks_its_gate_and_loses_no_card(tmp_path: Path,
+                                                                                      disk: SmallDisk) -> None:
+    """During the outage the table acknowledges no card, so the shoe holds them all; once its buffer is full
+    (32 events here) it locks its gate instead of letting out cards it could not send again (docs/protocols/shoe.md
+    §3): the dealer gets no card and the display shows why (`shoe_gate_locked`, held while the journal cannot be
+    written). Space freed, the table journals every card the shoe held, the gate unlocks and play goes on: each
+    card that left the shoe is journaled once, in order."""
+    port = free_port()
+    data = disk.path / "data"
+    with SimulatedShoe(seed=5, announce=True, buffer_size=32) as shoe:
+        config = external_shoe_config(tmp_path, data_dir=data, shoe_link=shoe.link, port=port)
+        runtime = RuntimeProcess(config, port)
+        try:
+            runtime.wait_for("the shoe online and loaded", loaded)
+            drawn = [shoe.draw().code]
+            runtime.wait_for("a card", dealt(1))
+            disk.fill()
+            for _ in range(60):  # the write-ahead log may hold a few more rows before the card refuses one
+                drawn.append(shoe.draw().code)
+                snapshot = runtime.wait_for("the card or the alarm", lambda s: bool(
+                    outage_alarms(s) or s["shoe"]["cards_dealt"] >= len(drawn)))
+                if outage_alarms(snapshot):
+                    break
+            refused_at = snapshot["shoe"]["cards_dealt"]
+            with pytest.raises(GateLockedError, match=r"resend buffer is full \(25 of 32 events unacknowledged"):
+                for _ in range(32):
+                    drawn.append(shoe.draw().code)
+            assert shoe.firmware.unacknowledged == 32 - GATE_RESERVE + 1 and shoe.firmware.cards_drawn == len(drawn)
+            snapshot = runtime.wait_for("the gate's alarm", lambda s: any(a["kind"] == GATE for a in s["alarms"]))
+            (alarm,) = [alarm for alarm in snapshot["alarms"] if alarm["kind"] == GATE]
+            assert alarm["amounts"] == {"unacknowledged": 25, "capacity": 32} and alarm["id"] < 0  # held in memory
+            assert snapshot["shoe"]["cards_dealt"] == refused_at and outage_alarms(snapshot)
+            with pytest.raises(GateLockedError):
+                shoe.draw()  # still locked: nothing was acknowledged
+
+            disk.free()
+            runtime.wait_for("play resumed", lambda s: not outage_alarms(s) and s["shoe"]["cards_dealt"] == len(drawn))
+            wait_until("every card acknowledged and the gate unlocked",
+                       lambda: shoe.firmware.unacknowledged == 0 and not shoe.firmware.buffer_locked)
+            drawn.append(shoe.draw().code)
+            runtime.wait_for("the next card", dealt(len(drawn)))
+        finally:
+            code = runtime.terminate()
+        assert code == 0 and "Traceback" not in runtime.log, runtime.log
+        assert [body["card"] for body in shoe_inputs(data) if body["type"] == "CardDrawn"] == drawn
+        with Journal.open(journal_path(data)) as journal:
+            gate_rows = [row.body for row in journal.entries(kinds=("alarm",)) if row.body["kind"] == GATE]
+        assert len(gate_rows) == 1 and gate_rows[0]["amounts"] == {"unacknowledged": 25, "capacity": 32}

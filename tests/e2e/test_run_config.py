@@ -171,7 +171,7 @@ async def test_run_comes_up_plays_a_touch_and_stops_cleanly(started: tuple[Path,
     stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} (INFO|WARNING|ERROR|DEBUG) "
     assert all(re.match(stamp, line) for line in lines), table.log
     assert f"table-runtime {installed_version()} starting: table DEMO1" in lines[0]
-    assert re.search(r"shoe online on \S+: serial SIM-SHOE-\S+, firmware sim-1.0, protocol 1, boot \d+; shoe S1, "
+    assert re.search(r"shoe online on \S+: serial SIM-SHOE-\S+, firmware sim-1.0, protocol 2, boot \d+; shoe S1, "
                      r"0 cards drawn", table.log), table.log
     for name in ("left", "right"):
         assert re.search(rf"chip reader {name} online: serial SIM\w+, firmware sim-1.0, protocol 1", table.log)

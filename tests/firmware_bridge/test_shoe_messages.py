@@ -8,7 +8,9 @@ from hypothesis import strategies as st
 
 from firmware_bridge.shoe import (
     PROTOCOL_VERSION,
+    SUPPORTED_VERSIONS,
     Ack,
+    BufferGateChanged,
     CardDrawn,
     CutCardReached,
     DoorClosed,
@@ -29,6 +31,7 @@ from firmware_bridge.shoe import (
     SequencedShoeEvent,
     SetGate,
     ShoeShuffled,
+    ShoeStatus,
     UnreadableCard,
     host_frame,
     parse_host_frame,
@@ -71,7 +74,10 @@ hellos = st.builds(
     firmware_version=ascii_text,
     serial_number=ascii_text,
 )
-heartbeats = st.builds(Heartbeat, next_sequence=u16, status=st.integers(0, 7), cards_drawn=u16)
+heartbeats = st.builds(Heartbeat, next_sequence=u16, status=st.integers(0, 15), cards_drawn=u16)
+buffer_gates = st.builds(lambda locked, held, spare: BufferGateChanged(locked=locked, held=held,
+                                                                      capacity=min(held + spare, 0xFFFF)),
+                         st.booleans(), u16, u16)
 commands: st.SearchStrategy[HostCommand] = st.one_of(
     st.just(Identify()), st.builds(Ack, u16), st.builds(Resend, u16), st.builds(SetGate, st.booleans())
 )
@@ -87,8 +93,8 @@ def test_events_round_trip_through_bytes(event: SequencedShoeEvent, retransmit: 
 
 
 @settings(deadline=None)  # no timing in unit tests: CI machines are loaded
-@given(st.one_of(hellos, heartbeats))
-def test_link_messages_round_trip(message: Hello | Heartbeat) -> None:
+@given(st.one_of(hellos, heartbeats, buffer_gates))
+def test_link_messages_round_trip(message: Hello | Heartbeat | BufferGateChanged) -> None:
     frame = shoe_frame(message)
     assert not frame.is_sequenced
     assert parse_shoe_frame(Frame.from_bytes(frame.to_bytes())) == message
@@ -120,8 +126,22 @@ def test_a_card_code_naming_no_card_is_malformed() -> None:
         parse_shoe_frame(frame)
 
 
-def test_hello_protocol_version_is_one() -> None:
-    assert PROTOCOL_VERSION == 1
+def test_the_shoe_speaks_version_2_and_the_host_version_1_too() -> None:
+    assert PROTOCOL_VERSION == 2 and SUPPORTED_VERSIONS == (1, 2)
+
+
+def test_buffer_gate_payload_is_as_documented() -> None:
+    """§4: BUFFER_GATE 0x03, unsequenced: locked u8, held u16, capacity u16; HEARTBEAT's bit 3 says the same."""
+    frame = shoe_frame(BufferGateChanged(locked=True, held=249, capacity=256))
+    assert (frame.message_type, frame.is_sequenced, frame.payload) == (0x03, False, bytes.fromhex("0100F90100"))
+    assert int(ShoeStatus.BUFFER_FULL) == 0x08
+
+
+@pytest.mark.parametrize("payload", ["02000a0010", "010011 0010".replace(" ", ""), "0100", "01000a001000"])
+def test_a_buffer_gate_that_cannot_be_is_malformed(payload: str) -> None:
+    """A locked byte other than 0 or 1, more held than the buffer holds, a payload of the wrong length."""
+    with pytest.raises(MalformedMessageError):
+        parse_shoe_frame(Frame(sequence=0, message_type=MessageType.BUFFER_GATE, payload=bytes.fromhex(payload)))
 
 
 @settings(deadline=None)  # no timing in unit tests: CI machines are loaded

@@ -8,6 +8,7 @@ import pytest
 
 from firmware_bridge.shoe import (
     Ack,
+    BufferGateChanged,
     CardDrawn,
     CutCardReached,
     GateChanged,
@@ -16,10 +17,14 @@ from firmware_bridge.shoe import (
     Resend,
     SetGate,
     ShoeShuffled,
+    ShoeStatus,
     UnreadableCard,
     parse_shoe_frame,
 )
 from simulators.shoe_firmware import (
+    GATE_RESERVE,
+    GATE_UNLOCK_FREE,
+    FirmwareIdentity,
     GateLockedError,
     ShoeEmptyError,
     ShoeFirmware,
@@ -119,11 +124,42 @@ def test_acknowledged_events_leave_the_buffer_and_resend_starts_where_asked() ->
     assert isinstance(hello, Hello) and (hello.next_sequence, hello.oldest_held, hello.cards_drawn) == (5, 2, 5)
 
 
-def test_a_full_buffer_forgets_the_oldest() -> None:
-    firmware = ShoeFirmware(seed=1, buffer_size=4)
+def test_a_full_buffer_of_a_version_1_shoe_forgets_the_oldest() -> None:
+    firmware = ShoeFirmware(seed=1, buffer_size=4, identity=FirmwareIdentity(protocol_version=1))
     for _ in range(6):
         firmware.draw()
     assert firmware.oldest_held == 2 and firmware.unacknowledged == 4
+
+
+def test_a_full_buffer_locks_the_gate_until_acknowledgements_free_room() -> None:
+    """§3 (version 2): the card that leaves the buffer fewer than GATE_RESERVE free slots locks the gate, and
+    BUFFER_GATE says so; no card leaves while it is locked; an ACK that frees GATE_UNLOCK_FREE slots unlocks it."""
+    firmware = ShoeFirmware(seed=1, buffer_size=32)  # cards from sequence 0 (no SHOE_LOADED announced here)
+    frames = []
+    for _ in range(32 - GATE_RESERVE + 1):
+        frames += firmware.draw()[1]
+    assert firmware.buffer_locked and firmware.unacknowledged == 32 - GATE_RESERVE + 1
+    *cards, status = [parse_shoe_frame(frame) for frame in frames]
+    assert all(isinstance(card, CardDrawn) for card in cards)
+    assert status == BufferGateChanged(locked=True, held=25, capacity=32)
+    assert parse_shoe_frame(firmware.heartbeat()).status & ShoeStatus.BUFFER_FULL  # type: ignore[union-attr]
+    assert firmware.buffer_gate_status() == [frames[-1]]  # what it repeats after each heartbeat
+    with pytest.raises(GateLockedError, match=r"resend buffer is full \(25 of 32 events unacknowledged\)"):
+        firmware.draw()
+    assert firmware.cards_drawn == 25  # the dealer got no card
+    assert firmware.handle(Ack(5)) == []  # 6 acknowledged: 13 free, not yet GATE_UNLOCK_FREE
+    (unlocked,) = firmware.handle(Ack(8))
+    assert parse_shoe_frame(unlocked) == BufferGateChanged(locked=False, held=16, capacity=32)
+    assert 32 - firmware.unacknowledged >= GATE_UNLOCK_FREE
+    card, _ = firmware.draw()
+    assert card == shuffled_shoe(1, 1)[25]  # the next card: none lost, none skipped
+
+
+def test_a_version_1_shoe_has_no_buffer_gate_and_a_version_2_buffer_is_large_enough() -> None:
+    old = ShoeFirmware(seed=1, buffer_size=4, identity=FirmwareIdentity(protocol_version=1))
+    assert old.buffer_gate_status() == []
+    with pytest.raises(ValueError, match="at least 16 events"):
+        ShoeFirmware(seed=1, buffer_size=4)
 
 
 def test_resume_past_the_end_is_refused() -> None:

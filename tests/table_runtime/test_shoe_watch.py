@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from drivers.ports import (
+    BufferGateChanged,
     CardDrawn,
     DoorClosed,
     DoorOpened,
@@ -49,6 +50,8 @@ def kinds(alarms: list[Alarm]) -> list[str]:
     (ShoeOffline(reason="no heartbeat for 3 s", device="/dev/pts/3"), IN_ROUND, ["shoe_offline"]),
     (MissedCards(first_sequence=40, count=2), IN_ROUND, ["missed_cards"]),
     (CardDrawn(sequence=1, code="AS", card_number=10, raw_code=0), IN_ROUND, []),
+    (BufferGateChanged(locked=True, held=249, capacity=256), BETWEEN, ["shoe_gate_locked"]),
+    (BufferGateChanged(locked=False, held=0, capacity=256), IN_ROUND, []),
 ])
 def test_each_shoe_event_and_its_alarm(event: ShoeEvent, counts: TableCounts, expected: list[str]) -> None:
     watch = ShoeWatch()
@@ -64,6 +67,8 @@ def test_the_alarms_name_what_happened() -> None:
     assert "/dev/ttyACM0" in offline.message and "device disconnected" in offline.message
     [missed] = watch.on_event(MissedCards(first_sequence=40, count=2), IN_ROUND, 0.0)
     assert missed.amounts == (("cards", 2),) and "sequence 40" in missed.message
+    [gate] = watch.on_event(BufferGateChanged(locked=True, held=249, capacity=256), IN_ROUND, 0.0)
+    assert gate.amounts == (("unacknowledged", 249), ("capacity", 256)) and "249 of 256" in gate.message
 
 
 def test_a_shoe_back_with_fewer_cards_than_the_journal_is_an_alarm_at_once() -> None:

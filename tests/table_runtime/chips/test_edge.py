@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
+
 from drivers.chip_reader import ChipsScanned, ReaderOffline, ZoneReading
 from firmware_bridge.rfid import Tag
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import RegisteredChip
-from table_runtime.core.inputs import ZoneChanged, ZoneChip
+from table_runtime.core.inputs import REFUSED_LISTED, ZoneChanged, ZoneChip
 
 FIVE = Tag(uid="E004000000000005", denomination_cents=500, casino_id=1)
 REGISTRY = {FIVE.uid: RegisteredChip(uid=FIVE.uid, denomination_cents=500, casino_id=1, status="active")}
@@ -39,6 +41,28 @@ def test_a_refused_chip_is_reported_with_why_and_counts_nothing() -> None:
     assert report == ZoneChanged(zone="box1", chips=(ZoneChip(
         uid=stranger.uid, cents=0, refused="counterfeit_chip", detail="UID unknown to the registry",
         registry_cents=None, tag_cents=2500),))
+
+
+def judged_chips_alive() -> int:
+    gc.collect()
+    return sum(1 for thing in gc.get_objects() if isinstance(thing, ZoneChip))
+
+
+def test_a_storm_of_junk_tags_is_reported_capped_and_leaves_no_judged_chip_behind() -> None:
+    """10,000 junk tags and one good chip on a zone: its input lists the good chip and the first REFUSED_LISTED
+    junk chips and counts the others; the edge keeps nothing more (each object kept is heap that a full garbage
+    collection walks holding the GIL the event loop needs, runtime/heap.py)."""
+    junk = tuple(Tag(uid=f"E0041000{n:08X}", denomination_cents=500, casino_id=1) for n in range(10_000))
+    reporter = ZoneReporter(["box1"], registry=REGISTRY, casino_id=1, settle_scans=2)
+    alive = judged_chips_alive()
+    scan(reporter, 0.0, box1=(*junk, FIVE))
+    (report,) = scan(reporter, 0.1, box1=(*junk, FIVE))
+    assert isinstance(report, ZoneChanged)
+    assert report.chips[0] == ZoneChip(uid=FIVE.uid, cents=500)  # the UIDs in order: FIVE's sorts first
+    assert [chip.uid for chip in report.chips[1:]] == [tag.uid for tag in junk[:REFUSED_LISTED]]
+    assert report.unlisted == (("counterfeit_chip", 10_000 - REFUSED_LISTED),)
+    assert reporter.reported() == [report]  # what an outage re-reports is that very input
+    assert judged_chips_alive() - alive == 1 + REFUSED_LISTED
 
 
 def test_a_new_registry_reports_the_zones_it_judges_otherwise() -> None:

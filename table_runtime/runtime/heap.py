@@ -1,0 +1,32 @@
+"""The process's heap while the table runs: what was alive at the start is kept out of the garbage collector's way.
+
+CPython's cyclic collector now and then walks every tracked object of the process (a full, "generation 2"
+collection), holding the GIL the whole time, in whichever thread happened to allocate: the event loop, or
+the readers' edge in its worker thread, which then blocks the loop just as well. A storm of 10,000 junk
+tags (10,000 tags kept by the debounce) set one off, and it blocked the loop 58 to 104 ms with the heap of
+start-up (modules, the replayed core, the drivers) in it; most of that heap lives as long as the process.
+`frozen_heap` moves it to the collector's permanent generation once the table is up (`gc.freeze`), so a
+full collection walks only what the table made since (bench/README.md, "Hostile input").
+
+The price: a reference cycle that was alive at the start and dies later is not collected while frozen
+(the start-up heap is the table's own long-lived state, so this is little); the end of the block gives
+the objects back to the collector (`gc.unfreeze`), so a process that runs several tables one after another
+(the tests) frees them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Collect once, then freeze what is left (the start-up heap) until the block ends."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
