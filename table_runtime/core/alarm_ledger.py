@@ -58,10 +58,14 @@ def storm_key(kind: str, box: int | None) -> tuple[str, int | None] | None:
 
 
 def alarm_body(alarm: Alarm, seq: int, number: int) -> AlarmBody:
-    """The journal body of an alarm raised at `seq` in round `number` (0: between rounds)."""
-    return {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": str(alarm.kind),
+    """The journal body of an alarm raised at `seq` in round `number` (0: between rounds); a refused command's
+    also its `reason` code (game/refusals.py)."""
+    body = {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": str(alarm.kind),
             "message": alarm.message, "rule": alarm.rule, "box": alarm.box, "amounts": dict(alarm.amounts),
             "round": number, "acknowledged": False, "count": alarm.count}
+    if alarm.reason:
+        body["reason"] = str(alarm.reason)
+    return body
 
 
 def cleared_body(alarm_id: int, by: str) -> AlarmBody:
@@ -97,6 +101,8 @@ class AlarmLedger:
             added = int(update["count"]) - int(alarm.get("count", 1))
             self.counts[alarm["kind"]] = self.counts.get(alarm["kind"], 0) + added
             alarm.update(count=update["count"], message=update["message"], amounts=dict(update["amounts"]))
+            if "reason" in update:
+                alarm["reason"] = update["reason"]
 
     def cleared(self, alarm_id: int) -> bool:
         """An `alarm_cleared` row: the alarm leaves the banner (it stays in the journal and the round's record)."""
@@ -226,6 +232,8 @@ class AlarmStep:
                     "type": "AlarmUpdated", "schema_version": SCHEMA_VERSION, "id": alarm_id,
                     "kind": counting["kind"], "box": counting["box"], "count": int(counting.get("count", 1))}
             update.update(count=update["count"] + alarm.count, message=alarm.message, amounts=dict(alarm.amounts))
+            if alarm.reason:
+                update["reason"] = str(alarm.reason)
             return seq
         body = alarm_body(alarm, seq + 1, number)
         self.raised.append(body)

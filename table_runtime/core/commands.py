@@ -34,6 +34,7 @@ from table_runtime.game.inputs import (
     Undo,
     Void,
 )
+from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.round import INSURANCE
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class Done:
 @dataclass(frozen=True, slots=True)
 class Refused:
     message: str
+    reason: RefusalReason
 
 
 Decision = Submit | Acknowledge | Done | Refused
@@ -101,9 +103,9 @@ def command_input(command: Command, *, by: str, behind_following: tuple[str, ...
     return simple[command]
 
 
-def refusal_alarm(message: str) -> Alarm:
-    """A refused panel button: the panel has no screen, so the refusal is shown as an alarm."""
-    return Alarm(kind=AlarmKind.COMMAND_REFUSED, message=message, rule=REFUSED_RULE)
+def refusal_alarm(message: str, reason: str) -> Alarm:
+    """A refused panel button: the panel has no screen, so the refusal is shown as an alarm (with its code)."""
+    return Alarm(kind=AlarmKind.COMMAND_REFUSED, message=message, rule=REFUSED_RULE, reason=reason)
 
 
 def bets_from_zones(core: TableCore) -> BetsLocked:
@@ -133,19 +135,19 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
     try:
         command = Command(name)
     except ValueError:
-        return Refused(f"unknown command {name!r}")
+        return Refused(f"unknown command {name!r}", RefusalReason.UNKNOWN_COMMAND)
     if role not in COMMAND_ROLES[command]:
         if role == Role.PIT:
-            return Refused("pit view is read-only")
-        return Refused(f"{command} needs the supervisor")
+            return Refused("pit view is read-only", RefusalReason.READ_ONLY)
+        return Refused(f"{command} needs the supervisor", RefusalReason.NEEDS_SUPERVISOR)
     halted = core.halted
     if halted and command != Command.ACK_ALARM:
-        return Refused(f"{command} refused: play is stopped: {halted}")
+        return Refused(f"{command} refused: play is stopped: {halted}", RefusalReason.PLAY_STOPPED)
     table = core.table
     round_ = table.round
     if command == Command.DEAL:
         if not core.chips.zones:
-            return Refused("no chip reader: bets cannot be locked from the zones")
+            return Refused("no chip reader: bets cannot be locked from the zones", RefusalReason.NO_CHIP_READER)
         if core.chips.phase is not ChipPhase.BETTING or table.round_in_play:
             return Done("bets not locked: a round is in play")
         return Submit(command, ((bets_from_zones(core), source),))
@@ -154,15 +156,15 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
         alarm = core.alarms.get(alarm_id)
         kind = None if alarm is None else str(alarm["kind"])
         if kind is None:
-            return Refused("no such alarm")
+            return Refused("no such alarm", RefusalReason.NO_SUCH_ALARM)
         if role != Role.SUPERVISOR and needs_supervisor(kind):
-            return Refused(f"alarm {alarm_id} ({kind}) needs the supervisor PIN")
+            return Refused(f"alarm {alarm_id} ({kind}) needs the supervisor PIN", RefusalReason.NEEDS_SUPERVISOR)
         return Acknowledge(alarm_id, by=role)
     if command == Command.MANUAL_CARD:
         try:
             card = Card.parse(str(args.get("card", "")))
         except CardCodeError as error:
-            return Refused(str(error))
+            return Refused(str(error), RefusalReason.BAD_CARD)
         return Submit(command, card_inputs(core, CardDrawn(card=card, manual=True, by=role), source),
                       f"{card} entered by hand")
     if command in (Command.DOUBLE, Command.SPLIT):
@@ -182,9 +184,9 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
 def result(decision: Submit, events: list[list[Event]]) -> dict[str, Any]:
     """What the dealer is told once the inputs are applied: refusals by the rules arrive as alarms."""
     flat = [event for step in events for event in step]
-    refusals = [event.message for event in flat if isinstance(event, Alarm) and event.kind == AlarmKind.COMMAND_REFUSED]
+    refusals = [event for event in flat if isinstance(event, Alarm) and event.kind == AlarmKind.COMMAND_REFUSED]
     if refusals:
-        return {"ok": False, "message": refusals[0], "alarmed": True}
+        return {"ok": False, "message": refusals[0].message, "reason": refusals[0].reason, "alarmed": True}
     if decision.command == Command.DEAL:
         locked = any(isinstance(event, RoundStarted) for event in flat)
         return {"ok": True, "message": "bets locked" if locked else "bets not locked: see the alarms"}

@@ -11,7 +11,7 @@ from typing import Any
 
 from table_runtime.errors import TableError
 from table_runtime.game.cards import Card
-from table_runtime.game.events import Event
+from table_runtime.game.events import Alarm, Event
 from table_runtime.game.inputs import INPUT_TYPES, SCHEMA_VERSION, BehindBet, BetsLocked, BoxBet, CardDrawn, Input
 
 
@@ -34,6 +34,8 @@ def _plain(value: Any, name: str = "") -> Any:
 def to_dict(item: Input | Event) -> dict[str, Any]:
     """A JSON-ready dict of an input or an event."""
     body: dict[str, Any] = _plain(item)
+    if isinstance(item, Alarm) and not item.reason:
+        del body["reason"]  # only a refused command's alarm has one: every other alarm reads as before it
     body["type"] = type(item).__name__
     body["schema_version"] = SCHEMA_VERSION
     return body

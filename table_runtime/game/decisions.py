@@ -1,8 +1,8 @@
 """What the rules allow: a stand, a double or a split of a hand, and the bets a round may start with.
 
-Each refusal is the reason as the dealer reads it, or None when the rules
-allow the decision; the round turns a reason into a `command_refused` alarm
-and `Round.allowed()` lists the decisions with none.
+Each refusal is a `Refusal` (its code and the reason as the dealer reads it),
+or None when the rules allow the decision; the round turns it into a
+`command_refused` alarm and `Round.allowed()` lists the decisions with none.
 """
 
 from __future__ import annotations
@@ -12,43 +12,46 @@ from table_runtime.game.box import BoxState
 from table_runtime.game.events import Alarm, Event
 from table_runtime.game.hand import Hand, Stake
 from table_runtime.game.inputs import BoxBet
+from table_runtime.game.refusals import Refusal, RefusalReason
 from table_runtime.game.rules import RuleOptions, TableLimits
 
 
-def stand_refusal(hand: Hand) -> str | None:
+def stand_refusal(hand: Hand) -> Refusal | None:
     if len(hand.cards) < 2:
-        return "the hand is waiting for its second card"
+        return Refusal(RefusalReason.SECOND_CARD, "the hand is waiting for its second card")
     if hand.doubled:
-        return "a doubled hand must take exactly one card (000:35)"
+        return Refusal(RefusalReason.DOUBLED_ONE_CARD, "a doubled hand must take exactly one card (000:35)")
     return None
 
 
-def double_refusal(hand: Hand, rules: RuleOptions) -> str | None:
+def double_refusal(hand: Hand, rules: RuleOptions) -> Refusal | None:
     if len(hand.cards) != 2 or hand.doubled:
-        return "a double is only on the first two cards (000:35)"
+        return Refusal(RefusalReason.DOUBLE_TWO_CARDS, "a double is only on the first two cards (000:35)")
     if hand.split_aces:
-        return "split aces take one card each (000:32)"
+        return Refusal(RefusalReason.SPLIT_ACES_ONE_CARD, "split aces take one card each (000:32)")
     if hand.from_split and not rules.double_after_split:
-        return "no double after a split under these rules"
+        return Refusal(RefusalReason.NO_DOUBLE_AFTER_SPLIT, "no double after a split under these rules")
     if rules.double_on == "9_10_11" and hand.total not in (9, 10, 11):
-        return f"doubles only on 9, 10 or 11 under these rules (001:34, 002:48); the hand has {hand.total}"
+        return Refusal(RefusalReason.DOUBLE_9_10_11, "doubles only on 9, 10 or 11 under these rules (001:34, 002:48);"
+                                                     f" the hand has {hand.total}")
     return None
 
 
-def split_refusal(hand: Hand, rules: RuleOptions, box: BoxState | None) -> str | None:
+def split_refusal(hand: Hand, rules: RuleOptions, box: BoxState | None) -> Refusal | None:
     """`box`: the box of `hand`, whose hands count against the rules' limit."""
     if len(hand.cards) != 2 or hand.doubled:
-        return "a split needs a pair as the first two cards (000:30)"
+        return Refusal(RefusalReason.SPLIT_NEEDS_PAIR, "a split needs a pair as the first two cards (000:30)")
     first, second = hand.cards
     if rules.split_match == "rank" and first.rank != second.rank:
-        return f"{first} and {second} are not identical (002:54)"
+        return Refusal(RefusalReason.NOT_IDENTICAL, f"{first} and {second} are not identical (002:54)")
     if first.value != second.value:
-        return f"{first} and {second} are not of the same value (000:30)"
+        return Refusal(RefusalReason.NOT_SAME_VALUE, f"{first} and {second} are not of the same value (000:30)")
     if hand.split_aces:
-        return "split aces are not split again (000:32)"
+        return Refusal(RefusalReason.SPLIT_ACES_AGAIN, "split aces are not split again (000:32)")
     limit = rules.max_hands_after_split
     if limit is not None and box is not None and len(box.hands) >= limit:
-        return f"the box already has {len(box.hands)} hands, the limit under these rules"
+        return Refusal(RefusalReason.HANDS_LIMIT, f"the box already has {len(box.hands)} hands, the limit under "
+                                                  "these rules")
     return None
 
 

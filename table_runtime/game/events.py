@@ -25,6 +25,7 @@ class Alarm:
     box: int | None = None
     amounts: tuple[tuple[str, int], ...] = ()
     count: int = 1
+    reason: str = ""  # a refused command's reason code (game/refusals.py RefusalReason), else empty
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

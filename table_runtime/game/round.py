@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from table_runtime.game import refusals
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.bank import bank_needs_card, why_bank_stands
 from table_runtime.game.box import BoxState
@@ -66,20 +67,18 @@ from table_runtime.game.inputs import (
 
 # The phases are defined in phases.py; importable from here too, as before it existed.
 from table_runtime.game.phases import BANK as BANK
-from table_runtime.game.phases import BETTING as BETTING
+from table_runtime.game.phases import BETTING, Phase
 from table_runtime.game.phases import CLOSED as CLOSED
 from table_runtime.game.phases import DEALING as DEALING
 from table_runtime.game.phases import IN_PLAY as IN_PLAY
 from table_runtime.game.phases import INSURANCE as INSURANCE
-from table_runtime.game.phases import PHASES as PHASES
 from table_runtime.game.phases import PLAYING as PLAYING
 from table_runtime.game.phases import SETTLEMENT as SETTLEMENT
 from table_runtime.game.phases import VOIDED as VOIDED
-from table_runtime.game.phases import Phase
 from table_runtime.game.recurring import PHASE_CHANGED, card_assigned, hand_stood, turn_changed
 from table_runtime.game.round_state import RoundState
 from table_runtime.game.settlement import early_blackjack_payouts, round_payouts
-from table_runtime.game.undo import CARD, DOUBLE, SPLIT, STAND, take_back, undo_refusal
+from table_runtime.game.undo import CARD, DOUBLE, NOTHING_TO_UNDO, SPLIT, STAND, take_back, undo_refusal
 
 COMMANDS: Final = ROUND_COMMANDS  # defined once, in game/commands.py (Final: a constant to a mypyc build)
 
@@ -256,13 +255,15 @@ class Round(RoundState):
 
     # --------------------------------------------------------------- commands
 
-    def _refuse(self, command: str, reason: str, out: list[Event], rule: str, box: int | None = None) -> None:
-        out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, message=f"{command} refused: {reason}", rule=rule, box=box))
+    def _refuse(self, command: str, refusal: refusals.Refusal, out: list[Event], rule: str,
+                box: int | None = None) -> None:
+        out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, message=f"{command} refused: {refusal.text}", rule=rule,
+                         box=box, reason=refusal.reason))
 
     def _current_or_refuse(self, command: str, out: list[Event]) -> Hand | None:
         hand = self.current_hand
         if hand is None:
-            self._refuse(command, f"no hand is playing (phase {self.phase})", out, "TABLE.md A round step 4")
+            self._refuse(command, refusals.no_hand_playing(self.phase), out, "TABLE.md A round step 4")
         return hand
 
     def _stand(self, out: list[Event]) -> None:
@@ -329,7 +330,7 @@ class Round(RoundState):
             # that card back, off the table as DISCARD would, and leaves the hands as they are.
             out.append(CardsDiscarded(cards=(self._held.take_newest(),), by=command.by))
             return
-        refusal = undo_refusal(self._undo) if self.phase in IN_PLAY else "nothing to take back in this round"
+        refusal = undo_refusal(self._undo) if self.phase in IN_PLAY else NOTHING_TO_UNDO
         if refusal is not None:
             self._refuse("UNDO", refusal, out, "TABLE.md Corrections and recall")
             return
@@ -365,8 +366,7 @@ class Round(RoundState):
         elif phase is SETTLEMENT:
             if self._held.round_holds:
                 cards = " ".join(str(card) for card, _ in self._held.of_round)
-                self._refuse("CONFIRM", f"held cards {cards} must be assigned or discarded first", out,
-                             "TABLE.md Corrections and recall")
+                self._refuse("CONFIRM", refusals.cards_held(cards), out, "TABLE.md Corrections and recall")
                 return
             self._set_phase(CLOSED, out)
             out.append(RoundClosed(round=self.number))
@@ -375,11 +375,11 @@ class Round(RoundState):
                              message=f"CONFIRM refused: the bank has {self.bank.total} and must draw",
                              rule="RULES.md The bank; 000:16", amounts=(("bank_total", self.bank.total),)))
         else:
-            self._refuse("CONFIRM", f"nothing to confirm in phase {phase}", out, "TABLE.md A round")
+            self._refuse("CONFIRM", refusals.nothing_to_confirm(phase), out, "TABLE.md A round")
 
     def _void(self, command: Void, out: list[Event]) -> None:
         if self.phase not in IN_PLAY:
-            self._refuse("VOID", f"no round in play (phase {self.phase})", out, "TABLE.md Corrections and recall")
+            self._refuse("VOID", refusals.not_in_play(self.phase), out, "TABLE.md Corrections and recall")
             return
         self.payouts = ()
         self._set_phase(VOIDED, out)
@@ -387,7 +387,7 @@ class Round(RoundState):
 
     def _discard(self, command: Discard, out: list[Event]) -> None:
         if not self._held.round_holds:
-            self._refuse("DISCARD", "no held card", out, "TABLE.md Corrections and recall")
+            self._refuse("DISCARD", refusals.NO_HELD_CARD, out, "TABLE.md Corrections and recall")
             return
         cards = self._held.discard_round()
         out.append(CardsDiscarded(cards=cards, by=command.by))
@@ -395,5 +395,5 @@ class Round(RoundState):
 
 def _wrong_phase(what: str, phase: Phase) -> Alarm:
     return Alarm(kind=AlarmKind.COMMAND_REFUSED, message=f"{what} refused: the round is in phase {phase}",
-                 rule="TABLE.md A round")
+                 rule="TABLE.md A round", reason=refusals.RefusalReason.WRONG_PHASE)
 

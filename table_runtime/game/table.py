@@ -29,6 +29,7 @@ from table_runtime.game.inputs import (
     Void,
 )
 from table_runtime.game.phases import BETTING, CLOSED, IN_PLAY, Phase
+from table_runtime.game.refusals import NO_HELD_CARD, RefusalReason
 from table_runtime.game.round import Round
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.shoe_count import ShoeAccount
@@ -85,7 +86,8 @@ class Table:
         elif isinstance(item, (Next, Double, Split, Undo, Confirm, Void)):
             if self.round is None:
                 out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, rule="TABLE.md A round",
-                                 message=f"{type(item).__name__.upper()} refused: no round"))
+                                 message=f"{type(item).__name__.upper()} refused: no round",
+                                 reason=RefusalReason.NO_ROUND))
             else:
                 self.round.command(item, out)
         elif isinstance(item, Discard):
@@ -165,14 +167,15 @@ class Table:
         elif self.round is not None:
             self.round.command(item, out)
         else:
-            out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, message="DISCARD refused: no held card",
-                             rule="TABLE.md Corrections and recall"))
+            out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, message=f"DISCARD refused: {NO_HELD_CARD.text}",
+                             rule="TABLE.md Corrections and recall", reason=NO_HELD_CARD.reason))
 
     def _lock(self, item: BetsLocked, out: list[Event]) -> None:
         if self.round_in_play:
             assert self.round is not None
             out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, rule="TABLE.md A round step 1",
-                             message=f"bets refused: round {self.round.number} is still in phase {self.round.phase}"))
+                             message=f"bets refused: round {self.round.number} is still in phase {self.round.phase}",
+                             reason=RefusalReason.WRONG_PHASE))
             return
         shoe = self.shoe
         reason = None

@@ -13,6 +13,7 @@ from typing import Final
 from table_runtime.game.box import BoxState
 from table_runtime.game.cards import Card
 from table_runtime.game.hand import Hand
+from table_runtime.game.refusals import Refusal, RefusalReason
 
 UndoEntry = tuple[str, Hand, Hand | None, int]
 """(action, hand, the new hand of a split, a number): for a card whether it was dealt (1) or drawn in play (0);
@@ -24,13 +25,16 @@ DOUBLE: Final = "double"
 SPLIT: Final = "split"
 
 
-def undo_refusal(log: list[UndoEntry]) -> str | None:
+NOTHING_TO_UNDO: Final = Refusal(RefusalReason.NOTHING_TO_UNDO, "nothing to take back in this round")
+
+
+def undo_refusal(log: list[UndoEntry]) -> Refusal | None:
     """Why UNDO cannot take back the newest entry of `log`, or None."""
     if not log:
-        return "nothing to take back in this round"
+        return NOTHING_TO_UNDO
     action, _, _, dealt = log[-1]
     if action == CARD and dealt:
-        return "the deal order is fixed (000:10): VOID the round for a misdeal"
+        return Refusal(RefusalReason.DEAL_ORDER_FIXED, "the deal order is fixed (000:10): VOID the round for a misdeal")
     return None
 
 

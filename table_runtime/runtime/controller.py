@@ -33,6 +33,7 @@ from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
 from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, CardDrawn
+from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.round import IN_PLAY
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import table_snapshot
@@ -195,14 +196,16 @@ class TableController(JournalOutageSteps):
             elif isinstance(decision, commands.Acknowledge):
                 acknowledged = self.acknowledge(decision.alarm_id, by=decision.by)
                 reply = {"ok": acknowledged, "message": "acknowledged" if acknowledged else "no such alarm"}
+                if not acknowledged:
+                    reply["reason"] = RefusalReason.NO_SUCH_ALARM
             elif isinstance(decision, commands.Done):
                 reply = {"ok": True, "message": decision.message}
             else:
-                reply = {"ok": False, "message": decision.message}
+                reply = {"ok": False, "message": decision.message, "reason": decision.reason}
         except JournalUnwritableError as error:  # not done; the journal_unwritable alarm is on already
             return {"ok": False, "message": f"not done: {error}", "alarmed": True}
         if refusal_alarm and not reply["ok"] and not reply.get("alarmed"):
-            self.raise_alarm(commands.refusal_alarm(reply["message"]))
+            self.raise_alarm(commands.refusal_alarm(reply["message"], str(reply.get("reason", ""))))
         return reply
 
     def _apply_and_journal(

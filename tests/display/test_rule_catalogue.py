@@ -96,12 +96,13 @@ def _sample(node: ast.expr) -> str | None:
 
 
 def refusal_reasons(source: str) -> set[str]:
-    """The reasons a module gives for a refused command: the second argument of `_refuse(...)`, what the
-    `_*_refusal` methods return, what is assigned to `reason`, and what follows "X refused: " in a message."""
+    """The reasons a module gives for a refused command: the words of each `Refusal(code, words)`
+    (game/refusals.py), the second argument of `_refuse(...)`, what the `_*_refusal` methods return, what is
+    assigned to `reason`, and what follows "X refused: " in a message."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         candidates: list[ast.expr] = []
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "_refuse":
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Refusal") or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "_refuse"):
             candidates.append(node.args[1])
         elif (isinstance(node, ast.FunctionDef) and node.name.endswith("_refusal")
               and not node.name.lstrip("_").startswith("insurance")):  # insurance_refused: a body of its own
