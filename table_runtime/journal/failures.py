@@ -21,7 +21,9 @@ from pathlib import Path
 
 from table_runtime.errors import JournalError
 
-__all__ = ["RESUME_RESERVE_BYTES", "JournalUnwritableError", "short_of_room", "unwritable"]
+__all__ = ["RESUME_RESERVE_BYTES", "RETRY_SECONDS", "JournalUnwritableError", "short_of_room", "unwritable"]
+
+RETRY_SECONDS = 2.0  # how often a journal that cannot be written is tried again (`[journal] retry_seconds`)
 
 # What must be free for play to resume after a full card: the biggest step the table journals is a burst of
 # 64 cards from the shoe (runtime/app.py BURST_MAX), about 45 KB of write-ahead log on a fresh journal
