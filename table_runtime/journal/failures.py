@@ -26,7 +26,7 @@ __all__ = ["RESUME_RESERVE_BYTES", "RETRY_SECONDS", "JournalUnwritableError", "s
 RETRY_SECONDS = 2.0  # how often a journal that cannot be written is tried again (`[journal] retry_seconds`)
 
 # What must be free for play to resume after a full card: the biggest step the table journals is a burst of
-# 64 cards from the shoe (runtime/app.py BURST_MAX), about 45 KB of write-ahead log on a fresh journal
+# 64 cards from the shoe (runtime/shoe_link.py BURST_MAX), about 45 KB of write-ahead log on a fresh journal
 # (measured on a tmpfs: 64 cards without bets fit in 48 KB and not in 40 KB); a burst in a round writes a few
 # more rows per card and a round's record. 256 KiB holds that several times over, and nothing on a card of
 # gigabytes.

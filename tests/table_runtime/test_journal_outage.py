@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import errno
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -20,15 +20,16 @@ import pytest
 
 from drivers.ports import CardShoe
 from firmware_bridge.shoe import events as shoe_events
+from table_runtime.core.inputs import CoreInput
 from table_runtime.game.alarm_kinds import AlarmKind
-from table_runtime.game.cards import parse_cards
+from table_runtime.game.cards import Card, parse_cards
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import CardDrawn, ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, JournalUnwritableError, journal_path, verify_file
 from table_runtime.journal.failures import cause_of
 from table_runtime.runtime.controller import TableController
-from table_runtime.runtime.shoe_link import ShoeLink
+from table_runtime.runtime.shoe_link import BURST_MAX, ShoeLink
 from tests.small_disk import SmallDisk, small_disk
 
 CARDS = parse_cards("2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD") * 20
@@ -198,3 +199,35 @@ def test_during_an_outage_no_shoe_event_is_acknowledged_and_a_storm_count_is_jou
     with Journal.open(journal_path(disk.path)) as journal:
         restarted = controller_on(journal)
         assert restarted.alarms.get(antenna_id)["count"] == 3  # type: ignore[index]
+
+
+def test_a_small_row_fitting_after_a_refused_burst_does_not_end_the_outage(disk: SmallDisk) -> None:
+    """A refused burst leaves its half-written frames in the write-ahead log: a small row fits there while the
+    next burst does not. The outage goes on (alarm shown) until the file system has room for the table's rows."""
+    with Journal.open(journal_path(disk.path)) as journal:
+        controller = controller_on(journal)
+        controller.submit(ShoeShuffled(shoe_id="S1"))
+        disk.fill(leave=32 * 1024)
+        def burst(cards: Sequence[Card]) -> Iterator[tuple[CoreInput, str]]:
+            for card in cards:  # each read after the one before was applied, as the shoe link does
+                yield from controller.core.card_inputs(CardDrawn(card=card), "shoe")
+
+        for start in range(0, len(CARDS), BURST_MAX):  # the most the shoe link journals in one step
+            try:
+                controller.submit_all(burst(CARDS[start:start + BURST_MAX]))
+            except JournalUnwritableError:
+                break
+        assert controller.outage is not None
+        taken = journal.last_seq
+        journal.append("status", {"type": "Probe"}, ts=1.0)  # the premise: a small row still fits
+        assert controller.retry_journal() is False  # ... which says nothing about the next burst
+        shown = [alarm["kind"] for alarm in controller.snapshot()["alarms"]]
+        assert shown == [AlarmKind.JOURNAL_UNWRITABLE]
+        assert "bytes free; play resumes once" in str(controller.outage.error)
+        assert [row.kind for row in journal.entries(after_seq=taken)] == ["status"]  # nothing half-written
+
+        disk.free()
+        assert controller.retry_journal() is True and controller.snapshot()["alarms"] == []
+        rows = list(journal.entries(after_seq=taken + 1))
+        assert [row.kind for row in rows] == ["alarm", "alarm_cleared", "status"]  # one transaction
+        assert rows[1].body["id"] == rows[0].seq and rows[2].body["refused_inputs"] == 1
