@@ -49,6 +49,7 @@ class JournalOutage:
     held: list[HeldRow] = field(default_factory=list)
     refused_inputs: int = 0
     attempts: int = 0
+    logged_at: float = 0.0  # when the log last said the outage goes on (runtime/outage_steps.py)
     _last_id: int = 0
 
     def provisional_id(self) -> int:

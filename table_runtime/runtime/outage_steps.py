@@ -1,8 +1,8 @@
 """The controller's steps while its journal cannot be written (full, read-only, failing): the outage starts at
 the first refused row, the alarms of the moment are shown at once and held (runtime/journal_outage.py), and
 `retry_journal` writes what was held once the card takes the table's rows again (docs/journal.md). The log
-says it once when an outage starts and once when it ends, with the inputs refused meanwhile (not a line per
-refused card: the shoe resends each twice a second).
+says it when an outage starts, every `OUTAGE_LOG_SECONDS` while it lasts and when it ends, with the inputs
+refused so far (not a line per refused card: the shoe resends each twice a second).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from table_runtime.journal import RESUME_RESERVE_BYTES, Journal, JournalEntry, J
 from table_runtime.runtime.journal_outage import JournalOutage, outage_alarm
 
 log = logging.getLogger(__name__)
+OUTAGE_LOG_SECONDS = 60.0  # while an outage lasts, how often the log says so (with the inputs refused so far)
 
 
 class JournalOutageSteps:
@@ -83,7 +84,7 @@ class JournalOutageSteps:
             self.outage.refused_inputs += refused_input
             return
         now = self.clock()
-        self.outage = outage = JournalOutage(error=error, since=now, refused_inputs=int(refused_input))
+        self.outage = outage = JournalOutage(error=error, since=now, refused_inputs=int(refused_input), logged_at=now)
         body = alarm_body(outage_alarm(error), outage.provisional_id(), 0)
         outage.alarm = body
         outage.hold("alarm", body, now)
@@ -104,6 +105,10 @@ class JournalOutageSteps:
             outage.write_held(self.journal, self.alarms, now=now, reserve=self.resume_reserve)
         except JournalUnwritableError as error:
             outage.error = error
+            if now - outage.logged_at >= OUTAGE_LOG_SECONDS:
+                outage.logged_at = now
+                log.warning("%s: play still stopped after %.0f s; %d inputs refused so far", error, now - outage.since,
+                            outage.refused_inputs)
             return False
         self.outage = None
         log.warning("%s: the journal takes rows again after %.1f s; %d inputs were refused meanwhile (%d attempts)",

@@ -201,13 +201,18 @@ def test_during_an_outage_no_shoe_event_is_acknowledged_and_a_storm_count_is_jou
         assert restarted.alarms.get(antenna_id)["count"] == 3  # type: ignore[index]
 
 
-def test_a_small_row_fitting_after_a_refused_burst_does_not_end_the_outage(disk: SmallDisk) -> None:
+def test_a_small_row_fitting_after_a_refused_burst_does_not_end_the_outage(
+        disk: SmallDisk, caplog: pytest.LogCaptureFixture) -> None:
     """A refused burst leaves its half-written frames in the write-ahead log: a small row fits there while the
-    next burst does not. The outage goes on (alarm shown) until the file system has room for the table's rows."""
+    next burst does not. The outage goes on (alarm shown) until the file system has room for the table's rows,
+    and the log says so when it starts, each minute it lasts and when it ends (not a line per refused input)."""
+    now = [1_800_000_000.0]
     with Journal.open(journal_path(disk.path)) as journal:
         controller = controller_on(journal)
+        controller.clock = lambda: now[0]
         controller.submit(ShoeShuffled(shoe_id="S1"))
         disk.fill(leave=32 * 1024)
+
         def burst(cards: Sequence[Card]) -> Iterator[tuple[CoreInput, str]]:
             for card in cards:  # each read after the one before was applied, as the shoe link does
                 yield from controller.core.card_inputs(CardDrawn(card=card), "shoe")
@@ -225,9 +230,18 @@ def test_a_small_row_fitting_after_a_refused_burst_does_not_end_the_outage(disk:
         assert shown == [AlarmKind.JOURNAL_UNWRITABLE]
         assert "bytes free; play resumes once" in str(controller.outage.error)
         assert [row.kind for row in journal.entries(after_seq=taken)] == ["status"]  # nothing half-written
+        for _ in range(3):  # refused inputs, 30 s apart: one line a minute says the outage goes on
+            now[0] += 30.0
+            with pytest.raises(JournalUnwritableError):
+                controller.submit_all(burst(CARDS[:1]))
 
         disk.free()
         assert controller.retry_journal() is True and controller.snapshot()["alarms"] == []
         rows = list(journal.entries(after_seq=taken + 1))
         assert [row.kind for row in rows] == ["alarm", "alarm_cleared", "status"]  # one transaction
-        assert rows[1].body["id"] == rows[0].seq and rows[2].body["refused_inputs"] == 1
+        assert rows[1].body["id"] == rows[0].seq and rows[2].body["refused_inputs"] == 4
+    lines = [record.getMessage() for record in caplog.records if record.name.endswith("outage_steps")]
+    assert len(lines) == 3, lines
+    assert "cannot write: disk full" in lines[0] and "play stops" in lines[0]
+    assert "0 bytes free; play resumes once" in lines[1] and "play still stopped after 60 s; " in lines[1]
+    assert "takes rows again after 90.0 s; 4 inputs were refused meanwhile" in lines[2]
