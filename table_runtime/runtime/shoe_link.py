@@ -92,19 +92,21 @@ class ShoeLink:
 
     def take(self, burst: Sequence[shoe_events.ShoeEvent]) -> bool:
         """Events that arrived together, in order: each run of the shoe's own events one journaled step, each of
-        the driver's events alone. False at a step the journal refused: no event after it is taken (the shoe
-        resends them after it; one journaled before it would pass it for journaled already, shoe_marks.py)."""
+        the driver's events alone. False once the journal refused a step: none of the shoe's events after it is
+        taken (the driver took them back, the shoe resends them after it; one journaled before it would pass it
+        for journaled already, shoe_marks.py); the driver's own events still are."""
         run: list[shoe_events.SequencedShoeEvent] = []
+        refused = False
         for event in [*burst, None]:
             if isinstance(event, shoe_events.SequencedShoeEvent):
                 run.append(event)
                 continue
-            if run and not self._step(run):
-                return False
+            if run and not refused:
+                refused = not self._step(run)
             run = []
             if event is not None:
                 self._driver_event(event)
-        return True
+        return not refused
 
     # -- the shoe's own events -------------------------------------------------------------------------
     def _step(self, run: Sequence[shoe_events.SequencedShoeEvent]) -> bool:

@@ -245,3 +245,39 @@ def test_a_small_row_fitting_after_a_refused_burst_does_not_end_the_outage(
     assert "cannot write: disk full" in lines[0] and "play stops" in lines[0]
     assert "0 bytes free; play resumes once" in lines[1] and "play still stopped after 60 s; " in lines[1]
     assert "takes rows again after 90.0 s; 4 inputs were refused meanwhile" in lines[2]
+
+
+def test_a_refused_step_takes_none_of_the_shoe_events_after_it(disk: SmallDisk) -> None:
+    """A burst [card, the driver's ShoeOffline, card]: the first card refused, the journal back before the second
+    (the space freed just then): the second is not journaled ahead of the first (a resend of the first would then
+    pass for journaled already, and be acknowledged without a row); the driver's own event is still taken."""
+    recording = RecordingShoe()
+    with Journal.open(journal_path(disk.path)) as journal:
+        controller = controller_on(journal)
+
+        def freed_before(point: str, events: Sequence[shoe_events.SequencedShoeEvent]) -> None:
+            if point == "before-commit" and events[0].sequence == 6:
+                disk.free()
+
+        link = ShoeLink(controller, cast(CardShoe, recording), on_commit=freed_before)
+        link.marks.boot_id = 42  # as the shoe's HELLO says
+        controller.submit(ShoeShuffled(shoe_id="S1"))
+        disk.fill()
+        draw_until_refused(controller)
+        first, second = (shoe_events.CardDrawn(sequence=sequence, code=code, card_number=sequence, raw_code=0)
+                         for sequence, code in ((5, "2H"), (6, "3H")))
+        offline = shoe_events.ShoeOffline(reason="unplugged", device="/dev/ttyACM0")
+
+        async def take(burst: Sequence[shoe_events.ShoeEvent]) -> bool:
+            return link.take(burst)
+
+        dealt = controller.table.shoe.dealt
+        taken = asyncio.run(take([first, offline, second]))
+        assert recording.redelivered == [5] and recording.acknowledged == []
+        assert taken is False
+        assert controller.table.shoe.dealt == dealt and controller.devices["shoe"] == "offline"
+
+        disk.free()
+        assert asyncio.run(take([first, second])) is True  # the shoe's resend, in order
+        assert recording.acknowledged == [5, 6]
+        assert journaled_cards(journal)[-2:] == ["2H", "3H"] and controller.table.shoe.dealt == dealt + 2
