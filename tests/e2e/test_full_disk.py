@@ -4,7 +4,9 @@ The card whose commit fails is not acknowledged to the shoe; the process keeps r
 traceback, the display's snapshot shows the `journal_unwritable` alarm, and once space is freed play resumes
 by itself: the cards the shoe kept resending are journaled once each and the alarm is cleared. A restart on
 a card that is still full exits 1 with one line naming the cause ("cannot write: disk full"), never
-"not a journal", never a traceback. The shoe lives in this test's process (tests/e2e/external_shoe.py).
+"not a journal", never a traceback. Cards drawn back to back onto a card with a few KB left: the alarm is on
+every snapshot for the whole outage, however small a row still fits (docs/journal.md "When an outage
+ends"). The shoe lives in this test's process (tests/e2e/external_shoe.py).
 """
 
 from __future__ import annotations
