@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger, cleared_body
+from table_runtime.core.row_kinds import RowKind
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
@@ -84,20 +85,20 @@ class JournalOutage:
         for row in self.held:
             seq += 1
             body = dict(row.body)
-            if row.kind == "alarm" and int(body["id"]) < 0:
+            if row.kind == RowKind.ALARM and int(body["id"]) < 0:
                 renamed[int(body["id"])] = body["id"] = body["seq"] = seq
-            elif row.kind == "alarm_updated":  # a count on an alarm of the outage names it by its new id
+            elif row.kind == RowKind.ALARM_UPDATED:  # a count on an alarm of the outage names it by its new id
                 body["id"], body["seq"] = renamed.get(int(body["id"]), int(body["id"])), seq
             rows.append((row.kind, body, row.ts))
         alarm_id = renamed[int(self.alarm["id"])]
-        rows.append(("alarm_cleared", cleared_body(alarm_id, "journal"), now))
-        rows.append(("status", {**self.summary(now), "schema_version": SCHEMA_VERSION}, now))
+        rows.append((RowKind.ALARM_CLEARED, cleared_body(alarm_id, "journal"), now))
+        rows.append((RowKind.STATUS, {**self.summary(now), "schema_version": SCHEMA_VERSION}, now))
         journal.append_timed(rows)
         for row, (_, written, _) in zip(self.held, rows, strict=False):  # the ledger holds these: renamed in place
             provisional = int(row.body.get("id", 0))
-            if row.kind in ("alarm", "alarm_updated"):
+            if row.kind in (RowKind.ALARM, RowKind.ALARM_UPDATED):
                 row.body["id"], row.body["seq"] = written["id"], written["seq"]
-            if row.kind == "alarm" and provisional < 0:
+            if row.kind == RowKind.ALARM and provisional < 0:
                 alarms.renumbered(provisional, row.body)
         self.held.clear()
         alarms.cleared(alarm_id)

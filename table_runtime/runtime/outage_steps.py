@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger, alarm_body
+from table_runtime.core.row_kinds import RowKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
 from table_runtime.journal import RESUME_RESERVE_BYTES, Journal, JournalEntry, JournalUnwritableError
@@ -51,12 +52,12 @@ class JournalOutageSteps:
                           "seq": 0, "kind": counting["kind"], "box": counting["box"],
                           "count": int(counting.get("count", 1)) + alarm.count, "message": alarm.message,
                           "amounts": dict(alarm.amounts)}
-                self.outage.hold("alarm_updated", update, self.clock())
+                self.outage.hold(RowKind.ALARM_UPDATED, update, self.clock())
                 self.alarms.updated(update)
                 ids.append(int(counting["id"]))
                 continue
             body = alarm_body(alarm, self.outage.provisional_id(), self._alarm_round())
-            self.outage.hold("alarm", body, self.clock())
+            self.outage.hold(RowKind.ALARM, body, self.clock())
             self.alarms.raised(body)
             ids.append(int(body["id"]))
         self._changed()
@@ -87,7 +88,7 @@ class JournalOutageSteps:
         self.outage = outage = JournalOutage(error=error, since=now, refused_inputs=int(refused_input), logged_at=now)
         body = alarm_body(outage_alarm(error), outage.provisional_id(), 0)
         outage.alarm = body
-        outage.hold("alarm", body, now)
+        outage.hold(RowKind.ALARM, body, now)
         self.alarms.raised(body)
         log.error("%s: play stops, every input is refused until the journal takes rows again (retried by itself; "
                   "play resumes once %d bytes are free on its file system)", error, self.resume_reserve)
