@@ -1,7 +1,8 @@
 """A small real file system for the tests of a full or read-only journal: a tmpfs mounted for one test.
 
 `mount -t tmpfs` needs root (CI runs the tests as root); elsewhere the test is skipped, saying why.
-`fill()` takes every free byte with one file (writes fail with ENOSPC, SQLite says SQLITE_FULL),
+`fill()` takes every free byte with one file (writes fail with ENOSPC, SQLite says SQLITE_FULL), or all but
+`leave` bytes (`fill(leave=24 * 1024)`: the journal takes a few more rows, then a step it cannot finish),
 `free()` deletes it.
 """
 
@@ -25,14 +26,24 @@ class SmallDisk:
         self.path = path
         self._filler = path / "filler.bin"
 
-    def fill(self) -> None:
-        """Take every free byte (the journal beside it can no longer grow)."""
+    def fill(self, leave: int = 0) -> None:
+        """Take every free byte but `leave` (the journal beside it can no longer grow, or only by that much)."""
+        if leave:
+            with open(self._filler, "ab", buffering=0) as handle, contextlib.suppress(OSError):
+                handle.write(b"\0" * max(0, self.free_bytes - leave))  # a row written meanwhile: fuller, no less
+            assert self.free_bytes <= leave
+            return
         with open(self._filler, "ab", buffering=0) as handle:
             for chunk in (1 << 16, 1 << 12, 1 << 9, 1):
                 with contextlib.suppress(OSError):
                     while True:
                         handle.write(b"\0" * chunk)
         assert os.statvfs(self.path).f_bavail == 0
+
+    @property
+    def free_bytes(self) -> int:
+        stats = os.statvfs(self.path)
+        return stats.f_bavail * stats.f_frsize
 
     def free(self) -> None:
         self._filler.unlink(missing_ok=True)

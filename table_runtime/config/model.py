@@ -16,7 +16,7 @@ from typing import Any
 from table_runtime.errors import ConfigError
 from table_runtime.game.commands import PANEL_BUTTONS
 from table_runtime.game.rules import RuleOptions, TableLimits
-from table_runtime.journal import CHECKPOINT_ROWS, journal_path
+from table_runtime.journal import CHECKPOINT_ROWS, RETRY_SECONDS, journal_path
 
 ENV_MQTT_PASSWORD = "TABLE_MQTT_PASSWORD"
 ENV_SUPERVISOR_PIN = "TABLE_SUPERVISOR_PIN"
@@ -136,9 +136,11 @@ class ClockConfig:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JournalConfig:
-    """How often the journal is checkpointed (docs/journal.md "Checkpoints")."""
+    """How often the journal is checkpointed (docs/journal.md "Checkpoints") and, while it cannot be written, tried
+    again (docs/journal.md "When the journal cannot be written")."""
 
     checkpoint_rows: int = CHECKPOINT_ROWS  # between two checkpoints: a start replays at most this many and a round
+    retry_seconds: float = RETRY_SECONDS  # while the journal cannot be written (full card): how often it is tried again
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

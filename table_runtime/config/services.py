@@ -155,12 +155,17 @@ def read_metrics(reader: Reader, document: dict[str, Any]) -> MetricsConfig:
 
 
 def read_journal(reader: Reader, document: dict[str, Any]) -> JournalConfig:
-    table = reader.table(document, "journal", "", allowed={"checkpoint_rows"})
+    table = reader.table(document, "journal", "", allowed={"checkpoint_rows", "retry_seconds"})
     rows = reader.value(table, "checkpoint_rows", "journal", int, JournalConfig().checkpoint_rows)
     if not 100 <= rows <= 1_000_000:
         reader.problem("journal.checkpoint_rows", f"{rows}: 100 to 1000000 rows between two checkpoints")
         rows = JournalConfig().checkpoint_rows
-    return JournalConfig(checkpoint_rows=rows)
+    retry = reader.value(table, "retry_seconds", "journal", float, JournalConfig().retry_seconds)
+    if not 0.05 <= retry <= 60:
+        reader.problem("journal.retry_seconds", f"{retry}: 0.05 to 60 seconds between two tries of a journal that "
+                                                "cannot be written")
+        retry = JournalConfig().retry_seconds
+    return JournalConfig(checkpoint_rows=rows, retry_seconds=retry)
 
 
 def read_clock(reader: Reader, document: dict[str, Any]) -> ClockConfig:

@@ -31,7 +31,12 @@ from table_runtime.journal.chain import (
     verify_file,
 )
 from table_runtime.journal.checkpoints import CHECKPOINT_ROWS, Checkpoint
-from table_runtime.journal.failures import JournalUnwritableError
+from table_runtime.journal.failures import (
+    RESUME_RESERVE_BYTES,
+    RETRY_SECONDS,
+    JournalUnwritableError,
+    short_of_room,
+)
 from table_runtime.journal.rows import JournalBodyError, JournalEntry, encode_body
 from table_runtime.journal.schema import JOURNAL_FILE, SCHEMA_VERSION, journal_path
 from table_runtime.journal.store import Journal, JournalClosedError
@@ -40,6 +45,8 @@ __all__ = [
     "CHECKPOINT_ROWS",
     "GENESIS_HASH",
     "JOURNAL_FILE",
+    "RESUME_RESERVE_BYTES",
+    "RETRY_SECONDS",
     "SCHEMA_VERSION",
     "Checkpoint",
     "Journal",
@@ -52,6 +59,7 @@ __all__ = [
     "encode_body",
     "entry_hash",
     "journal_path",
+    "short_of_room",
     "verify_connection",
     "verify_file",
 ]

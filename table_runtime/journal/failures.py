@@ -5,6 +5,11 @@ the journal is fine, it just cannot take a row now. `unwritable(path, error)` na
 line (``journal.db: cannot write: disk full (database or disk is full)``) as a `JournalUnwritableError`,
 which the runtime turns into the `journal_unwritable` alarm and a retry instead of a crash
 (docs/journal.md, "When the journal cannot be written").
+
+A full card is over only when the table's rows fit again, not when a small row does: a refused step leaves
+its half-written frames in the write-ahead log, and a row of a few hundred bytes fits there while the next
+card still does not. `short_of_room(path, reserve)` says so from the file system (os.statvfs): the outage
+ends only once `RESUME_RESERVE_BYTES` are free.
 """
 
 from __future__ import annotations
@@ -16,7 +21,16 @@ from pathlib import Path
 
 from table_runtime.errors import JournalError
 
-__all__ = ["JournalUnwritableError", "unwritable"]
+__all__ = ["RESUME_RESERVE_BYTES", "RETRY_SECONDS", "JournalUnwritableError", "short_of_room", "unwritable"]
+
+RETRY_SECONDS = 2.0  # how often a journal that cannot be written is tried again (`[journal] retry_seconds`)
+
+# What must be free for play to resume after a full card: the biggest step the table journals is a burst of
+# 64 cards from the shoe (runtime/shoe_link.py BURST_MAX), about 45 KB of write-ahead log on a fresh journal
+# (measured on a tmpfs: 64 cards without bets fit in 48 KB and not in 40 KB); a burst in a round writes a few
+# more rows per card and a round's record. 256 KiB holds that several times over, and nothing on a card of
+# gigabytes.
+RESUME_RESERVE_BYTES = 256 * 1024
 
 # The primary result codes of sqlite3.h (an extended code keeps them in its low byte).
 _SQLITE_CAUSES = {8: "read-only", 10: "I/O error", 13: "disk full"}  # SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL
@@ -65,6 +79,19 @@ def unwritable(path: Path, error: BaseException) -> JournalUnwritableError | Non
         # SQLite reports a full file system as an I/O error when it cannot grow its -wal/-shm files.
         cause, detail = "disk full", f"{detail}; no space left on the file system"
     return JournalUnwritableError(path, cause, detail)
+
+
+def short_of_room(path: Path, reserve: int) -> JournalUnwritableError | None:
+    """The "disk full" error when the file system of `path` has fewer than `reserve` bytes free; None when it has
+    them (or cannot say: the write that follows then tells)."""
+    try:
+        stats = os.statvfs(path.parent)
+    except OSError:
+        return None
+    free = stats.f_bavail * stats.f_frsize
+    if free >= reserve:
+        return None
+    return JournalUnwritableError(path, "disk full", f"{free} bytes free; play resumes once {reserve} bytes are free")
 
 
 def _no_space_left(path: Path) -> bool:

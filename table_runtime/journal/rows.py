@@ -41,9 +41,11 @@ def encode_body(body: Mapping[str, Any]) -> str:
     return text
 
 
-def check_kind(kind: str) -> None:
+def check_kind(kind: str) -> str:
+    """`kind`, if it is one a row may have (like `check_ts`)."""
     if not isinstance(kind, str) or not kind or "\n" in kind or not _is_utf8(kind):
         raise JournalBodyError(f"a journal kind is a non-empty one-line string, not {kind!r}")
+    return kind
 
 
 def _is_utf8(text: str) -> bool:

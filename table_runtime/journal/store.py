@@ -220,11 +220,12 @@ class Journal:
 
     def append_many(self, items: Sequence[tuple[str, Mapping[str, Any]]], *, ts: float) -> list[JournalEntry]:
         """Append rows in one transaction: all are durable when this returns, or none."""
-        ts = check_ts(ts)
-        prepared: list[tuple[str, str]] = []
-        for kind, body in items:
-            check_kind(kind)
-            prepared.append((kind, encode_body(body)))
+        return self.append_timed([(kind, body, ts) for kind, body in items])
+
+    def append_timed(self, items: Sequence[tuple[str, Mapping[str, Any], float]]) -> list[JournalEntry]:
+        """Append rows, each with the time it happened, in one transaction: all are durable when this returns, or
+        none (what a journal outage held is written so: runtime/journal_outage.py)."""
+        prepared = [(check_kind(kind), encode_body(body), check_ts(ts)) for kind, body, ts in items]
         if not prepared:
             return []
         entries: list[JournalEntry] = []
@@ -234,7 +235,7 @@ class Journal:
             try:
                 with write_transaction(db):
                     seq, prev_hash = db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
-                    for kind, body_text in prepared:
+                    for kind, body_text, ts in prepared:
                         seq += 1
                         digest = entry_hash(prev_hash, seq, ts, kind, body_text)
                         db.execute(

@@ -25,7 +25,7 @@ from table_runtime.display.server import DisplayServer
 from table_runtime.errors import ConfigError
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.game.events import Alarm
-from table_runtime.journal import JournalUnwritableError
+from table_runtime.journal import RETRY_SECONDS, JournalUnwritableError
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.heap import frozen_heap
@@ -33,8 +33,6 @@ from table_runtime.runtime.journal_audit import audit_journal
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 from table_runtime.runtime.shoe_link import CommitHook, ShoeLink
-
-JOURNAL_RETRY_S = 2.0  # how often an unwritable journal is tried again (the shoe's resends also try it)
 
 
 class TableApp:
@@ -51,7 +49,7 @@ class TableApp:
         display: DisplayServer | None = None,
         feed: FeedPublisher | None = None,
         registry: RegistryFollower | None = None,
-        journal_retry_seconds: float = JOURNAL_RETRY_S,
+        journal_retry_seconds: float = RETRY_SECONDS,  # the shoe's resends also try it
         on_commit: CommitHook | None = None,
     ) -> None:
         self.controller = controller

@@ -139,7 +139,7 @@ def assemble(
         follower = (RegistryFollower(registry_path, lambda: _registry(config), reporter, controller)
                     if registry_path is not None else None)
         app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chips=reporter, feed=feed,
-                       registry=follower)
+                       registry=follower, journal_retry_seconds=config.journal.retry_seconds)
         if with_display:
             display = config.display
             app.display = DisplayServer(app, host=display.host, port=display.port, language=display.language,

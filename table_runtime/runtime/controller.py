@@ -157,7 +157,7 @@ class TableController(JournalOutageSteps):
         except BaseException as error:
             self.core = self._journaled_core()
             if isinstance(error, JournalUnwritableError):
-                self._start_outage(error)
+                self._start_outage(error, refused_input=True)
             raise
         if closed:
             self.recovered = False

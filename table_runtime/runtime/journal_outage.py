@@ -4,8 +4,9 @@ Nothing may be acted on before it is journaled, so during an outage the table ta
 controller refuses it (a card is not acknowledged to the shoe, which resends it), and the only things it
 keeps are the rows that cannot wait for the disk: the `journal_unwritable` alarm itself, and the alarms
 and status notes raised meanwhile. They are on the display and the feed's state (the alarm board holds
-them under provisional, negative ids) and are journaled, in order and with the time they happened, as
-soon as a write works again (docs/journal.md, "When the journal cannot be written").
+them under provisional, negative ids) and are journaled, in order and with the time they happened, in one
+transaction with the outage's end, once the journal can take the table's rows again: `RESUME_RESERVE_BYTES`
+free on its file system and the transaction committed (docs/journal.md, "When the journal cannot be written").
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger, cleared_body
+from table_runtime.core.row_kinds import RowKind
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
-from table_runtime.journal import Journal, JournalUnwritableError
+from table_runtime.journal import Journal, JournalUnwritableError, short_of_room
 
 OUTAGE_RULE = "TABLE.md Power loss: the table acts only on what is journaled"
 
@@ -48,8 +50,8 @@ class JournalOutage:
     held: list[HeldRow] = field(default_factory=list)
     refused_inputs: int = 0
     attempts: int = 0
+    logged_at: float = 0.0  # when the log last said the outage goes on (runtime/outage_steps.py)
     _last_id: int = 0
-    _renamed: dict[int, int] = field(default_factory=dict)  # provisional id -> the seq its alarm was written at
 
     def provisional_id(self) -> int:
         """An id for an alarm raised during the outage, until its row is written: negative, never a seq."""
@@ -65,30 +67,38 @@ class JournalOutage:
                 "unwritable_seconds": round(max(0.0, now - self.since), 3), "refused_inputs": self.refused_inputs,
                 "attempts": self.attempts}
 
-    def write_held(self, journal: Journal, alarms: AlarmLedger, *, now: float) -> None:
-        """Journal the held rows in order (an alarm's id becomes its seq), then close the outage: its alarm
-        cleared `by: "journal"` and a `JournalWritable` note. Raises `JournalUnwritableError` while the journal
-        still cannot be written; what was written stays written, the rest stays held."""
+    def write_held(self, journal: Journal, alarms: AlarmLedger, *, now: float, reserve: int) -> None:
+        """End the outage if the journal takes the table's rows again: once `reserve` bytes are free on its file
+        system (a small row fitting proves nothing: see journal/failures.py), the held rows in order (an alarm's
+        id becomes its seq, a count on it names it so), the outage's alarm cleared `by: "journal"` and a
+        `JournalWritable` note, all in one transaction; only then is the ledger told. Raises
+        `JournalUnwritableError` while the journal cannot take them: nothing was written, the alarm stays on,
+        the rows stay held."""
         self.attempts += 1
-        while self.held:
-            row = self.held[0]
-            provisional = int(row.body["id"]) if row.kind == "alarm" else 0
-            if row.kind == "alarm_updated":  # a count on an alarm of the outage names it by its new id
-                row.body["id"] = self._renamed.get(int(row.body["id"]), int(row.body["id"]))
-                row.body["seq"] = journal.last_seq + 1
-            if provisional < 0:
-                row.body["id"] = row.body["seq"] = journal.last_seq + 1
-            try:
-                journal.append(row.kind, row.body, ts=row.ts)
-            except JournalUnwritableError:
-                if provisional < 0:
-                    row.body["id"] = row.body["seq"] = provisional
-                raise
-            self.held.pop(0)
-            if provisional < 0:
-                self._renamed[provisional] = int(row.body["id"])
-                alarms.renumbered(provisional, row.body)
+        short = short_of_room(journal.path, reserve)
+        if short is not None:
+            raise short
         assert self.alarm is not None
-        journal.append("alarm_cleared", cleared_body(int(self.alarm["id"]), "journal"), ts=now)
-        alarms.cleared(int(self.alarm["id"]))
-        journal.append("status", {**self.summary(now), "schema_version": SCHEMA_VERSION}, ts=now)
+        seq = journal.last_seq  # the one writer: the rows below get the seqs that follow
+        rows: list[tuple[str, dict[str, Any], float]] = []
+        renamed: dict[int, int] = {}  # provisional id -> the seq its alarm is written at
+        for row in self.held:
+            seq += 1
+            body = dict(row.body)
+            if row.kind == RowKind.ALARM and int(body["id"]) < 0:
+                renamed[int(body["id"])] = body["id"] = body["seq"] = seq
+            elif row.kind == RowKind.ALARM_UPDATED:  # a count on an alarm of the outage names it by its new id
+                body["id"], body["seq"] = renamed.get(int(body["id"]), int(body["id"])), seq
+            rows.append((row.kind, body, row.ts))
+        alarm_id = renamed[int(self.alarm["id"])]
+        rows.append((RowKind.ALARM_CLEARED, cleared_body(alarm_id, "journal"), now))
+        rows.append((RowKind.STATUS, {**self.summary(now), "schema_version": SCHEMA_VERSION}, now))
+        journal.append_timed(rows)
+        for row, (_, written, _) in zip(self.held, rows, strict=False):  # the ledger holds these: renamed in place
+            provisional = int(row.body.get("id", 0))
+            if row.kind in (RowKind.ALARM, RowKind.ALARM_UPDATED):
+                row.body["id"], row.body["seq"] = written["id"], written["seq"]
+            if row.kind == RowKind.ALARM and provisional < 0:
+                alarms.renumbered(provisional, row.body)
+        self.held.clear()
+        alarms.cleared(alarm_id)

@@ -1,18 +1,25 @@
 """The controller's steps while its journal cannot be written (full, read-only, failing): the outage starts at
 the first refused row, the alarms of the moment are shown at once and held (runtime/journal_outage.py), and
-`retry_journal` writes what was held once the card takes rows again (docs/journal.md).
+`retry_journal` writes what was held once the card takes the table's rows again (docs/journal.md). The log
+says it when an outage starts, every `OUTAGE_LOG_SECONDS` while it lasts and when it ends, with the inputs
+refused so far (not a line per refused card: the shoe resends each twice a second).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger, alarm_body
+from table_runtime.core.row_kinds import RowKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
-from table_runtime.journal import Journal, JournalEntry, JournalUnwritableError
+from table_runtime.journal import RESUME_RESERVE_BYTES, Journal, JournalEntry, JournalUnwritableError
 from table_runtime.runtime.journal_outage import JournalOutage, outage_alarm
+
+log = logging.getLogger(__name__)
+OUTAGE_LOG_SECONDS = 60.0  # while an outage lasts, how often the log says so (with the inputs refused so far)
 
 
 class JournalOutageSteps:
@@ -21,6 +28,7 @@ class JournalOutageSteps:
     journal: Journal
     clock: Callable[[], float]
     outage: JournalOutage | None
+    resume_reserve: int = RESUME_RESERVE_BYTES  # bytes free on the journal's file system before play resumes
 
     @property
     def alarms(self) -> AlarmLedger:
@@ -44,12 +52,12 @@ class JournalOutageSteps:
                           "seq": 0, "kind": counting["kind"], "box": counting["box"],
                           "count": int(counting.get("count", 1)) + alarm.count, "message": alarm.message,
                           "amounts": dict(alarm.amounts)}
-                self.outage.hold("alarm_updated", update, self.clock())
+                self.outage.hold(RowKind.ALARM_UPDATED, update, self.clock())
                 self.alarms.updated(update)
                 ids.append(int(counting["id"]))
                 continue
             body = alarm_body(alarm, self.outage.provisional_id(), self._alarm_round())
-            self.outage.hold("alarm", body, self.clock())
+            self.outage.hold(RowKind.ALARM, body, self.clock())
             self.alarms.raised(body)
             ids.append(int(body["id"]))
         self._changed()
@@ -69,31 +77,42 @@ class JournalOutageSteps:
     def _write(self, kind: str, body: dict[str, Any]) -> JournalEntry:
         return self._write_rows([(kind, body)])[0]
 
-    def _start_outage(self, error: JournalUnwritableError) -> None:
+    def _start_outage(self, error: JournalUnwritableError, *, refused_input: bool = False) -> None:
+        """A write was refused: the outage starts (its alarm shown at once and held) or goes on with this error.
+        `refused_input`: the refused rows were an input's (counted in the outage's summary)."""
         if self.outage is not None:
             self.outage.error = error
+            self.outage.refused_inputs += refused_input
             return
         now = self.clock()
-        self.outage = outage = JournalOutage(error=error, since=now)
+        self.outage = outage = JournalOutage(error=error, since=now, refused_inputs=int(refused_input), logged_at=now)
         body = alarm_body(outage_alarm(error), outage.provisional_id(), 0)
         outage.alarm = body
-        outage.hold("alarm", body, now)
+        outage.hold(RowKind.ALARM, body, now)
         self.alarms.raised(body)
+        log.error("%s: play stops, every input is refused until the journal takes rows again (retried by itself; "
+                  "play resumes once %d bytes are free on its file system)", error, self.resume_reserve)
         self._changed()
 
     def retry_journal(self) -> bool:
-        """Write what the outage held, in order; True once the journal takes rows again (the outage is over:
-        its alarm is journaled, then cleared `by: "journal"`, and a `JournalWritable` note says how long it
-        lasted). False while it still cannot be written."""
+        """Write what the outage held, in order; True once the journal takes the table's rows again (the outage
+        is over: its alarm is journaled, then cleared `by: "journal"`, and a `JournalWritable` note says how long
+        it lasted, all in one transaction). False while it still cannot: the alarm stays on."""
         outage = self.outage
         if outage is None:
             return True
+        now = self.clock()
         try:
-            outage.write_held(self.journal, self.alarms, now=self.clock())
+            outage.write_held(self.journal, self.alarms, now=now, reserve=self.resume_reserve)
         except JournalUnwritableError as error:
             outage.error = error
+            if now - outage.logged_at >= OUTAGE_LOG_SECONDS:
+                outage.logged_at = now
+                log.warning("%s: play still stopped after %.0f s; %d inputs refused so far", error, now - outage.since,
+                            outage.refused_inputs)
             return False
         self.outage = None
+        log.warning("%s: the journal takes rows again after %.1f s; %d inputs were refused meanwhile (%d attempts)",
+                    self.journal.path, now - outage.since, outage.refused_inputs, outage.attempts)
         self._changed()
         return True
-

@@ -79,30 +79,39 @@ class ShoeLink:
                     burst = [getting.result()]
                     while len(burst) < BURST_MAX and not arrived.empty():
                         burst.append(arrived.get_nowait())
-                    self.take(burst)
+                    if not self.take(burst):  # refused: the driver took back what came after it too
+                        for _ in range(arrived.qsize()):  # the shoe resends those after the refused one
+                            event = arrived.get_nowait()
+                            if not isinstance(event, shoe_events.SequencedShoeEvent):
+                                arrived.put_nowait(event)
                     await asyncio.sleep(0)
         finally:
             self.stopping = True
             if self._timer is not None:
                 self._timer.cancel()
 
-    def take(self, burst: Sequence[shoe_events.ShoeEvent]) -> None:
+    def take(self, burst: Sequence[shoe_events.ShoeEvent]) -> bool:
         """Events that arrived together, in order: each run of the shoe's own events one journaled step, each of
-        the driver's events alone."""
+        the driver's events alone. False once the journal refused a step: none of the shoe's events after it is
+        taken (the driver took them back, the shoe resends them after it; one journaled before it would pass it
+        for journaled already, shoe_marks.py); the driver's own events still are."""
         run: list[shoe_events.SequencedShoeEvent] = []
+        refused = False
         for event in [*burst, None]:
             if isinstance(event, shoe_events.SequencedShoeEvent):
                 run.append(event)
                 continue
-            if run:
-                self._step(run)
+            if run and not refused:
+                refused = not self._step(run)
             run = []
             if event is not None:
                 self._driver_event(event)
+        return not refused
 
     # -- the shoe's own events -------------------------------------------------------------------------
-    def _step(self, run: Sequence[shoe_events.SequencedShoeEvent]) -> None:
-        """A run of the shoe's events as one journaled step, acknowledged once durable (see the module docstring)."""
+    def _step(self, run: Sequence[shoe_events.SequencedShoeEvent]) -> bool:
+        """A run of the shoe's events as one journaled step, acknowledged once durable (see the module docstring);
+        False when the journal refused it (handed back)."""
         fresh: list[shoe_events.SequencedShoeEvent] = []
         for item in run:
             if self.marks.journaled_already(item.sequence):
@@ -110,7 +119,7 @@ class ShoeLink:
             else:
                 fresh.append(item)
         if not fresh:
-            return
+            return True
         loop = asyncio.get_running_loop()
         self._reached("before-commit", fresh)
         try:
@@ -120,12 +129,13 @@ class ShoeLink:
             if self.shoe is not None:
                 for item in fresh:
                     self.shoe.redeliver(item)
-            return
+            return False
         self._reached("after-commit", fresh)
         self.marks.committed(fresh[-1].sequence)
         self._schedule_check(loop)
         for item in fresh:
             self._acknowledge(item)
+        return True
 
     def _items(self, events: Sequence[shoe_events.SequencedShoeEvent], now: float
                ) -> Iterator[tuple[CoreInput, str] | Alarm]:

@@ -259,3 +259,12 @@ def test_the_checkpoint_interval_is_configurable_and_checked(tmp_path: Path) -> 
     found = problems(tmp_path, MINIMAL + "[journal]\ncheckpoint_rows = 5\n")
     assert found == {"journal.checkpoint_rows": "5: 100 to 1000000 rows between two checkpoints"}
     assert "journal.every" in problems(tmp_path, MINIMAL + "[journal]\nevery = 5\n")
+
+
+def test_the_retry_of_a_journal_that_cannot_be_written_is_configurable_and_checked(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, MINIMAL), environ={}).journal.retry_seconds == 2.0
+    config = load_config(write(tmp_path, MINIMAL + "[journal]\nretry_seconds = 0.2\n"), environ={})
+    assert config.journal.retry_seconds == 0.2
+    found = problems(tmp_path, MINIMAL + "[journal]\nretry_seconds = 0\n")
+    assert found == {"journal.retry_seconds": "0.0: 0.05 to 60 seconds between two tries of a journal that cannot be "
+                                              "written"}

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import errno
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -20,15 +20,16 @@ import pytest
 
 from drivers.ports import CardShoe
 from firmware_bridge.shoe import events as shoe_events
+from table_runtime.core.inputs import CoreInput
 from table_runtime.game.alarm_kinds import AlarmKind
-from table_runtime.game.cards import parse_cards
+from table_runtime.game.cards import Card, parse_cards
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import CardDrawn, ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, JournalUnwritableError, journal_path, verify_file
 from table_runtime.journal.failures import cause_of
 from table_runtime.runtime.controller import TableController
-from table_runtime.runtime.shoe_link import ShoeLink
+from table_runtime.runtime.shoe_link import BURST_MAX, ShoeLink
 from tests.small_disk import SmallDisk, small_disk
 
 CARDS = parse_cards("2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD") * 20
@@ -198,3 +199,85 @@ def test_during_an_outage_no_shoe_event_is_acknowledged_and_a_storm_count_is_jou
     with Journal.open(journal_path(disk.path)) as journal:
         restarted = controller_on(journal)
         assert restarted.alarms.get(antenna_id)["count"] == 3  # type: ignore[index]
+
+
+def test_a_small_row_fitting_after_a_refused_burst_does_not_end_the_outage(
+        disk: SmallDisk, caplog: pytest.LogCaptureFixture) -> None:
+    """A refused burst leaves its half-written frames in the write-ahead log: a small row fits there while the
+    next burst does not. The outage goes on (alarm shown) until the file system has room for the table's rows,
+    and the log says so when it starts, each minute it lasts and when it ends (not a line per refused input)."""
+    now = [1_800_000_000.0]
+    with Journal.open(journal_path(disk.path)) as journal:
+        controller = controller_on(journal)
+        controller.clock = lambda: now[0]
+        controller.submit(ShoeShuffled(shoe_id="S1"))
+        disk.fill(leave=32 * 1024)
+
+        def burst(cards: Sequence[Card]) -> Iterator[tuple[CoreInput, str]]:
+            for card in cards:  # each read after the one before was applied, as the shoe link does
+                yield from controller.core.card_inputs(CardDrawn(card=card), "shoe")
+
+        for start in range(0, len(CARDS), BURST_MAX):  # the most the shoe link journals in one step
+            try:
+                controller.submit_all(burst(CARDS[start:start + BURST_MAX]))
+            except JournalUnwritableError:
+                break
+        assert controller.outage is not None
+        taken = journal.last_seq
+        journal.append("status", {"type": "Probe"}, ts=1.0)  # the premise: a small row still fits
+        assert controller.retry_journal() is False  # ... which says nothing about the next burst
+        shown = [alarm["kind"] for alarm in controller.snapshot()["alarms"]]
+        assert shown == [AlarmKind.JOURNAL_UNWRITABLE]
+        assert "bytes free; play resumes once" in str(controller.outage.error)
+        assert [row.kind for row in journal.entries(after_seq=taken)] == ["status"]  # nothing half-written
+        for _ in range(3):  # refused inputs, 30 s apart: one line a minute says the outage goes on
+            now[0] += 30.0
+            with pytest.raises(JournalUnwritableError):
+                controller.submit_all(burst(CARDS[:1]))
+
+        disk.free()
+        assert controller.retry_journal() is True and controller.snapshot()["alarms"] == []
+        rows = list(journal.entries(after_seq=taken + 1))
+        assert [row.kind for row in rows] == ["alarm", "alarm_cleared", "status"]  # one transaction
+        assert rows[1].body["id"] == rows[0].seq and rows[2].body["refused_inputs"] == 4
+    lines = [record.getMessage() for record in caplog.records if record.name.endswith("outage_steps")]
+    assert len(lines) == 3, lines
+    assert "cannot write: disk full" in lines[0] and "play stops" in lines[0]
+    assert "0 bytes free; play resumes once" in lines[1] and "play still stopped after 60 s; " in lines[1]
+    assert "takes rows again after 90.0 s; 4 inputs were refused meanwhile" in lines[2]
+
+
+def test_a_refused_step_takes_none_of_the_shoe_events_after_it(disk: SmallDisk) -> None:
+    """A burst [card, the driver's ShoeOffline, card]: the first card refused, the journal back before the second
+    (the space freed just then): the second is not journaled ahead of the first (a resend of the first would then
+    pass for journaled already, and be acknowledged without a row); the driver's own event is still taken."""
+    recording = RecordingShoe()
+    with Journal.open(journal_path(disk.path)) as journal:
+        controller = controller_on(journal)
+
+        def freed_before(point: str, events: Sequence[shoe_events.SequencedShoeEvent]) -> None:
+            if point == "before-commit" and events[0].sequence == 6:
+                disk.free()
+
+        link = ShoeLink(controller, cast(CardShoe, recording), on_commit=freed_before)
+        link.marks.boot_id = 42  # as the shoe's HELLO says
+        controller.submit(ShoeShuffled(shoe_id="S1"))
+        disk.fill()
+        draw_until_refused(controller)
+        first, second = (shoe_events.CardDrawn(sequence=sequence, code=code, card_number=sequence, raw_code=0)
+                         for sequence, code in ((5, "2H"), (6, "3H")))
+        offline = shoe_events.ShoeOffline(reason="unplugged", device="/dev/ttyACM0")
+
+        async def take(burst: Sequence[shoe_events.ShoeEvent]) -> bool:
+            return link.take(burst)
+
+        dealt = controller.table.shoe.dealt
+        taken = asyncio.run(take([first, offline, second]))
+        assert recording.redelivered == [5] and recording.acknowledged == []
+        assert taken is False
+        assert controller.table.shoe.dealt == dealt and controller.devices["shoe"] == "offline"
+
+        disk.free()
+        assert asyncio.run(take([first, second])) is True  # the shoe's resend, in order
+        assert recording.acknowledged == [5, 6]
+        assert journaled_cards(journal)[-2:] == ["2H", "3H"] and controller.table.shoe.dealt == dealt + 2
