@@ -102,7 +102,10 @@ def refusal_reasons(source: str) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         candidates: list[ast.expr] = []
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Refusal") or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "_refuse"):
+        called = node.func if isinstance(node, ast.Call) else None
+        if (isinstance(called, ast.Name) and called.id == "Refusal") or (
+                isinstance(called, ast.Attribute) and called.attr == "_refuse"):
+            assert isinstance(node, ast.Call)
             candidates.append(node.args[1])
         elif (isinstance(node, ast.FunctionDef) and node.name.endswith("_refusal")
               and not node.name.lstrip("_").startswith("insurance")):  # insurance_refused: a body of its own
