@@ -35,6 +35,7 @@ from table_runtime.config import ENV_PIT_TOKEN, ENV_SUPERVISOR_PIN, zone_names
 from table_runtime.errors import ConfigError, JournalError
 from table_runtime.game.rules import PROFILES, TableLimits, profile
 from table_runtime.journal import Journal, journal_path
+from table_runtime.loop_errors import run_logged
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.recall import euros
 
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
                                      clock=time.time,
                                      zones=() if args.fast else zone_names(rules.boxes))  # fast: no chips
-        summary = _fast(args, controller) if args.fast else asyncio.run(_live(args, controller, data_dir))
+        summary = _fast(args, controller) if args.fast else run_logged(_live(args, controller, data_dir))
     finally:
         journal.close()
     summary["data_dir"] = str(data_dir)
@@ -146,7 +147,7 @@ def _fast(args: argparse.Namespace, controller: TableController) -> dict[str, An
     _audit_first(controller)
     table = FastTable(controller, seed=args.seed, error_rate=args.error_rate)
     if args.mqtt:
-        summary = asyncio.run(_fast_with_feed(args, controller, table, rounds))
+        summary = run_logged(_fast_with_feed(args, controller, table, rounds))
     else:
         summary = table.run(rounds, on_round=_progress(args, rounds))
     return {"rounds": summary.rounds, "alarms": summary.alarms, "recovered": summary.recovered,
