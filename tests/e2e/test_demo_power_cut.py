@@ -52,6 +52,7 @@ class Demo:
             self.process = subprocess.Popen(
                 [*CLI, "demo", "--data-dir", str(data_dir), "--http", "off", "--pace", "0.01", "--seed", "5",
                  "--error-rate", "0", *extra], stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        STARTED.append(self)
 
     def said(self, words: str) -> bool:
         return words in self.stderr.read_text(errors="replace")
@@ -98,24 +99,25 @@ def wait_until(condition: Callable[[], bool], what: str, demo: Demo | None, seco
         time.sleep(0.01)
 
 
+STARTED: list[Demo] = []  # every run of the test, for the clean-up whatever the test's outcome
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Iterator[Path]:
-    """The demo's directory; whatever happens, no devices process outlives the test."""
+    """The demo's directory; whatever happens, neither a demo nor its devices process outlives the test."""
     path = tmp_path / "table"
-    started: set[int] = set()
-
-    def note() -> None:
-        state = read_state(path)
-        if state is not None:
-            started.add(int(state["pid"]))
-
     path.mkdir()
-    yield path
-    note()
-    for pid in started:
-        if process_alive(pid):
+    STARTED.clear()
+    try:
+        yield path
+    finally:
+        for demo in STARTED:
+            if demo.process.poll() is None:
+                demo.kill()
+        state = read_state(path)  # the devices stop with the last demo's normal end, else they are killed
+        if state is not None and process_alive(int(state["pid"])):
             with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+                os.kill(int(state["pid"]), signal.SIGKILL)
 
 
 @pytest.mark.timeout(420)
