@@ -6,9 +6,9 @@ Starts the simulated shoe (on a pty linked at DIR/ttySHOE) and the simulated chi
 reader with its zones and chip tray (`simulators.device_host`), serves them on a
 unix socket, writes DIR/devices.json (pid, socket, shoe link) and prints `ready
 SOCKET`. The live `table-runtime demo --data-dir DIR` starts it (its default,
-`--devices-process`), or reattaches to it when it already runs. It stops on SIGTERM, on a `quit` request
-(the demo sends one when it ends normally), or after --idle-exit seconds with
-no client connected.
+`--devices-process`), or reattaches to it when it already runs. It stops on
+SIGTERM, on a `quit` request (the demo sends one when it ends normally), or
+after --idle-exit seconds with no client connected.
 """
 
 from __future__ import annotations

@@ -79,7 +79,7 @@ def run_one(path: str, *, devices: DeviceChoice, mqtt: bool, keep: str | None,
     work = Path(tempfile.mkdtemp(prefix="bench-", dir=keep))
     try:
         return run_logged(run_scenario(scenario, work_dir=work, devices=devices,
-                                        broker=broker if broker is not None else _worker_broker()))
+                                       broker=broker if broker is not None else _worker_broker()))
     finally:
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -172,7 +172,7 @@ def soak_command(args: argparse.Namespace) -> int:
     from simulators.bench.soak import SoakSettings, soak
 
     report = run_logged(soak(SoakSettings(rounds=args.rounds, seed=args.seed, mqtt=args.mqtt,
-                                           fault_rate=args.fault_rate)))
+                                          fault_rate=args.fault_rate)))
     if args.json:
         print(json.dumps(report.as_dict(), indent=2, sort_keys=True))
     else:
