@@ -32,6 +32,7 @@ from casino_floor.pit.serve import run_pit
 from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
 from table_runtime.errors import ConfigError
+from table_runtime.loop_errors import log_loop_errors
 
 
 def _time(text: str) -> float:
@@ -129,15 +130,8 @@ def partition_warning(config: FloorConfig) -> str | None:
     return None
 
 
-def log_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """An error in an event-loop callback (a library's, e.g. a socket closed under it) as one log line."""
-    error = context.get("exception")
-    logging.getLogger("casino_floor").warning("event loop: %s%s", context.get("message", "error"),
-                                              f" ({type(error).__name__}: {error})" if error is not None else "")
-
-
 async def run(config: FloorConfig) -> None:
-    asyncio.get_running_loop().set_exception_handler(log_loop_error)
+    log_loop_errors()  # a library's callback failing (a socket closed under it) is one log line
     if (warning := partition_warning(config)) is not None:
         logging.getLogger("casino_floor").warning("%s", warning)
     store = await FloorStore.open(config.dsn, password=config.pg_password.reveal() if config.pg_password else None,

@@ -23,6 +23,7 @@ import base64
 import json
 import os
 import socketserver
+import sys
 import threading
 from array import array
 from collections.abc import Callable
@@ -37,6 +38,7 @@ from simulators.rfid_chips import CASINO_ID, ChipIssuer, ChipTray
 from simulators.shoe import SimulatedShoe
 from simulators.shoe_firmware import SimulatedShoeError
 from table_runtime.config import zone_names
+from table_runtime.loop_errors import log_uncaught
 
 Reply = dict[str, Any]
 
@@ -211,7 +213,7 @@ class _Connection(socketserver.StreamRequestHandler):
                     request = json.loads(line)
                     reply = host.handle(request, usb_side) if isinstance(request, dict) else {
                         "ok": False, "error": "request", "message": "a request is a JSON object"}
-                except json.JSONDecodeError as error:
+                except ValueError as error:  # not JSON, or not even UTF-8 (UnicodeDecodeError)
                     reply = {"ok": False, "error": "request", "message": f"not JSON: {error}"}
                 self.wfile.write(json.dumps(reply).encode() + b"\n")
                 self.wfile.flush()
@@ -231,6 +233,11 @@ class DeviceServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.clients = 0
         self.idle = threading.Condition()
         super().__init__(str(path), _Connection)
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A request that failed unexpectedly: one line in the devices' log (not socketserver's traceback); that
+        connection closes, the devices serve on."""
+        log_uncaught("devices: a request", sys.exc_info()[1])
 
     def connected(self, change: int) -> None:
         with self.idle:

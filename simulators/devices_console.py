@@ -5,10 +5,10 @@
 Starts the simulated shoe (on a pty linked at DIR/ttySHOE) and the simulated chip
 reader with its zones and chip tray (`simulators.device_host`), serves them on a
 unix socket, writes DIR/devices.json (pid, socket, shoe link) and prints `ready
-SOCKET`. `table-runtime demo --devices-process --data-dir DIR` starts it, or
-reattaches to it when it already runs. It stops on SIGTERM, on a `quit` request
-(the demo sends one when it ends normally), or after --idle-exit seconds with
-no client connected.
+SOCKET`. The live `table-runtime demo --data-dir DIR` starts it (its default,
+`--devices-process`), or reattaches to it when it already runs. It stops on
+SIGTERM, on a `quit` request (the demo sends one when it ends normally), or
+after --idle-exit seconds with no client connected.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any
 
 from simulators.device_host import DeviceHost, DeviceServer, forget_state, write_state
 from simulators.shoe_firmware import CUT_CARDS_BEHIND, DECKS
+from table_runtime.loop_errors import log_thread_error
 
 
 def _stop_on_signal(number: int, frame: FrameType | None) -> None:
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     data_dir = Path(args.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGTERM, _stop_on_signal)
+    threading.excepthook = log_thread_error  # the shoe's and the socket's threads: an error is one line
     host = DeviceHost(seed=args.seed, boxes=args.boxes, shoe_link=data_dir / "ttySHOE", shoe_number=args.shoe_number,
                       cards_drawn=args.drawn, decks=args.decks, cut_cards_behind=args.cut_cards_behind)
     host.start()

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import json
 import multiprocessing
@@ -28,6 +27,7 @@ from simulators.bench.report import MARKS, text_report, write_junit
 from simulators.bench.runner import ScenarioResult, SharedBroker, run_scenario
 from simulators.bench.scenario import Scenario, Step, load_scenario, scenario_paths
 from table_runtime.cli import add_version, run_handler
+from table_runtime.loop_errors import run_logged
 
 LIBRARY = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -78,8 +78,8 @@ def run_one(path: str, *, devices: DeviceChoice, mqtt: bool, keep: str | None,
         scenario = with_feed_check(scenario)
     work = Path(tempfile.mkdtemp(prefix="bench-", dir=keep))
     try:
-        return asyncio.run(run_scenario(scenario, work_dir=work, devices=devices,
-                                        broker=broker if broker is not None else _worker_broker()))
+        return run_logged(run_scenario(scenario, work_dir=work, devices=devices,
+                                       broker=broker if broker is not None else _worker_broker()))
     finally:
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -171,8 +171,8 @@ def run_command(args: argparse.Namespace) -> int:
 def soak_command(args: argparse.Namespace) -> int:
     from simulators.bench.soak import SoakSettings, soak
 
-    report = asyncio.run(soak(SoakSettings(rounds=args.rounds, seed=args.seed, mqtt=args.mqtt,
-                                           fault_rate=args.fault_rate)))
+    report = run_logged(soak(SoakSettings(rounds=args.rounds, seed=args.seed, mqtt=args.mqtt,
+                                          fault_rate=args.fault_rate)))
     if args.json:
         print(json.dumps(report.as_dict(), indent=2, sort_keys=True))
     else:

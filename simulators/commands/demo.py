@@ -3,13 +3,17 @@
 Live (default): the simulated shoe on a pty, the simulated chip reader behind
 pyusb, mock GPIO buttons, a simulated dealer and basic-strategy players at a
 watchable pace, the dealer display on --http and (with --mqtt) the feed.
-`--devices-process`: the simulated shoe, chip reader and chips run in a
-process of their own (`table-sim devices`), which outlives a kill -9 of the
-demo; the demo restarted on the same --data-dir reattaches to them and finds
-the chips where they lay.
+The simulated shoe, chip reader and chips run in a process of their own
+(`table-sim devices`), as a real table's devices outlive a power cut of its
+controller: the demo killed (kill -9) and restarted on the same --data-dir
+reattaches to them and finds the chips where they lay. `--devices-in-process`
+keeps them in the demo's process (they die with it: a restart after a kill
+finds the zones empty, and the chip watch raises alarms for the chips it lost).
 `--fast`: the same controller, journal and recovery with the devices' actions
-fed straight in, as fast as the journal commits. Restarted on the same
---data-dir after a kill, it resumes the interrupted round from the journal.
+fed straight in, as fast as the journal commits: no devices, no chips on the
+zones, so nothing to keep through a kill and no devices process (the device
+options do nothing there). Restarted on the same --data-dir after a kill, it
+resumes the interrupted round from the journal.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from table_runtime.config import ENV_PIT_TOKEN, ENV_SUPERVISOR_PIN, zone_names
 from table_runtime.errors import ConfigError, JournalError
 from table_runtime.game.rules import PROFILES, TableLimits, profile
 from table_runtime.journal import Journal, journal_path
+from table_runtime.loop_errors import run_logged
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.recall import euros
 
@@ -64,9 +69,16 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--pit-token",
                         help=f"at least 16 characters: the pit view at http://HOST:PORT/?pit=TOKEN "
                              f"(or {ENV_PIT_TOKEN}; default: no pit view)")
-    parser.add_argument("--devices-process", action="store_true",
-                        help="live: the simulated devices in their own process, kept through a kill -9 of the demo "
-                             "(a demo restarted on the same --data-dir reattaches to them)")
+    devices = parser.add_mutually_exclusive_group()
+    devices.add_argument("--devices-process", dest="devices_in_process", action="store_false",
+                         default=False,
+                         help="the default: the simulated devices in their own process (table-sim devices), kept "
+                              "through a kill -9 of the demo (a demo restarted on the same --data-dir reattaches to "
+                              "them); --fast has no devices")
+    devices.add_argument("--devices-in-process", dest="devices_in_process", action="store_true",
+                         default=False,
+                         help="live: the simulated devices in the demo's process: they die with it, and a restart "
+                              "after a kill finds the zones empty (chip alarms)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(handler=run)
 
@@ -112,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
                                      clock=time.time,
                                      zones=() if args.fast else zone_names(rules.boxes))  # fast: no chips
-        summary = _fast(args, controller) if args.fast else asyncio.run(_live(args, controller, data_dir))
+        summary = _fast(args, controller) if args.fast else run_logged(_live(args, controller, data_dir))
     finally:
         journal.close()
     summary["data_dir"] = str(data_dir)
@@ -135,7 +147,7 @@ def _fast(args: argparse.Namespace, controller: TableController) -> dict[str, An
     _audit_first(controller)
     table = FastTable(controller, seed=args.seed, error_rate=args.error_rate)
     if args.mqtt:
-        summary = asyncio.run(_fast_with_feed(args, controller, table, rounds))
+        summary = run_logged(_fast_with_feed(args, controller, table, rounds))
     else:
         summary = table.run(rounds, on_round=_progress(args, rounds))
     return {"rounds": summary.rounds, "alarms": summary.alarms, "recovered": summary.recovered,
@@ -188,28 +200,27 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
     from simulators.live_table import LiveDevices, TableDevices, deal_rounds
 
     recovered = controller.recovered
+    extra: dict[str, Any] = {}
+    http = _http(args.http)
+    if args.mqtt:  # the feed and the display are imported only when asked for: a restart comes back sooner
+        from table_runtime.feed.publisher import FeedPublisher
+        from table_runtime.feed.settings import FeedSettings
+
+        # before the devices: a bad --mqtt is refused without leaving a devices process behind
+        extra["feed"] = FeedPublisher(FeedSettings.from_mapping({"url": args.mqtt, "prefix": args.mqtt_prefix},
+                                                                table_id=args.table_id), controller.journal)
     pin_factory = MockFactory(pin_class=MockPWMPin)
     devices: TableDevices
     where = "in-process"
-    if args.devices_process or devices_running(data_dir):  # devices left running are reattached to
+    if not args.devices_in_process or devices_running(data_dir):  # devices left running are reattached to
         devices, reattached = attach_devices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory)
         where = "reattached" if reattached else "started"
         if not args.json:
             print(f"devices process: {where} ({data_dir / 'devices.json'})", file=sys.stderr)
     else:
         devices = LiveDevices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory)
-    extra: dict[str, Any] = {}
-    http = _http(args.http)
-    feed = None
-    if args.mqtt:  # the feed and the display are imported only when asked for: a restart comes back sooner
-        from table_runtime.feed.publisher import FeedPublisher
-        from table_runtime.feed.settings import FeedSettings
-
-        feed = FeedPublisher(FeedSettings.from_mapping({"url": args.mqtt, "prefix": args.mqtt_prefix},
-                                                       table_id=args.table_id), controller.journal)
-        extra["feed"] = feed
-    devices.start()
     try:
+        devices.start()
         app = devices.app(controller, **extra)
         if http is not None:
             from table_runtime.display.server import DisplayServer

@@ -41,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rounds, indent=1))
         return 0
     for round_ in rounds:
-        print(f"== round {round_['round']} (table {table_id}, shoe {round_['shoe_id']}): {round_['result']}")
+        void = round_.get("void")
+        result = f"voided by {void['by']}: {void['reason']}" if void else round_["result"]
+        print(f"== round {round_['round']} (table {table_id}, shoe {round_['shoe_id']}): {result}")
         for step in round_["steps"]:
             print(f"  #{step['seq']:<7} {step['text']}")
         for payout in round_["payouts"]:

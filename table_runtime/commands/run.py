@@ -33,6 +33,7 @@ from table_runtime.commands.config import checked_config
 from table_runtime.config import ConfigInvalidError, TableConfig, describe
 from table_runtime.errors import ConfigError, TableError
 from table_runtime.journal import JournalUnwritableError
+from table_runtime.loop_errors import log_loop_errors
 from table_runtime.runtime.clock_sync import (
     FOLLOW_SECONDS,
     POLL_SECONDS,
@@ -107,6 +108,7 @@ async def serve(
     """Wait for the clock, assemble the table, run it until a signal, shut it down cleanly. Returns the exit status."""
     from table_runtime.runtime.assembly import assemble
 
+    log_loop_errors()  # a library's callback failing (the broker's socket closed under it) is one log line
     notifier = notifier if notifier is not None else Notifier({})
     clock = ClockState(await _wait_for_clock(config, notifier, clock_probe, clock_poll_seconds))
     log.info("table-runtime %s starting: %s", installed_version(), describe(config))

@@ -159,5 +159,7 @@ RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(
         },
         "payouts": {"type": "array", "items": _object({"box": _BOX_NUMBER, **_PAYOUT_FIELDS})},
         "alarms": {"type": "array", "items": ALARM_SCHEMA},
-    }
+    },
+    # a voided round: who voided it and why (the RoundVoided event's)
+    optional={"void": _object({"by": {"type": "string"}, "reason": {"type": "string"}})},
 )

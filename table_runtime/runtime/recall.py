@@ -135,4 +135,7 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
                 current["result"] = "settled" if round_.phase is CLOSED else "voided"
                 current["closed_seq"] = record.get("closed_seq", entry.seq)
                 current["payouts"] = [payout_dict(p) for p in round_.payouts]
+                voided = [event for event in events if isinstance(event, RoundVoided)]
+                if voided:  # who voided the round, and why
+                    current["void"] = {"by": voided[0].by, "reason": voided[0].reason}
     return [rounds[number] for number in sorted(rounds)]

@@ -66,6 +66,35 @@ async def test_recall_steps_through_the_last_rounds(
     assert backend.commands == []
 
 
+async def test_recall_of_a_voided_round_says_who_voided_it_and_why(
+    page: Page, server: DisplayServer, backend: ScriptedBackend
+) -> None:
+    voided = recalled_round(16, 1100)
+    voided.update(result="voided", payouts=[], void={"by": "supervisor", "reason": "misdeal"})
+    last = voided["steps"][-1]
+    last.update(type="Void", text="round voided by supervisor: misdeal", events=[
+        {"type": "PhaseChanged", "phase": "voided"}, {"type": "RoundVoided", "round": 16, "by": "supervisor",
+                                                      "reason": "misdeal"}])
+    other = recalled_round(17, 1200)
+    other.update(result="voided", payouts=[], void={"by": "pit boss", "reason": "shoe dropped"})
+    backend.rounds = [voided, other]
+    await open_display(page, server)
+    await page.locator("#recall-open").click()
+    # a reason the page knows is in its language; any other as the supervisor gave it
+    await expect(page.locator("#recall-title")).to_have_text(
+        "Manche 17 (annulée par pit boss : shoe dropped) · étape 1/3")
+    await page.locator("#recall-prev-round").click()
+    await expect(page.locator("#recall-title")).to_have_text(
+        "Manche 16 (annulée par le superviseur : maldonne) · étape 1/3")
+    await page.keyboard.press("ArrowRight")
+    await page.keyboard.press("ArrowRight")
+    await expect(page.locator("#recall-step-text")).to_contain_text("manche annulée par le superviseur : maldonne")
+    await page.locator("#lang-en").click()
+    await expect(page.locator("#recall-title")).to_have_text(
+        "Round 16 (voided by the supervisor: misdeal) · step 3/3")
+    await expect(page.locator("#recall-step-text")).to_contain_text("round voided by the supervisor: misdeal")
+
+
 async def test_recall_with_no_rounds_says_so(page: Page, server: DisplayServer) -> None:
     await open_display(page, server)
     await page.locator("#recall-open").click()

@@ -7,6 +7,8 @@ runs the same code as a process, exercised in tests/e2e/test_devices_process.py)
 from __future__ import annotations
 
 import asyncio
+import json
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,6 +106,20 @@ async def test_the_shoe_draws_through_the_link_and_refusals_are_clear(host: tupl
 
 
 @pytest.mark.timeout(60)
+def test_a_line_that_is_not_json_or_not_utf8_gets_a_one_line_refusal(host: tuple[DeviceHost, str]) -> None:
+    _, socket_path = host
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(10)
+        connection.connect(socket_path)
+        replies = connection.makefile("rwb")
+        for line in (b"{oops\n", b"\xc3(junk\n", b'{"op": "hello"}\n'):
+            replies.write(line)
+            replies.flush()
+        refused = [json.loads(replies.readline()) for _ in range(2)]
+        assert all(reply["ok"] is False and reply["message"].startswith("not JSON") for reply in refused)
+        assert json.loads(replies.readline())["ok"] is True  # the same connection serves on
+
+
 async def test_a_reader_behind_a_vanished_devices_process_is_offline(tmp_path: Path) -> None:
     missing = str(tmp_path / "nobody.sock")
     with pytest.raises(DevicesGoneError):

@@ -26,11 +26,21 @@ function eventText(event) {
       return box ? t("event_undone", { box: box[1] }) : t("event_undone_bank");
     }
     case "RoundSettled": return event.bank_blackjack ? t("event_settled_blackjack") : t("event_settled", { bank_total: event.bank_total });
-    case "RoundVoided": return t("event_voided");
+    case "RoundVoided": return t("event_voided", voidWords(event));
     case "RoundClosed": return t("event_closed");
     case "Alarm": return t("event_alarm", { kind: tOr("alarm_" + event.kind, event.kind) });
     default: return null; // phase and turn changes: the step's snapshot shows them
   }
+}
+
+// Who voided a round and why, in the page's language where the catalogue knows the words (a role, "misdeal").
+function voidWords(void_) {
+  return { by: tOr("void_by_" + void_.by, void_.by || "?"), reason: tOr("void_reason_" + void_.reason, void_.reason || "?") };
+}
+
+function resultText(round) {
+  const result = tOr("result_" + round.result, round.result);
+  return round.void ? t("result_voided_because", { result, ...voidWords(round.void) }) : result;
 }
 
 // The bets of a BetsLocked step, read from its snapshot (the input itself is not in the step).
@@ -68,7 +78,7 @@ export function renderRecallBar(recall) {
   const round = recall.rounds[recall.round];
   const step = round.steps[recall.step];
   $("recall-title").textContent =
-    `${t("recall_round", { round: round.round })} (${tOr("result_" + round.result, round.result)}) · ` +
+    `${t("recall_round", { round: round.round })} (${resultText(round)}) · ` +
     t("recall_step", { step: recall.step + 1, steps: round.steps.length });
   $("recall-times").textContent = roundTimes(round);
   replaceChildren(
