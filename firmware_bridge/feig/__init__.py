@@ -1,0 +1,48 @@
+"""FEIG's ISO-Host protocol for ISO 15693 readers: frames (framing.py) and messages (messages.py).
+
+See docs/protocols/feig.md. Pure: no I/O, no clock.
+"""
+
+from firmware_bridge.feig.framing import BROADCAST, Frame, FrameDecoder, FrameError, crc16
+from firmware_bridge.feig.messages import (
+    ISO15693,
+    Blocks,
+    Command,
+    InventoryMode,
+    InventoryPage,
+    IsoCommand,
+    Reply,
+    ReplyError,
+    Sighting,
+    SoftwareVersion,
+    Status,
+    TagRecord,
+    inventory_data,
+    read_blocks_data,
+    request,
+    status_name,
+)
+
+__all__ = [
+    "BROADCAST",
+    "ISO15693",
+    "Blocks",
+    "Command",
+    "Frame",
+    "FrameDecoder",
+    "FrameError",
+    "InventoryMode",
+    "InventoryPage",
+    "IsoCommand",
+    "Reply",
+    "ReplyError",
+    "Sighting",
+    "SoftwareVersion",
+    "Status",
+    "TagRecord",
+    "crc16",
+    "inventory_data",
+    "read_blocks_data",
+    "request",
+    "status_name",
+]
