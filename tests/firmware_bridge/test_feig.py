@@ -144,6 +144,12 @@ def test_frames_after_noise_and_a_reset_are_found(parts: list[bytes], cuts: list
     assert decoder.feed(frame.to_bytes()) == [frame]
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(frames, big_frames), max_size=10), st.lists(st.integers(0, 1 << 16), max_size=8))
+def test_a_decoder_for_either_shape_takes_both_as_a_reader_does(sent: list[Frame], cuts: list[int]) -> None:
+    assert _decode(FrameDecoder(advanced=None), b"".join(frame.to_bytes() for frame in sent), cuts) == sent
+
+
 def _hostile(size: int, seed: int = 4) -> bytes:
     """An advanced start every 3 bytes, each claiming a frame of 4 to 16 KiB: every one a CRC to check."""
     rng = random.Random(seed)
