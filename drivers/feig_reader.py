@@ -21,25 +21,20 @@ asyncio loop through `loop.call_soon_threadsafe`:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import math
-import socket
-import termios
 import threading
 import time
-import urllib.parse
-from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Self
 
 import serial
 
+from drivers.feig_line import Line, SerialLine, TcpLine
+from drivers.feig_settings import MUX_OUTPUT, FeigSettings
 from drivers.ports import ChipsScanned, ReaderEvent, ReaderOffline, ReaderOnline, ZoneReading
-from firmware_bridge.errors import ConfigError, DeviceError, TableError
+from firmware_bridge.errors import DeviceError, TableError
 from firmware_bridge.feig import (
-    BROADCAST,
     Blocks,
     Command,
     Frame,
@@ -59,9 +54,6 @@ __all__ = ["FeigChipReader", "FeigReplyError", "FeigSettings", "ReaderSilentErro
 
 log = logging.getLogger(__name__)
 
-TCP_PORT = 10001
-MAX_OUTPUTS = 8  # ANT-SEL: one bit per reader output
-MUX_OUTPUT = 1  # the output a reader-driven multiplexer hangs on
 BLOCKS = 2  # the chip's data block: two 4-byte ISO 15693 blocks (docs/protocols/feig.md 4.3)
 _PASSING = (Status.BUSY, Status.DATA_FALSE)
 
@@ -78,154 +70,6 @@ class ReaderSilentError(DeviceError, TimeoutError):
     """The reader did not answer (it stays silent on a frame it could not read, or it is gone)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FeigSettings:
-    """Where to find one FEIG reader, how to talk to it, and which zone lies over each antenna."""
-
-    antenna_zones: Mapping[int, str]
-    path: str  # the serial device, or the TCP host
-    tcp_port: int | None = None  # None: a serial line
-    address: int = BROADCAST  # COM-ADR; 255 reaches any reader alone on its line
-    baud: int = 38400
-    parity: str = "E"  # 8E1, the readers' default
-    advanced: bool = True  # the advanced frame (16-bit length): inventories of many chips need it
-    mux: bool = False  # antennas behind a multiplexer the reader drives, numbered by level (42)
-    name: str = "feig-reader"
-    scan_interval: float = 0.1
-    reconnect_interval: float = 1.0
-    timeout: float = 2.0  # seconds for one reply (an inventory of a full multiplexer takes most of a second)
-    first_block: int = 0
-
-    def __post_init__(self) -> None:
-        key = f"{self.name}.antenna_zones"
-        if not self.antenna_zones:
-            raise ConfigError(key, "map at least one antenna to a zone")
-        for antenna in self.antenna_zones:
-            if not self.mux and not 1 <= antenna <= MAX_OUTPUTS:
-                raise ConfigError(key, f"antenna {antenna}: a reader output is 1..{MAX_OUTPUTS} "
-                                       f"(a multiplexer's channels need ?mux=1)")
-            if self.mux and (antenna > 88 or not all(digit in "12345678" for digit in str(antenna))):
-                raise ConfigError(key, f"antenna {antenna}: a multiplexer channel is 1..8 on one level, "
-                                       f"11..88 on two (42: output 4 of the second level, output 2 of the first)")
-        zones = list(self.antenna_zones.values())
-        if len(set(zones)) != len(zones):
-            raise ConfigError(key, "two antennas map to the same zone")
-        for name, seconds in (("scan_interval", self.scan_interval), ("reconnect_interval", self.reconnect_interval),
-                              ("timeout", self.timeout)):
-            if not (math.isfinite(seconds) and seconds > 0):
-                raise ConfigError(f"{self.name}.{name}", f"{seconds}: a positive number of seconds")
-        if not 0 <= self.address <= 255:
-            raise ConfigError(f"{self.name}.adr", f"{self.address}: a bus address is 0..254, or 255 for any")
-        if self.parity not in ("E", "N", "O"):
-            raise ConfigError(f"{self.name}.parity", f"{self.parity!r}: E, N or O")
-
-    @property
-    def zones(self) -> tuple[str, ...]:
-        return tuple(self.antenna_zones[antenna] for antenna in sorted(self.antenna_zones))
-
-    @property
-    def where(self) -> str:
-        return f"{self.path}:{self.tcp_port}" if self.tcp_port is not None else self.path
-
-    @classmethod
-    def from_url(cls, url: str, antenna_zones: Mapping[int, str], *, name: str = "feig-reader",
-                 key: str = "url") -> FeigSettings:
-        """``feig:///dev/serial/by-id/...?adr=255&baud=38400&parity=E&frame=advanced&mux=0`` or
-        ``feig+tcp://host:10001?adr=255`` (also ``scan_interval``, ``reconnect_interval``, ``timeout``, seconds)."""
-        parts = urllib.parse.urlsplit(url)
-        query = dict(urllib.parse.parse_qsl(parts.query))
-        known = {"adr", "baud", "parity", "frame", "mux", "scan_interval", "reconnect_interval", "timeout", "block"}
-        unknown = sorted(set(query) - known)
-        if unknown:
-            raise ConfigError(key, f"{url}: unknown parameter {unknown[0]!r}; known: {', '.join(sorted(known))}")
-        options: dict[str, object] = {}
-        try:
-            if parts.scheme == "feig":
-                if not parts.path:
-                    raise ConfigError(key, f"{url}: name the serial device, e.g. feig:///dev/serial/by-id/usb-FEIG...")
-                options["path"] = parts.path
-                options["baud"] = int(query.get("baud", "38400"))
-                options["parity"] = query.get("parity", "E").upper()
-            elif parts.scheme == "feig+tcp":
-                if not parts.hostname:
-                    raise ConfigError(key, f"{url}: name the reader's host, e.g. feig+tcp://10.0.0.9:10001")
-                options["path"] = parts.hostname
-                options["tcp_port"] = parts.port or TCP_PORT
-            else:
-                raise ConfigError(key, f"{url}: the scheme is feig:// (serial) or feig+tcp://")
-            options["address"] = int(query.get("adr", str(BROADCAST)))
-            frame = query.get("frame", "advanced")
-            if frame not in ("advanced", "standard"):
-                raise ConfigError(key, f"{url}: frame is advanced or standard, not {frame!r}")
-            options["advanced"] = frame == "advanced"
-            mux = query.get("mux", "0")
-            if mux not in ("0", "1"):
-                raise ConfigError(key, f"{url}: mux is 0 (antennas on the reader's outputs) or 1 (a multiplexer)")
-            options["mux"] = mux == "1"
-            options["first_block"] = int(query.get("block", "0"))
-            for field in ("scan_interval", "reconnect_interval", "timeout"):
-                if field in query:
-                    options[field] = float(query[field])
-        except ConfigError:
-            raise
-        except ValueError as error:
-            raise ConfigError(key, f"{url}: {error}") from error
-        return cls(antenna_zones=antenna_zones, name=name, **options)  # type: ignore[arg-type]
-
-
-class _Line(Protocol):
-    def write(self, data: bytes) -> None: ...
-
-    def read(self) -> bytes: ...
-
-    def close(self) -> None: ...
-
-
-class _SerialLine:
-    def __init__(self, settings: FeigSettings) -> None:
-        try:
-            self._port = serial.Serial(settings.path, baudrate=settings.baud, parity=settings.parity,
-                                       bytesize=serial.EIGHTBITS, stopbits=serial.STOPBITS_ONE, timeout=0.02)
-        except termios.error as error:  # pyserial lets the line settings' refusal through unwrapped
-            raise DeviceError(f"{settings.path}: the line refused {settings.baud} baud 8{settings.parity}1: "
-                              f"{error}") from error
-        self._port.reset_input_buffer()
-
-    def write(self, data: bytes) -> None:
-        self._port.write(data)
-
-    def read(self) -> bytes:
-        data: bytes = self._port.read(max(1, self._port.in_waiting))
-        return data
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError, serial.SerialException):
-            self._port.close()
-
-
-class _TcpLine:
-    def __init__(self, settings: FeigSettings) -> None:
-        assert settings.tcp_port is not None
-        self._socket = socket.create_connection((settings.path, settings.tcp_port), timeout=settings.timeout)
-        self._socket.settimeout(0.02)
-
-    def write(self, data: bytes) -> None:
-        self._socket.sendall(data)
-
-    def read(self) -> bytes:
-        try:
-            data = self._socket.recv(65536)
-        except TimeoutError:
-            return b""
-        if not data:
-            raise ConnectionResetError("the reader closed the connection")
-        return data
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._socket.close()
-
-
 class FeigChipReader:
     """The real driver: ISO-Host requests on a thread, events on the loop."""
 
@@ -237,7 +81,7 @@ class FeigChipReader:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._online: bool | None = None
-        self._line: _Line | None = None
+        self._line: Line | None = None
         self._decoder = FrameDecoder(advanced=config.advanced)
         self._known: dict[str, Tag] = {}  # chips in a field since their block was read
         self.version: SoftwareVersion | None = None
@@ -324,7 +168,7 @@ class FeigChipReader:
 
     def _connect(self) -> None:
         config = self.config
-        self._line = _TcpLine(config) if config.tcp_port is not None else _SerialLine(config)
+        self._line = TcpLine(config) if config.tcp_port is not None else SerialLine(config)
         self._decoder = FrameDecoder(advanced=config.advanced)
         reply = self._request(Command.SOFTWARE_VERSION)
         self._expect_ok(reply, "software version")

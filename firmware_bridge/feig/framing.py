@@ -87,8 +87,8 @@ class FrameDecoder:
     `crc_bytes` counts the bytes run through the CRC: at most about `STEP / 2 + 1` per byte fed, on any stream.
     """
 
-    def __init__(self, *, advanced: bool = False) -> None:
-        self.advanced = advanced
+    def __init__(self, *, advanced: bool | None = False) -> None:
+        self.advanced = advanced  # None: either shape, as a reader takes them (a standard LEN is never 0x02)
         self._buffer = bytearray()  # the stream, bit-reversed byte by byte (what the CCITT CRC runs over)
         self._start = 0
         self._registers = [0]
@@ -122,7 +122,7 @@ class FrameDecoder:
                     break
                 sent = _REVERSED[buffer[end - 2]] | _REVERSED[buffer[end - 1]] << 8
                 if _reverse16(self._span_crc(start, end - 2)) == sent:
-                    frames.append(self._frame(start, end))
+                    frames.append(self._frame(start, end, advanced=_REVERSED[buffer[start]] == ADVANCED_START))
                     start = end
                     continue
             bad += 1
@@ -137,24 +137,22 @@ class FrameDecoder:
         """The length the frame at `start` claims; 0: no frame can start there; None: need more bytes."""
         buffer = self._buffer
         have = len(buffer) - start
-        if not self.advanced:
-            if have < 1:
-                return None
-            length = _REVERSED[buffer[start]]
-            return length if length >= STANDARD_MIN else 0
         if have < 1:
             return None
-        if _REVERSED[buffer[start]] != ADVANCED_START:
+        first = _REVERSED[buffer[start]]
+        if not self.advanced and (self.advanced is False or first != ADVANCED_START):
+            return first if first >= STANDARD_MIN else 0
+        if first != ADVANCED_START:
             return 0
         if have < 3:
             return None
         length = _REVERSED[buffer[start + 1]] << 8 | _REVERSED[buffer[start + 2]]
         return length if ADVANCED_MIN <= length <= MAX_ADVANCED else 0
 
-    def _frame(self, start: int, end: int) -> Frame:
+    def _frame(self, start: int, end: int, *, advanced: bool) -> Frame:
         raw = bytes(self._buffer[start:end]).translate(_REVERSED)
-        head = 3 if self.advanced else 1
-        return Frame(raw[head], raw[head + 1], raw[head + 2 : -2], self.advanced)
+        head = 3 if advanced else 1
+        return Frame(raw[head], raw[head + 1], raw[head + 2 : -2], advanced)
 
     def _span_crc(self, begin: int, end: int) -> int:
         """The CCITT register (init 0xFFFF) over buffer[begin:end] (the reversed bytes)."""
