@@ -87,8 +87,8 @@ async def run(args: argparse.Namespace) -> int:
           f"{wall:.1f} s, {done} scans")
     print(f"zones per second: {done * len(zones) / wall:.1f} ({done / wall:.2f} scans/s)")
     print(f"chips per scan: {statistics.mean(chips):.1f} (of {len(zones) * args.stack} on the table)")
-    print(f"scan time: p50 {percentile(durations, 0.5) * 1000:.0f} ms, p99 {percentile(durations, 0.99) * 1000:.0f} ms; "
-          f"{per_scan:.1f} requests per scan")
+    p50, p99 = percentile(durations, 0.5) * 1000, percentile(durations, 0.99) * 1000
+    print(f"scan time: p50 {p50:.0f} ms, p99 {p99:.0f} ms; {per_scan:.1f} requests per scan")
     return 0
 
 
