@@ -29,6 +29,8 @@ import aiohttp
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
 from drivers.dealer_panel import GpioDealerPanel, pin_factory_for
+from drivers.feig_reader import FeigChipReader
+from drivers.feig_settings import FeigSettings
 from drivers.ports import ChipReader
 from drivers.shoe import SerialShoe
 from firmware_bridge.rfid.messages import Tag
@@ -213,9 +215,12 @@ class BenchTable(BenchHands):
         reporter = ZoneReporter(self.zones, registry=self.registry, casino_id=casino)
         shoe_url = self.choice.shoe if self.choice.real("shoe") else str(self.shoe_sim.link)
         shoe = SerialShoe(shoe_url, heartbeat_timeout=1.5)
-        if self.choice.real("chips"):
-            settings = ReaderSettings.from_url(self.choice.chips, self.choice.antennas, name="bench-reader")
-            reader: ChipReader = UsbChipReader(settings)
+        if self.choice.real("chips") and self.choice.chips.startswith("feig"):  # docs/protocols/feig.md
+            reader: ChipReader = FeigChipReader(FeigSettings.from_url(self.choice.chips, self.choice.antennas,
+                                                                      name="bench-reader"))
+        elif self.choice.real("chips"):
+            reader = UsbChipReader(ReaderSettings.from_url(self.choice.chips, self.choice.antennas,
+                                                           name="bench-reader"))
         elif isinstance(self.reader_sim, SimulatedFeigReader):
             reader = feig_driver(self.reader_sim, scan_interval=SCAN_INTERVAL)
         else:

@@ -37,7 +37,7 @@ async def test_a_real_feig_reader_identifies_and_reads_the_chips_on_its_antenna(
         assert not isinstance(event, ReaderOffline), event
         assert isinstance(event, ReaderOnline)
         assert event.protocol.startswith("FEIG ISO-Host")
-        scans = []
+        scans: list[ChipsScanned] = []
         while len(scans) < 5:
             event = await reader.next_event()
             assert not isinstance(event, ReaderOffline), event
