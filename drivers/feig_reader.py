@@ -1,8 +1,9 @@
 """FEIG ISO-Host readers (ISO 15693 chips): a driver of the `ChipReader` port (drivers.ports).
 
 `FeigChipReader` owns one FEIG HF reader on a serial line (RS-232/RS-485, or a USB-serial adapter:
-``feig:///dev/serial/by-id/...``) or on TCP (``feig+tcp://host:10001``), docs/protocols/feig.md. Like the USB
-reader's driver (drivers/chip_reader.py), a thread does the blocking transfers and hands each result to the
+``feig:///dev/serial/by-id/...``), on TCP (``feig+tcp://host:10001``) or on FEIG's USB interface
+(``feig+usb://``, pyusb; `usb_backend=` as the USB reader's driver takes its backend), docs/protocols/feig.md.
+Like the USB reader's driver (drivers/chip_reader.py), a thread does the blocking transfers and hands each result to the
 asyncio loop through `loop.call_soon_threadsafe`:
 
 - connect: open the line, ask the software version (0x65: the reader's identity, logged and reported in
@@ -26,11 +27,11 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 import serial
 
-from drivers.feig_line import Line, SerialLine, TcpLine
+from drivers.feig_line import Line, SerialLine, TcpLine, UsbLine
 from drivers.feig_settings import MUX_OUTPUT, FeigSettings
 from drivers.ports import ChipsScanned, ReaderEvent, ReaderOffline, ReaderOnline, ZoneReading
 from firmware_bridge.errors import DeviceError, TableError
@@ -73,8 +74,10 @@ class ReaderSilentError(DeviceError, TimeoutError):
 class FeigChipReader:
     """The real driver: ISO-Host requests on a thread, events on the loop."""
 
-    def __init__(self, config: FeigSettings, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, config: FeigSettings, *, usb_backend: Any = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
+        self._usb_backend = usb_backend  # pyusb's backend for feig+usb:// (None: libusb)
         self._clock = clock
         self._queue: asyncio.Queue[ReaderEvent] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -168,7 +171,10 @@ class FeigChipReader:
 
     def _connect(self) -> None:
         config = self.config
-        self._line = TcpLine(config) if config.tcp_port is not None else SerialLine(config)
+        if config.usb:
+            self._line = UsbLine(config, self._usb_backend)
+        else:
+            self._line = TcpLine(config) if config.tcp_port is not None else SerialLine(config)
         self._decoder = FrameDecoder(advanced=config.advanced)
         reply = self._request(Command.SOFTWARE_VERSION)
         self._expect_ok(reply, "software version")

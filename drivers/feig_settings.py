@@ -1,7 +1,8 @@
 """Where a FEIG reader is and how to talk to it: `FeigSettings`, read from a ``feig://`` URL (docs/protocols/feig.md 6).
 
 Serial lines: ``feig:///dev/serial/by-id/...?adr=255&baud=38400&parity=E&frame=advanced&mux=0``; TCP (the LAN
-readers): ``feig+tcp://host:10001?adr=255``. Every bad parameter is a `ConfigError` naming the key.
+readers): ``feig+tcp://host:10001?adr=255``; FEIG's own USB interface: ``feig+usb://[0ab1:PPPP][?serial=S]``.
+Every bad parameter is a `ConfigError` naming the key.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from firmware_bridge.errors import ConfigError
 from firmware_bridge.feig import BROADCAST
 
 TCP_PORT = 10001
+USB_VENDOR = 0x0AB1  # FEIG ELECTRONIC
 MAX_OUTPUTS = 8  # ANT-SEL: one bit per reader output
 MUX_OUTPUT = 1  # the output a reader-driven multiplexer hangs on
 
@@ -24,8 +26,12 @@ class FeigSettings:
     """Where to find one FEIG reader, how to talk to it, and which zone lies over each antenna."""
 
     antenna_zones: Mapping[int, str]
-    path: str  # the serial device, or the TCP host
-    tcp_port: int | None = None  # None: a serial line
+    path: str  # the serial device, the TCP host, or "usb"
+    tcp_port: int | None = None  # None: a serial line (or USB)
+    usb: bool = False  # FEIG's USB interface (vendor bulk endpoints) instead of a serial line
+    usb_vendor: int = USB_VENDOR
+    usb_product: int | None = None  # None: any reader of the vendor
+    usb_serial: str | None = None  # one reader among several of the same model
     address: int = BROADCAST  # COM-ADR; 255 reaches any reader alone on its line
     baud: int = 38400
     parity: str = "E"  # 8E1, the readers' default
@@ -66,6 +72,9 @@ class FeigSettings:
 
     @property
     def where(self) -> str:
+        if self.usb:
+            product = f"{self.usb_product:04x}" if self.usb_product is not None else "*"
+            return f"usb {self.usb_vendor:04x}:{product}" + (f" serial {self.usb_serial}" if self.usb_serial else "")
         return f"{self.path}:{self.tcp_port}" if self.tcp_port is not None else self.path
 
     @classmethod
@@ -75,7 +84,8 @@ class FeigSettings:
         ``feig+tcp://host:10001?adr=255`` (also ``scan_interval``, ``reconnect_interval``, ``timeout``, seconds)."""
         parts = urllib.parse.urlsplit(url)
         query = dict(urllib.parse.parse_qsl(parts.query))
-        known = {"adr", "baud", "parity", "frame", "mux", "scan_interval", "reconnect_interval", "timeout", "block"}
+        known = {"adr", "baud", "parity", "frame", "mux", "scan_interval", "reconnect_interval", "timeout", "block",
+                 *(("serial",) if parts.scheme == "feig+usb" else ())}
         unknown = sorted(set(query) - known)
         if unknown:
             raise ConfigError(key, f"{url}: unknown parameter {unknown[0]!r}; known: {', '.join(sorted(known))}")
@@ -92,8 +102,15 @@ class FeigSettings:
                     raise ConfigError(key, f"{url}: name the reader's host, e.g. feig+tcp://10.0.0.9:10001")
                 options["path"] = parts.hostname
                 options["tcp_port"] = parts.port or TCP_PORT
+            elif parts.scheme == "feig+usb":
+                options.update(path="usb", usb=True, usb_serial=query.get("serial"))
+                if parts.netloc:
+                    vendor, _, product = parts.netloc.partition(":")
+                    if not product:
+                        raise ConfigError(key, f"{url}: feig+usb://VVVV:PPPP (hex ids), or feig+usb:// for any")
+                    options.update(usb_vendor=int(vendor, 16), usb_product=int(product, 16))
             else:
-                raise ConfigError(key, f"{url}: the scheme is feig:// (serial) or feig+tcp://")
+                raise ConfigError(key, f"{url}: the scheme is feig:// (serial), feig+tcp:// or feig+usb://")
             options["address"] = int(query.get("adr", str(BROADCAST)))
             frame = query.get("frame", "advanced")
             if frame not in ("advanced", "standard"):

@@ -12,7 +12,9 @@ from drivers.feig_reader import FeigChipReader, FeigSettings
 from drivers.ports import ChipsScanned, ReaderEvent, ReaderOffline, ReaderOnline
 from firmware_bridge.feig import Status
 from firmware_bridge.rfid import AntennaStatus, BlockStatus
+from simulators.feig_firmware import INSTANT, FeigFirmware
 from simulators.feig_reader import SimulatedFeigReader, level_number
+from simulators.feig_usb import FeigUsbBackend
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.errors import ConfigError
 
@@ -177,9 +179,39 @@ async def test_a_multiplexer_reports_each_channel_as_its_zone() -> None:
     ("feig:///dev/ttyUSB0?mux=1", {19: "box1"}, "a multiplexer channel"),
     ("feig:///dev/ttyUSB0?frame=big", {1: "box1"}, "advanced or standard"),
     ("feig+tcp://", {1: "box1"}, "the reader's host"),
-    ("feig+usb://0ab1:0004", {1: "box1"}, "feig:// (serial) or feig+tcp://"),
+    ("feig+usb://0ab1", {1: "box1"}, "feig+usb://VVVV:PPPP"),
+    ("feig+ble://x", {1: "box1"}, "feig:// (serial), feig+tcp:// or feig+usb://"),
     ("feig:///dev/ttyUSB0?adr=300", {1: "box1"}, "bus address"),
 ])
 def test_bad_urls_are_one_line_errors(url: str, antennas: dict[int, str], message: str) -> None:
     with pytest.raises(ConfigError, match=re.escape(message)):
         FeigSettings.from_url(url, antennas)
+
+
+async def test_the_same_driver_on_feigs_usb_interface_through_pyusb() -> None:
+    firmware = FeigFirmware(ZONES, timing=INSTANT, address=0)
+    backend = FeigUsbBackend(firmware, serial="FEIG-0042")
+    chip = ChipIssuer(7, seed=8).issue(10000, 1)
+    firmware.place("box1.insurance", *chip)
+    settings = FeigSettings.from_url(f"feig+usb://0ab1:0004?serial=FEIG-0042&{FAST}", ZONES, name="usb")
+    async with FeigChipReader(settings, usb_backend=backend) as reader:
+        online = await until(reader, lambda e: isinstance(e, ReaderOnline))
+        assert isinstance(online, ReaderOnline) and online.serial.startswith("usb 0ab1:0004 serial FEIG-0042")
+        event = await until(reader, lambda e: isinstance(e, ChipsScanned)
+                            and zone_uids(e, "box1.insurance") == {chip[0].uid})
+        assert isinstance(event, ChipsScanned)
+        assert [t.denomination_cents for r in event.readings for t in r.tags] == [10000]
+        backend.unplug()
+        offline = await until(reader, lambda e: isinstance(e, ReaderOffline))
+        assert isinstance(offline, ReaderOffline) and "No such device" in offline.reason
+        backend.replug()
+        await until(reader, lambda e: isinstance(e, ReaderOnline))
+
+
+async def test_a_usb_reader_of_another_serial_is_not_taken() -> None:
+    backend = FeigUsbBackend(FeigFirmware(ZONES, timing=INSTANT), serial="FEIG-0001")
+    settings = FeigSettings.from_url(f"feig+usb://?serial=FEIG-0002&{FAST}", ZONES, name="usb")
+    async with FeigChipReader(settings, usb_backend=backend) as reader:
+        offline = await until(reader, lambda e: isinstance(e, ReaderOffline))
+        assert isinstance(offline, ReaderOffline) and "no FEIG reader on USB (usb 0ab1:* serial FEIG-0002)" \
+            in offline.reason
