@@ -74,8 +74,8 @@ def devices_from_mapping(raw: Mapping[str, Any]) -> DeviceChoice:
         values["pins"] = raw.pop("pins")
         values["pin_factory"] = raw.pop("pin_factory")
         raw.pop("table_config")
-    prefixes = {"shoe": ("serial://", "/dev/"), "chips": ("usb://", "feig://", "feig+tcp://"), "panel": ("gpio",),
-                "broker": ("mqtt://", "mqtts://")}
+    prefixes = {"shoe": ("serial://", "/dev/"), "chips": ("usb://", "feig://", "feig+tcp://", "feig+usb://"),
+                "panel": ("gpio",), "broker": ("mqtt://", "mqtts://")}
     for key in DEVICE_KEYS:
         value = raw.get(key, "sim")
         if not isinstance(value, str) or not (value == "sim" or value.startswith(prefixes[key])):

@@ -11,9 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from drivers.chip_reader import ReaderSettings, UsbChipReader
 from drivers.feig_reader import FeigChipReader
 from drivers.feig_settings import FeigSettings
+from drivers.ports import ChipReader
+from simulators.bench.devices import DeviceChoice
 from simulators.feig_reader import SimulatedFeigReader, level_number
+from simulators.rfid_backend import SimulatedReader
+
+__all__ = ["READERS", "SimulatedFeigReader", "feig_driver", "feig_reader", "other_reader"]
 
 READERS = ("usb", "feig")  # `table-bench run --reader`: the reference USB reader, or a FEIG reader
 
@@ -29,3 +35,15 @@ def feig_driver(simulated: SimulatedFeigReader, *, scan_interval: float) -> Feig
     antennas = {antenna: zone for zone, antenna in simulated.firmware.zones.items()}
     return FeigChipReader(FeigSettings(antenna_zones=antennas, path=str(simulated.link), address=0, mux=True,
                                        name="bench-reader", scan_interval=scan_interval, reconnect_interval=0.1))
+
+
+def other_reader(choice: DeviceChoice, simulated: SimulatedReader | SimulatedFeigReader, *,
+                 scan_interval: float) -> ChipReader:
+    """The driver of a reader other than the bench's simulated USB one: a real reader named by URL in the devices
+    file (``usb://``, ``feig://``, ``feig+tcp://``, ``feig+usb://``), or the simulated FEIG reader."""
+    if choice.real("chips") and choice.chips.startswith("feig"):
+        return FeigChipReader(FeigSettings.from_url(choice.chips, choice.antennas, name="bench-reader"))
+    if choice.real("chips"):
+        return UsbChipReader(ReaderSettings.from_url(choice.chips, choice.antennas, name="bench-reader"))
+    assert isinstance(simulated, SimulatedFeigReader)
+    return feig_driver(simulated, scan_interval=scan_interval)

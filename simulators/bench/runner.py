@@ -29,18 +29,14 @@ import aiohttp
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
 from drivers.dealer_panel import GpioDealerPanel, pin_factory_for
-from drivers.feig_reader import FeigChipReader
-from drivers.feig_settings import FeigSettings
-from drivers.ports import ChipReader
 from drivers.shoe import SerialShoe
 from firmware_bridge.rfid.messages import Tag
 from simulators.bench.devices import SIMULATED, DeviceChoice, Operator
 from simulators.bench.expect import Difference, Seen, differences, payout_key
-from simulators.bench.feig import feig_driver, feig_reader
+from simulators.bench.feig import SimulatedFeigReader, feig_reader, other_reader
 from simulators.bench.hands import BenchHands
 from simulators.bench.observing import WAIT_SECONDS, StepFailed, describe
 from simulators.bench.scenario import Scenario, Step
-from simulators.feig_reader import SimulatedFeigReader
 from simulators.live_table import CASINO_ID, DEMO_PINS, ChipTray
 from simulators.mosquitto import MosquittoBroker
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
@@ -215,14 +211,8 @@ class BenchTable(BenchHands):
         reporter = ZoneReporter(self.zones, registry=self.registry, casino_id=casino)
         shoe_url = self.choice.shoe if self.choice.real("shoe") else str(self.shoe_sim.link)
         shoe = SerialShoe(shoe_url, heartbeat_timeout=1.5)
-        if self.choice.real("chips") and self.choice.chips.startswith("feig"):  # docs/protocols/feig.md
-            reader: ChipReader = FeigChipReader(FeigSettings.from_url(self.choice.chips, self.choice.antennas,
-                                                                      name="bench-reader"))
-        elif self.choice.real("chips"):
-            reader = UsbChipReader(ReaderSettings.from_url(self.choice.chips, self.choice.antennas,
-                                                           name="bench-reader"))
-        elif isinstance(self.reader_sim, SimulatedFeigReader):
-            reader = feig_driver(self.reader_sim, scan_interval=SCAN_INTERVAL)
+        if self.choice.real("chips") or isinstance(self.reader_sim, SimulatedFeigReader):
+            reader = other_reader(self.choice, self.reader_sim, scan_interval=SCAN_INTERVAL)
         else:
             reader = UsbChipReader(ReaderSettings(vendor_id=SIM_VENDOR_ID, product_id=SIM_PRODUCT_ID,
                                                   antenna_zones=self.antennas, name="bench-reader",

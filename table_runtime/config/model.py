@@ -46,7 +46,7 @@ class ChipReaderConfig:
     """One RFID reader: where to find it and which zone each antenna watches."""
 
     name: str
-    url: str  # usb://VVVV:PPPP[?serial=S], feig:///dev/serial/by-id/..., feig+tcp://host:10001, feig+usb://[VVVV:PPPP] or sim://reader?...
+    url: str  # usb://VVVV:PPPP[?serial=S], sim://reader?..., feig:///dev/..., feig+tcp://HOST:PORT, feig+usb://
     antennas: Mapping[int, str]  # antenna number -> zone name
     vendor_id: int | None = None
     product_id: int | None = None
