@@ -4,12 +4,12 @@ driver on a pty.
 The configuration is configs/demo.toml with its two simulated USB readers replaced by one FEIG reader behind a
 two-level antenna multiplexer (21 channels, one per zone), simulated in this test's process on a pty at realistic
 timing, with the shoe on a pty too and a chip registry of the chips the test places. Two rounds: box1 wins and is
-paid, box2 busts and is collected; each closes on CONFIRM with the payout the readers verified.
+paid, box2 busts and is collected; each closes on CONFIRM with the payout the readers verified. Then the reader's
+cable is pulled (an alarm names it) and plugged back (online again at the same path).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import Iterator
@@ -120,7 +120,15 @@ async def test_run_plays_rounds_through_a_feig_reader(tmp_path: Path, shoe: Simu
         await press(runtime, "CONFIRM")
         second = wait(runtime, "round 2 closed", lambda s: s["phase"] == "closed" and s["round"] == 2)
         assert not [a for a in second["alarms"] if a["kind"] in ("wrong_payout", "reader_offline")]
-        await asyncio.sleep(0)
+
+        # the reader's cable pulled between rounds: an alarm naming it; back at the same path, online again
+        reader.unplug()
+        unplugged = wait(runtime, "the reader offline", lambda s: s["devices"].get("chips") == "offline")
+        wait(runtime, "the reader_offline alarm",
+             lambda s: any(a["kind"] == "reader_offline" and "feig" in a["message"] for a in s["alarms"]))
+        assert unplugged["devices"]["shoe"] == "online"
+        reader.replug()
+        wait(runtime, "the reader online again", lambda s: s["devices"].get("chips") == "online")
     finally:
         code = runtime.terminate()
     assert code == 0, runtime.log
