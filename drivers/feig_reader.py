@@ -6,8 +6,8 @@
 Like the USB reader's driver (drivers/chip_reader.py), a thread does the blocking transfers and hands each result to the
 asyncio loop through `loop.call_soon_threadsafe`:
 
-- connect: open the line, ask the software version (0x65: the reader's identity, logged and reported in
-  `ReaderOnline`), switch the RF on for the outputs in use (0x6A);
+- connect: open the line, ask the software version (0x65) and the device id (0x66 MODE 0x80: the reader's serial
+  number), log them and report them in `ReaderOnline`, switch the RF on for the outputs in use (0x6A);
 - each scan: RF reset (0x69: the chips that answered the last inventory answer again), an ISO 15693 inventory
   (0xB0 0x01) per antenna output, or once for a multiplexer the reader drives (its records name the channel),
   pages fetched while the reader answers 0x94 (more data); each chip seen for the first time since it came into
@@ -36,8 +36,10 @@ from drivers.feig_settings import MUX_OUTPUT, FeigSettings
 from drivers.ports import ChipsScanned, ReaderEvent, ReaderOffline, ReaderOnline, ZoneReading
 from firmware_bridge.errors import DeviceError, TableError
 from firmware_bridge.feig import (
+    DEVICE_ID_MODE,
     Blocks,
     Command,
+    DeviceId,
     Frame,
     FrameDecoder,
     InventoryPage,
@@ -183,15 +185,29 @@ class FeigChipReader:
         self._expect_ok(self._request(Command.RF_OUTPUT, bytes((outputs,))), "RF on")
         self.version = version
         self._known.clear()
-        log.info("%s: FEIG reader at %s, COM-ADR %d: firmware %s, hardware type 0x%02X, reader type 0x%02X, "
-                 "antennas %s", self.name, config.where, reply.address, version.firmware, version.hardware_type,
-                 version.reader_type, ", ".join(f"{a}={z}" for a, z in sorted(config.antenna_zones.items())))
+        serial = self._device_id()
+        log.info("%s: FEIG reader at %s, COM-ADR %d: device id %s, firmware %s, hardware type 0x%02X, reader type "
+                 "0x%02X, antennas %s", self.name, config.where, reply.address, serial or "unknown", version.firmware,
+                 version.hardware_type, version.reader_type,
+                 ", ".join(f"{a}={z}" for a, z in sorted(config.antenna_zones.items())))
         if self._online is not True:
             self._online = True
-            self._emit(ReaderOnline(reader=self.name, at=self._clock(), serial=f"{config.where} adr {reply.address}",
+            line = f"{config.where} adr {reply.address}"
+            self._emit(ReaderOnline(reader=self.name, at=self._clock(), serial=f"{serial} ({line})" if serial else line,
                                     firmware=f"{version.firmware} (hw 0x{version.hardware_type:02X}, "
                                              f"type 0x{version.reader_type:02X})",
                                     protocol="FEIG ISO-Host " + ("advanced" if config.advanced else "standard")))
+
+    def _device_id(self) -> str | None:
+        """The reader's serial number (0x66 MODE 0x80), None from a reader that does not tell it."""
+        reply = self._request(Command.READER_INFO, bytes((DEVICE_ID_MODE,)))
+        if reply.status != Status.OK:
+            log.info("%s: reader info answered %s: no device id", self.name, status_name(reply.status))
+            return None
+        try:
+            return DeviceId.from_data(reply.data).serial
+        except ReplyError as error:
+            raise FeigReplyError(f"{self.name}: {error}") from error
 
     def _disconnect(self) -> None:
         if self._line is not None:

@@ -18,8 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from firmware_bridge.feig import (
+    DEVICE_ID_MODE,
     Blocks,
     Command,
+    DeviceId,
     Frame,
     InventoryMode,
     InventoryPage,
@@ -61,7 +63,8 @@ class FeigFirmware:
 
     def __init__(self, antennas: Mapping[int, str] | None = None, *, address: int = 0, mux: bool = False,
                  outputs: int = 4, page_tags: int = 24, timing: Timing | None = None, miss_rate: float = 0.0,
-                 seed: int = 0, firmware: SoftwareVersion | None = None) -> None:
+                 seed: int = 0, firmware: SoftwareVersion | None = None,
+                 device_id: int | None = 0x12345678) -> None:
         self.address = address
         self.mux = mux
         self.outputs = outputs
@@ -70,6 +73,7 @@ class FeigFirmware:
         self.miss_rate = miss_rate
         self.version = firmware or SoftwareVersion(revision=0x0303, development=0, hardware_type=0x44,
                                                    reader_type=0x53, transponders=0x0008)
+        self.device_id = device_id
         self.zones: dict[str, int] = {zone: antenna for antenna, zone in (antennas or {}).items()}
         self._random = random.Random(seed)
         self._lock = threading.Lock()
@@ -154,6 +158,12 @@ class FeigFirmware:
         command, data = frame.command, frame.data
         if command == Command.SOFTWARE_VERSION:
             return self._reply(frame, Status.OK, self.version.to_data()), timing.command
+        if command == Command.READER_INFO and self.device_id is not None:  # None: an older reader without 0x66
+            if len(data) != 1:
+                return self._reply(frame, Status.LENGTH_ERROR), timing.command
+            if data[0] != DEVICE_ID_MODE:
+                return self._reply(frame, Status.PARAMETER_RANGE), timing.command
+            return self._reply(frame, Status.OK, DeviceId(device_id=self.device_id).to_data()), timing.command
         if command == Command.RF_RESET:
             self._quiet.clear()
             self._pages = []

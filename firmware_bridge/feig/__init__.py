@@ -5,9 +5,11 @@ See docs/protocols/feig.md. Pure: no I/O, no clock.
 
 from firmware_bridge.feig.framing import BROADCAST, Frame, FrameDecoder, FrameError, crc16
 from firmware_bridge.feig.messages import (
+    DEVICE_ID_MODE,
     ISO15693,
     Blocks,
     Command,
+    DeviceId,
     InventoryMode,
     InventoryPage,
     IsoCommand,
@@ -25,9 +27,11 @@ from firmware_bridge.feig.messages import (
 
 __all__ = [
     "BROADCAST",
+    "DEVICE_ID_MODE",
     "ISO15693",
     "Blocks",
     "Command",
+    "DeviceId",
     "Frame",
     "FrameDecoder",
     "FrameError",

@@ -33,6 +33,9 @@ class Command(IntEnum):
     ISO_HOST = 0xB0  # ISO 15693 host commands; the first data byte names one
 
 
+DEVICE_ID_MODE = 0x80  # MODE of 0x66 (reader info) whose reply is the reader's device id
+
+
 class IsoCommand(IntEnum):
     INVENTORY = 0x01
     READ_MULTIPLE_BLOCKS = 0x23
@@ -52,6 +55,7 @@ class Status(IntEnum):
     NO_TRANSPONDER = 0x01
     DATA_FALSE = 0x02  # the request's data (CRC or content) was wrong
     BUSY = 0x0F
+    PARAMETER_RANGE = 0x11
     UNKNOWN_COMMAND = 0x80
     LENGTH_ERROR = 0x81
     COMMAND_NOT_AVAILABLE = 0x82
@@ -131,6 +135,27 @@ class SoftwareVersion:
     def to_data(self) -> bytes:
         return (self.revision.to_bytes(2, "big") + bytes((self.development, self.hardware_type, self.reader_type))
                 + self.transponders.to_bytes(2, "big"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceId:
+    """The reply to 0x66 with MODE 0x80 (section 4.1): DEV_ID (4 bytes, the reader's serial number) and the
+    firmware's licence fields we do not use (12 bytes)."""
+
+    device_id: int
+
+    @property
+    def serial(self) -> str:
+        return f"{self.device_id:08X}"
+
+    @classmethod
+    def from_data(cls, data: bytes) -> DeviceId:
+        if len(data) < 4:
+            raise ReplyError(f"device id of {len(data)} bytes: expected at least 4")
+        return cls(device_id=int.from_bytes(data[:4], "big"))
+
+    def to_data(self) -> bytes:
+        return self.device_id.to_bytes(4, "big") + bytes(12)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

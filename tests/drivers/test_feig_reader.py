@@ -60,6 +60,7 @@ async def test_identifies_then_reads_chips_with_their_blocks_per_zone(
     online = await until(reader, lambda e: isinstance(e, ReaderOnline))
     assert isinstance(online, ReaderOnline)
     assert online.firmware.startswith("3.03.00") and online.protocol == "FEIG ISO-Host advanced"
+    assert online.serial == f"12345678 ({device.link} adr 0)"  # the device id (0x66), then the line
     issuer = ChipIssuer(7, seed=1)
     stake, behind = issuer.issue(2500, 2), issuer.issue(10000, 1)
     device.place("box1", *stake)
@@ -149,6 +150,14 @@ async def test_unplugged_then_replugged_at_the_same_path(reader: FeigChipReader,
     await until(reader, lambda e: isinstance(e, ChipsScanned) and zone_uids(e, "box2") == {chip[0].uid})
 
 
+async def test_a_reader_without_reader_info_is_named_by_its_line() -> None:
+    with SimulatedFeigReader(ZONES, realistic=False, device_id=None) as device:
+        async with FeigChipReader(FeigSettings.from_url(f"{device.url}&{FAST}", ZONES)) as reader:
+            online = await until(reader, lambda e: isinstance(e, ReaderOnline))
+            assert isinstance(online, ReaderOnline) and online.serial == f"{device.link} adr 0"
+            await until(reader, lambda e: isinstance(e, ChipsScanned))
+
+
 async def test_the_same_reader_over_tcp_and_in_standard_frames(device: SimulatedFeigReader) -> None:
     chip = ChipIssuer(7, seed=6).issue(500, 1)
     device.place("box1", *chip)
@@ -196,7 +205,7 @@ async def test_the_same_driver_on_feigs_usb_interface_through_pyusb() -> None:
     settings = FeigSettings.from_url(f"feig+usb://0ab1:0004?serial=FEIG-0042&{FAST}", ZONES, name="usb")
     async with FeigChipReader(settings, usb_backend=backend) as reader:
         online = await until(reader, lambda e: isinstance(e, ReaderOnline))
-        assert isinstance(online, ReaderOnline) and online.serial.startswith("usb 0ab1:0004 serial FEIG-0042")
+        assert isinstance(online, ReaderOnline) and online.serial == "12345678 (usb 0ab1:0004 serial FEIG-0042 adr 0)"
         event = await until(reader, lambda e: isinstance(e, ChipsScanned)
                             and zone_uids(e, "box1.insurance") == {chip[0].uid})
         assert isinstance(event, ChipsScanned)

@@ -132,6 +132,7 @@ async def test_run_plays_rounds_through_a_feig_reader(tmp_path: Path, shoe: Simu
     finally:
         code = runtime.terminate()
     assert code == 0, runtime.log
-    assert re.search(r"FEIG reader at \S+, COM-ADR 0: firmware 3\.03\.00", runtime.log), runtime.log
+    assert re.search(r"FEIG reader at \S+, COM-ADR 0: device id 12345678, firmware 3\.03\.00", runtime.log), \
+        runtime.log
     assert "Traceback" not in runtime.log
     assert reader.firmware.inventories > 10

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from firmware_bridge.feig import (
     Blocks,
+    DeviceId,
     Frame,
     FrameDecoder,
     InventoryPage,
@@ -94,6 +95,13 @@ def test_no_transponder_is_an_empty_page_and_a_fault_an_error() -> None:
                                     antennas=True).tags == ()
     with pytest.raises(ReplyError, match="RF_WARNING"):
         InventoryPage.from_reply(Reply(address=0, command=0xB0, status=Status.RF_WARNING), antennas=True)
+
+
+def test_the_device_id_reads_as_the_readers_serial_number() -> None:
+    data = DeviceId(device_id=0x0123ABCD).to_data()
+    assert len(data) == 16 and DeviceId.from_data(data).serial == "0123ABCD"
+    with pytest.raises(ReplyError):
+        DeviceId.from_data(b"\x01\x02")
 
 
 def test_blocks_round_trip_and_read_request() -> None:
