@@ -16,7 +16,10 @@ from simulators.feig_firmware import INSTANT, FeigFirmware
 from simulators.feig_reader import SimulatedFeigReader, level_number
 from simulators.feig_usb import FeigUsbBackend
 from simulators.rfid_chips import ChipIssuer
+from table_runtime.chips.edge import ZoneReporter
 from table_runtime.errors import ConfigError
+from table_runtime.game.alarm_kinds import AlarmKind
+from table_runtime.game.events import Alarm
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -224,3 +227,18 @@ async def test_a_usb_reader_of_another_serial_is_not_taken() -> None:
         offline = await until(reader, lambda e: isinstance(e, ReaderOffline))
         assert isinstance(offline, ReaderOffline) and "no FEIG reader on USB (usb 0ab1:* serial FEIG-0002)" \
             in offline.reason
+
+
+async def test_an_antenna_fault_and_a_silent_reader_are_the_tables_alarms(
+        reader: FeigChipReader, device: SimulatedFeigReader) -> None:
+    """Through the readers' edge (table_runtime/chips/edge.py), as the runtime hears this driver."""
+    edge = ZoneReporter(ZONES.values(), registry={}, casino_id=7)
+    device.set_antenna_fault("box1.behind")
+    event = await until(reader, lambda e: isinstance(e, ChipsScanned) and status_of(e, "box1.behind")
+                        == AntennaStatus.OPEN)
+    (fault,) = [out for out in edge.reader_event(event) if isinstance(out, Alarm)]
+    assert (fault.kind, fault.box) == (AlarmKind.ANTENNA_FAULT, 1) and fault.message.startswith("box1.behind: ")
+    device.go_silent(2)
+    offline = await until(reader, lambda e: isinstance(e, ReaderOffline))
+    (alarm,) = [out for out in edge.reader_event(offline) if isinstance(out, Alarm)]
+    assert alarm.kind == AlarmKind.READER_OFFLINE and "chip reader left offline (left: no reply" in alarm.message
