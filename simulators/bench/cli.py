@@ -23,6 +23,7 @@ from typing import TextIO
 from tqdm import tqdm
 
 from simulators.bench.devices import DeviceChoice, load_devices
+from simulators.bench.feig import READERS
 from simulators.bench.report import MARKS, text_report, write_junit
 from simulators.bench.runner import ScenarioResult, SharedBroker, run_scenario
 from simulators.bench.scenario import Scenario, Step, load_scenario, scenario_paths
@@ -40,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("targets", nargs="*", default=[str(LIBRARY)],
                      help="scenario files or directories (default: the shipped library)")
     run.add_argument("--devices", default="sim", help="'sim' (default) or a TOML file naming real devices")
+    run.add_argument("--reader", choices=READERS, default="usb",
+                     help="the simulated chip reader: the reference USB reader (default) or a FEIG ISO-Host reader "
+                          "on a serial line (docs/protocols/feig.md)")
     run.add_argument("--junit", help="write a JUnit XML report here")
     run.add_argument("--mqtt", action="store_true",
                      help="run every scenario with the feed on a bench Mosquitto and check every journal seq")
@@ -71,7 +75,7 @@ def with_feed_check(scenario: Scenario) -> Scenario:
 
 
 def run_one(path: str, *, devices: DeviceChoice, mqtt: bool, keep: str | None,
-            broker: SharedBroker | None = None) -> ScenarioResult:
+            broker: SharedBroker | None = None, reader: str = "usb") -> ScenarioResult:
     """One scenario file in its own data directory (kept under `keep`, else removed)."""
     scenario = load_scenario(path)
     if mqtt:
@@ -79,7 +83,7 @@ def run_one(path: str, *, devices: DeviceChoice, mqtt: bool, keep: str | None,
     work = Path(tempfile.mkdtemp(prefix="bench-", dir=keep))
     try:
         return run_logged(run_scenario(scenario, work_dir=work, devices=devices,
-                                       broker=broker if broker is not None else _worker_broker()))
+                                       broker=broker if broker is not None else _worker_broker(), reader=reader))
     finally:
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -96,13 +100,13 @@ def _worker_broker() -> SharedBroker:
 
 
 def run_paths(paths: Sequence[str], *, devices: DeviceChoice, mqtt: bool, keep: str | None,
-              on_result: Callable[[ScenarioResult], None] | None = None) -> list[ScenarioResult]:
+              on_result: Callable[[ScenarioResult], None] | None = None, reader: str = "usb") -> list[ScenarioResult]:
     """Run scenario files one after the other in this process; `on_result` hears each as it finishes."""
     broker = SharedBroker()
     results = []
     try:
         for path in paths:
-            results.append(run_one(path, devices=devices, mqtt=mqtt, keep=keep, broker=broker))
+            results.append(run_one(path, devices=devices, mqtt=mqtt, keep=keep, broker=broker, reader=reader))
             if on_result is not None:
                 on_result(results[-1])
     finally:
@@ -146,10 +150,12 @@ def run_command(args: argparse.Namespace) -> int:
     progress = Progress(len(paths))
     try:
         if jobs == 1:
-            results = run_paths(paths, devices=devices, mqtt=args.mqtt, keep=args.keep, on_result=progress)
+            results = run_paths(paths, devices=devices, mqtt=args.mqtt, keep=args.keep, on_result=progress,
+                                reader=args.reader)
         else:
             with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = {pool.submit(run_one, path, devices=devices, mqtt=args.mqtt, keep=args.keep): path
+                futures = {pool.submit(run_one, path, devices=devices, mqtt=args.mqtt, keep=args.keep,
+                                       reader=args.reader): path
                            for path in paths}
                 by_path = {}
                 for future in as_completed(futures):

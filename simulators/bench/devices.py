@@ -3,7 +3,7 @@
 The file is TOML; every key is optional and defaults to ``"sim"``::
 
     shoe = "serial:///dev/ttyUSB0"      # a real shoe; chips, panel and broker stay simulated
-    chips = "usb://1209:7AB1?serial=R1"  # a real chip reader ...
+    chips = "usb://1209:7AB1?serial=R1"  # a real chip reader (or "feig:///dev/serial/by-id/...", a FEIG reader) ...
     chips_registry = "/etc/table/chips.csv"  # ... its casino's registry export (CSV)
     casino_id = 7
     antennas = { 1 = "box1", 2 = "box1.behind", 3 = "box1.insurance" }
@@ -74,8 +74,8 @@ def devices_from_mapping(raw: Mapping[str, Any]) -> DeviceChoice:
         values["pins"] = raw.pop("pins")
         values["pin_factory"] = raw.pop("pin_factory")
         raw.pop("table_config")
-    prefixes = {"shoe": ("serial://", "/dev/"), "chips": ("usb://",), "panel": ("gpio",), "broker": ("mqtt://",
-                                                                                                      "mqtts://")}
+    prefixes = {"shoe": ("serial://", "/dev/"), "chips": ("usb://", "feig://", "feig+tcp://", "feig+usb://"),
+                "panel": ("gpio",), "broker": ("mqtt://", "mqtts://")}
     for key in DEVICE_KEYS:
         value = raw.get(key, "sim")
         if not isinstance(value, str) or not (value == "sim" or value.startswith(prefixes[key])):

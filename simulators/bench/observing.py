@@ -17,6 +17,7 @@ from typing import Any
 
 from firmware_bridge.rfid.messages import Tag
 from simulators.bench.devices import DeviceChoice, Operator
+from simulators.feig_reader import SimulatedFeigReader
 from simulators.live_table import ChipTray
 from simulators.mosquitto import MosquittoBroker
 from simulators.rfid_backend import SimulatedReader
@@ -57,7 +58,7 @@ class BenchObserving:
     operator: Operator
     zones: tuple[str, ...]
     shoe_sim: SimulatedShoe
-    reader_sim: SimulatedReader
+    reader_sim: SimulatedReader | SimulatedFeigReader
     issuer: ChipIssuer
     tray: ChipTray
     marked: dict[str, dict[int, list[Tag]]]

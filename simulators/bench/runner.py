@@ -33,6 +33,7 @@ from drivers.shoe import SerialShoe
 from firmware_bridge.rfid.messages import Tag
 from simulators.bench.devices import SIMULATED, DeviceChoice, Operator
 from simulators.bench.expect import Difference, Seen, differences, payout_key
+from simulators.bench.feig import SimulatedFeigReader, feig_reader, other_reader
 from simulators.bench.hands import BenchHands
 from simulators.bench.observing import WAIT_SECONDS, StepFailed, describe
 from simulators.bench.scenario import Scenario, Step
@@ -104,7 +105,8 @@ class BenchTable(BenchHands):
     """The devices, the runtime and the hands of one scenario run."""
 
     def __init__(self, scenario: Scenario, *, data_dir: Path, devices: DeviceChoice = SIMULATED,
-                 broker: SharedBroker | None = None, seed: int = 1, operator: Operator | None = None) -> None:
+                 broker: SharedBroker | None = None, seed: int = 1, operator: Operator | None = None,
+                 reader: str = "usb") -> None:
         self.scenario = scenario
         self.data_dir = data_dir
         self.choice = devices
@@ -116,9 +118,12 @@ class BenchTable(BenchHands):
         self.antennas = {index + 1: zone for index, zone in enumerate(self.zones)}
         # the simulated devices (they outlive a power loss of the runtime)
         self.shoe_sim = SimulatedShoe(seed=seed, announce=False, cut_cards_behind=0)
-        self.reader_sim = SimulatedReader(self.antennas, antennas=len(self.zones) + 1, seed=seed,
-                                          miss_rate=scenario.reader_miss_rate)
-        self.backend = RfidBackend([self.reader_sim])
+        usb_reader = SimulatedReader(self.antennas, antennas=len(self.zones) + 1, seed=seed,
+                                     miss_rate=scenario.reader_miss_rate)
+        self.backend = RfidBackend([usb_reader])
+        self.reader_sim: SimulatedReader | SimulatedFeigReader = usb_reader
+        if reader == "feig":  # a FEIG ISO-Host reader in the reference reader's place (simulators/bench/feig.py)
+            self.reader_sim = feig_reader(self.zones, seed=seed, miss_rate=scenario.reader_miss_rate)
         self.issuer = ChipIssuer(CASINO_ID, seed=seed)
         self.tray = ChipTray(self.issuer, per_denomination=60)
         self.marked: dict[str, dict[int, list[Tag]]] = {"stolen": {}, "void": {}}
@@ -168,6 +173,8 @@ class BenchTable(BenchHands):
         found: list[Difference] = []
         if not self.choice.real("shoe"):
             self.shoe_sim.start()
+        if isinstance(self.reader_sim, SimulatedFeigReader):
+            self.reader_sim.start()
         try:
             if self.scenario.needs_broker:
                 await self._start_consumer()
@@ -188,6 +195,8 @@ class BenchTable(BenchHands):
                 with contextlib.suppress(asyncio.CancelledError):
                     await self._consumer_task
             self.shoe_sim.stop()
+            if isinstance(self.reader_sim, SimulatedFeigReader):
+                self.reader_sim.stop()
             for journal in self.journals:
                 journal.close()
         return found
@@ -202,9 +211,8 @@ class BenchTable(BenchHands):
         reporter = ZoneReporter(self.zones, registry=self.registry, casino_id=casino)
         shoe_url = self.choice.shoe if self.choice.real("shoe") else str(self.shoe_sim.link)
         shoe = SerialShoe(shoe_url, heartbeat_timeout=1.5)
-        if self.choice.real("chips"):
-            settings = ReaderSettings.from_url(self.choice.chips, self.choice.antennas, name="bench-reader")
-            reader = UsbChipReader(settings)
+        if self.choice.real("chips") or isinstance(self.reader_sim, SimulatedFeigReader):
+            reader = other_reader(self.choice, self.reader_sim, scan_interval=SCAN_INTERVAL)
         else:
             reader = UsbChipReader(ReaderSettings(vendor_id=SIM_VENDOR_ID, product_id=SIM_PRODUCT_ID,
                                                   antenna_zones=self.antennas, name="bench-reader",
@@ -365,14 +373,14 @@ class BenchTable(BenchHands):
 
 
 async def run_scenario(scenario: Scenario, *, work_dir: Path, devices: DeviceChoice = SIMULATED,
-                       broker: SharedBroker | None = None, seed: int = 1) -> ScenarioResult:
+                       broker: SharedBroker | None = None, seed: int = 1, reader: str = "usb") -> ScenarioResult:
     """Run one scenario in `work_dir` (its data directory); never raises for a failing scenario."""
     started = time.monotonic()
     found: list[Difference] = []
     error = None
     try:
         await asyncio.to_thread(work_dir.mkdir, parents=True, exist_ok=True)
-        bench = BenchTable(scenario, data_dir=work_dir, devices=devices, broker=broker, seed=seed)
+        bench = BenchTable(scenario, data_dir=work_dir, devices=devices, broker=broker, seed=seed, reader=reader)
         async with asyncio.timeout(scenario.timeout):
             found = await bench.run()
     except TimeoutError:

@@ -116,7 +116,10 @@ def _chip_reader(reader: Reader, key: str, raw: Any, index: int, valid_zones: se
                 return None
             vendor_id, product_id = ids
             serial = serial or parse_qs(parts.query).get("serial", [None])[0]
-    antennas = _antennas(reader, f"{key}.antennas", raw.get("antennas"), valid_zones, boxes)
+    # A FEIG multiplexer numbers its channels by level, up to 88 (docs/protocols/feig.md 6); the driver's
+    # settings check the rest of a feig:// URL (check-config runs them: runtime.assembly.preflight).
+    antennas = _antennas(reader, f"{key}.antennas", raw.get("antennas"), valid_zones, boxes,
+                         highest=88 if urlsplit(url).scheme.startswith("feig") else 64)
     return ChipReaderConfig(name=name, url=url, antennas=antennas,
                             vendor_id=vendor_id if vendor_id >= 0 else None,
                             product_id=product_id if product_id >= 0 else None, serial_number=serial)
@@ -127,7 +130,8 @@ def _usb_ids(netloc: str) -> tuple[int, int] | None:
     return (int(match[1], 16), int(match[2], 16)) if match else None
 
 
-def _antennas(reader: Reader, key: str, raw: Any, valid_zones: set[str], boxes: int) -> dict[int, str]:
+def _antennas(reader: Reader, key: str, raw: Any, valid_zones: set[str], boxes: int, *,
+              highest: int = 64) -> dict[int, str]:
     if raw is None:
         reader.problem(key, "missing: map antenna numbers to zones, e.g. 1 = \"box1\"")
         return {}
@@ -137,8 +141,8 @@ def _antennas(reader: Reader, key: str, raw: Any, valid_zones: set[str], boxes: 
     antennas: dict[int, str] = {}
     for number_text, zone in raw.items():
         antenna_key = f"{key}.{number_text}"
-        if not number_text.isdigit() or not 0 < int(number_text) <= 64:
-            reader.problem(antenna_key, "antenna numbers are whole numbers from 1 to 64")
+        if not number_text.isdigit() or not 0 < int(number_text) <= highest:
+            reader.problem(antenna_key, f"antenna numbers are whole numbers from 1 to {highest}")
             continue
         if not isinstance(zone, str):
             reader.problem(antenna_key, f"expected a zone name, not {kind_of(zone)}")

@@ -24,7 +24,7 @@ ENV_PIT_TOKEN = "TABLE_PIT_TOKEN"
 
 BUTTONS = PANEL_BUTTONS  # the panel's buttons, named in game/commands.py
 SHOE_SCHEMES = ("serial", "sim", "socket", "rfc2217", "loop")
-READER_SCHEMES = ("usb", "sim")
+READER_SCHEMES = ("usb", "sim", "feig", "feig+tcp", "feig+usb")  # feig: FEIG ISO-Host readers (docs/protocols/feig.md)
 PIN_FACTORIES = ("lgpio", "rpigpio", "pigpio", "native", "mock")
 LANGUAGES = ("fr", "en")
 
@@ -46,7 +46,7 @@ class ChipReaderConfig:
     """One RFID reader: where to find it and which zone each antenna watches."""
 
     name: str
-    url: str  # usb://VVVV:PPPP[?serial=S] or sim://reader?...
+    url: str  # usb://VVVV:PPPP[?serial=S], sim://reader?..., feig:///dev/..., feig+tcp://HOST:PORT, feig+usb://
     antennas: Mapping[int, str]  # antenna number -> zone name
     vendor_id: int | None = None
     product_id: int | None = None

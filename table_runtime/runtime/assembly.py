@@ -11,7 +11,8 @@ Device URLs (``configs/*.toml``, docs/deployment.md):
   ``sim://shoe?seed=N`` -> a simulated shoe started on a pty, resuming the
   journal's shoe (same seed, shoe number and cards drawn), read by a `SerialShoe`.
 - chip readers: ``usb://VVVV:PPPP?serial=S`` -> `UsbChipReader` on pyusb's default
-  backend (libusb); ``sim://reader?seed=N`` -> the same driver on a simulated reader.
+  backend (libusb); ``sim://reader?seed=N`` -> the same driver on a simulated reader;
+  ``feig:///dev/serial/by-id/...`` or ``feig+tcp://host:10001`` -> `FeigChipReader` (docs/protocols/feig.md).
 
 The ``sim://`` devices come from the package that registers them in the
 ``smart_table.devices`` entry point group (the simulators; table_runtime/plugins.py):
@@ -36,7 +37,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
 from drivers.dealer_panel import GpioDealerPanel, PanelDeviceError, PanelUsageError, pin_factory_for
+from drivers.feig_reader import FeigChipReader
+from drivers.feig_settings import FeigSettings
 from drivers.gpio_chip import open_pin_factory, resolve_chip
+from drivers.ports import ChipReader
 from drivers.shoe import SerialShoe
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
@@ -185,9 +189,17 @@ def _simulated_shoe(url: str, start: StartShoe, table: Table, stack: contextlib.
 
 # ---------------------------------------------------------------------------- chip readers
 
-def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, Any]) -> UsbChipReader:
+def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, Any]) -> ChipReader:
     key = f"devices.chip_readers[{index}]"
     antennas = dict(reader.antennas)
+    if urlsplit(reader.url).scheme.startswith("feig"):
+        try:
+            feig = FeigSettings.from_url(reader.url, antennas, name=reader.name, key=f"{key}.url")
+        except ConfigError as error:
+            if error.key.startswith(key):
+                raise
+            raise ConfigError(f"{key}.antennas", error.message) from error
+        return FeigChipReader(feig)
     try:
         settings = ReaderSettings.from_url(reader.url, antennas, name=reader.name, key=f"{key}.url")
     except ConfigError as error:
