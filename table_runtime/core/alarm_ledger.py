@@ -82,6 +82,7 @@ class AlarmLedger:
         self.counts: dict[str, int] = {}
         self.round_alarms: list[AlarmBody] = []  # the alarms since the round in play started (its record's)
         self.round_started_seq = 0  # the row of the input that started the round in play
+        self._halting: dict[int, str] = {}  # the open alarms of a halting kind: id -> why play is stopped
 
     # -- the fold: one call per journaled row ------------------------------------------------------
     def raised(self, body: Mapping[str, Any]) -> None:
@@ -93,6 +94,8 @@ class AlarmLedger:
         key = storm_key(str(alarm["kind"]), alarm.get("box"))
         if key is not None:
             self._open.setdefault(key, int(alarm["id"]))
+        if alarm["kind"] in HALTING_KINDS:
+            self._halting[int(alarm["id"])] = f"{alarm['kind']}: {alarm['message']}"
 
     def updated(self, update: Mapping[str, Any]) -> None:
         """An `alarm_updated` row: the open alarm's count, last message and amounts."""
@@ -112,6 +115,7 @@ class AlarmLedger:
         key = storm_key(str(alarm["kind"]), alarm.get("box"))
         if key is not None and self._open.get(key) == alarm_id:
             del self._open[key]
+        self._halting.pop(alarm_id, None)
         return True
 
     def round_started(self, seq: int) -> None:
@@ -126,6 +130,8 @@ class AlarmLedger:
             return
         alarm.update(id=body["id"], seq=body["seq"])
         self._active[int(alarm["id"])] = alarm
+        if old_id in self._halting:
+            self._halting[int(alarm["id"])] = self._halting.pop(old_id)
         key = storm_key(str(alarm["kind"]), alarm.get("box"))
         if key is not None and self._open.get(key) == old_id:
             self._open[key] = int(alarm["id"])
@@ -173,11 +179,9 @@ class AlarmLedger:
 
     @property
     def halted(self) -> str:
-        """Why play is stopped (the open halting alarm's message), or "" while it is not."""
-        for alarm in self._active.values():
-            if alarm["kind"] in HALTING_KINDS:
-                return f"{alarm['kind']}: {alarm['message']}"
-        return ""
+        """Why play is stopped (the first open halting alarm's message), or "" while it is not (asked by every
+        input: kept as the alarms come and go, not searched for)."""
+        return next(iter(self._halting.values()), "")
 
     @property
     def shown(self) -> list[AlarmBody]:
