@@ -8,6 +8,7 @@ from __future__ import annotations
 from table_runtime.game.bank import bank_draw_target, bank_needs_card
 from table_runtime.game.box import BoxState
 from table_runtime.game.cards import Card
+from table_runtime.game.commands import Command
 from table_runtime.game.decisions import double_refusal, split_refusal, stand_refusal
 from table_runtime.game.events import Payout
 from table_runtime.game.hand import Hand
@@ -100,24 +101,24 @@ class RoundState:
             return "bank"
         return "none"
 
-    def allowed(self) -> list[str]:
-        """The dealer commands that the rules allow now."""
+    def allowed(self) -> list[Command]:
+        """The dealer commands that the rules allow now (a `StrEnum`: the snapshot keeps its plain strings)."""
         allowed = []
         hand = self.current_hand
         if hand is not None:
             if stand_refusal(hand) is None:
-                allowed.append("NEXT")
+                allowed.append(Command.NEXT)
             if double_refusal(hand, self.rules) is None:
-                allowed.append("DOUBLE")
+                allowed.append(Command.DOUBLE)
             if split_refusal(hand, self.rules, self._box_by_number.get(hand.box)) is None:
-                allowed.append("SPLIT")
+                allowed.append(Command.SPLIT)
         if self.phase in IN_PLAY and (undo_refusal(self._undo) is None
                                       or self._held.newest_since(len(self._undo)) is not None):
-            allowed.append("UNDO")
+            allowed.append(Command.UNDO)
         if self.phase is INSURANCE or (self.phase is SETTLEMENT and not self._held.round_holds):
-            allowed.append("CONFIRM")
+            allowed.append(Command.CONFIRM)
         if self.phase in IN_PLAY:
-            allowed.append("VOID")
+            allowed.append(Command.VOID)
         if self._held.cards:
-            allowed.append("DISCARD")
+            allowed.append(Command.DISCARD)
         return allowed

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
+from table_runtime.game.commands import Command
 from table_runtime.game.events import Alarm, CardBurned, CardsDiscarded, CutCardSeen, Event, ShoeStarted
 from table_runtime.game.held import HeldCards
 from table_runtime.game.inputs import (
@@ -69,11 +70,11 @@ class Table:
             return "none"
         return round_.next_card_target
 
-    def allowed(self) -> list[str]:
+    def allowed(self) -> list[Command]:
         """The dealer commands that the rules allow now (DISCARD whenever a card is held)."""
         if self.round is not None:
             return self.round.allowed()
-        return ["DISCARD"] if self.held_cards.cards else []
+        return [Command.DISCARD] if self.held_cards.cards else []
 
     @property
     def round_in_play(self) -> bool:
