@@ -252,6 +252,12 @@ class GpioDealerPanel:
             yield command
         self._queue.put_nowait(None)  # let any other reader end too
 
+    def is_pressed(self, button: str) -> bool:
+        """Whether the panel has taken `button` as held down (its debounced level, not the pin's): an edge inside
+        the debounce window counts only once the window ends. Simulated hands wait on it between their edges, as
+        a real hand is slower than the debounce."""
+        return self._logic.is_pressed(button)
+
     # -- outputs ---------------------------------------------------------------
 
     @property
