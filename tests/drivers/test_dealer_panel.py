@@ -197,9 +197,11 @@ async def test_is_pressed_is_the_level_the_panel_has_taken_not_the_pin(panel: Gp
     assert panel.is_pressed("NEXT")
     release(factory, PINS.next)
     async with asyncio.timeout(5):  # at once, or when the debounce window of the press ends
-        while panel.is_pressed("NEXT"):
-            await asyncio.sleep(0.005)
+        await panel.wait_for_release("NEXT")
+    assert not panel.is_pressed("NEXT")
     press(factory, PINS.next)  # pressed again as soon as the panel took the release: a second NEXT
+    async with asyncio.timeout(5):
+        await panel.wait_for_press("NEXT")
     assert await next_command(commands) == C.NEXT
 
 
