@@ -150,6 +150,7 @@ class GpioDealerPanel:
         self._clock = clock
         self._logic = ButtonLogic(pins.debounce_seconds, pins.void_hold_seconds, tuple(pins.buttons))
         self._queue: asyncio.Queue[PanelCommand | None] = asyncio.Queue()
+        self._judged = asyncio.Event()  # set (and replaced) each time the logic has judged an edge or a window
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._buttons: dict[str, Any] = {}
@@ -224,6 +225,7 @@ class GpioDealerPanel:
         if not self._buttons:
             return  # closed
         self._emit(self._logic.edge(name, pressed, now))
+        self._wake()
         self._schedule()
 
     def _on_deadline(self) -> None:
@@ -232,7 +234,13 @@ class GpioDealerPanel:
             return
         levels = {name: bool(button.is_pressed) for name, button in self._buttons.items()}
         self._emit(self._logic.settle(self._clock(), levels))
+        self._wake()
         self._schedule()
+
+    def _wake(self) -> None:
+        """A level may have changed: wake who waits for one (`wait_for_press`, `wait_for_release`)."""
+        self._judged.set()
+        self._judged = asyncio.Event()
 
     def _schedule(self) -> None:
         if self._timer is not None:
@@ -251,6 +259,24 @@ class GpioDealerPanel:
         while (command := await self._queue.get()) is not None:
             yield command
         self._queue.put_nowait(None)  # let any other reader end too
+
+    def is_pressed(self, button: str) -> bool:
+        """Whether the panel has taken `button` as held down (its debounced level, not the pin's): an edge inside
+        the debounce window counts only once the window ends. Simulated hands wait on it between their edges, as
+        a real hand is slower than the debounce."""
+        return self._logic.is_pressed(button)
+
+    async def wait_for_press(self, button: str) -> None:
+        """Until the panel has taken `button` as held down (`is_pressed`); bound it with `asyncio.timeout`."""
+        await self._wait_for_level(button, True)
+
+    async def wait_for_release(self, button: str) -> None:
+        """Until the panel has taken `button` as let go; bound it with `asyncio.timeout`."""
+        await self._wait_for_level(button, False)
+
+    async def _wait_for_level(self, button: str, pressed: bool) -> None:
+        while self._logic.is_pressed(button) != pressed:
+            await self._judged.wait()
 
     # -- outputs ---------------------------------------------------------------
 

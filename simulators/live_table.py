@@ -215,9 +215,16 @@ class LiveHands:
             return
         pin = self.devices.pins.buttons[command]
         factory = self.devices.pin_factory
+        panel = self.app.panel
+        assert isinstance(panel, GpioDealerPanel), "the live table's hands press the runtime's mock-pin panel"
+        # Each edge held until the panel has taken it, as a hand: a press right after a release is a bounce to
+        # the panel's debounce, judged only when the loop gets to it (lost if already over by then).
         factory.pin(pin).drive_low()  # type: ignore[attr-defined]
-        await asyncio.sleep(self.devices.pins.debounce_seconds * 3)
+        async with asyncio.timeout(10):
+            await panel.wait_for_press(command)
         factory.pin(pin).drive_high()  # type: ignore[attr-defined]
+        async with asyncio.timeout(10):
+            await panel.wait_for_release(command)
         await self.until(f"the {command} button", lambda: self.controller.journal.last_seq > seq)
 
     # the dealer's intents ------------------------------------------------------------------

@@ -33,12 +33,24 @@ class BenchHands(ChipHands):
         if self.choice.real("panel"):
             self.operator.ask(f"press {button}")
         else:
-            pin = self.pin_factory.pin(DEMO_PINS.buttons[button])
-            pin.drive_low()
-            await asyncio.sleep(DEMO_PINS.debounce_seconds * 3)
-            pin.drive_high()
+            await self._press_pin(button, where)
         if wait:  # the press became an input from the panel (other rows, e.g. a device status, do not count)
             await self.until(f"the {button} button", lambda: self._panel_input_after(seq), where, real="panel")
+
+    async def _press_pin(self, button: str, where: str) -> None:
+        """Down and up on the button's mock pin, each edge held until the panel has taken it, as a hand does.
+
+        The panel takes an edge that comes within its debounce window of the last one only when the window ends,
+        reading the pin's level then (drivers/panel_buttons.py). A press made at once after a release, and over
+        before that late read on a loaded machine, was taken for a bounce and lost: a fixed hold of a few
+        debounce times was no bound on how late the loop reads."""
+        panel = self.panel
+        assert panel is not None, "the runtime is not running"
+        pin = self.pin_factory.pin(DEMO_PINS.buttons[button])
+        pin.drive_low()
+        await self.until(f"the {button} button held down", lambda: panel.is_pressed(button), where)
+        pin.drive_high()
+        await self.until(f"the {button} button let go", lambda: not panel.is_pressed(button), where)
 
     def _panel_input_after(self, seq: int) -> bool:
         return any(row["seq"] > seq and row["row"] == "input" and row.get("source") == "panel"
@@ -174,8 +186,8 @@ class BenchHands(ChipHands):
             name, value = status
             await self.until(f"the {name} {value}", lambda: self.ctl.devices.get(name) == value, where, real=name)
         elif fault in ("door_open", "door_close", "jam", "clear_jam") and not real_shoe:
+            # acknowledged once journaled with its alarm (ack after commit, docs/journal.md): nothing more to wait for
             await self.until("the shoe's report acknowledged", lambda: shoe.firmware.unacknowledged == 0, where)
-            await asyncio.sleep(0.05)
 
     async def _wait(self, args: dict[str, Any], where: str) -> None:
         if "alarm" in args:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from drivers.dealer_panel import GpioDealerPanel
 from firmware_bridge.rfid.messages import Tag
 from simulators.bench.devices import DeviceChoice, Operator
 from simulators.feig_reader import SimulatedFeigReader
@@ -63,6 +64,7 @@ class BenchObserving:
     tray: ChipTray
     marked: dict[str, dict[int, list[Tag]]]
     pin_factory: Any
+    panel: GpioDealerPanel | None  # the runtime's panel on the mock pins (None with a real one)
     zone_chips: dict[str, list[Tag]]
     refused: set[str]
     drawn: int

@@ -136,6 +136,7 @@ class BenchTable(BenchHands):
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
         self.pin_factory = MockFactory(pin_class=MockPWMPin)
+        self.panel = None
         # what is where, as the bench placed it (value 0 for refused chips)
         self.zone_chips: dict[str, list[Tag]] = defaultdict(list)
         self.refused: set[str] = set()
@@ -220,8 +221,9 @@ class BenchTable(BenchHands):
                                    backend=self.backend)
         if self.choice.real("panel"):
             panel = GpioDealerPanel(self.choice.pins or DEMO_PINS, pin_factory=pin_factory_for(self.choice.pin_factory))
+            self.panel = None
         else:
-            panel = GpioDealerPanel(DEMO_PINS, pin_factory=self.pin_factory)
+            panel = self.panel = GpioDealerPanel(DEMO_PINS, pin_factory=self.pin_factory)
         feed = None
         if self.broker is not None or self.choice.real("broker"):
             url = self.choice.broker if self.choice.real("broker") else self._broker().url

@@ -186,6 +186,11 @@ class TableApp:
             log_device_event(event)
             if self.chips is None:
                 continue
+            # The edge's work is per tag (a hostile scan has thousands): off the loop, in order. It is done
+            # before the status changes, so that a reader gone offline is its status and its alarm in one step
+            # of the loop: nobody (display, bench, feed) sees the chips offline without the reader_offline alarm.
+            items = (await asyncio.to_thread(self.chips.reader_event, event)
+                     if isinstance(event, (ChipsScanned, ReaderOffline)) else None)
             if isinstance(event, ReaderOffline):
                 self._readers_online.discard(event.reader)
                 self.controller.set_device("chips", "offline")  # an offline reader: the chips are offline
@@ -193,9 +198,8 @@ class TableApp:
                 self._readers_online.add(event.reader)
                 if self._readers_online >= {other.name for other in self.readers}:
                     self.controller.set_device("chips", "online")  # only once every reader reads its zones
-            if isinstance(event, (ChipsScanned, ReaderOffline)):
-                # The edge's work is per tag (a hostile scan has thousands): off the loop, in order.
-                self.report_chips(await asyncio.to_thread(self.chips.reader_event, event))
+            if items is not None:
+                self.report_chips(items)
 
     def report_chips(self, items: Sequence[ZoneChanged | Alarm]) -> None:
         """What the readers' edge made of an event: the zones that changed go to the core as one step (the

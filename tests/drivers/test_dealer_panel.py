@@ -188,6 +188,24 @@ async def test_a_bouncing_button_is_one_command(panel: GpioDealerPanel, factory:
 
 
 @pytest.mark.timeout(30)
+async def test_is_pressed_is_the_level_the_panel_has_taken_not_the_pin(panel: GpioDealerPanel,
+                                                                       factory: MockFactory) -> None:
+    commands = panel.commands()
+    press(factory, PINS.next)
+    assert not panel.is_pressed("NEXT")  # the pin is down; its edge is still on its way to the loop
+    assert await next_command(commands) == C.NEXT
+    assert panel.is_pressed("NEXT")
+    release(factory, PINS.next)
+    async with asyncio.timeout(5):  # at once, or when the debounce window of the press ends
+        await panel.wait_for_release("NEXT")
+    assert not panel.is_pressed("NEXT")
+    press(factory, PINS.next)  # pressed again as soon as the panel took the release: a second NEXT
+    async with asyncio.timeout(5):
+        await panel.wait_for_press("NEXT")
+    assert await next_command(commands) == C.NEXT
+
+
+@pytest.mark.timeout(30)
 async def test_void_comes_after_the_hold_and_alone(panel: GpioDealerPanel, factory: MockFactory) -> None:
     commands = panel.commands()
     start = time.monotonic()
