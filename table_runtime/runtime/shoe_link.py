@@ -72,9 +72,12 @@ class ShoeLink:
                 pumping = tasks.create_task(pump())
                 while not (pumping.done() and arrived.empty()):
                     getting = asyncio.ensure_future(arrived.get())
-                    await asyncio.wait((getting, pumping), return_when=asyncio.FIRST_COMPLETED)
-                    if not getting.done():
-                        getting.cancel()
+                    try:
+                        await asyncio.wait((getting, pumping), return_when=asyncio.FIRST_COMPLETED)
+                    finally:  # cancelled (the app stops) or the shoe ended: no get left pending behind
+                        if not getting.done():
+                            getting.cancel()
+                    if getting.cancelled():
                         continue
                     burst = [getting.result()]
                     while len(burst) < BURST_MAX and not arrived.empty():
