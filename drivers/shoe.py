@@ -318,15 +318,29 @@ class SerialShoe:
             ShoeOnline(identity=self._identity, shoe_id=hello.shoe_id, cards_drawn=hello.cards_drawn, device=self.port)
         )
         self._act_on(since)
-        try:
-            async with asyncio.timeout(self.heartbeat_timeout) as watchdog:
-                self._watchdog = watchdog
-                error = await link.lost
-        except TimeoutError:
-            raise _LinkDown(f"no heartbeat for {self.heartbeat_timeout:g} s") from None
-        finally:
-            self._watchdog = None
+        while True:
+            try:
+                async with asyncio.timeout(self.heartbeat_timeout) as watchdog:
+                    self._watchdog = watchdog
+                    error = await link.lost
+                break
+            except TimeoutError:
+                if not self._bytes_waiting():
+                    raise _LinkDown(f"no heartbeat for {self.heartbeat_timeout:g} s") from None
+                # The host stalled (the process stopped, a swap storm), not the shoe: its frames wait on the port
+                # and the overdue watchdog fired before the loop read them. Read them, then judge again.
+                await asyncio.sleep(0)
+            finally:
+                self._watchdog = None
         raise _LinkDown(f"device disconnected: {error}" if error else "device disconnected")
+
+    def _bytes_waiting(self) -> bool:
+        """Whether bytes from the shoe wait on the port, unread (False when the port cannot tell)."""
+        transport = self._transport
+        try:
+            return transport is not None and bool(transport.serial.in_waiting)  # type: ignore[attr-defined]
+        except (OSError, AttributeError, ValueError):
+            return False
 
     async def _identify(self) -> Hello:
         """Send IDENTIFY until HELLO comes back (§6 step 1)."""

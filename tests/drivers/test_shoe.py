@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import random
+import sys
 import tty
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -403,3 +404,42 @@ async def test_a_restarted_shoe_resumes_the_same_seeded_shoe(tmp_path: Path) -> 
             assert isinstance(event, CardDrawn) and event.card_number == 5 and event.code == next_card.code
     async with simulated() as fresh:
         assert [fresh.draw() for _ in range(5)] == [*seen, next_card]
+
+
+
+async def test_a_stalled_process_reads_the_heartbeats_that_waited_before_calling_the_shoe_silent(
+        tmp_path: Path) -> None:
+    """The whole host process stalls (SIGSTOP, a swap storm) longer than the heartbeat timeout while the shoe, a
+    device of its own (here `table-sim shoe` in its own process), kept talking: its heartbeats wait on the port.
+    The overdue watchdog must not call the shoe silent before they are read."""
+    link = tmp_path / "ttySHOE"
+    device = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "from simulators.cli import main; main()", "shoe", "--link", str(link),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    try:
+        assert device.stdout is not None
+        async with asyncio.timeout(20):
+            assert (await device.stdout.readline()).startswith(b"ready")
+        offline = 0
+        for _ in range(4):
+            async with SerialShoe(f"serial://{link}", heartbeat_timeout=0.8) as shoe:
+                await expect(shoe, ShoeOnline)
+                stopper = await asyncio.create_subprocess_exec(sys.executable, "-c", STOP_PARENT, str(os.getpid()))
+                seen = await quiet(shoe, 2.5)
+                async with asyncio.timeout(10):
+                    await stopper.wait()
+                offline += sum(isinstance(event, ShoeOffline) for event in seen)
+        assert offline == 0
+    finally:
+        device.kill()
+        await device.wait()
+
+
+STOP_PARENT = """
+import os, signal, sys, time
+pid = int(sys.argv[1])
+time.sleep(0.2)
+os.kill(pid, signal.SIGSTOP)
+time.sleep(1.6)
+os.kill(pid, signal.SIGCONT)
+"""
