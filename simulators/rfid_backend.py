@@ -18,7 +18,6 @@ import threading
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import usb.backend
 import usb.core
@@ -41,12 +40,20 @@ from firmware_bridge.rfid import (
     decode_message,
     encode,
 )
+from simulators.usb_descriptors import (
+    Descriptor,
+    configuration,
+    copy_string,
+    endpoint,
+    interface,
+    no_device,
+    pipe_error,
+)
 
 SIM_VENDOR_ID = 0x1209
 SIM_PRODUCT_ID = 0x7AB1
 OUT_ENDPOINT = 0x01
 IN_ENDPOINT = 0x81
-PACKET_SIZE = 64
 
 
 def simulated_reader(url: str, antenna_zones: Mapping[int, str]) -> tuple[SimulatedReader, RfidBackend]:
@@ -188,24 +195,6 @@ class _Handle:
     ready: threading.Condition = field(default_factory=threading.Condition)
 
 
-@dataclass(frozen=True, slots=True)
-class _Descriptor:
-    """A descriptor: pyusb reads its fields as attributes."""
-
-    fields: Mapping[str, Any]
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.fields[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
-def _no_device() -> usb.core.USBError:
-    # What libusb says when the cable is pulled (LIBUSB_ERROR_NO_DEVICE).
-    return usb.core.USBError("No such device (it may have been disconnected)", -4, errno.ENODEV)
-
-
 class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
     """A pyusb backend whose only devices are simulated chip readers."""
 
@@ -224,9 +213,9 @@ class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
     def get_parent(self, dev: _Plugged) -> None:
         return None
 
-    def get_device_descriptor(self, plugged: _Plugged) -> _Descriptor:
+    def get_device_descriptor(self, plugged: _Plugged) -> Descriptor:
         dev = plugged.reader
-        return _Descriptor({
+        return Descriptor({
             "bLength": 18, "bDescriptorType": 1, "bcdUSB": 0x0200, "bDeviceClass": 0, "bDeviceSubClass": 0,
             "bDeviceProtocol": 0, "bMaxPacketSize0": 64, "idVendor": dev.vendor_id, "idProduct": dev.product_id,
             "bcdDevice": 0x0100, "iManufacturer": 1, "iProduct": 2, "iSerialNumber": 3, "bNumConfigurations": 1,
@@ -234,35 +223,20 @@ class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
             "port_numbers": (1 + self.readers.index(dev),), "speed": 3,
         })
 
-    def get_configuration_descriptor(self, dev: _Plugged, config: int) -> _Descriptor:
-        return _Descriptor({
-            "bLength": 9, "bDescriptorType": 2, "wTotalLength": 32, "bNumInterfaces": 1, "bConfigurationValue": 1,
-            "iConfiguration": 0, "bmAttributes": 0x80, "bMaxPower": 250, "extra_descriptors": [],
-        })
+    def get_configuration_descriptor(self, dev: _Plugged, config: int) -> Descriptor:
+        return configuration()
 
-    def get_interface_descriptor(self, dev: _Plugged, intf: int, alt: int, config: int) -> _Descriptor:
-        if intf != 0 or alt != 0:
-            raise IndexError(f"no interface {intf}/{alt}")
-        return _Descriptor({
-            "bLength": 9, "bDescriptorType": 4, "bInterfaceNumber": 0, "bAlternateSetting": 0, "bNumEndpoints": 2,
-            "bInterfaceClass": 0xFF, "bInterfaceSubClass": 0, "bInterfaceProtocol": 0, "iInterface": 0,
-            "extra_descriptors": [],
-        })
+    def get_interface_descriptor(self, dev: _Plugged, intf: int, alt: int, config: int) -> Descriptor:
+        return interface(intf, alt)
 
     def get_endpoint_descriptor(self, dev: _Plugged, ep: int, intf: int, alt: int,
-                                config: int) -> _Descriptor:
-        if ep not in (0, 1):
-            raise IndexError(f"no endpoint {ep}")
-        return _Descriptor({
-            "bLength": 7, "bDescriptorType": 5, "bEndpointAddress": (OUT_ENDPOINT, IN_ENDPOINT)[ep],
-            "bmAttributes": 0x02, "wMaxPacketSize": PACKET_SIZE, "bInterval": 0, "bRefresh": 0,
-            "bSynchAddress": 0, "extra_descriptors": [],
-        })
+                                config: int) -> Descriptor:
+        return endpoint(ep, out_address=OUT_ENDPOINT, in_address=IN_ENDPOINT)
 
     # -- the device handle -----------------------------------------------------------------------
     def open_device(self, dev: _Plugged) -> _Handle:
         if not dev.reader.plugged or dev.generation != dev.reader.generation:
-            raise _no_device()
+            raise no_device()
         return _Handle(dev.reader, dev.generation)
 
     def close_device(self, dev_handle: _Handle) -> None:
@@ -270,7 +244,7 @@ class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
 
     def _alive(self, handle: _Handle) -> None:
         if not handle.reader.plugged or handle.generation != handle.reader.generation:
-            raise _no_device()
+            raise no_device()
 
     def set_configuration(self, dev_handle: _Handle, config_value: int) -> None:
         self._alive(dev_handle)
@@ -300,25 +274,15 @@ class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
     def ctrl_transfer(self, dev_handle: _Handle, bmRequestType: int, bRequest: int, wValue: int,
                       wIndex: int, data: array.array[int], timeout: int) -> int:
         self._alive(dev_handle)
-        if bmRequestType != 0x80 or bRequest != 6 or wValue >> 8 != 3:  # only GET_DESCRIPTOR(string)
-            raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
-        index = wValue & 0xFF
-        if index == 0:
-            payload = (0x0409).to_bytes(2, "little")
-        else:
-            reader = dev_handle.reader
-            text = {1: "Open Table", 2: "Chip reader (simulated)", 3: reader.serial}.get(index, "")
-            payload = text.encode("utf-16-le")
-        descriptor = bytes((2 + len(payload), 3)) + payload
-        size = min(len(descriptor), len(data))
-        data[:size] = array.array("B", descriptor[:size])
-        return size
+        reader = dev_handle.reader
+        strings = {1: "Open Table", 2: "Chip reader (simulated)", 3: reader.serial}
+        return copy_string(bmRequestType, bRequest, wValue, data, strings)
 
     # -- bulk endpoints: the reader's protocol ---------------------------------------------------
     def bulk_write(self, dev_handle: _Handle, ep: int, intf: int, data: array.array[int], timeout: int) -> int:
         self._alive(dev_handle)
         if ep != OUT_ENDPOINT:
-            raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
+            raise pipe_error()
         reader = dev_handle.reader
         replies = []
         for frame in dev_handle.decoder.feed(data.tobytes()):
@@ -338,7 +302,7 @@ class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
 
     def bulk_read(self, dev_handle: _Handle, ep: int, intf: int, buff: array.array[int], timeout: int) -> int:
         if ep != IN_ENDPOINT:
-            raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
+            raise pipe_error()
         with dev_handle.ready:
             self._alive(dev_handle)
             if not dev_handle.replies:
