@@ -36,10 +36,10 @@ from firmware_bridge.rfid import (
     InventoryResult,
     Message,
     MessageError,
-    Tag,
     decode_message,
     encode,
 )
+from simulators.antenna_chips import AntennaChips
 from simulators.usb_descriptors import (
     Descriptor,
     configuration,
@@ -68,7 +68,7 @@ def simulated_reader(url: str, antenna_zones: Mapping[int, str]) -> tuple[Simula
     return reader, RfidBackend([reader])
 
 
-class SimulatedReader:
+class SimulatedReader(AntennaChips):
     """One reader: its antennas and the chips on them, and its firmware's answers.
 
     Thread-safe: the driver's thread transfers while the test places chips.
@@ -78,8 +78,8 @@ class SimulatedReader:
                  serial: str = "SIM00001", firmware: str = "sim-1.0", major: int = PROTOCOL_MAJOR,
                  minor: int = PROTOCOL_MINOR, miss_rate: float = 0.0, seed: int = 0, max_tags: int = 64,
                  vendor_id: int = SIM_VENDOR_ID, product_id: int = SIM_PRODUCT_ID) -> None:
+        super().__init__(antenna_zones, range(antennas))
         self.antenna_count = antennas
-        self.zones: dict[str, int] = {zone: antenna for antenna, zone in (antenna_zones or {}).items()}
         self.serial = serial
         self.firmware = firmware
         self.major = major
@@ -89,8 +89,6 @@ class SimulatedReader:
         self.vendor_id = vendor_id
         self.product_id = product_id
         self._random = random.Random(seed)
-        self._lock = threading.Lock()
-        self._chips: dict[int, dict[str, Tag]] = {antenna: {} for antenna in range(antennas)}
         self._status: dict[int, AntennaStatus] = {}
         self._plugged = True
         self.generation = 0  # bumped by each replug: handles of an older plug are dead
@@ -104,28 +102,8 @@ class SimulatedReader:
             raise ValueError(f"antenna {antenna} is not 0..{self.antenna_count - 1}")
         return antenna
 
-    def place(self, where: int | str, *chips: Tag) -> None:
-        with self._lock:
-            for chip in chips:
-                for stack in self._chips.values():  # a chip is in one place
-                    stack.pop(chip.uid, None)
-                self._chips[self.antenna(where)][chip.uid] = chip
-
-    def remove(self, where: int | str, *uids: str) -> list[Tag]:
-        with self._lock:
-            stack = self._chips[self.antenna(where)]
-            return [stack.pop(uid) for uid in uids]
-
-    def take_all(self, where: int | str) -> list[Tag]:
-        with self._lock:
-            stack = self._chips[self.antenna(where)]
-            chips = list(stack.values())
-            stack.clear()
-            return chips
-
-    def chips(self, where: int | str) -> list[Tag]:
-        with self._lock:
-            return list(self._chips[self.antenna(where)].values())
+    def _left_field(self, uids: Iterable[str]) -> None:
+        return None  # the firmware keeps nothing per chip between inventories
 
     def set_antenna_status(self, where: int | str, status: AntennaStatus) -> None:
         with self._lock:
