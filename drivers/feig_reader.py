@@ -3,8 +3,8 @@
 `FeigChipReader` owns one FEIG HF reader on a serial line (RS-232/RS-485, or a USB-serial adapter:
 ``feig:///dev/serial/by-id/...``), on TCP (``feig+tcp://host:10001``) or on FEIG's USB interface
 (``feig+usb://``, pyusb; `usb_backend=` as the USB reader's driver takes its backend), docs/protocols/feig.md.
-Like the USB reader's driver (drivers/chip_reader.py), a thread does the blocking transfers and hands each result to the
-asyncio loop through `loop.call_soon_threadsafe`:
+As for the USB reader's driver, a thread (drivers/reader_thread.py, shared by both) does the blocking transfers and
+hands each result to the asyncio loop through `loop.call_soon_threadsafe`; this module gives the FEIG transport:
 
 - connect: open the line, ask the software version (0x65) and the device id (0x66 MODE 0x80: the reader's serial
   number), log them and report them in `ReaderOnline`, switch the RF on for the outputs in use (0x6A);
