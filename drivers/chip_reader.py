@@ -6,7 +6,9 @@ of every configured antenna each `scan_interval`; each result reaches the
 asyncio loop through `loop.call_soon_threadsafe` as a `ChipsScanned` event
 whose readings are named by zone. A USB error (cable pulled) or a timeout
 closes the device and yields `ReaderOffline`; the thread keeps looking for the
-reader and yields `ReaderOnline` when it is back.
+reader and yields `ReaderOnline` when it is back. The thread, the queue and the
+online state are `drivers.reader_thread.ReaderThread`'s; this module gives the
+USB transport: find and identify the reader, one inventory per scan.
 
 The backend is a keyword (`backend=`): pyusb's libusb on the table, the
 simulated reader of `simulators.rfid_backend` in CI.
@@ -14,22 +16,19 @@ simulated reader of `simulators.rfid_backend` in CI.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import logging
 import math
-import threading
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import usb.core
 import usb.util
 
 from drivers.ports import ChipReader, ChipsScanned, ReaderEvent, ReaderOffline, ReaderOnline, ZoneReading
+from drivers.reader_thread import ReaderThread
 from firmware_bridge.errors import ConfigError, DeviceError, TableError
 from firmware_bridge.rfid import (
     ErrorCode,
@@ -57,8 +56,6 @@ __all__ = [
     "UsbChipReader",
     "ZoneReading",
 ]
-
-log = logging.getLogger(__name__)
 
 OUT_ENDPOINT = 0x01
 IN_ENDPOINT = 0x81
@@ -145,102 +142,34 @@ class _Link:
     seq: int = 0
 
 
-class UsbChipReader:
-    """The real driver: pyusb bulk transfers on a thread, events on the loop."""
+class UsbChipReader(ReaderThread[ReaderSettings]):
+    """The real driver: pyusb bulk transfers on a thread (drivers.reader_thread), events on the loop."""
+
+    thread_suffix = "usb"
+    line_errors = (usb.core.USBError, usb.core.NoBackendError, TableError)  # no libusb: said, retried
+    skip_error = ReaderBusyError
 
     def __init__(self, config: ReaderSettings, *, backend: Any = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.config = config
+        super().__init__(config, clock=clock)
         self._backend = backend
-        self._clock = clock
-        self._queue: asyncio.Queue[ReaderEvent] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        self._online: bool | None = None  # None: nothing reported yet
+        self._link: _Link | None = None
         self.identity: Identity | None = None
 
-    @property
-    def name(self) -> str:
-        return self.config.name
+    # -- the transport ---------------------------------------------------------------------------
+    def _scan(self) -> ChipsScanned:
+        assert self._link is not None
+        result = self._request(self._link, Inventory(antennas=tuple(sorted(self.config.antenna_zones))))
+        if not isinstance(result, InventoryResult):
+            raise ReaderReplyError(f"{self.name}: INVENTORY answered by {type(result).__name__}")
+        return self._scanned(result)
 
-    @property
-    def zones(self) -> tuple[str, ...]:
-        return self.config.zones
+    def _disconnect(self) -> None:
+        if self._link is not None:
+            self._dispose(self._link)
+            self._link = None
 
-    @property
-    def online(self) -> bool:
-        return bool(self._online)
-
-    async def __aenter__(self) -> Self:
-        self._loop = asyncio.get_running_loop()
-        self._queue = asyncio.Queue()
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name=f"{self.name}-usb", daemon=True)
-        self._thread.start()
-        return self
-
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                        traceback: TracebackType | None) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            await asyncio.to_thread(self._thread.join, 5.0)
-            self._thread = None
-
-    async def next_event(self) -> ReaderEvent:
-        if self._queue is None:
-            raise RuntimeError("use the reader inside `async with`")
-        return await self._queue.get()
-
-    async def events(self) -> AsyncIterator[ReaderEvent]:
-        while True:
-            yield await self.next_event()
-
-    # -- the thread ------------------------------------------------------------------------------
-    def _emit(self, event: ReaderEvent) -> None:
-        assert self._loop is not None and self._queue is not None
-        try:
-            self._loop.call_soon_threadsafe(self._queue.put_nowait, event)
-        except RuntimeError:  # the loop closed under us: nobody is listening any more
-            self._stop.set()
-
-    def _run(self) -> None:
-        link: _Link | None = None
-        while not self._stop.is_set():
-            if link is None:
-                try:
-                    link = self._connect()
-                except (usb.core.USBError, usb.core.NoBackendError, TableError) as error:  # no libusb: say so, retry
-                    self._went_offline(str(error))
-                    self._stop.wait(self.config.reconnect_interval)
-                    continue
-                except Exception as error:  # a bug or a library surprise: said and retried, never a silent end
-                    self._unexpected(error)
-                    continue
-            started = self._clock()
-            try:
-                result = self._request(link, Inventory(antennas=tuple(sorted(self.config.antenna_zones))))
-                if not isinstance(result, InventoryResult):
-                    raise ReaderReplyError(f"{self.name}: INVENTORY answered by {type(result).__name__}")
-            except ReaderBusyError:
-                self._stop.wait(self.config.scan_interval)
-                continue
-            except (usb.core.USBError, TableError) as error:
-                self._dispose(link)
-                link = None
-                self._went_offline(str(error))
-                continue
-            except Exception as error:  # a bug or a library surprise: said and retried, never a silent end
-                self._dispose(link)
-                link = None
-                self._unexpected(error)
-                continue
-            self._emit(self._scanned(result))
-            self._stop.wait(max(0.0, self.config.scan_interval - (self._clock() - started)))
-        if link is not None:
-            self._dispose(link)
-
-    def _connect(self) -> _Link:
+    def _connect(self) -> None:
         match: dict[str, Any] = {"idVendor": self.config.vendor_id, "idProduct": self.config.product_id}
         devices = list(usb.core.find(find_all=True, backend=self._backend, **match))
         if self.config.serial is not None:
@@ -262,12 +191,10 @@ class UsbChipReader:
         except BaseException:
             self._dispose(link)
             raise
+        self._link = link
         self.identity = identity
-        if self._online is not True:
-            self._online = True
-            self._emit(ReaderOnline(reader=self.name, at=self._clock(), serial=identity.serial,
-                                    firmware=identity.firmware, protocol=f"{identity.major}.{identity.minor}"))
-        return link
+        self._came_online(serial=identity.serial, firmware=identity.firmware,
+                          protocol=f"{identity.major}.{identity.minor}")
 
     @staticmethod
     def _serial_of(device: Any) -> str | None:
@@ -278,18 +205,6 @@ class UsbChipReader:
         except (ValueError, usb.core.USBError):
             return None
         return serial
-
-    def _unexpected(self, error: Exception) -> None:
-        """The reader's thread met an exception nobody expected: offline with the reason, logged, retried."""
-        log.error("%s: unexpected %s in the reader thread; retrying", self.name, type(error).__name__,
-                  exc_info=error)
-        self._went_offline(f"unexpected {type(error).__name__}: {error}")
-        self._stop.wait(self.config.reconnect_interval)
-
-    def _went_offline(self, reason: str) -> None:
-        if self._online is not False:
-            self._online = False
-            self._emit(ReaderOffline(reader=self.name, at=self._clock(), zones=self.zones, reason=reason))
 
     def _request(self, link: _Link, message: Message) -> Message:
         """One request, one reply with the same seq (section 2)."""

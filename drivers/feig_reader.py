@@ -3,8 +3,8 @@
 `FeigChipReader` owns one FEIG HF reader on a serial line (RS-232/RS-485, or a USB-serial adapter:
 ``feig:///dev/serial/by-id/...``), on TCP (``feig+tcp://host:10001``) or on FEIG's USB interface
 (``feig+usb://``, pyusb; `usb_backend=` as the USB reader's driver takes its backend), docs/protocols/feig.md.
-Like the USB reader's driver (drivers/chip_reader.py), a thread does the blocking transfers and hands each result to the
-asyncio loop through `loop.call_soon_threadsafe`:
+As for the USB reader's driver, a thread (drivers/reader_thread.py, shared by both) does the blocking transfers and
+hands each result to the asyncio loop through `loop.call_soon_threadsafe`; this module gives the FEIG transport:
 
 - connect: open the line, ask the software version (0x65) and the device id (0x66 MODE 0x80: the reader's serial
   number), log them and report them in `ReaderOnline`, switch the RF on for the outputs in use (0x6A);
@@ -21,19 +21,17 @@ asyncio loop through `loop.call_soon_threadsafe`:
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from types import TracebackType
-from typing import Any, Self
+from collections.abc import Callable
+from typing import Any
 
 import serial
 
 from drivers.feig_line import Line, SerialLine, TcpLine, UsbLine
 from drivers.feig_settings import MUX_OUTPUT, FeigSettings
-from drivers.ports import ChipsScanned, ReaderEvent, ReaderOffline, ReaderOnline, ZoneReading
+from drivers.ports import ChipsScanned, ZoneReading
+from drivers.reader_thread import ReaderThread
 from firmware_bridge.errors import DeviceError, TableError
 from firmware_bridge.feig import (
     DEVICE_ID_MODE,
@@ -73,19 +71,17 @@ class ReaderSilentError(DeviceError, TimeoutError):
     """The reader did not answer (it stays silent on a frame it could not read, or it is gone)."""
 
 
-class FeigChipReader:
-    """The real driver: ISO-Host requests on a thread, events on the loop."""
+class FeigChipReader(ReaderThread[FeigSettings]):
+    """The real driver: ISO-Host requests on a thread (drivers.reader_thread), events on the loop."""
+
+    thread_suffix = "feig"
+    line_errors = (OSError, serial.SerialException, TableError)
+    skip_error = ReaderBusyError
 
     def __init__(self, config: FeigSettings, *, usb_backend: Any = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.config = config
+        super().__init__(config, clock=clock)
         self._usb_backend = usb_backend  # pyusb's backend for feig+usb:// (None: libusb)
-        self._clock = clock
-        self._queue: asyncio.Queue[ReaderEvent] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        self._online: bool | None = None
         self._line: Line | None = None
         self._decoder = FrameDecoder(advanced=config.advanced)
         self._known: dict[str, Tag] = {}  # chips in a field since their block was read
@@ -94,82 +90,11 @@ class FeigChipReader:
         self.requests = 0
 
     @property
-    def name(self) -> str:
-        return self.config.name
+    def join_timeout(self) -> float:
+        return self.config.timeout * 2 + 5.0  # a request may be waiting for its second attempt's reply
 
-    @property
-    def zones(self) -> tuple[str, ...]:
-        return self.config.zones
-
-    @property
-    def online(self) -> bool:
-        return bool(self._online)
-
-    async def __aenter__(self) -> Self:
-        self._loop = asyncio.get_running_loop()
-        self._queue = asyncio.Queue()
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name=f"{self.name}-feig", daemon=True)
-        self._thread.start()
-        return self
-
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                        traceback: TracebackType | None) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            await asyncio.to_thread(self._thread.join, self.config.timeout * 2 + 5.0)
-            self._thread = None
-
-    async def next_event(self) -> ReaderEvent:
-        if self._queue is None:
-            raise RuntimeError("use the reader inside `async with`")
-        return await self._queue.get()
-
-    async def events(self) -> AsyncIterator[ReaderEvent]:
-        while True:
-            yield await self.next_event()
-
-    # -- the thread ------------------------------------------------------------------------------
-    def _emit(self, event: ReaderEvent) -> None:
-        assert self._loop is not None and self._queue is not None
-        try:
-            self._loop.call_soon_threadsafe(self._queue.put_nowait, event)
-        except RuntimeError:
-            self._stop.set()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            if self._line is None:
-                try:
-                    self._connect()
-                except (OSError, serial.SerialException, TableError) as error:
-                    self._disconnect()
-                    self._went_offline(str(error))
-                    self._stop.wait(self.config.reconnect_interval)
-                    continue
-                except Exception as error:  # a bug or a library surprise: said and retried, never a silent end
-                    self._disconnect()
-                    self._unexpected(error)
-                    continue
-            started = self._clock()
-            try:
-                event = self._scan()
-            except ReaderBusyError as error:
-                log.info("%s: %s; the next scan tries again", self.name, error)
-                self._stop.wait(self.config.scan_interval)
-                continue
-            except (OSError, serial.SerialException, TableError) as error:
-                self._disconnect()
-                self._went_offline(str(error))
-                continue
-            except Exception as error:  # a bug or a library surprise: said and retried, never a silent end
-                self._disconnect()
-                self._unexpected(error)
-                continue
-            self.scans += 1
-            self._emit(event)
-            self._stop.wait(max(0.0, self.config.scan_interval - (self._clock() - started)))
-        self._disconnect()
+    def _skipped(self, error: Exception) -> None:
+        log.info("%s: %s; the next scan tries again", self.name, error)
 
     def _connect(self) -> None:
         config = self.config
@@ -190,13 +115,11 @@ class FeigChipReader:
                  "0x%02X, antennas %s", self.name, config.where, reply.address, serial or "unknown", version.firmware,
                  version.hardware_type, version.reader_type,
                  ", ".join(f"{a}={z}" for a, z in sorted(config.antenna_zones.items())))
-        if self._online is not True:
-            self._online = True
-            line = f"{config.where} adr {reply.address}"
-            self._emit(ReaderOnline(reader=self.name, at=self._clock(), serial=f"{serial} ({line})" if serial else line,
-                                    firmware=f"{version.firmware} (hw 0x{version.hardware_type:02X}, "
-                                             f"type 0x{version.reader_type:02X})",
-                                    protocol="FEIG ISO-Host " + ("advanced" if config.advanced else "standard")))
+        line = f"{config.where} adr {reply.address}"
+        self._came_online(serial=f"{serial} ({line})" if serial else line,
+                          firmware=f"{version.firmware} (hw 0x{version.hardware_type:02X}, "
+                                   f"type 0x{version.reader_type:02X})",
+                          protocol="FEIG ISO-Host " + ("advanced" if config.advanced else "standard"))
 
     def _device_id(self) -> str | None:
         """The reader's serial number (0x66 MODE 0x80), None from a reader that does not tell it."""
@@ -213,17 +136,6 @@ class FeigChipReader:
         if self._line is not None:
             self._line.close()
             self._line = None
-
-    def _unexpected(self, error: Exception) -> None:
-        log.error("%s: unexpected %s in the reader thread; retrying", self.name, type(error).__name__,
-                  exc_info=error)
-        self._went_offline(f"unexpected {type(error).__name__}: {error}")
-        self._stop.wait(self.config.reconnect_interval)
-
-    def _went_offline(self, reason: str) -> None:
-        if self._online is not False:
-            self._online = False
-            self._emit(ReaderOffline(reader=self.name, at=self._clock(), zones=self.zones, reason=reason))
 
     # -- one scan --------------------------------------------------------------------------------
     def _scan(self) -> ChipsScanned:
@@ -246,6 +158,7 @@ class FeigChipReader:
             tags = tuple(self._tag(uid) for uid in dict.fromkeys(seen[antenna]))
             readings.append(ZoneReading(zone=config.antenna_zones[antenna], tags=tags,
                                         status=status.get(antenna, AntennaStatus.OK)))
+        self.scans += 1
         return ChipsScanned(reader=self.name, at=self._clock(), readings=tuple(readings))
 
     def _inventory(self, output: int, seen: dict[int, list[str]]) -> AntennaStatus | None:

@@ -13,8 +13,7 @@ Thread-safe: the serving thread answers while tests and the bench place chips.
 from __future__ import annotations
 
 import random
-import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from firmware_bridge.feig import (
@@ -32,7 +31,8 @@ from firmware_bridge.feig import (
     Status,
     TagRecord,
 )
-from firmware_bridge.rfid import BlockStatus, Tag
+from firmware_bridge.rfid import BlockStatus
+from simulators.antenna_chips import AntennaChips
 
 BLOCK_SIZE = 4  # bytes per block of the chips' ISO 15693 memory
 MUX_OUTPUT = 1  # the reader output the multiplexer hangs on
@@ -58,13 +58,14 @@ class Timing:
 INSTANT = Timing().scaled(0.0)
 
 
-class FeigFirmware:
+class FeigFirmware(AntennaChips):
     """The reader's firmware: antennas, chips, quiet tags, faults; `answer` one request at a time."""
 
     def __init__(self, antennas: Mapping[int, str] | None = None, *, address: int = 0, mux: bool = False,
                  outputs: int = 4, page_tags: int = 24, timing: Timing | None = None, miss_rate: float = 0.0,
                  seed: int = 0, firmware: SoftwareVersion | None = None,
                  device_id: int | None = 0x12345678) -> None:
+        super().__init__(antennas, antennas or {})
         self.address = address
         self.mux = mux
         self.outputs = outputs
@@ -74,10 +75,7 @@ class FeigFirmware:
         self.version = firmware or SoftwareVersion(revision=0x0303, development=0, hardware_type=0x44,
                                                    reader_type=0x53, transponders=0x0008)
         self.device_id = device_id
-        self.zones: dict[str, int] = {zone: antenna for antenna, zone in (antennas or {}).items()}
         self._random = random.Random(seed)
-        self._lock = threading.Lock()
-        self._chips: dict[int, dict[str, Tag]] = {antenna: {} for antenna in (antennas or {})}
         self._quiet: set[str] = set()  # UIDs that answered an inventory since the last RF reset
         self._faulty: set[int] = set()
         self._failures: list[int] = []  # STATUS to answer the next requests with
@@ -93,32 +91,8 @@ class FeigFirmware:
             self._chips[antenna] = {}
         return antenna
 
-    def place(self, where: int | str, *chips: Tag) -> None:
-        with self._lock:
-            antenna = self.antenna(where)
-            for chip in chips:
-                for stack in self._chips.values():
-                    if stack.pop(chip.uid, None) is not None:
-                        self._quiet.discard(chip.uid)  # it left a field: it wakes up
-                self._chips[antenna][chip.uid] = chip
-
-    def remove(self, where: int | str, *uids: str) -> list[Tag]:
-        with self._lock:
-            stack = self._chips[self.antenna(where)]
-            self._quiet.difference_update(uids)
-            return [stack.pop(uid) for uid in uids]
-
-    def take_all(self, where: int | str) -> list[Tag]:
-        with self._lock:
-            stack = self._chips[self.antenna(where)]
-            chips = list(stack.values())
-            stack.clear()
-            self._quiet.difference_update(chip.uid for chip in chips)
-            return chips
-
-    def chips(self, where: int | str) -> list[Tag]:
-        with self._lock:
-            return list(self._chips[self.antenna(where)].values())
+    def _left_field(self, uids: Iterable[str]) -> None:
+        self._quiet.difference_update(uids)  # it left a field: it wakes up
 
     def set_antenna_fault(self, where: int | str, faulty: bool = True) -> None:
         """The antenna's cable cut or detuned: an inventory that uses it answers 0x84 (RF warning)."""

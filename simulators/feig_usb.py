@@ -13,33 +13,28 @@ import array
 import errno
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 import usb.backend
 import usb.core
 
 from firmware_bridge.feig import FrameDecoder
 from simulators.feig_firmware import FeigFirmware
+from simulators.usb_descriptors import (
+    Descriptor,
+    configuration,
+    copy_string,
+    endpoint,
+    interface,
+    no_device,
+    pipe_error,
+)
 
 VENDOR = 0x0AB1
 PRODUCT = 0x0004
 OUT_ENDPOINT = 0x02
 IN_ENDPOINT = 0x81
-
-
-@dataclass(frozen=True, slots=True)
-class _Fields:
-    """A descriptor: pyusb reads its fields as attributes."""
-
-    values: Mapping[str, Any]
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.values[name]
-        except KeyError:
-            raise AttributeError(name) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +49,6 @@ class _Handle:
     replies: bytearray = field(default_factory=bytearray)
     due: float = 0.0  # when the reader has finished the last request
     ready: threading.Condition = field(default_factory=threading.Condition)
-
-
-def _no_device() -> usb.core.USBError:
-    return usb.core.USBError("No such device (it may have been disconnected)", -4, errno.ENODEV)
 
 
 class FeigUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
@@ -80,7 +71,7 @@ class FeigUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
 
     def _alive(self, generation: int) -> None:
         if not self.plugged or generation != self.generation:
-            raise _no_device()
+            raise no_device()
 
     # -- enumeration and descriptors -------------------------------------------------------------
     def enumerate_devices(self) -> Iterator[_Plugged]:
@@ -89,37 +80,22 @@ class FeigUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
     def get_parent(self, dev: _Plugged) -> None:
         return None
 
-    def get_device_descriptor(self, dev: _Plugged) -> _Fields:
-        return _Fields({
+    def get_device_descriptor(self, dev: _Plugged) -> Descriptor:
+        return Descriptor({
             "bLength": 18, "bDescriptorType": 1, "bcdUSB": 0x0200, "bDeviceClass": 0, "bDeviceSubClass": 0,
             "bDeviceProtocol": 0, "bMaxPacketSize0": 64, "idVendor": VENDOR, "idProduct": self.product,
             "bcdDevice": 0x0100, "iManufacturer": 1, "iProduct": 2, "iSerialNumber": 3, "bNumConfigurations": 1,
             "address": 3, "bus": 1, "port_number": 1, "port_numbers": (1,), "speed": 2,
         })
 
-    def get_configuration_descriptor(self, dev: _Plugged, config: int) -> _Fields:
-        return _Fields({
-            "bLength": 9, "bDescriptorType": 2, "wTotalLength": 32, "bNumInterfaces": 1, "bConfigurationValue": 1,
-            "iConfiguration": 0, "bmAttributes": 0x80, "bMaxPower": 250, "extra_descriptors": [],
-        })
+    def get_configuration_descriptor(self, dev: _Plugged, config: int) -> Descriptor:
+        return configuration()
 
-    def get_interface_descriptor(self, dev: _Plugged, intf: int, alt: int, config: int) -> _Fields:
-        if intf != 0 or alt != 0:
-            raise IndexError(f"no interface {intf}/{alt}")
-        return _Fields({
-            "bLength": 9, "bDescriptorType": 4, "bInterfaceNumber": 0, "bAlternateSetting": 0, "bNumEndpoints": 2,
-            "bInterfaceClass": 0xFF, "bInterfaceSubClass": 0, "bInterfaceProtocol": 0, "iInterface": 0,
-            "extra_descriptors": [],
-        })
+    def get_interface_descriptor(self, dev: _Plugged, intf: int, alt: int, config: int) -> Descriptor:
+        return interface(intf, alt)
 
-    def get_endpoint_descriptor(self, dev: _Plugged, ep: int, intf: int, alt: int, config: int) -> _Fields:
-        if ep not in (0, 1):
-            raise IndexError(f"no endpoint {ep}")
-        return _Fields({
-            "bLength": 7, "bDescriptorType": 5, "bEndpointAddress": (OUT_ENDPOINT, IN_ENDPOINT)[ep],
-            "bmAttributes": 0x02, "wMaxPacketSize": 64, "bInterval": 0, "bRefresh": 0, "bSynchAddress": 0,
-            "extra_descriptors": [],
-        })
+    def get_endpoint_descriptor(self, dev: _Plugged, ep: int, intf: int, alt: int, config: int) -> Descriptor:
+        return endpoint(ep, out_address=OUT_ENDPOINT, in_address=IN_ENDPOINT)
 
     # -- the handle --------------------------------------------------------------------------------
     def open_device(self, dev: _Plugged) -> _Handle:
@@ -148,21 +124,14 @@ class FeigUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
     def ctrl_transfer(self, dev_handle: _Handle, bmRequestType: int, bRequest: int, wValue: int,
                       wIndex: int, data: array.array[int], timeout: int) -> int:
         self._alive(dev_handle.generation)
-        if bmRequestType != 0x80 or bRequest != 6 or wValue >> 8 != 3:  # only GET_DESCRIPTOR(string)
-            raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
-        index = wValue & 0xFF
-        text = {1: "FEIG ELECTRONIC (simulated)", 2: "ISO 15693 reader", 3: self.serial}.get(index, "")
-        payload = (0x0409).to_bytes(2, "little") if index == 0 else text.encode("utf-16-le")
-        descriptor = bytes((2 + len(payload), 3)) + payload
-        size = min(len(descriptor), len(data))
-        data[:size] = array.array("B", descriptor[:size])
-        return size
+        strings = {1: "FEIG ELECTRONIC (simulated)", 2: "ISO 15693 reader", 3: self.serial}
+        return copy_string(bmRequestType, bRequest, wValue, data, strings)
 
     # -- the bulk endpoints: ISO-Host frames -------------------------------------------------------
     def bulk_write(self, dev_handle: _Handle, ep: int, intf: int, data: array.array[int], timeout: int) -> int:
         self._alive(dev_handle.generation)
         if ep != OUT_ENDPOINT:
-            raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
+            raise pipe_error()
         for frame in dev_handle.decoder.feed(data.tobytes()):
             reply, seconds = self.firmware.answer(frame)
             if reply is None:
@@ -175,7 +144,7 @@ class FeigUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
 
     def bulk_read(self, dev_handle: _Handle, ep: int, intf: int, buff: array.array[int], timeout: int) -> int:
         if ep != IN_ENDPOINT:
-            raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
+            raise pipe_error()
         deadline = time.monotonic() + (timeout or 1000) / 1000
         with dev_handle.ready:
             while True:

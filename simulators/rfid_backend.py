@@ -18,7 +18,6 @@ import threading
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import usb.backend
 import usb.core
@@ -37,16 +36,24 @@ from firmware_bridge.rfid import (
     InventoryResult,
     Message,
     MessageError,
-    Tag,
     decode_message,
     encode,
+)
+from simulators.antenna_chips import AntennaChips
+from simulators.usb_descriptors import (
+    Descriptor,
+    configuration,
+    copy_string,
+    endpoint,
+    interface,
+    no_device,
+    pipe_error,
 )
 
 SIM_VENDOR_ID = 0x1209
 SIM_PRODUCT_ID = 0x7AB1
 OUT_ENDPOINT = 0x01
 IN_ENDPOINT = 0x81
-PACKET_SIZE = 64
 
 
 def simulated_reader(url: str, antenna_zones: Mapping[int, str]) -> tuple[SimulatedReader, RfidBackend]:
@@ -61,7 +68,7 @@ def simulated_reader(url: str, antenna_zones: Mapping[int, str]) -> tuple[Simula
     return reader, RfidBackend([reader])
 
 
-class SimulatedReader:
+class SimulatedReader(AntennaChips):
     """One reader: its antennas and the chips on them, and its firmware's answers.
 
     Thread-safe: the driver's thread transfers while the test places chips.
@@ -71,8 +78,8 @@ class SimulatedReader:
                  serial: str = "SIM00001", firmware: str = "sim-1.0", major: int = PROTOCOL_MAJOR,
                  minor: int = PROTOCOL_MINOR, miss_rate: float = 0.0, seed: int = 0, max_tags: int = 64,
                  vendor_id: int = SIM_VENDOR_ID, product_id: int = SIM_PRODUCT_ID) -> None:
+        super().__init__(antenna_zones, range(antennas))
         self.antenna_count = antennas
-        self.zones: dict[str, int] = {zone: antenna for antenna, zone in (antenna_zones or {}).items()}
         self.serial = serial
         self.firmware = firmware
         self.major = major
@@ -82,8 +89,6 @@ class SimulatedReader:
         self.vendor_id = vendor_id
         self.product_id = product_id
         self._random = random.Random(seed)
-        self._lock = threading.Lock()
-        self._chips: dict[int, dict[str, Tag]] = {antenna: {} for antenna in range(antennas)}
         self._status: dict[int, AntennaStatus] = {}
         self._plugged = True
         self.generation = 0  # bumped by each replug: handles of an older plug are dead
@@ -97,28 +102,8 @@ class SimulatedReader:
             raise ValueError(f"antenna {antenna} is not 0..{self.antenna_count - 1}")
         return antenna
 
-    def place(self, where: int | str, *chips: Tag) -> None:
-        with self._lock:
-            for chip in chips:
-                for stack in self._chips.values():  # a chip is in one place
-                    stack.pop(chip.uid, None)
-                self._chips[self.antenna(where)][chip.uid] = chip
-
-    def remove(self, where: int | str, *uids: str) -> list[Tag]:
-        with self._lock:
-            stack = self._chips[self.antenna(where)]
-            return [stack.pop(uid) for uid in uids]
-
-    def take_all(self, where: int | str) -> list[Tag]:
-        with self._lock:
-            stack = self._chips[self.antenna(where)]
-            chips = list(stack.values())
-            stack.clear()
-            return chips
-
-    def chips(self, where: int | str) -> list[Tag]:
-        with self._lock:
-            return list(self._chips[self.antenna(where)].values())
+    def _left_field(self, uids: Iterable[str]) -> None:
+        return None  # the firmware keeps nothing per chip between inventories
 
     def set_antenna_status(self, where: int | str, status: AntennaStatus) -> None:
         with self._lock:
@@ -188,24 +173,6 @@ class _Handle:
     ready: threading.Condition = field(default_factory=threading.Condition)
 
 
-@dataclass(frozen=True, slots=True)
-class _Descriptor:
-    """A descriptor: pyusb reads its fields as attributes."""
-
-    fields: Mapping[str, Any]
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.fields[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
-def _no_device() -> usb.core.USBError:
-    # What libusb says when the cable is pulled (LIBUSB_ERROR_NO_DEVICE).
-    return usb.core.USBError("No such device (it may have been disconnected)", -4, errno.ENODEV)
-
-
 class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
     """A pyusb backend whose only devices are simulated chip readers."""
 
@@ -224,9 +191,9 @@ class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
     def get_parent(self, dev: _Plugged) -> None:
         return None
 
-    def get_device_descriptor(self, plugged: _Plugged) -> _Descriptor:
+    def get_device_descriptor(self, plugged: _Plugged) -> Descriptor:
         dev = plugged.reader
-        return _Descriptor({
+        return Descriptor({
             "bLength": 18, "bDescriptorType": 1, "bcdUSB": 0x0200, "bDeviceClass": 0, "bDeviceSubClass": 0,
             "bDeviceProtocol": 0, "bMaxPacketSize0": 64, "idVendor": dev.vendor_id, "idProduct": dev.product_id,
             "bcdDevice": 0x0100, "iManufacturer": 1, "iProduct": 2, "iSerialNumber": 3, "bNumConfigurations": 1,
@@ -234,35 +201,20 @@ class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
             "port_numbers": (1 + self.readers.index(dev),), "speed": 3,
         })
 
-    def get_configuration_descriptor(self, dev: _Plugged, config: int) -> _Descriptor:
-        return _Descriptor({
-            "bLength": 9, "bDescriptorType": 2, "wTotalLength": 32, "bNumInterfaces": 1, "bConfigurationValue": 1,
-            "iConfiguration": 0, "bmAttributes": 0x80, "bMaxPower": 250, "extra_descriptors": [],
-        })
+    def get_configuration_descriptor(self, dev: _Plugged, config: int) -> Descriptor:
+        return configuration()
 
-    def get_interface_descriptor(self, dev: _Plugged, intf: int, alt: int, config: int) -> _Descriptor:
-        if intf != 0 or alt != 0:
-            raise IndexError(f"no interface {intf}/{alt}")
-        return _Descriptor({
-            "bLength": 9, "bDescriptorType": 4, "bInterfaceNumber": 0, "bAlternateSetting": 0, "bNumEndpoints": 2,
-            "bInterfaceClass": 0xFF, "bInterfaceSubClass": 0, "bInterfaceProtocol": 0, "iInterface": 0,
-            "extra_descriptors": [],
-        })
+    def get_interface_descriptor(self, dev: _Plugged, intf: int, alt: int, config: int) -> Descriptor:
+        return interface(intf, alt)
 
     def get_endpoint_descriptor(self, dev: _Plugged, ep: int, intf: int, alt: int,
-                                config: int) -> _Descriptor:
-        if ep not in (0, 1):
-            raise IndexError(f"no endpoint {ep}")
-        return _Descriptor({
-            "bLength": 7, "bDescriptorType": 5, "bEndpointAddress": (OUT_ENDPOINT, IN_ENDPOINT)[ep],
-            "bmAttributes": 0x02, "wMaxPacketSize": PACKET_SIZE, "bInterval": 0, "bRefresh": 0,
-            "bSynchAddress": 0, "extra_descriptors": [],
-        })
+                                config: int) -> Descriptor:
+        return endpoint(ep, out_address=OUT_ENDPOINT, in_address=IN_ENDPOINT)
 
     # -- the device handle -----------------------------------------------------------------------
     def open_device(self, dev: _Plugged) -> _Handle:
         if not dev.reader.plugged or dev.generation != dev.reader.generation:
-            raise _no_device()
+            raise no_device()
         return _Handle(dev.reader, dev.generation)
 
     def close_device(self, dev_handle: _Handle) -> None:
@@ -270,7 +222,7 @@ class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
 
     def _alive(self, handle: _Handle) -> None:
         if not handle.reader.plugged or handle.generation != handle.reader.generation:
-            raise _no_device()
+            raise no_device()
 
     def set_configuration(self, dev_handle: _Handle, config_value: int) -> None:
         self._alive(dev_handle)
@@ -300,25 +252,15 @@ class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
     def ctrl_transfer(self, dev_handle: _Handle, bmRequestType: int, bRequest: int, wValue: int,
                       wIndex: int, data: array.array[int], timeout: int) -> int:
         self._alive(dev_handle)
-        if bmRequestType != 0x80 or bRequest != 6 or wValue >> 8 != 3:  # only GET_DESCRIPTOR(string)
-            raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
-        index = wValue & 0xFF
-        if index == 0:
-            payload = (0x0409).to_bytes(2, "little")
-        else:
-            reader = dev_handle.reader
-            text = {1: "Open Table", 2: "Chip reader (simulated)", 3: reader.serial}.get(index, "")
-            payload = text.encode("utf-16-le")
-        descriptor = bytes((2 + len(payload), 3)) + payload
-        size = min(len(descriptor), len(data))
-        data[:size] = array.array("B", descriptor[:size])
-        return size
+        reader = dev_handle.reader
+        strings = {1: "Open Table", 2: "Chip reader (simulated)", 3: reader.serial}
+        return copy_string(bmRequestType, bRequest, wValue, data, strings)
 
     # -- bulk endpoints: the reader's protocol ---------------------------------------------------
     def bulk_write(self, dev_handle: _Handle, ep: int, intf: int, data: array.array[int], timeout: int) -> int:
         self._alive(dev_handle)
         if ep != OUT_ENDPOINT:
-            raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
+            raise pipe_error()
         reader = dev_handle.reader
         replies = []
         for frame in dev_handle.decoder.feed(data.tobytes()):
@@ -338,7 +280,7 @@ class RfidBackend(usb.backend.IBackend):  # type: ignore[misc]
 
     def bulk_read(self, dev_handle: _Handle, ep: int, intf: int, buff: array.array[int], timeout: int) -> int:
         if ep != IN_ENDPOINT:
-            raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
+            raise pipe_error()
         with dev_handle.ready:
             self._alive(dev_handle)
             if not dev_handle.replies:

@@ -13,8 +13,8 @@ Pure: bytes in, frames out. The standard frame has no sync byte, so every byte m
 checks the candidate at its first undecided byte and, on a bad one (length out of range, CRC mismatch), skips one
 byte. Linear on any input: the reflected CRC of a span is the bit-reversal of CCITT's CRC (`binascii.crc_hqx`)
 over the bit-reversed bytes, so the decoder keeps the bit-reversed stream and the CCITT register every `STEP`
-bytes, and gets a long candidate's CRC from the registers at both ends of its span (the shoe's and the chip
-reader's decoders do the same, firmware_bridge.rfid.framing). Each candidate costs at most `2 * STEP` bytes of CRC.
+bytes, and gets a long candidate's CRC from the registers at both ends of its span (firmware_bridge.crc_stream,
+as the chip reader's decoder does). Each candidate costs at most `2 * STEP` bytes of CRC.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from __future__ import annotations
 import binascii
 from dataclasses import dataclass
 
+from firmware_bridge.crc_stream import STEP as STEP  # the decoder's register spacing, named here too
+from firmware_bridge.crc_stream import CrcStream
 from firmware_bridge.errors import ProtocolError
-from firmware_bridge.rfid.framing import _carried  # the CCITT register carried over zero bytes (linear)
 
 ADVANCED_START = 0x02
 BROADCAST = 0xFF  # COM-ADR every reader answers
@@ -31,8 +32,6 @@ STANDARD_MIN = 5  # LEN ADR CMD CRC CRC
 ADVANCED_MIN = 7  # 02 LEN LEN ADR CMD CRC CRC
 STANDARD_MAX = 255
 MAX_ADVANCED = 16384  # our limit: a reader pages longer inventories with STATUS 0x94 (more data)
-STEP = 64
-_COMPACT = 1 << 16
 
 _REVERSED = bytes(int(f"{byte:08b}"[::-1], 2) for byte in range(256))
 
@@ -81,25 +80,15 @@ class Frame:
         return covered + crc16(covered).to_bytes(2, "little")
 
 
-class FrameDecoder:
+class FrameDecoder(CrcStream):
     """Reassembles the frames of one shape (standard or advanced) from a stream that may split or corrupt them.
 
     `crc_bytes` counts the bytes run through the CRC: at most about `STEP / 2 + 1` per byte fed, on any stream.
     """
 
     def __init__(self, *, advanced: bool | None = False) -> None:
+        super().__init__()  # _buffer holds the stream bit-reversed byte by byte (what the CCITT CRC runs over)
         self.advanced = advanced  # None: either shape, as a reader takes them (a standard LEN is never 0x02)
-        self._buffer = bytearray()  # the stream, bit-reversed byte by byte (what the CCITT CRC runs over)
-        self._start = 0
-        self._registers = [0]
-        self.bad_frames = 0
-        self.skipped_bytes = 0
-        self.crc_bytes = 0
-
-    @property
-    def pending(self) -> int:
-        """Bytes held while waiting for the rest of a frame."""
-        return len(self._buffer) - self._start
 
     def reset(self) -> None:
         """Forget what is held (the host gave up waiting for a reply: the reader stays silent on a bad frame)."""
@@ -153,30 +142,3 @@ class FrameDecoder:
         raw = bytes(self._buffer[start:end]).translate(_REVERSED)
         head = 3 if advanced else 1
         return Frame(raw[head], raw[head + 1], raw[head + 2 : -2], advanced)
-
-    def _span_crc(self, begin: int, end: int) -> int:
-        """The CCITT register (init 0xFFFF) over buffer[begin:end] (the reversed bytes)."""
-        if end - begin <= STEP:
-            self.crc_bytes += end - begin
-            return binascii.crc_hqx(self._buffer[begin:end], 0xFFFF)
-        return self._register(end) ^ _carried(self._register(begin) ^ 0xFFFF, end - begin)
-
-    def _register(self, at: int) -> int:
-        registers, buffer = self._registers, self._buffer
-        index = at // STEP
-        while len(registers) <= index:
-            done = (len(registers) - 1) * STEP
-            registers.append(binascii.crc_hqx(buffer[done : done + STEP], registers[-1]))
-            self.crc_bytes += STEP
-        self.crc_bytes += at - index * STEP
-        return binascii.crc_hqx(buffer[index * STEP : at], registers[index])
-
-    def _compact(self) -> None:
-        if self._start < _COMPACT and self._start * 2 < len(self._buffer):
-            return
-        steps = self._start // STEP
-        if not steps:
-            return
-        del self._buffer[: steps * STEP]
-        self._registers = self._registers[steps:] or [0]
-        self._start -= steps * STEP

@@ -6,14 +6,10 @@ range, CRC mismatch) is counted and skipped by resynchronising one byte past
 its sync.
 
 Linear on any input: a hostile stream can put a sync with a plausible length
-every 4 bytes, each claiming up to 16 KiB, so checking each candidate's CRC
-from scratch costs up to 4,000 times the stream. Instead the decoder keeps the
-CRC register at every `STEP`-th byte of its buffer (each byte is run through
-the CRC once) and gets a long frame's CRC from the registers at both ends of
-its span: a CRC without final xor is linear, so the CRC of a span is the
-register at its end xor the register at its start carried over `length` zero
-bytes (`_carried`, from a few precomputed tables). Each candidate then costs
-at most `2 * STEP` bytes of CRC, whatever its length.
+every 4 bytes, each claiming up to 16 KiB, so the decoder gets a long
+candidate's CRC from the registers `firmware_bridge.crc_stream.CrcStream` keeps
+every `STEP` bytes: each candidate costs at most `2 * STEP` bytes of CRC,
+whatever its length.
 """
 
 from __future__ import annotations
@@ -21,6 +17,8 @@ from __future__ import annotations
 import binascii
 from dataclasses import dataclass
 
+from firmware_bridge.crc_stream import STEP as STEP  # the decoder's register spacing, named here too
+from firmware_bridge.crc_stream import CrcStream
 from firmware_bridge.errors import ProtocolError
 
 SYNC = b"\xa5\x5a"
@@ -28,8 +26,6 @@ HEADER_SIZE = 4  # sync + length
 CRC_SIZE = 2
 MAX_BODY = 16384
 MAX_LENGTH = MAX_BODY + 2  # seq + type + body
-STEP = 64  # bytes between two registers the decoder keeps; a span this short is checked directly
-_COMPACT = 1 << 16  # used bytes dropped from the buffer once there are this many
 
 
 class FrameError(ProtocolError):
@@ -39,43 +35,6 @@ class FrameError(ProtocolError):
 def crc16(data: bytes | bytearray | memoryview, crc: int = 0xFFFF) -> int:
     """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor (`binascii.crc_hqx`)."""
     return binascii.crc_hqx(data, crc)
-
-
-_Map = tuple[tuple[int, ...], tuple[int, ...]]
-
-
-def _zero_map(count: int) -> _Map:
-    """The CRC register carried over `count` zero bytes (a linear map), as tables of its high and low byte."""
-    zeros = bytes(count)
-    images = [binascii.crc_hqx(zeros, 1 << bit) for bit in range(16)]
-    low, high = [0] * 256, [0] * 256
-    for value in range(1, 256):
-        lowest = (value & -value).bit_length() - 1
-        low[value] = low[value & (value - 1)] ^ images[lowest]
-        high[value] = high[value & (value - 1)] ^ images[lowest + 8]
-    return tuple(high), tuple(low)
-
-
-# Maps for 0..255 zero bytes and for 0, 256, 512, ... zero bytes, built when first needed.
-_ONES: list[_Map | None] = [None] * 256
-_TIMES_256: list[_Map | None] = [None] * (MAX_LENGTH // 256 + 2)
-
-
-def _carried(register: int, count: int) -> int:
-    """The CRC register after `count` (at most MAX_LENGTH + 2) zero bytes: two table look-ups per byte of `count`."""
-    ones = _ONES[count & 0xFF]
-    if ones is None:
-        ones = _ONES[count & 0xFF] = _zero_map(count & 0xFF)
-    high, low = ones
-    register = high[register >> 8] ^ low[register & 0xFF]
-    hundreds = count >> 8
-    if hundreds:
-        times = _TIMES_256[hundreds]
-        if times is None:
-            times = _TIMES_256[hundreds] = _zero_map(hundreds << 8)
-        high, low = times
-        register = high[register >> 8] ^ low[register & 0xFF]
-    return register
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,25 +58,12 @@ class Frame:
         return SYNC + covered + crc16(covered).to_bytes(2, "little")
 
 
-class FrameDecoder:
+class FrameDecoder(CrcStream):
     """Reassembles frames from a byte stream that may split or corrupt them.
 
     `crc_bytes` counts the bytes run through the CRC (the decoder's work: at most about `STEP / 2 + 1`
     per byte fed, on any stream).
     """
-
-    def __init__(self) -> None:
-        self._buffer = bytearray()
-        self._start = 0  # the first byte of the buffer not decided yet
-        self._registers = [0]  # the CRC register after the buffer's first i * STEP bytes (from any origin)
-        self.bad_frames = 0
-        self.skipped_bytes = 0
-        self.crc_bytes = 0
-
-    @property
-    def pending(self) -> int:
-        """Bytes held while waiting for the rest of a frame."""
-        return len(self._buffer) - self._start
 
     def feed(self, data: bytes) -> list[Frame]:
         self._buffer += data
@@ -154,32 +100,3 @@ class FrameDecoder:
         self._start = start
         self._compact()
         return frames
-
-    def _span_crc(self, begin: int, end: int) -> int:
-        """The frame CRC (init 0xFFFF) of buffer[begin:end]."""
-        if end - begin <= STEP:
-            self.crc_bytes += end - begin
-            return binascii.crc_hqx(self._buffer[begin:end], 0xFFFF)
-        return self._register(end) ^ _carried(self._register(begin) ^ 0xFFFF, end - begin)
-
-    def _register(self, at: int) -> int:
-        """The CRC register after the buffer's first `at` bytes, from the kept registers."""
-        registers, buffer = self._registers, self._buffer
-        index = at // STEP
-        while len(registers) <= index:
-            done = (len(registers) - 1) * STEP
-            registers.append(binascii.crc_hqx(buffer[done : done + STEP], registers[-1]))
-            self.crc_bytes += STEP
-        self.crc_bytes += at - index * STEP
-        return binascii.crc_hqx(buffer[index * STEP : at], registers[index])
-
-    def _compact(self) -> None:
-        """Drop the used bytes once there are many (a whole number of steps: the registers stay valid)."""
-        if self._start < _COMPACT and self._start * 2 < len(self._buffer):
-            return
-        steps = self._start // STEP
-        if not steps:
-            return
-        del self._buffer[: steps * STEP]
-        self._registers = self._registers[steps:] or [0]
-        self._start -= steps * STEP

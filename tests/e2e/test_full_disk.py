@@ -45,6 +45,20 @@ def outage_alarms(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
     return [alarm for alarm in snapshot["alarms"] if alarm["kind"] == KIND]
 
 
+def draw_until_refused(shoe: SimulatedShoe, runtime: RuntimeProcess, drawn: list[str]) -> dict[str, Any]:
+    """Draw cards one at a time (each appended to `drawn`), each awaited, until the table raises the outage alarm
+    instead of taking one; the snapshot that shows it. The write-ahead log may hold a few more rows before the card
+    refuses one: 60 cards at most."""
+    snapshot: dict[str, Any] = {}
+    for _ in range(60):
+        drawn.append(shoe.draw().code)
+        snapshot = runtime.wait_for("the card or the alarm", lambda s: bool(
+            outage_alarms(s) or s["shoe"]["cards_dealt"] >= len(drawn)))
+        if outage_alarms(snapshot):
+            break
+    return snapshot
+
+
 def test_a_full_card_stops_play_with_an_alarm_and_freeing_space_resumes_it(tmp_path: Path, disk: SmallDisk) -> None:
     port = free_port()
     data = disk.path / "data"
@@ -56,13 +70,7 @@ def test_a_full_card_stops_play_with_an_alarm_and_freeing_space_resumes_it(tmp_p
             drawn = [shoe.draw().code for _ in range(2)]
             runtime.wait_for("two cards", dealt(2))
             disk.fill()
-            snapshot: dict[str, Any] = {}
-            for _ in range(60):  # the write-ahead log may hold a few more rows before the card refuses one
-                drawn.append(shoe.draw().code)
-                snapshot = runtime.wait_for("the card or the alarm", lambda s: bool(
-                    outage_alarms(s) or s["shoe"]["cards_dealt"] >= len(drawn)))
-                if outage_alarms(snapshot):
-                    break
+            snapshot = draw_until_refused(shoe, runtime, drawn)
             alarm = outage_alarms(snapshot)[0]
             assert "journal.db: cannot write: disk full (" in alarm["message"], alarm
             refused_at = snapshot["shoe"]["cards_dealt"]
@@ -122,12 +130,7 @@ def test_a_shoe_whose_buffer_fills_during_the_outage_locks_its_gate_and_loses_no
             drawn = [shoe.draw().code]
             runtime.wait_for("a card", dealt(1))
             disk.fill()
-            for _ in range(60):  # the write-ahead log may hold a few more rows before the card refuses one
-                drawn.append(shoe.draw().code)
-                snapshot = runtime.wait_for("the card or the alarm", lambda s: bool(
-                    outage_alarms(s) or s["shoe"]["cards_dealt"] >= len(drawn)))
-                if outage_alarms(snapshot):
-                    break
+            snapshot = draw_until_refused(shoe, runtime, drawn)
             refused_at = snapshot["shoe"]["cards_dealt"]
             with pytest.raises(GateLockedError, match=r"resend buffer is full \(25 of 32 events unacknowledged"):
                 for _ in range(32):
