@@ -30,14 +30,14 @@ import random
 from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Self
-from urllib.parse import urlsplit
 
 import serial
 import serial_asyncio_fast
 
 from drivers.ports import CardShoe
+from drivers.shoe_line import BAUD_RATE, ShoeLine, bytes_waiting, port_of
 from drivers.shoe_receiver import Received, ShoeReceiver, ShoeStatistics
-from firmware_bridge.errors import ConfigError, DeviceError
+from firmware_bridge.errors import DeviceError
 from firmware_bridge.shoe import (
     SUPPORTED_VERSIONS,
     BufferGateChanged,
@@ -88,8 +88,6 @@ __all__ = [
     "port_of",
 ]
 
-BAUD_RATE = 115200
-_PYSERIAL_SCHEMES = ("socket", "rfc2217", "loop")
 
 
 _OPEN = object()
@@ -97,35 +95,6 @@ _OPEN = object()
 
 class ShoeCommandError(DeviceError, TimeoutError):
     """A command to the shoe (lock or unlock the gate) was not confirmed: the shoe is offline or silent."""
-
-
-def port_of(url: str) -> str:
-    """The pyserial port for a configured device: `serial:///dev/ttyACM0`, a plain path, or a pyserial URL."""
-    parts = urlsplit(url)
-    if parts.scheme == "serial":
-        if not parts.path:
-            raise ConfigError("devices.shoe", f"{url!r}: name the port, e.g. serial:///dev/ttyACM0")
-        return parts.path
-    if parts.scheme in _PYSERIAL_SCHEMES:
-        return url
-    if parts.scheme == "" and url:
-        return url
-    raise ConfigError("devices.shoe", f"{url!r}: use serial:///dev/ttyACM0, a device path, or socket:// rfc2217://")
-
-
-class _Link(asyncio.Protocol):
-    """The pyserial-asyncio-fast protocol: hands bytes and the loss of the port to the driver."""
-
-    def __init__(self, shoe: SerialShoe) -> None:
-        self._shoe = shoe
-        self.lost: asyncio.Future[Exception | None] = asyncio.get_running_loop().create_future()
-
-    def data_received(self, data: bytes) -> None:
-        self._shoe._on_bytes(data)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.lost.done():
-            self.lost.set_result(exc)
 
 
 class _LinkDown(Exception):
@@ -296,7 +265,7 @@ class SerialShoe:
     async def _session(self) -> None:
         loop = asyncio.get_running_loop()
         self._receiver.reset()
-        link = _Link(self)
+        link = ShoeLine(self)
         transport, _ = await serial_asyncio_fast.create_serial_connection(
             loop, lambda: link, self.port, baudrate=BAUD_RATE
         )
@@ -325,7 +294,7 @@ class SerialShoe:
                     error = await link.lost
                 break
             except TimeoutError:
-                if not self._bytes_waiting():
+                if not bytes_waiting(self._transport):
                     raise _LinkDown(f"no heartbeat for {self.heartbeat_timeout:g} s") from None
                 # The host stalled (the process stopped, a swap storm), not the shoe: its frames wait on the port
                 # and the overdue watchdog fired before the loop read them. Read them, then judge again.
@@ -333,14 +302,6 @@ class SerialShoe:
             finally:
                 self._watchdog = None
         raise _LinkDown(f"device disconnected: {error}" if error else "device disconnected")
-
-    def _bytes_waiting(self) -> bool:
-        """Whether bytes from the shoe wait on the port, unread (False when the port cannot tell)."""
-        transport = self._transport
-        try:
-            return transport is not None and bool(transport.serial.in_waiting)  # type: ignore[attr-defined]
-        except (OSError, AttributeError, ValueError):
-            return False
 
     async def _identify(self) -> Hello:
         """Send IDENTIFY until HELLO comes back (§6 step 1)."""

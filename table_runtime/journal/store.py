@@ -224,7 +224,7 @@ class Journal:
 
     def append_timed(self, items: Sequence[tuple[str, Mapping[str, Any], float]]) -> list[JournalEntry]:
         """Append rows, each with the time it happened, in one transaction: all are durable when this returns, or
-        none (what a journal outage held is written so: runtime/journal_outage.py)."""
+        none (what a journal outage held is written so: core/journal_outage.py)."""
         prepared = [(check_kind(kind), encode_body(body), check_ts(ts)) for kind, body, ts in items]
         if not prepared:
             return []

@@ -8,7 +8,7 @@ included) are committed to the journal in one transaction (synchronous, fsynced)
 before anyone sees them: the display, the feed and the lamps are told only after
 the commit. A journal that cannot be written (full, read-only, failing) stops play
 safely instead: the input is refused (`JournalUnwritableError`), a
-`journal_unwritable` alarm is held in memory (runtime/journal_outage.py) and
+`journal_unwritable` alarm is held in memory (core/journal_outage.py) and
 `retry_journal` writes what was held once the card takes rows again. At
 start-up the journal is replayed: the same round, cards, stakes, turn and chips
 come back, and if a round was in play the controller says "recovered"
@@ -25,6 +25,7 @@ from table_runtime.core import commands
 from table_runtime.core.alarm_ledger import AlarmLedger, AlarmStep, cleared_body
 from table_runtime.core.core_state import checkpoint_state
 from table_runtime.core.inputs import CoreInput, ZoneChanged, core_to_dict
+from table_runtime.core.journal_outage import JournalOutage
 from table_runtime.core.record import fold_row
 from table_runtime.core.row_kinds import ORIGIN_KINDS, RowKind
 from table_runtime.core.table_core import TableCore
@@ -40,7 +41,6 @@ from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import CHECKPOINT_ROWS, Journal, JournalEntry, JournalUnwritableError
 from table_runtime.runtime.checkpointing import rebuild
-from table_runtime.runtime.journal_outage import JournalOutage
 from table_runtime.runtime.outage_steps import JournalOutageSteps
 from table_runtime.runtime.terms import check_terms, round_record
 from table_runtime.version import installed_version
@@ -76,7 +76,7 @@ class TableController(JournalOutageSteps):
         self._listeners: list[Listener] = []
         self.checkpoint_rows = checkpoint_rows  # rows between two checkpoints (checkpointing.py)
         self._checkpoint_seq = 0  # the newest checkpoint's row (0: none), where a rebuild starts
-        self.outage: JournalOutage | None = None  # set while the journal cannot be written
+        self.outage: JournalOutage[JournalUnwritableError] | None = None  # set while the journal cannot be written
         journal.claim_writer()
         check_terms(journal, table_id, rules, limits)
         self._replay()
@@ -287,7 +287,7 @@ class TableController(JournalOutageSteps):
     def raise_alarms(self, alarms: Sequence[Alarm]) -> list[int]:
         """Device alarms (not from the game) of one moment: one transaction, then shown and published; their ids.
 
-        While the journal cannot be written they are shown at once and held (runtime/journal_outage.py) until
+        While the journal cannot be written they are shown at once and held (core/journal_outage.py) until
         the outage ends; one of a storm kind whose alarm is open only counts on it."""
         if self.outage is not None and not self.retry_journal():
             return self._hold_alarms(alarms)

@@ -1,6 +1,6 @@
 """The controller's steps while its journal cannot be written (full, read-only, failing): the outage starts at
-the first refused row, the alarms of the moment are shown at once and held (runtime/journal_outage.py), and
-`retry_journal` writes what was held once the card takes the table's rows again (docs/journal.md). The log
+the first refused row, the alarms of the moment are shown at once and held (the rules: core/journal_outage.py),
+and `retry_journal` writes what was held once the card takes the table's rows again (docs/journal.md). The log
 says it when an outage starts, every `OUTAGE_LOG_SECONDS` while it lasts and when it ends, with the inputs
 refused so far (not a line per refused card: the shoe resends each twice a second).
 """
@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger, alarm_body
+from table_runtime.core.journal_outage import JournalOutage, outage_alarm
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
-from table_runtime.journal import RESUME_RESERVE_BYTES, Journal, JournalEntry, JournalUnwritableError
-from table_runtime.runtime.journal_outage import JournalOutage, outage_alarm
+from table_runtime.journal import RESUME_RESERVE_BYTES, Journal, JournalEntry, JournalUnwritableError, short_of_room
 
 log = logging.getLogger(__name__)
 OUTAGE_LOG_SECONDS = 60.0  # while an outage lasts, how often the log says so (with the inputs refused so far)
@@ -27,7 +27,7 @@ class JournalOutageSteps:
 
     journal: Journal
     clock: Callable[[], float]
-    outage: JournalOutage | None
+    outage: JournalOutage[JournalUnwritableError] | None
     resume_reserve: int = RESUME_RESERVE_BYTES  # bytes free on the journal's file system before play resumes
 
     @property
@@ -102,8 +102,15 @@ class JournalOutageSteps:
         if outage is None:
             return True
         now = self.clock()
+        outage.attempts += 1
         try:
-            outage.write_held(self.journal, self.alarms, now=now, reserve=self.resume_reserve)
+            # A small row fitting proves nothing (journal/failures.py): the reserve first, then every held row and
+            # the outage's end in one transaction; only then is the ledger told.
+            short = short_of_room(self.journal.path, self.resume_reserve)
+            if short is not None:
+                raise short
+            rows, alarm_id = outage.closing_rows(self.journal.last_seq, now)
+            self.journal.append_timed(rows)
         except JournalUnwritableError as error:
             outage.error = error
             if now - outage.logged_at >= OUTAGE_LOG_SECONDS:
@@ -111,6 +118,7 @@ class JournalOutageSteps:
                 log.warning("%s: play still stopped after %.0f s; %d inputs refused so far", error, now - outage.since,
                             outage.refused_inputs)
             return False
+        outage.closed(rows, self.alarms, alarm_id)
         self.outage = None
         log.warning("%s: the journal takes rows again after %.1f s; %d inputs were refused meanwhile (%d attempts)",
                     self.journal.path, now - outage.since, outage.refused_inputs, outage.attempts)

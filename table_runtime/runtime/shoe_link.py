@@ -16,7 +16,7 @@
   the link only schedules a wake-up on the loop's clock and asks them then.
 - The driver's own events (online, offline, missed cards) and the shoe's unsequenced gate status (its full resend
   buffer, `BufferGateChanged`) are not the shoe's to resend: their alarms are raised at once (held in memory
-  during a journal outage, runtime/journal_outage.py) and the device status noted.
+  during a journal outage, core/journal_outage.py) and the device status noted.
 
 `on_commit(point, events)` is called at "before-commit" and "after-commit" of every step with the step's events:
 the tests' assembly injects it (a crash between the read and the ACK); a table in service has none.

@@ -1,30 +1,45 @@
-"""While the journal cannot be written (full disk, read-only, I/O error): what the table holds in memory.
+"""The journal outage's rules (full disk, read-only, I/O error): what the table holds while its journal cannot be
+written, and the rows that end the outage. Pure: the runtime does the writing (runtime/outage_steps.py).
 
 Nothing may be acted on before it is journaled, so during an outage the table takes no input: the
 controller refuses it (a card is not acknowledged to the shoe, which resends it), and the only things it
-keeps are the rows that cannot wait for the disk: the `journal_unwritable` alarm itself, and the alarms
-and status notes raised meanwhile. They are on the display and the feed's state (the alarm board holds
-them under provisional, negative ids) and are journaled, in order and with the time they happened, in one
-transaction with the outage's end, once the journal can take the table's rows again: `RESUME_RESERVE_BYTES`
-free on its file system and the transaction committed (docs/journal.md, "When the journal cannot be written").
+keeps are the rows that cannot wait for the disk: the `journal_unwritable` alarm itself, and the alarms,
+storm counts and status notes raised meanwhile. They are on the display and the feed's state (the alarm
+ledger holds them under provisional, negative ids) and are journaled, in order and with the time they
+happened, in one transaction with the outage's end, once the journal can take the table's rows again
+(docs/journal.md, "When the journal cannot be written").
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from table_runtime.core.alarm_ledger import AlarmLedger, cleared_body
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
-from table_runtime.journal import Journal, JournalUnwritableError, short_of_room
 
 OUTAGE_RULE = "TABLE.md Power loss: the table acts only on what is journaled"
+TimedRow = tuple[str, dict[str, Any], float]  # kind, body, when it happened
 
 
-def outage_alarm(error: JournalUnwritableError) -> Alarm:
+class Unwritable(Protocol):
+    """Why the journal refused a write (journal/failures.py JournalUnwritableError is one): its one-line text,
+    its cause ("disk full", "read-only", "I/O error") and the detail."""
+
+    @property
+    def cause(self) -> str: ...
+
+    @property
+    def detail(self) -> str: ...
+
+
+Error = TypeVar("Error", bound=Unwritable)
+
+
+def outage_alarm(error: Unwritable) -> Alarm:
     """The alarm of an outage: names the file and the cause; no box, no money."""
     return Alarm(kind=AlarmKind.JOURNAL_UNWRITABLE, rule=OUTAGE_RULE,
                  message=f"{error}: play stops, no device input is acknowledged until the journal can be written "
@@ -41,10 +56,10 @@ class HeldRow:
 
 
 @dataclass(slots=True, kw_only=True)
-class JournalOutage:
+class JournalOutage(Generic[Error]):
     """One outage: since when, its latest error, the rows held for the journal, the inputs refused."""
 
-    error: JournalUnwritableError
+    error: Error
     since: float
     alarm: dict[str, Any] | None = None  # the journal_unwritable alarm's body (its id becomes its seq once written)
     held: list[HeldRow] = field(default_factory=list)
@@ -67,20 +82,14 @@ class JournalOutage:
                 "unwritable_seconds": round(max(0.0, now - self.since), 3), "refused_inputs": self.refused_inputs,
                 "attempts": self.attempts}
 
-    def write_held(self, journal: Journal, alarms: AlarmLedger, *, now: float, reserve: int) -> None:
-        """End the outage if the journal takes the table's rows again: once `reserve` bytes are free on its file
-        system (a small row fitting proves nothing: see journal/failures.py), the held rows in order (an alarm's
-        id becomes its seq, a count on it names it so), the outage's alarm cleared `by: "journal"` and a
-        `JournalWritable` note, all in one transaction; only then is the ledger told. Raises
-        `JournalUnwritableError` while the journal cannot take them: nothing was written, the alarm stays on,
-        the rows stay held."""
-        self.attempts += 1
-        short = short_of_room(journal.path, reserve)
-        if short is not None:
-            raise short
+    def closing_rows(self, last_seq: int, now: float) -> tuple[list[TimedRow], int]:
+        """The rows that end the outage, after row `last_seq`, and the outage alarm's id once written: the held rows
+        in order (an alarm's provisional id becomes its seq, a count on it names it so), the outage's alarm
+        cleared `by: "journal"` and a `JournalWritable` note. One transaction: all or none (a small row fitting
+        proves nothing, journal/failures.py)."""
         assert self.alarm is not None
-        seq = journal.last_seq  # the one writer: the rows below get the seqs that follow
-        rows: list[tuple[str, dict[str, Any], float]] = []
+        seq = last_seq
+        rows: list[TimedRow] = []
         renamed: dict[int, int] = {}  # provisional id -> the seq its alarm is written at
         for row in self.held:
             seq += 1
@@ -93,7 +102,10 @@ class JournalOutage:
         alarm_id = renamed[int(self.alarm["id"])]
         rows.append((RowKind.ALARM_CLEARED, cleared_body(alarm_id, "journal"), now))
         rows.append((RowKind.STATUS, {**self.summary(now), "schema_version": SCHEMA_VERSION}, now))
-        journal.append_timed(rows)
+        return rows, alarm_id
+
+    def closed(self, rows: list[TimedRow], alarms: AlarmLedger, alarm_id: int) -> None:
+        """The `closing_rows` are committed: the ledger's alarms take their ids, the outage's alarm is cleared."""
         for row, (_, written, _) in zip(self.held, rows, strict=False):  # the ledger holds these: renamed in place
             provisional = int(row.body.get("id", 0))
             if row.kind in (RowKind.ALARM, RowKind.ALARM_UPDATED):
