@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
@@ -189,23 +189,27 @@ def _simulated_shoe(url: str, start: StartShoe, table: Table, stack: contextlib.
 
 # ---------------------------------------------------------------------------- chip readers
 
-def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, Any]) -> ChipReader:
-    key = f"devices.chip_readers[{index}]"
-    antennas = dict(reader.antennas)
-    if urlsplit(reader.url).scheme.startswith("feig"):
-        try:
-            feig = FeigSettings.from_url(reader.url, antennas, name=reader.name, key=f"{key}.url")
-        except ConfigError as error:
-            if error.key.startswith(key):
-                raise
-            raise ConfigError(f"{key}.antennas", error.message) from error
-        return FeigChipReader(feig)
+Settings = TypeVar("Settings")
+
+
+def _reader_settings(parse: Callable[..., Settings], reader: ChipReaderConfig, antennas: dict[int, str],
+                     key: str) -> Settings:
+    """A reader's settings parsed from its URL and antenna map; a problem the URL's parser blames on the antennas
+    is named by the configuration's key for them."""
     try:
-        settings = ReaderSettings.from_url(reader.url, antennas, name=reader.name, key=f"{key}.url")
+        return parse(reader.url, antennas, name=reader.name, key=f"{key}.url")
     except ConfigError as error:
         if error.key.startswith(key):
             raise
         raise ConfigError(f"{key}.antennas", error.message) from error
+
+
+def _chip_reader(index: int, reader: ChipReaderConfig, simulators: dict[str, Any]) -> ChipReader:
+    key = f"devices.chip_readers[{index}]"
+    antennas = dict(reader.antennas)
+    if urlsplit(reader.url).scheme.startswith("feig"):
+        return FeigChipReader(_reader_settings(FeigSettings.from_url, reader, antennas, key))
+    settings = _reader_settings(ReaderSettings.from_url, reader, antennas, key)
     if urlsplit(reader.url).scheme != "sim":
         return UsbChipReader(settings)  # backend None: pyusb's default (libusb-1.0)
     open_reader = reader_opener(reader.url, f"{key}.url")
