@@ -265,7 +265,7 @@ class SerialShoe:
     async def _session(self) -> None:
         loop = asyncio.get_running_loop()
         self._receiver.reset()
-        link = ShoeLine(self)
+        link = ShoeLine(self._on_bytes)
         transport, _ = await serial_asyncio_fast.create_serial_connection(
             loop, lambda: link, self.port, baudrate=BAUD_RATE
         )

@@ -5,19 +5,13 @@ and the loss of the port to the driver (drivers/shoe.py), and whether bytes wait
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from firmware_bridge.errors import ConfigError
 
 BAUD_RATE = 115200  # the shoe's line: 115200 8N1 (docs/protocols/shoe.md §1)
 _PYSERIAL_SCHEMES = ("socket", "rfc2217", "loop")
-
-
-class LineReader(Protocol):
-    """Who the line hands the shoe's bytes to."""
-
-    def _on_bytes(self, data: bytes) -> None: ...
 
 
 def port_of(url: str) -> str:
@@ -35,14 +29,14 @@ def port_of(url: str) -> str:
 
 
 class ShoeLine(asyncio.Protocol):
-    """The pyserial-asyncio-fast protocol: hands bytes and the loss of the port to the driver."""
+    """The pyserial-asyncio-fast protocol: hands the bytes to `on_bytes` and the loss of the port to `lost`."""
 
-    def __init__(self, shoe: LineReader) -> None:
-        self._shoe = shoe
+    def __init__(self, on_bytes: Callable[[bytes], None]) -> None:
+        self._on_bytes = on_bytes
         self.lost: asyncio.Future[Exception | None] = asyncio.get_running_loop().create_future()
 
     def data_received(self, data: bytes) -> None:
-        self._shoe._on_bytes(data)
+        self._on_bytes(data)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.lost.done():
