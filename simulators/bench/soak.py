@@ -34,6 +34,7 @@ from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.controller import TableController
 
+SETTLE_SECONDS = 30.0  # at most, after the last round, for the faults still armed to fire
 FAULTS = ("shoe_corrupt", "shoe_drop", "shoe_duplicate", "shoe_unplug", "reader_unplug", "broker_down")
 TABLE_ID = "SOAK1"
 
@@ -117,7 +118,9 @@ async def _soak(settings: SoakSettings, data_dir: Path, journal: Journal,
                                  clock=time.time, zones=zone_names(rules.boxes))
     devices = LiveDevices(controller, seed=settings.seed, data_dir=data_dir,
                           pin_factory=MockFactory(pin_class=MockPWMPin))
-    rng = random.Random(f"soak:{settings.seed}")
+    rng = random.Random(f"soak:{settings.seed}")  # which rounds arm a fault, and which fault
+    delays = random.Random(f"soak-delay:{settings.seed}")  # when in the next round it fires: its own sequence, so
+    # that how the loop interleaves the two never changes the faults a seed arms
     faults: Counter[str] = Counter()
     received: set[int] = set()
     arrived = asyncio.Event()
@@ -147,16 +150,22 @@ async def _soak(settings: SoakSettings, data_dir: Path, journal: Journal,
         if rng.random() < settings.fault_rate:
             choices = [f for f in FAULTS if broker is not None or f != "broker_down"]
             armed.append(rng.choice(choices))
+            idle.clear()
+
+    idle = asyncio.Event()  # no fault armed nor being injected
+    idle.set()
 
     async def fault_loop() -> None:
         while True:
             await asyncio.sleep(0.05)
             if not armed:
                 continue
-            fault = armed.pop()
-            await asyncio.sleep(rng.uniform(0.0, 0.4))
+            fault = armed.pop(0)
+            await asyncio.sleep(delays.uniform(0.0, 0.4))
             faults[fault] += 1
             await _inject(fault, devices, broker)
+            if not armed:
+                idle.set()
 
     rounds_seen = [0]
 
@@ -183,6 +192,10 @@ async def _soak(settings: SoakSettings, data_dir: Path, journal: Journal,
                     await dealer
             else:
                 done = dealer.result()
+                # Every armed fault fires, the one the last round armed too (after play): a seed's faults are
+                # all injected whatever the rounds' length, and the table is seen to recover from each.
+                async with asyncio.timeout(SETTLE_SECONDS):
+                    await idle.wait()
         except TimeoutError as error:
             notes.append(f"the table stalled: {error}")
         finally:
