@@ -68,6 +68,18 @@ def alarm_body(alarm: Alarm, seq: int, number: int) -> AlarmBody:
     return body
 
 
+def counted_body(open_alarm: Mapping[str, Any], alarm: Alarm, count: int) -> AlarmBody:
+    """The `alarm_updated` body of `alarm` counting on `open_alarm` (of its storm), whose count was `count`: the new
+    count, the last message and amounts (and a refused command's reason). Its `seq` is the row's, set when it is
+    written."""
+    body = {"type": "AlarmUpdated", "schema_version": SCHEMA_VERSION, "id": int(open_alarm["id"]),
+            "kind": open_alarm["kind"], "box": open_alarm["box"], "count": count + alarm.count,
+            "message": alarm.message, "amounts": dict(alarm.amounts)}
+    if alarm.reason:
+        body["reason"] = str(alarm.reason)
+    return body
+
+
 def cleared_body(alarm_id: int, by: str) -> AlarmBody:
     """The journal body that clears alarm `alarm_id`, `by` the dealer, the supervisor or the journal."""
     return {"type": "AlarmCleared", "schema_version": SCHEMA_VERSION, "id": alarm_id, "by": by}
@@ -222,7 +234,6 @@ class AlarmStep:
     def __init__(self, ledger: AlarmLedger, rows: list[tuple[str, dict[str, Any]]]) -> None:
         self.ledger = ledger
         self.rows = rows
-        self.raised: list[AlarmBody] = []  # new alarms of this step (folded already)
         self.updates: dict[int, AlarmBody] = {}  # open alarm id -> its AlarmUpdated body, not written yet
 
     def add(self, alarm: Alarm, seq: int, number: int) -> int:
@@ -230,17 +241,11 @@ class AlarmStep:
         counting = self.ledger.counting(str(alarm.kind), alarm.box)
         if counting is not None:
             alarm_id = int(counting["id"])
-            update = self.updates.get(alarm_id)
-            if update is None:
-                update = self.updates[alarm_id] = {
-                    "type": "AlarmUpdated", "schema_version": SCHEMA_VERSION, "id": alarm_id,
-                    "kind": counting["kind"], "box": counting["box"], "count": int(counting.get("count", 1))}
-            update.update(count=update["count"] + alarm.count, message=alarm.message, amounts=dict(alarm.amounts))
-            if alarm.reason:
-                update["reason"] = str(alarm.reason)
+            before = self.updates.get(alarm_id)  # counted on already in this step: one row for the step
+            count = int(counting.get("count", 1)) if before is None else int(before["count"])
+            self.updates[alarm_id] = {**(before or {}), **counted_body(counting, alarm, count)}
             return seq
         body = alarm_body(alarm, seq + 1, number)
-        self.raised.append(body)
         self.rows.append((RowKind.ALARM, body))
         self.ledger.raised(body)
         return seq + 1

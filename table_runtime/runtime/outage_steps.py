@@ -11,11 +11,10 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from table_runtime.core.alarm_ledger import AlarmLedger, alarm_body
+from table_runtime.core.alarm_ledger import AlarmLedger, alarm_body, counted_body
 from table_runtime.core.journal_outage import JournalOutage, outage_alarm
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.game.events import Alarm
-from table_runtime.game.inputs import SCHEMA_VERSION
 from table_runtime.journal import RESUME_RESERVE_BYTES, Journal, JournalEntry, JournalUnwritableError, short_of_room
 
 log = logging.getLogger(__name__)
@@ -48,10 +47,7 @@ class JournalOutageSteps:
         for alarm in alarms:
             counting = self.alarms.counting(str(alarm.kind), alarm.box)
             if counting is not None:
-                update = {"type": "AlarmUpdated", "schema_version": SCHEMA_VERSION, "id": int(counting["id"]),
-                          "seq": 0, "kind": counting["kind"], "box": counting["box"],
-                          "count": int(counting.get("count", 1)) + alarm.count, "message": alarm.message,
-                          "amounts": dict(alarm.amounts)}
+                update = {**counted_body(counting, alarm, int(counting.get("count", 1))), "seq": 0}  # seq: once written
                 self.outage.hold(RowKind.ALARM_UPDATED, update, self.clock())
                 self.alarms.updated(update)
                 ids.append(int(counting["id"]))
