@@ -20,7 +20,6 @@ import socket
 import tempfile
 import termios
 import threading
-import tty
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any, Self
 from firmware_bridge.feig import Frame, FrameDecoder
 from firmware_bridge.rfid import Tag
 from simulators.feig_firmware import INSTANT, FeigFirmware, Timing
+from simulators.pty_link import open_raw_pty
 
 BITS_PER_BYTE = 11  # 8E1: start, 8 data, parity, stop
 
@@ -179,20 +179,12 @@ class SimulatedFeigReader:
 
     # -- the pty ---------------------------------------------------------------------------------
     def _open_pty(self) -> None:
-        master, slave = os.openpty()
-        tty.setraw(slave)
-        os.set_blocking(master, False)
+        if self._requested_link is None:
+            self._directory.mkdir(mode=0o700, exist_ok=True)
+        master, slave = open_raw_pty(self.link)
         self._master, self._slave = master, slave
         self._pty = _Connection(master, serial=True)
         self._raw = termios.tcgetattr(slave)
-        link = self.link
-        if self._requested_link is None:
-            self._directory.mkdir(mode=0o700, exist_ok=True)
-        temporary = link.with_name(link.name + ".new")
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        os.symlink(os.ttyname(slave), temporary)
-        os.replace(temporary, link)
 
     def _close_pty(self) -> None:
         if self._master is None:

@@ -18,13 +18,13 @@ import os
 import random
 import tempfile
 import time
-import tty
 import uuid
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
 from firmware_bridge.shoe import Frame
+from simulators.pty_link import open_raw_pty
 
 FrameHook = Callable[[Frame, int], None]
 
@@ -83,19 +83,10 @@ class ShoeWire:
     # -- the device appears and vanishes -------------------------------------------------
 
     def plug(self) -> None:
-        master, slave = os.openpty()
-        tty.setraw(slave)  # no echo, no line discipline: bytes are bytes
-        os.set_blocking(master, False)
-        self.master, self._slave = master, slave
-        self._outbox.clear()
-        link = self.link
         if self._requested_link is None:
             self._temporary_dir.mkdir(mode=0o700, exist_ok=True)
-        temporary = link.with_name(link.name + ".new")
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        os.symlink(os.ttyname(slave), temporary)
-        os.replace(temporary, link)  # the path appears in one step, already complete
+        self.master, self._slave = open_raw_pty(self.link)
+        self._outbox.clear()
 
     def unplug(self) -> bool:
         """The path vanishes and the pty closes; False when it was not plugged."""
