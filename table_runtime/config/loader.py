@@ -86,14 +86,20 @@ def _raw_boxes(document: dict[str, Any]) -> int:
 
 
 def _limits(reader: Reader, document: dict[str, Any]) -> TableLimits | None:
-    table = reader.table(document, "limits", "", allowed={"min_bet_cents", "max_bet_cents"})
+    table = reader.table(document, "limits", "", allowed={"min_bet_cents", "max_bet_cents",
+                                                          "hyper_min_bet_cents", "hyper_max_bet_cents"})
     defaults = TableLimits()
-    low = reader.value(table, "min_bet_cents", "limits", int, defaults.min_bet_cents)
-    high = reader.value(table, "max_bet_cents", "limits", int, defaults.max_bet_cents)
-    if low <= 0:
-        reader.problem("limits.min_bet_cents", f"{low}: must be more than 0 cents")
-        return None
-    if high < low:
-        reader.problem("limits.max_bet_cents", f"{high} is below the minimum {low}")
-        return None
-    return TableLimits(min_bet_cents=low, max_bet_cents=high)
+    pairs = []
+    for prefix in ("", "hyper_"):
+        low = reader.value(table, f"{prefix}min_bet_cents", "limits", int, getattr(defaults, f"{prefix}min_bet_cents"))
+        high = reader.value(table, f"{prefix}max_bet_cents", "limits", int, getattr(defaults, f"{prefix}max_bet_cents"))
+        if low <= 0:
+            reader.problem(f"limits.{prefix}min_bet_cents", f"{low}: must be more than 0 cents")
+            return None
+        if high < low:
+            reader.problem(f"limits.{prefix}max_bet_cents", f"{high} is below the minimum {low}")
+            return None
+        pairs.append((low, high))
+    (low, high), (hyper_low, hyper_high) = pairs
+    return TableLimits(min_bet_cents=low, max_bet_cents=high,
+                       hyper_min_bet_cents=hyper_low, hyper_max_bet_cents=hyper_high)

@@ -53,6 +53,12 @@ class RuleOptions:
     bank_blackjack_takes: BankBlackjackTakes = "all"  # 004:19
     blackjack_round_down_cents: int = 0  # 0 = pay 3:2 exactly; else round down to this chip
     boxes: int = 7  # 000:2
+    # The arrêté of 14 May 2007 as amended (art. 55-4; docs/rules.md "The amended text"): each off by default.
+    surrender: bool = False  # 55-4 1° (arrêté of 6 May 2020): give up the first two cards, half the stake back
+    hyper_blackjack: bool = False  # 55-4 6°: the seven-case hyper black jack field along the insurance line
+    hyper_seated_only: bool = False  # 55-4 6°: the casino may keep the hyper field to seated players
+    no_behind_while_seat_vacant: bool = False  # 55-4 (2020): no playing behind while a seat is vacant
+    max_boxes_per_player: int | None = None  # 55-4 (2020): None = no limit; N = at most N boxes a player
 
     def __post_init__(self) -> None:
         _check_int(self, "decks", 1, 8)
@@ -64,11 +70,17 @@ class RuleOptions:
         for key, choices in _CHOICES.items():
             if getattr(self, key) not in choices:
                 raise RuleOptionError(f"rules.{key}", f"{getattr(self, key)!r} is not one of {choices}")
+        boxes_limit = self.max_boxes_per_player
+        if boxes_limit is not None and (isinstance(boxes_limit, bool) or not isinstance(boxes_limit, int)
+                                        or not 1 <= boxes_limit <= self.boxes):
+            raise RuleOptionError("rules.max_boxes_per_player",
+                                  f"{boxes_limit!r}: a whole number from 1 to {self.boxes} or 'unlimited'")
         limit = self.max_hands_after_split
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise RuleOptionError("rules.max_hands_after_split", f"{limit!r}: a whole number >= 1 or 'unlimited'")
         for key in ("shuffle_every_round", "double_after_split", "pay_blackjack_before_bank",
-                    "ten_card_charlie", "dealer_hits_soft_17"):
+                    "ten_card_charlie", "dealer_hits_soft_17", "surrender", "hyper_blackjack",
+                    "hyper_seated_only", "no_behind_while_seat_vacant"):
             if not isinstance(getattr(self, key), bool):
                 raise RuleOptionError(f"rules.{key}", f"{getattr(self, key)!r}: true or false")
 
@@ -110,6 +122,14 @@ PROFILES: dict[str, RuleOptions] = {
         max_hands_after_split=2,
         ten_card_charlie=True,
     ),
+    # The regulation as amended in 2020: fr-casino with hyper black jack, surrender and both director's options.
+    "fr-2020": RuleOptions(
+        profile="fr-2020",
+        surrender=True,
+        hyper_blackjack=True,
+        no_behind_while_seat_vacant=True,
+        max_boxes_per_player=2,
+    ),
 }
 
 _FIELDS = {f.name for f in dataclasses.fields(RuleOptions)}
@@ -130,8 +150,9 @@ def rules_from_mapping(table: Mapping[str, Any]) -> RuleOptions:
     unknown = sorted(set(data) - _FIELDS)
     if unknown:
         raise RuleOptionError(f"rules.{unknown[0]}", f"unknown rule option; known: {sorted(_FIELDS - {'profile'})}")
-    if data.get("max_hands_after_split") in ("unlimited", 0):
-        data["max_hands_after_split"] = None
+    for key in ("max_hands_after_split", "max_boxes_per_player"):
+        if data.get(key) in ("unlimited", 0):
+            data[key] = None
     try:
         return base.replace(**data)
     except TypeError as error:  # pragma: no cover - dataclass rejects a key we did not list
@@ -155,11 +176,17 @@ def load_rules(path: str | Path) -> RuleOptions:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableLimits:
-    """Posted table minimum and maximum per box, in cents (000:3, 002:31)."""
+    """Posted table minimum and maximum per box, in cents (000:3, 002:31), and per hyper black jack case
+    (55-4 6°: the director sets them)."""
 
     min_bet_cents: int = 500
     max_bet_cents: int = 500_000
+    hyper_min_bet_cents: int = 500
+    hyper_max_bet_cents: int = 50_000
 
     def __post_init__(self) -> None:
         if not 0 < self.min_bet_cents <= self.max_bet_cents:
             raise RuleOptionError("limits", f"need 0 < min ({self.min_bet_cents}) <= max ({self.max_bet_cents})")
+        if not 0 < self.hyper_min_bet_cents <= self.hyper_max_bet_cents:
+            raise RuleOptionError("limits", f"need 0 < hyper min ({self.hyper_min_bet_cents}) "
+                                            f"<= hyper max ({self.hyper_max_bet_cents})")

@@ -25,7 +25,14 @@ def stored_terms(journal: Journal) -> tuple[str, RuleOptions, TableLimits] | Non
 
 
 def _limits_dict(limits: TableLimits) -> dict[str, int]:
-    return {"min_bet_cents": limits.min_bet_cents, "max_bet_cents": limits.max_bet_cents}
+    """The limits as the terms keep them: the hyper field's only where they differ from the default, so the
+    terms of a journal written before they existed stay the same."""
+    kept = {"min_bet_cents": limits.min_bet_cents, "max_bet_cents": limits.max_bet_cents}
+    defaults = TableLimits()
+    for key in ("hyper_min_bet_cents", "hyper_max_bet_cents"):
+        if getattr(limits, key) != getattr(defaults, key):
+            kept[key] = getattr(limits, key)
+    return kept
 
 
 def check_terms(journal: Journal, table_id: str, rules: RuleOptions, limits: TableLimits) -> None:

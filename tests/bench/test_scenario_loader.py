@@ -57,7 +57,7 @@ def test_a_good_scenario_is_checked_into_typed_steps() -> None:
     ({"colour": "red"}, "colour", "unknown key"),
     ({"profile": "vegas"}, "rules.profile", "unknown profile"),
     ({"rules": {"double_on": "any"}}, "rules.double_on", "not one of"),
-    ({"rules": {"surrender": True}}, "rules.surrender", "unknown rule option"),
+    ({"rules": {"late_surrender": True}}, "rules.late_surrender", "unknown rule option"),
     ({"limits": {"min_cents": 0}}, "limits.min_cents", "positive"),
     ({"limits": {"minimum": 5}}, "limits.minimum", "unknown key"),
     ({"shoe": "2C 3C XX"}, "shoe[2]", "not a card"),

@@ -44,9 +44,25 @@ def test_overrides_and_errors_name_the_key() -> None:
     options = rules_from_mapping({"profile": "fr-classic", "dealer_hits_soft_17": True})
     assert options.dealer_hits_soft_17 and options.double_on == "9_10_11"
     assert rules_from_mapping({"max_hands_after_split": "unlimited"}).max_hands_after_split is None
-    with pytest.raises(RuleOptionError, match=r"rules\.surrender"):
-        rules_from_mapping({"surrender": True})
+    with pytest.raises(RuleOptionError, match=r"rules\.late_surrender"):
+        rules_from_mapping({"late_surrender": True})
+    with pytest.raises(RuleOptionError, match=r"rules\.max_boxes_per_player"):
+        rules_from_mapping({"max_boxes_per_player": 8})
+    with pytest.raises(RuleOptionError, match=r"rules\.hyper_blackjack"):
+        rules_from_mapping({"hyper_blackjack": "yes"})
     with pytest.raises(RuleOptionError, match=r"rules\.double_on"):
         rules_from_mapping({"double_on": "any"})
     with pytest.raises(RuleOptionError, match=r"rules\.profile"):
         profile("vegas")
+
+
+def test_fr_2020_is_fr_casino_with_the_amended_options_on() -> None:
+    """The arrêté of 14 May 2007 as amended (55-4 1° and 6°, 6 May 2020): each option off by default, all on in
+    fr-2020, and nothing else differs from fr-casino (docs/rules.md 'Profiles')."""
+    casino, amended = PROFILES["fr-casino"], PROFILES["fr-2020"]
+    added = {"surrender": True, "hyper_blackjack": True, "no_behind_while_seat_vacant": True,
+             "max_boxes_per_player": 2}
+    for key in added:
+        assert getattr(casino, key) in (False, None)
+    assert amended == casino.replace(profile="fr-2020", **added)
+    assert rules_from_mapping({"profile": "fr-2020", "max_boxes_per_player": "unlimited"}).max_boxes_per_player is None

@@ -160,7 +160,7 @@ def test_missing_sections_and_wrong_types_are_named(tmp_path: Path) -> None:
 
 
 def test_rule_and_pin_factory_and_reader_problems(tmp_path: Path) -> None:
-    text = MINIMAL.replace("boxes = 2", "boxes = 2\nsurrender = true").replace(
+    text = MINIMAL.replace("boxes = 2", "boxes = 2\nlate_surrender = true").replace(
         'shoe = "sim://shoe"', 'shoe = "serial://"\npanel_pin_factory = "gpio"'
     ) + """
 [[devices.chip_readers]]
@@ -175,7 +175,7 @@ antennas = { 1 = "box1" }
 """
     found = problems(tmp_path, text)
     assert found.keys() == {
-        "rules.surrender", "devices.shoe", "devices.panel_pin_factory", "devices.chip_readers[1].url",
+        "rules.late_surrender", "devices.shoe", "devices.panel_pin_factory", "devices.chip_readers[1].url",
         "devices.chip_readers[2].product_id", "devices.chip_readers[3].url",
     }
     assert "sim://reader is also devices.chip_readers[0]" in found["devices.chip_readers[3].url"]
@@ -268,3 +268,12 @@ def test_the_retry_of_a_journal_that_cannot_be_written_is_configurable_and_check
     found = problems(tmp_path, MINIMAL + "[journal]\nretry_seconds = 0\n")
     assert found == {"journal.retry_seconds": "0.0: 0.05 to 60 seconds between two tries of a journal that cannot be "
                                               "written"}
+
+
+def test_hyper_field_limits_load_and_a_bad_pair_names_its_key(tmp_path: Path) -> None:
+    """55-4 6°: the director sets the hyper black jack field's minimum and maximum per case."""
+    text = MINIMAL + "\n[limits]\nhyper_min_bet_cents = 1000\nhyper_max_bet_cents = 20000\n"
+    config = load_config(write(tmp_path, text), environ={})
+    assert (config.limits.hyper_min_bet_cents, config.limits.hyper_max_bet_cents) == (1000, 20_000)
+    found = problems(tmp_path, text.replace("hyper_max_bet_cents = 20000", "hyper_max_bet_cents = 900"))
+    assert "below the minimum 1000" in found["limits.hyper_max_bet_cents"]
