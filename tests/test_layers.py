@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 LAYERS = ("firmware_bridge", "drivers", "table_runtime", "casino_floor", "simulators")
 PORTS = "drivers/ports.py"
 BUILDS_DRIVERS = frozenset({"table_runtime/runtime/assembly.py"})  # the one product module that makes real devices
-PURE_CORE = ("table_runtime/game", "table_runtime/core")  # the round engine and the table core over it
+PURE_CORE = ("table_runtime/game", "table_runtime/core",  # the round engine and the table core over it
+             "table_runtime/rating")  # the advantage-play detection: folds over the record
 IO_LIBRARIES = frozenset({"asyncio", "serial", "serial_asyncio_fast", "usb", "gpiozero", "aiohttp", "aiomqtt",
                           "sqlite3", "socket", "threading", "subprocess"})
 MAX_LINES = 400
@@ -111,3 +112,13 @@ def test_the_checks_see_an_upward_import(tmp_path: Path) -> None:
         "from . import sibling\n",
         encoding="utf-8")
     assert sorted(package for _, package in imported(sample)) == ["simulators", "table_runtime", "typing"]
+
+
+def test_the_rating_reads_only_the_game_and_the_strategy() -> None:
+    """table_runtime/rating is folds over the game's record with the strategy's mathematics: no runtime,
+    core, journal or feed under it, so the journal's fold can call it."""
+    allowed = ("table_runtime.game", "table_runtime.strategy", "table_runtime.rating", "table_runtime.errors")
+    found = [f"{relative(path)}:{line} imports {module}"
+             for path in modules("table_runtime/rating") for line, module in imported_modules(path)
+             if module.split(".")[0] in LAYERS and not module.startswith(allowed)]
+    assert not found, "the rating imports only table_runtime.game and table_runtime.strategy: " + "; ".join(found)
