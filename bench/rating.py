@@ -6,8 +6,9 @@ line per kind:
 
     rating player=KIND counter=yes|no sessions=N flagged_100=F flagged_300=F flagged_1000=F theo_error_pct=E
 
-F: the fraction of sessions flagged at a check up to that round (flags are read after rounds 100, 200, 300,
-500 and 1000). E: 100 x (theo - expected loss) / |expected loss| over the kind's sessions, theo = every stake
+F: the fraction of sessions flagged at a check up to that round (flags are read after rounds 100, 300 and
+1000; a session ends at its first flag). E: 100 x (theo - expected loss) / |expected loss| over the kind's
+rounds played, theo = every stake
 (doubles and splits included) x the profile's house edge, the expected loss = each round's initial stakes x
 minus that round's edge for a basic-strategy player from the cards left (`LinearEdge`). Then `#` lines: the
 flags by score, the money figures, the cost per round of each part on this machine, and the linear and
@@ -39,7 +40,8 @@ from table_runtime.rating.round_facts import RoundFacts
 from table_runtime.rating.shoe_state import ShoeState
 from table_runtime.strategy import PlayTerms, Strategy, solve
 
-CHECKPOINTS = (100, 200, 300, 500, 1000)
+CHECKPOINTS = (100, 300, 1000)
+ORDER = ("counter", "cover", "wonger", "chaser", "flat")  # the ones a flag ends early first
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ def _session(task: tuple[str, int]) -> SessionResult:
     kind, seed = task
     checkpoints = tuple(mark for mark in CHECKPOINTS if mark <= setup.rounds)
     return play_session(kind, setup.rules, Strategy.for_rules(setup.rules), setup.linear, setup.rounds, seed,
-                        checkpoints, setup.house_edge)
+                        checkpoints, setup.house_edge, stop_when_flagged=True)
 
 
 def _fraction(results: list[SessionResult], by: int) -> float:
@@ -108,34 +110,34 @@ def cost_lines(rules: RuleOptions, strategy: Strategy, linear: LinearEdge, sampl
             state.apply(CardAssigned(card=card, target="box1.hand0"))
         states.append(state)
     lines = []
-    started = time.perf_counter()
+    started = time.process_time()
     exact = [exact_edge(state.composition, strategy) for state in states]
-    exact_ms = 1000 * (time.perf_counter() - started) / samples
-    started = time.perf_counter()
+    exact_ms = 1000 * (time.process_time() - started) / samples
+    started = time.process_time()
     quick = [quick_edge(state.composition, strategy) for state in states]
-    quick_ms = 1000 * (time.perf_counter() - started) / samples
-    started = time.perf_counter()
+    quick_ms = 1000 * (time.process_time() - started) / samples
+    started = time.process_time()
     repeat = 200
     for _ in range(repeat):
         fitted = [linear.edge(state.composition) for state in states]
-    linear_us = 1e6 * (time.perf_counter() - started) / samples / repeat
+    linear_us = 1e6 * (time.process_time() - started) / samples / repeat
     card = shoe[0]
     event = CardAssigned(card=card, target="box1.hand0")
     state = ShoeState(rules.decks)
-    started = time.perf_counter()
+    started = time.process_time()
     for _ in range(100_000):
         state.left[card.value - 1] += 1  # keep the shoe from running out
         state.apply(event)
-    fold_us = 1e6 * (time.perf_counter() - started) / 100_000
+    fold_us = 1e6 * (time.process_time() - started) / 100_000
     scores = SessionScores(strategy)
-    started = time.perf_counter()
+    started = time.process_time()
     for number in range(1000):
         scores.update(RoundFacts(round=number, shoe=f"S{number // 30}", true_count=rng.gauss(0, 2), edge=0.0,
                                  boxes=(1,), stake_cents=rng.choice((1000, 2000)), net_cents=rng.choice((-1, 1))))
-    update_us = 1e6 * (time.perf_counter() - started) / 1000
-    started = time.perf_counter()
+    update_us = 1e6 * (time.process_time() - started) / 1000
+    started = time.process_time()
     scores.flags()
-    flags_ms = 1000 * (time.perf_counter() - started)
+    flags_ms = 1000 * (time.process_time() - started)
 
     def rms(values: list[float]) -> float:
         return 100 * math.sqrt(sum((value - truth) ** 2 for value, truth in zip(values, exact, strict=True)) / samples)
@@ -143,7 +145,8 @@ def cost_lines(rules: RuleOptions, strategy: Strategy, linear: LinearEdge, sampl
     def bias(values: list[float]) -> float:
         return 100 * sum(value - truth for value, truth in zip(values, exact, strict=True)) / samples
 
-    lines.append(f"# cost per round: exact_edge {exact_ms:.1f} ms, quick_edge {quick_ms:.1f} ms, LinearEdge "
+    lines.append(f"# CPU time per round (this process): exact_edge {exact_ms:.1f} ms, quick_edge {quick_ms:.1f} ms, "
+                 f"LinearEdge "
                  f"{linear_us:.1f} us, the shoe fold {fold_us:.2f} us a card, SessionScores.update "
                  f"{update_us:.1f} us, flags() over 1,000 rounds {flags_ms:.1f} ms ({samples} compositions)")
     lines.append(f"# against exact_edge over {samples} compositions: LinearEdge rms {rms(fitted):.3f} points, "
@@ -161,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="processes (default: the cores)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", default="fr-casino")
+    parser.add_argument("--kinds", default=",".join(KINDS), help="kinds of player, comma-separated")
     parser.add_argument("--cost-samples", type=int, default=40, help="compositions timed and compared (exact_edge)")
     args = parser.parse_args(argv)
     if args.sessions < 1 or args.rounds < 1 or args.workers < 1:
@@ -170,20 +174,28 @@ def main(argv: list[str] | None = None) -> int:
     strategy = Strategy.for_rules(rules)
     linear = LinearEdge.fitted(strategy)
     setup = _Setup(rules, linear, solve(PlayTerms.from_options(rules)).house_edge, args.rounds)
-    tasks = [(kind, args.seed * 1_000_000 + index) for kind in KINDS for index in range(args.sessions)]
-    started = time.perf_counter()
+    unknown = sorted(set(args.kinds.split(",")) - set(KINDS))
+    if unknown:
+        print(f"rating: unknown kinds {unknown}; known: {', '.join(KINDS)}", file=sys.stderr)
+        return 2
+    kinds = [kind for kind in ORDER if kind in args.kinds.split(",")]
+    command = "python -m bench.rating " + " ".join(argv if argv is not None else sys.argv[1:])
+    print(f"# command: {command}", flush=True)
+    print(f"# house edge {100 * setup.house_edge:.3f} %, LinearEdge full shoe {100 * linear.full:+.3f} %", flush=True)
+    started, rounds = time.perf_counter(), 0
     with multiprocessing.get_context().Pool(args.workers, initializer=_start_worker, initargs=(setup,)) as pool:
-        results = pool.map(_session, tasks, chunksize=4)
+        for kind in kinds:  # one kind at a time, printed as soon as it is done
+            tasks = [(kind, args.seed * 1_000_000 + index) for index in range(args.sessions)]
+            results = pool.map(_session, tasks, chunksize=4)
+            rounds += sum(result.rounds for result in results)
+            for line in kind_lines(kind, results):
+                print(line, flush=True)
     seconds = time.perf_counter() - started
-    for kind in KINDS:
-        for line in kind_lines(kind, [result for result in results if result.kind == kind]):
-            print(line)
-    rounds = sum(result.rounds for result in results)
-    print(f"# {rounds} rounds in {seconds:.0f} s on {args.workers} workers ({rounds / seconds:.0f} rounds/s); "
-          f"house edge {100 * setup.house_edge:.3f} %, LinearEdge full shoe {100 * linear.full:+.3f} %")
+    print(f"# {rounds} rounds in {seconds:.0f} s on {args.workers} workers ({rounds / seconds:.0f} rounds/s of "
+          "wall clock)", flush=True)
     for line in cost_lines(rules, strategy, linear, args.cost_samples, args.seed):
         print(line)
-    print("# command: python -m bench.rating " + " ".join(argv if argv is not None else sys.argv[1:]))
+    print(f"# command: {command}")
     return 0
 
 

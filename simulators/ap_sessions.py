@@ -1,8 +1,8 @@
 """One simulated player's session through the table's own round engine, scored as the table would score it.
 
 The table (`Table`, the engine the controller runs) is dealt by the simulation's `DealingShoe` (shuffle,
-burns, the cut card, a lazy Fisher-Yates draw). Box 7 holds a flat basic-strategy player all session, so
-rounds are dealt while the subject watches; the subject plays boxes 1 and 2. Every event the table gives is
+burns, the cut card, a lazy Fisher-Yates draw). The subject plays boxes 1 and 2; while he watches, a flat
+basic-strategy player on box 7 is dealt the round. Every event the table gives is
 folded by two `ShoeState`s: the subject's eyes (his count) and the table's record (the detection's). After
 each round `facts_of_round` reads the settled round as the table recorded it, and `SessionScores` folds it.
 """
@@ -112,9 +112,13 @@ def _choose(round_: Round, hand: Hand, player: SimulatedPlayer | None, basic: St
 
 
 def play_session(kind: str, rules: RuleOptions, strategy: Strategy, linear: LinearEdge, rounds: int, seed: int,
-                 checkpoints: Sequence[int], house_edge: float, settings: DetectionSettings | None = None
-                 ) -> SessionResult:
-    """Play `rounds` rounds of one session of a `kind` player; flags are read after each checkpoint round."""
+                 checkpoints: Sequence[int], house_edge: float, settings: DetectionSettings | None = None,
+                 stop_when_flagged: bool = False) -> SessionResult:
+    """Play `rounds` rounds of one session of a `kind` player; flags are read after each checkpoint round.
+
+    `stop_when_flagged`: end the session at the first checkpoint with a flag (the rounds after it change
+    no "flagged by round N" figure).
+    """
     rng = random.Random(f"ap-session/{kind}/{seed}")
     player = PLAYERS[kind](strategy, random.Random(f"ap-player/{kind}/{seed}"))
     eyes, record = ShoeState(rules.decks), ShoeState(rules.decks)
@@ -132,7 +136,8 @@ def play_session(kind: str, rules: RuleOptions, strategy: Strategy, linear: Line
         chance = record.bank_blackjack_chance
         stakes = player.stakes(eyes.true_count)
         bets = [BoxBet(box=box, seated_cents=cents, owner=SUBJECT) for box, cents in enumerate(stakes, start=1)]
-        bets.append(BoxBet(box=FILLER_BOX, seated_cents=UNIT_CENTS, owner=FILLER))
+        if not bets:  # the dealer deals to the other player while the subject watches
+            bets.append(BoxBet(box=FILLER_BOX, seated_cents=UNIT_CENTS, owner=FILLER))
         table.apply(BetsLocked(bets=tuple(bets)))
         round_ = table.round
         if round_ is None or round_.phase != DEALING:
@@ -159,4 +164,6 @@ def play_session(kind: str, rules: RuleOptions, strategy: Strategy, linear: Line
             if kinds and not result.first_flagged:
                 result.first_flagged = result.rounds
                 result.flag_kinds = kinds
+                if stop_when_flagged:
+                    break
     return result
