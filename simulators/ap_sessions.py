@@ -159,7 +159,7 @@ def play_session(kind: str, rules: RuleOptions, strategy: Strategy, linear: Line
         result.theo_cents += facts.action_cents * house_edge
         result.expected_loss_cents -= facts.stake_cents * edge
         if result.rounds in marks:
-            kinds = tuple(flag.kind for flag in scores.flags())
+            kinds = tuple(flag.score for flag in scores.flags())
             result.flags_at[result.rounds] = kinds
             if kinds and not result.first_flagged:
                 result.first_flagged = result.rounds

@@ -33,9 +33,10 @@ Figure = tuple[str, float | int | str]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Flag:
-    """Advice to the supervisor: which score passed its threshold, and the figures behind it."""
+    """Advice to the supervisor: which score passed its threshold, and the figures behind it. Not an alarm:
+    the supervisor kind of alarm that carries it to the display and the feed is the integration's."""
 
-    kind: str  # bet_count | wonging | index_plays | hyper_blackjack
+    score: str  # bet_count | wonging | index_plays | hyper_blackjack (advice, not an alarm kind)
     message: str
     rule: str
     figures: tuple[Figure, ...]
@@ -210,7 +211,7 @@ class SessionScores:
         figures = self.bet_count()
         values = dict(figures)
         if _number(values["z_change"]) >= settings.z_threshold:
-            found.append(Flag(kind="bet_count", figures=figures, rule="stake follows the true count",
+            found.append(Flag(score="bet_count", figures=figures, rule="stake follows the true count",
                               message=f"stake follows the true count: rho {values['rho_stake_true_count']}, "
                                       f"mean stake {values['mean_stake_edge_below_0_cents']} cents at an edge "
                                       f"below 0, {values['mean_stake_edge_above_1pct_cents']} above +1 %, "
@@ -219,7 +220,7 @@ class SessionScores:
         values = dict(figures)
         moves = _number(values["entries"]) + _number(values["exits"])
         if moves >= 3 and _number(values["z_change"]) >= settings.z_threshold:
-            found.append(Flag(kind="wonging", figures=figures, rule="boxes played follow the true count",
+            found.append(Flag(score="wonging", figures=figures, rule="boxes played follow the true count",
                               message=f"plays more boxes as the true count rises: {values['entries']} entries at "
                                       f"a mean true count {values['mean_true_count_at_entry']}, {values['exits']} "
                                       f"exits at {values['mean_true_count_at_exit']}, z {values['z_change']}"))
@@ -227,7 +228,7 @@ class SessionScores:
         values = dict(figures)
         if _number(values["departures_count_called"]) >= settings.min_index_departures and \
                 _number(values["p"]) <= settings.index_p:
-            found.append(Flag(kind="index_plays", figures=figures, rule="departures from the chart follow the count",
+            found.append(Flag(score="index_plays", figures=figures, rule="departures from the chart follow the count",
                               message=f"departs from basic strategy as the count calls for: "
                                       f"{values['departures_count_called']} of {values['chances_count_called']} "
                                       f"against {values['departures_count_not_called']} of "
@@ -236,7 +237,7 @@ class SessionScores:
         values = dict(figures)
         if _number(values["bets_positive_rounds"]) >= settings.min_hyper_positive_bets and \
                 _number(values["p"]) <= settings.hyper_p:
-            found.append(Flag(kind="hyper_blackjack", figures=figures, rule="BLACK JACK case bet when positive",
+            found.append(Flag(score="hyper_blackjack", figures=figures, rule="BLACK JACK case bet when positive",
                               message=f"bets the BLACK JACK case when the shoe makes it positive: "
                                       f"{values['bets_positive_rounds']} of {values['positive_rounds']} rounds "
                                       f"against {values['bets_other_rounds']} of {values['other_rounds']}"))

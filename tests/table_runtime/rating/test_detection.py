@@ -41,7 +41,7 @@ def test_a_stake_that_follows_the_count_is_flagged_a_stake_that_follows_losses_i
                                  stake_cents=chase, net_cents=net * chase))
         chase = min(chase * 2, 16000) if net < 0 else 1000
     flags = counter.flags()
-    assert [flag.kind for flag in flags] == ["bet_count"]
+    assert [flag.score for flag in flags] == ["bet_count"]
     flag = flags[0]
     assert flag.figure("z_change") >= 3.3 and flag.figure("rho_stake_true_count") > 0.5  # type: ignore[operator]
     assert flag.figure("mean_stake_edge_above_1pct_cents") > flag.figure("mean_stake_edge_below_0_cents")  # type: ignore[operator]
@@ -62,7 +62,7 @@ def test_boxes_that_come_and_go_with_the_count_are_wonging() -> None:
         random_boxes = (1,) if rng.random() < 0.6 else ()
         visitor.update(RoundFacts(round=number, shoe=shoe, true_count=count, edge=0.0, boxes=random_boxes,
                                   stake_cents=2000 * len(random_boxes)))
-    kinds = {flag.kind: flag for flag in wonger.flags()}
+    kinds = {flag.score: flag for flag in wonger.flags()}
     assert "wonging" in kinds
     wonging = kinds["wonging"]
     assert wonging.figure("mean_true_count_at_entry") > wonging.figure("mean_true_count_at_exit")  # type: ignore[operator]
@@ -86,7 +86,7 @@ def test_standing_on_16_against_a_ten_at_positive_counts_only_is_an_index_play()
                                    stake_cents=1000, decisions=(_sixteen_v_ten(
                                        number, Action.STAND if rng.random() < 0.5 else Action.HIT),)))
     flags = counter.flags()
-    assert [flag.kind for flag in flags] == ["index_plays"]
+    assert [flag.score for flag in flags] == ["index_plays"]
     assert flags[0].figure("departures_count_not_called") == 0
     assert "16 v T stand" in str(flags[0].figure("plays"))
     assert careless.flags() == []
@@ -99,7 +99,7 @@ def test_insurance_taken_only_at_high_counts_is_an_index_play() -> None:
         count = rng.uniform(-5, 6)
         scores.update(RoundFacts(round=number, shoe="S1", true_count=count, edge=0.0, boxes=(1,), stake_cents=1000,
                                  insurance_offered=True, insurance_cents=500 if count >= 3 else 0))
-    assert [flag.kind for flag in scores.flags()] == ["index_plays"]
+    assert [flag.score for flag in scores.flags()] == ["index_plays"]
 
 
 def test_the_black_jack_case_bet_when_the_shoe_makes_it_positive_is_flagged() -> None:
@@ -112,6 +112,6 @@ def test_the_black_jack_case_bet_when_the_shoe_makes_it_positive_is_flagged() ->
         fan.update(RoundFacts(round=number, shoe="S1", true_count=0.0, edge=0.0, boxes=(1,), stake_cents=1000,
                               bank_blackjack_chance=chance, hyper_blackjack_cents=500 if rng.random() < 0.4 else 0))
     flags = advantage.flags()
-    assert [flag.kind for flag in flags] == ["hyper_blackjack"]
+    assert [flag.score for flag in flags] == ["hyper_blackjack"]
     assert flags[0].figure("bets_other_rounds") == 0 and flags[0].figure("odds") == 19
     assert fan.flags() == []
