@@ -1,6 +1,7 @@
 """The shoe as a counter and as the table see it: Hi-Lo running and true count, and the exact cards left.
 
-A fold over the table's events (`ShoeStarted`, `CardBurned`, `CardAssigned`, `CardsDiscarded`): pure, one
+A fold over the table's events (`ShoeStarted`, `CardBurned`, `CardAssigned`, `CardsDiscarded`, and
+`ActionUndone` of a card, which the round holds and assigns again): pure, one
 `apply` per event, so the journal's fold can feed it later. Two views of the same shoe:
 
 - what a counter at the table sees: every card turned face up (assigned to a hand or the bank, or
@@ -16,7 +17,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from table_runtime.game.cards import Card
-from table_runtime.game.events import CardAssigned, CardBurned, CardsDiscarded, Event, ShoeStarted
+from table_runtime.game.events import ActionUndone, CardAssigned, CardBurned, CardsDiscarded, Event, ShoeStarted
 from table_runtime.strategy.composition import Composition, full_shoe
 
 # Hi-Lo tag by blackjack value (index 0 unused, 1 = ace).
@@ -50,6 +51,8 @@ class ShoeState:
         elif isinstance(event, CardsDiscarded):
             for card in event.cards:
                 self._face_up(card)
+        elif isinstance(event, ActionUndone) and event.card is not None:
+            self._face_up(event.card, -1)  # held again: counted when it is assigned again
         elif isinstance(event, ShoeStarted):
             self.left = list(full_shoe(self.decks))
             self.running_count = self.seen = self.burned = 0
@@ -58,10 +61,10 @@ class ShoeState:
         for event in events:
             self.apply(event)
 
-    def _face_up(self, card: Card) -> None:
-        self.left[card.value - 1] -= 1
-        self.running_count += HI_LO[card.value]
-        self.seen += 1
+    def _face_up(self, card: Card, times: int = 1) -> None:
+        self.left[card.value - 1] -= times
+        self.running_count += times * HI_LO[card.value]
+        self.seen += times
 
     @property
     def cards_left(self) -> int:

@@ -6,8 +6,8 @@ import random
 from itertools import permutations
 
 from table_runtime.game.cards import Card, new_shoe
-from table_runtime.game.events import CardAssigned, ShoeStarted
-from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Next, ShoeShuffled
+from table_runtime.game.events import ActionUndone, CardAssigned, ShoeStarted
+from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Next, ShoeShuffled, Undo
 from table_runtime.game.rules import PROFILES
 from table_runtime.game.table import Table
 from table_runtime.rating.shoe_state import ShoeState, hi_lo
@@ -69,3 +69,23 @@ def test_the_bank_blackjack_chance_is_the_chance_of_an_ace_and_a_ten_in_two_card
     full = ShoeState(6)
     assert abs(full.bank_blackjack_chance - 2 * 24 * 96 / (312 * 311)) < 1e-15
     assert full.bank_blackjack_chance * 20 < 1
+
+
+def test_a_card_taken_back_by_undo_and_assigned_again_counts_once() -> None:
+    rules = PROFILES["fr-casino"].replace(burn_cards=0)
+    table = Table(rules)
+    state = ShoeState(rules.decks)
+    state.apply_all(table.apply(ShoeShuffled(shoe_id="S1")))
+    state.apply_all(table.apply(BetsLocked(bets=(BoxBet(box=1, seated_cents=1000, owner="p"),
+                                                 BoxBet(box=2, seated_cents=1000, owner="q")))))
+    for code in ("2H", "3H", "9S", "4H", "5H"):  # box1 2 4, box2 3 5, bank 9
+        state.apply_all(table.apply(CardDrawn(card=Card.parse(code))))
+    state.apply_all(table.apply(CardDrawn(card=Card.parse("6H"))))  # a hit for box 1 ...
+    events = table.apply(Undo(by="dealer"))  # ... meant for box 2: taken back, held
+    assert any(isinstance(event, ActionUndone) for event in events)
+    state.apply_all(events)
+    state.apply_all(table.apply(Next()))  # box 1 stands: the held six goes to box 2
+    round_ = table.round
+    assert round_ is not None and [str(card) for card in round_.hands[1].cards] == ["3H", "5H", "6H"]
+    assert state.seen == 6 and state.running_count == 5  # 2 3 4 5 6 +1 each, 9 zero: the six once
+    assert state.composition[5] == 23
