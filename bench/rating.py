@@ -31,10 +31,11 @@ from dataclasses import dataclass
 
 from simulators.ap_players import COUNTERS, KINDS
 from simulators.ap_sessions import SessionResult, play_session
+from table_runtime.errors import RuleOptionError
 from table_runtime.game.cards import new_shoe
 from table_runtime.game.events import CardAssigned, ShoeStarted
 from table_runtime.game.rules import RuleOptions, profile
-from table_runtime.rating.detection import SessionScores
+from table_runtime.rating.detection import SCORES, SessionScores
 from table_runtime.rating.round_edge import LinearEdge, exact_edge, quick_edge
 from table_runtime.rating.round_facts import RoundFacts
 from table_runtime.rating.shoe_state import ShoeState
@@ -50,6 +51,7 @@ class _Setup:
     linear: LinearEdge
     house_edge: float
     rounds: int
+    scores: frozenset[str] | None
 
 
 _SETUP: _Setup | None = None
@@ -66,7 +68,7 @@ def _session(task: tuple[str, int]) -> SessionResult:
     kind, seed = task
     checkpoints = tuple(mark for mark in CHECKPOINTS if mark <= setup.rounds)
     return play_session(kind, setup.rules, Strategy.for_rules(setup.rules), setup.linear, setup.rounds, seed,
-                        checkpoints, setup.house_edge, stop_when_flagged=True)
+                        checkpoints, setup.house_edge, stop_when_flagged=True, scores=setup.scores)
 
 
 def _fraction(results: list[SessionResult], by: int) -> float:
@@ -165,19 +167,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", default="fr-casino")
     parser.add_argument("--kinds", default=",".join(KINDS), help="kinds of player, comma-separated")
+    parser.add_argument("--scores", default="", help="count only these scores' flags, comma-separated "
+                                                      "(default: all four)")
     parser.add_argument("--cost-samples", type=int, default=40, help="compositions timed and compared (exact_edge)")
     args = parser.parse_args(argv)
     if args.sessions < 1 or args.rounds < 1 or args.workers < 1:
         print("rating: --sessions, --rounds and --workers must be at least 1", file=sys.stderr)
         return 2
-    rules = profile(args.profile)
-    strategy = Strategy.for_rules(rules)
-    linear = LinearEdge.fitted(strategy)
-    setup = _Setup(rules, linear, solve(PlayTerms.from_options(rules)).house_edge, args.rounds)
     unknown = sorted(set(args.kinds.split(",")) - set(KINDS))
     if unknown:
         print(f"rating: unknown kinds {unknown}; known: {', '.join(KINDS)}", file=sys.stderr)
         return 2
+    scores = frozenset(args.scores.split(",")) if args.scores else None
+    if scores is not None and not scores <= set(SCORES):
+        print(f"rating: unknown scores {sorted(scores - set(SCORES))}; known: {', '.join(SCORES)}", file=sys.stderr)
+        return 2
+    try:
+        rules = profile(args.profile)
+    except RuleOptionError as error:
+        print(f"rating: {error}", file=sys.stderr)
+        return 2
+    strategy = Strategy.for_rules(rules)
+    linear = LinearEdge.fitted(strategy)
+    setup = _Setup(rules, linear, solve(PlayTerms.from_options(rules)).house_edge, args.rounds, scores)
     kinds = [kind for kind in ORDER if kind in args.kinds.split(",")]
     command = "python -m bench.rating " + " ".join(argv if argv is not None else sys.argv[1:])
     print(f"# command: {command}", flush=True)

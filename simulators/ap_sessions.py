@@ -113,18 +113,18 @@ def _choose(round_: Round, hand: Hand, player: SimulatedPlayer | None, basic: St
 
 def play_session(kind: str, rules: RuleOptions, strategy: Strategy, linear: LinearEdge, rounds: int, seed: int,
                  checkpoints: Sequence[int], house_edge: float, settings: DetectionSettings | None = None,
-                 stop_when_flagged: bool = False) -> SessionResult:
+                 stop_when_flagged: bool = False, scores: frozenset[str] | None = None) -> SessionResult:
     """Play `rounds` rounds of one session of a `kind` player; flags are read after each checkpoint round.
 
     `stop_when_flagged`: end the session at the first checkpoint with a flag (the rounds after it change
-    no "flagged by round N" figure).
+    no "flagged by round N" figure). `scores`: the scores whose flags count (default: all).
     """
     rng = random.Random(f"ap-session/{kind}/{seed}")
     player = PLAYERS[kind](strategy, random.Random(f"ap-player/{kind}/{seed}"))
     eyes, record = ShoeState(rules.decks), ShoeState(rules.decks)
     table = _WatchedTable(rules, (eyes, record))
     shoe = DealingShoe(table, rng)
-    scores = SessionScores(strategy, settings)
+    session = SessionScores(strategy, settings)
     result = SessionResult(kind=kind)
     marks = set(checkpoints)
     while result.rounds < rounds:
@@ -151,7 +151,7 @@ def play_session(kind: str, rules: RuleOptions, strategy: Strategy, linear: Line
                                bank_blackjack_chance=chance)
         table.apply(_CONFIRM)
         player.settled(facts.net_cents)
-        scores.update(facts)
+        session.update(facts)
         result.rounds += 1
         result.net_cents += facts.net_cents
         result.action_cents += facts.action_cents
@@ -159,7 +159,7 @@ def play_session(kind: str, rules: RuleOptions, strategy: Strategy, linear: Line
         result.theo_cents += facts.action_cents * house_edge
         result.expected_loss_cents -= facts.stake_cents * edge
         if result.rounds in marks:
-            kinds = tuple(flag.score for flag in scores.flags())
+            kinds = tuple(flag.score for flag in session.flags() if scores is None or flag.score in scores)
             result.flags_at[result.rounds] = kinds
             if kinds and not result.first_flagged:
                 result.first_flagged = result.rounds

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Final
 
 from table_runtime.rating.indexes import INSURANCE_INDEX, index_for
 from table_runtime.rating.round_facts import RoundFacts
@@ -29,6 +30,7 @@ from table_runtime.rating.statistics import hypergeometric_upper_tail, inflation
 from table_runtime.strategy.chart import Action, Strategy
 
 Figure = tuple[str, float | int | str]
+SCORES: Final = ("bet_count", "wonging", "index_plays", "hyper_blackjack")  # a flag's `score` is one of these
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,7 +38,7 @@ class Flag:
     """Advice to the supervisor: which score passed its threshold, and the figures behind it. Not an alarm:
     the supervisor kind of alarm that carries it to the display and the feed is the integration's."""
 
-    score: str  # bet_count | wonging | index_plays | hyper_blackjack (advice, not an alarm kind)
+    score: str  # one of SCORES (advice, not an alarm kind)
     message: str
     rule: str
     figures: tuple[Figure, ...]

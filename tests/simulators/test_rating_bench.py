@@ -28,3 +28,9 @@ def test_one_line_per_kind_with_the_flagged_fractions(capsys: pytest.CaptureFixt
 def test_an_unknown_kind_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--kinds", "flat,gambler"]) == 2
     assert capsys.readouterr().err == "rating: unknown kinds ['gambler']; known: flat, counter, cover, wonger, chaser\n"
+
+
+def test_an_unknown_score_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--scores", "bet_count,luck", "--sessions", "1"]) == 2
+    assert capsys.readouterr().err == ("rating: unknown scores ['luck']; known: bet_count, wonging, index_plays, "
+                                       "hyper_blackjack\n")
