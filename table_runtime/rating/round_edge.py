@@ -5,10 +5,10 @@ composition with the chart held fixed: the chance of each bank up card and each 
 exact for the cards left; for each of them the bank's final totals are exact for the cards left less those
 three cards; the player's later cards come from that same composition (the solver's total-dependent
 approximation); the chart is the full-shoe basic strategy of the rules (the player does not re-solve:
-he plays his chart). No insurance. Per initial stake. About 0.2 s a round in CPython here (bench/rating).
+he plays his chart). No insurance. Per initial stake. About 0.13 s of CPU a round here (bench/rating).
 
 `quick_edge`: the same, with one bank distribution per up card (the cards left less the up card only):
-the player's own two cards are not removed from the bank's shoe. Ten times cheaper; its difference to
+the player's own two cards are not removed from the bank's shoe. Fifteen times cheaper; its difference to
 `exact_edge` is measured by the bench.
 
 `LinearEdge`: the first-order (effects of removal) model fitted to `exact_edge`: the edge of a full shoe,
