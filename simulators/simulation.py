@@ -213,6 +213,8 @@ def play_rounds(rules: RuleOptions, rounds: int, boxes: int, rng: random.Random,
         except ShoeExhaustedError:
             apply(Void(by="simulation", reason="shoe exhausted"))
             voided += 1
+            if surrendered:
+                surrendered.clear()  # a voided round returns every stake: nothing to book
             continue
         if on_round is not None:
             on_round(round_)
