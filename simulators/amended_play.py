@@ -3,10 +3,12 @@ field (55-4 6°), played around the round engine until the live table's own comm
 
 Surrender: a hand the chart gives up stands in the engine (it takes no card, as a surrendered hand) and
 is booked at minus half its stake. Without hyper chips the bank may then draw where the live table, with
-nothing left on the boxes to settle, would not: later rounds' cards move, no expected value does. Hyper black jack: with hyper chips on the field the bank completes its
-hand even when every box has busted; the engine stops drawing for the bank once nothing on the boxes is
-left to settle, so the Monte Carlo draws the bank's missing cards itself, off the same shoe, by the
-engine's own drawing rule (`bank_needs_card`), and names the result with `game/hyper.py`.
+nothing left on the boxes to settle, would not: later rounds' cards move, no expected value does.
+
+Hyper black jack: with hyper chips on the field the bank completes its hand even when every box has
+busted; the engine stops drawing for the bank once nothing on the boxes is left to settle, so the Monte
+Carlo draws the bank's missing cards itself, off the same shoe, by the engine's own drawing rule
+(`bank_needs_card`), and names the result with `game/hyper.py`.
 """
 
 from __future__ import annotations
