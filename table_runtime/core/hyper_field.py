@@ -204,17 +204,17 @@ def settlement_order(zone: str, expected: Mapping[str, int], locks: Mapping[str,
     if step is None:
         return []
     rank = SETTLEMENT_STEPS.index(step)
-    pending = sorted(other for other, due in expected.items()
+    pending = sorted((SETTLEMENT_STEPS.index(other_step), other) for other, due in expected.items()
                      if (other_step := settlement_step(other, due, locks.get(other, 0))) is not None
                      and SETTLEMENT_STEPS.index(other_step) < rank and seen.get(other, 0) != due)
     if not pending:
         return []
     warned.add(zone)
-    first = pending[0]
-    waiting = settlement_step(first, expected[first], locks.get(first, 0))
+    first = pending[0][1]  # a zone of the earliest step not done
+    waiting = ", ".join(f"{other} ({SETTLEMENT_STEPS[index].replace('_', ' ')})" for index, other in pending)
     return [Alarm(kind=AlarmKind.SETTLEMENT_ORDER, rule=RULE_ORDER, box=zone_box(zone),
-                  message=(f"{zone} moved ({step.replace('_', ' ')}) while {', '.join(pending)} "
-                           f"({str(waiting).replace('_', ' ')}) is not done: the losing hyper stakes are collected "
-                           "first, then the losing stakes, then the winners paid, the hyper winners last"),
+                  message=(f"{zone} moved ({step.replace('_', ' ')}) while {waiting} is not done: the losing "
+                           "hyper stakes are collected first, then the losing stakes, then the winners paid, the "
+                           "hyper winners last"),
                   amounts=(("due_cents", expected[zone]), ("seen_cents", seen.get(zone, 0)),
                            ("pending_due_cents", expected[first]), ("pending_seen_cents", seen.get(first, 0))))]
