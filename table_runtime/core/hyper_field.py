@@ -31,7 +31,7 @@ from table_runtime.core.inputs import HyperAssigned, ZoneChip
 from table_runtime.core.zones_due import zone_box
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
-from table_runtime.game.hyper import RULE, HyperCase
+from table_runtime.game.hyper import HyperCase
 from table_runtime.game.hyper_settlement import (
     COLLECT_HYPER,
     COLLECT_MAIN,
@@ -39,6 +39,7 @@ from table_runtime.game.hyper_settlement import (
     HYPER_ZONES,
     PAY_HYPER,
     PAY_MAIN,
+    RULE,
     SETTLEMENT_STEPS,
     hyper_zone,
     is_hyper,
@@ -165,7 +166,7 @@ def past_posting(zone: str, locked: int, now: int, added: Sequence[ZoneChip], re
     moved = ", ".join([f"added {chip.uid} ({euros(chip.cents)})" for chip in added]
                       + [f"removed {chip.uid} ({euros(chip.cents)})" for chip in removed])
     return Alarm(kind=AlarmKind.PAST_POSTING, rule=RULE_BEFORE_DEAL,
-                 message=(f"{zone}: hyper black jack case {case_of(zone).upper()} changed after the bets were "
+                 message=(f"{zone}: hyper black jack case {HyperCase(case_of(zone)).label} changed after the bets were "
                           f"locked: {moved}; locked {euros(locked)}, now {euros(now)}"),
                  amounts=(("expected_cents", locked), ("seen_cents", now)))
 

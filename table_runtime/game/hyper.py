@@ -1,38 +1,44 @@
-"""The hyper black jack field (art. 55-4, 6°, as amended): its seven cases, their odds, and the bank's final result.
+"""Hyper black jack (art. 55-4 6°): the seven cases of the field, their odds, and the bank's final result.
 
-« Le champ de mise supplémentaire est composé de sept cases : « 17 », « 18 », « 19 », « 20 », « 21 »,
-« BLACK JACK » et « BUST ». Le joueur gagne un bonus quand la case sur laquelle il a engagé sa mise hyper
-black jack correspond au résultat final de la banque. »
+« Le joueur gagne un bonus quand la case sur laquelle il a engagé sa mise hyper black jack correspond au
+résultat final de la banque. » The cases are 17, 18, 19, 20, 21, BLACK JACK and BUST; the text pays them
+« 4 pour 1 », « 5 pour 1 », « 5 pour 1 », « 4 pour 1 », « 10 pour 1 », « 19 pour 1 », « 2 pour 1 ».
 
-The odds are the text's « x pour 1 », read as the regulation reads it elsewhere: the stake is kept and x times
-it is paid (net x). The same text pays the insurance « à 2 pour 1 » (000:27), which every house pays 2 to 1
-net; seed 002 pays a won hand « 1 pour 1 » (even money) and a blackjack « 1,5 pour 1 » (3:2). docs/rules.md
-says so beside the table. Pure: no I/O.
+The regulation writes odds "N pour 1" for the winnings on a stake of 1 (its punto banco tie, « les gains
+d'égalité sont payés 8 pour 1 », is the usual 8 to 1): a winning case keeps its stake and is paid N times it.
+`ODDS` holds that N; docs/rules.md gives the reading, the other one, and what each does to the EV.
+
+Pure: no I/O, no state. The live hyper field, the display and the strategy figures all name the bank's
+result with `bank_result` and pay with `winnings_cents`.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Final
-
-from table_runtime.game.cards import Card
 
 
 class HyperCase(enum.StrEnum):
-    """One case of the hyper black jack field; the value is what the journal, the feed and the zones say."""
+    """A case of the hyper black jack field; its value is the zone's name."""
 
     SEVENTEEN = "17"
     EIGHTEEN = "18"
     NINETEEN = "19"
     TWENTY = "20"
-    TWENTY_ONE = "21"
-    BLACKJACK = "blackjack"
-    BUST = "bust"
+    TWENTY_ONE = "21"  # 21 in three cards or more
+    BLACKJACK = "blackjack"  # the bank's first two cards make 21
+    BUST = "bust"  # « dépassement de 21 par la banque »
+
+    @property
+    def label(self) -> str:
+        """The case as the layout prints it: 17 … 21, BLACK JACK, BUST."""
+        return {"blackjack": "BLACK JACK", "bust": "BUST"}.get(self.value, self.value)
 
 
-# « x pour 1 » (55-4 6°): the net payout per cent staked on the case that matches the bank's final result.
-HYPER_ODDS: Final[dict[HyperCase, int]] = {
+# Winnings per unit staked on a winning case, the stake being returned too (55-4 6°, "N pour 1").
+ODDS: Final[Mapping[HyperCase, int]] = MappingProxyType({
     HyperCase.SEVENTEEN: 4,
     HyperCase.EIGHTEEN: 5,
     HyperCase.NINETEEN: 5,
@@ -40,36 +46,27 @@ HYPER_ODDS: Final[dict[HyperCase, int]] = {
     HyperCase.TWENTY_ONE: 10,
     HyperCase.BLACKJACK: 19,
     HyperCase.BUST: 2,
-}
+})
 
-# The label a dealer reads on the cloth (the display translates none of them: they are printed so).
-CASE_LABELS: Final[dict[HyperCase, str]] = {case: "BLACK JACK" if case is HyperCase.BLACKJACK else case.upper()
-                                            for case in HyperCase}
-
-RULE: Final = "55-4 6° (arrêté of 14 May 2007 as amended): the hyper black jack field"
+_BY_TOTAL: Final = (HyperCase.SEVENTEEN, HyperCase.EIGHTEEN, HyperCase.NINETEEN, HyperCase.TWENTY,
+                    HyperCase.TWENTY_ONE)
 
 
-def _total(cards: Sequence[Card]) -> int:
-    total = sum(card.value for card in cards)
-    if total <= 11 and any(card.is_ace for card in cards):
-        total += 10
-    return total
+def bank_result(total: int, cards: int) -> HyperCase:
+    """The bank's final result from its best total and its number of cards.
 
-
-def bank_final_result(cards: Sequence[Card]) -> HyperCase | None:
-    """The case the bank's finished hand names: BLACK JACK (ace and a ten-value card as its two cards), BUST
-    (over 21), or its total from 17 to 21; None for a hand that is not a final result (under 17: the bank
-    draws on)."""
-    total = _total(cards)
-    if len(cards) == 2 and total == 21:
-        return HyperCase.BLACKJACK
+    Two cards making 21 are BLACK JACK (the bank's hand is never a split hand); over 21 is BUST.
+    A total under 17 is not a final result (the bank still draws): ValueError.
+    """
     if total > 21:
         return HyperCase.BUST
-    if total < 17:
-        return None
-    return HyperCase(str(total))
+    if total < 17 or cards < 2:
+        raise ValueError(f"the bank's {total} in {cards} card(s) is not a final result (it draws to 17)")
+    if total == 21 and cards == 2:
+        return HyperCase.BLACKJACK
+    return _BY_TOTAL[total - 17]
 
 
-def hyper_net_cents(case: HyperCase, cents: int, result: HyperCase) -> int:
-    """What a stake of `cents` on `case` wins (> 0) or loses (the stake) when the bank's result is `result`."""
-    return cents * HYPER_ODDS[case] if case is result else -cents
+def winnings_cents(case: HyperCase, stake_cents: int) -> int:
+    """What a winning stake on `case` is paid, its own stake not counted (it is returned as well)."""
+    return stake_cents * ODDS[case]

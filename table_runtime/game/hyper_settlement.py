@@ -20,11 +20,12 @@ from typing import Final
 
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm, Event, Payout
-from table_runtime.game.hyper import HYPER_ODDS, RULE, HyperCase, hyper_net_cents
+from table_runtime.game.hyper import ODDS, HyperCase, winnings_cents
 from table_runtime.game.inputs import BoxBet, HyperBet
 from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.rules import RuleOptions, TableLimits
 
+RULE: Final = "55-4 6° (arrêté of 14 May 2007 as amended): the hyper black jack field"
 HYPER_KIND_PREFIX: Final = "hyper."
 WIN: Final = "hyper_win"
 LOSE: Final = "hyper_lose"
@@ -110,15 +111,16 @@ def hyper_bank_alarm(bank_total: int, hyper: Sequence[HyperBet]) -> Alarm:
 
 
 def hyper_payouts(hyper: Iterable[HyperBet], result: HyperCase) -> list[Payout]:
-    """One payout per hyper stake once the bank's final result is `result`: x pour 1 on its case, else lost."""
+    """One payout per hyper stake once the bank's final result is `result`: x pour 1 on its case (the stake kept,
+    game/hyper.py), else lost."""
     payouts = []
     for bet in hyper:
         case = HyperCase(bet.case)
         won = case is result
         payouts.append(Payout(box=bet.box, hand=0, owner=bet.owner or f"box{bet.box}", kind=hyper_zone(bet.case),
                               staked_cents=bet.cents, outcome=WIN if won else LOSE,
-                              net_cents=hyper_net_cents(case, bet.cents, result),
-                              note=f"{case.upper()} paid {HYPER_ODDS[case]} pour 1" if won else ""))
+                              net_cents=winnings_cents(case, bet.cents) if won else -bet.cents,
+                              note=f"{case.label} paid {ODDS[case]} pour 1" if won else ""))
     return payouts
 
 

@@ -14,7 +14,7 @@ from table_runtime.game.decisions import bet_problems, double_refusal, split_ref
 from table_runtime.game.events import Alarm, Event, HyperFieldSettled, Payout
 from table_runtime.game.hand import Hand
 from table_runtime.game.held import HeldCards
-from table_runtime.game.hyper import bank_final_result
+from table_runtime.game.hyper import bank_result
 from table_runtime.game.hyper_settlement import hyper_bank_alarm, hyper_bet_problems, hyper_payouts, ordered_payouts
 from table_runtime.game.inputs import BetsLocked, HyperBet
 from table_runtime.game.phases import BANK, BETTING, DEALING, IN_PLAY, INSURANCE, PLAYING, SETTLEMENT, Phase
@@ -100,9 +100,9 @@ class RoundState:
         """Every payout once the bank has finished (settlement.py), in the settlement's order with the hyper
         field's (hyper_settlement.py: the hyper stakes lost first, won last), the bank's final result named."""
         payouts = round_payouts(self.boxes, self.bank, self.paid_early, self.rules)
-        result = bank_final_result(self.bank.cards) if self.hyper_bets else None
-        if result is None:
+        if not self.hyper_bets:
             return payouts
+        result = bank_result(self.bank.total, len(self.bank.cards))  # final: the bank drew to 17 for the field
         out.append(HyperFieldSettled(round=self.number, result=result,
                                      staked_cents=sum(bet.cents for bet in self.hyper_bets)))
         return ordered_payouts(payouts, hyper_payouts(self.hyper_bets, result))

@@ -192,7 +192,7 @@ def test_chips_put_on_a_case_after_the_first_card_are_past_posting_naming_the_ca
     table.draw("TC")
     table.set("hyper.blackjack", 500)
     (alarm,) = table.alarms
-    assert alarm.kind == "past_posting" and "BLACKJACK" in alarm.message and "55-4 6°" in alarm.rule
+    assert alarm.kind == "past_posting" and "case BLACK JACK changed" in alarm.message and "55-4 6°" in alarm.rule
     assert dict(alarm.amounts) == {"expected_cents": 0, "seen_cents": 500}
 
 
