@@ -156,7 +156,7 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
             return Done("bets not locked: a round is in play")
         unassigned = hyper_field.deal_refusal(core.hyper, core.chips.totals())  # 55-4 6°
         if unassigned is not None:
-            return Refused(unassigned.text, unassigned.reason)
+            return Refused(f"DEAL refused: {unassigned.text}", unassigned.reason)
         return Submit(command, ((bets_from_zones(core), source),))
     if command == Command.HYPER_ASSIGN:
         return _hyper_assign(core, args, role, source)

@@ -147,7 +147,7 @@ def deal_refusal(hyper: HyperField, totals: Mapping[str, int]) -> Refusal | None
         return None
     named = "; ".join(f"hyper {case}: {euros(on_zone)} on the case, {euros(assigned)} assigned"
                       for case, on_zone, assigned in differences)
-    return Refusal(RefusalReason.HYPER_UNASSIGNED, f"DEAL refused: assign every hyper stake to a box first: {named}")
+    return Refusal(RefusalReason.HYPER_UNASSIGNED, f"assign every hyper stake to a box first: {named}")
 
 
 def unassigned_alarms(locked: Sequence[HyperBet], totals: Mapping[str, int]) -> list[Alarm]:

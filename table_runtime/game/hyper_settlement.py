@@ -151,3 +151,21 @@ def _main_zone(payout: Payout) -> str:
     if payout.kind == "insurance":
         return f"box{payout.box}.insurance"
     return f"box{payout.box}.behind" if payout.owner.endswith(".behind") else f"box{payout.box}"
+
+
+def field_view(hyper: Sequence[HyperBet], payouts: Sequence[Payout], result: HyperCase | None) -> dict[str, object]:
+    """The hyper field as the display shows it (docs/display.md "hyper"): per case its label, odds, zone, the
+    stakes locked on it by box and, once settled, their payouts; the bank's final result; the settlement's
+    four steps in the text's order."""
+    cases = []
+    for case in HyperCase:
+        zone = hyper_zone(case)
+        cases.append({
+            "case": case.value, "label": case.label, "odds": ODDS[case], "zone": zone,
+            "stakes": [{"box": bet.box, "owner": bet.owner, "cents": bet.cents} for bet in hyper if bet.case == case],
+            "payouts": [{"box": p.box, "owner": p.owner, "staked_cents": p.staked_cents, "outcome": p.outcome,
+                         "net_cents": p.net_cents} for p in payouts if p.kind == zone],
+        })
+    settled = result is not None and any(is_hyper(payout) for payout in payouts)
+    return {"cases": cases, "result": None if result is None else result.value,
+            "settlement": settlement_order(payouts) if settled else []}
