@@ -74,6 +74,7 @@ function stepsNode(s) {
 
 export function renderHyper(s, view) {
   const section = $("hyper");
+  if (!section) return; // a page without the field (the pit's table view)
   if (!s.hyper) {
     section.hidden = true;
     return;

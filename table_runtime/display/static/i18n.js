@@ -393,6 +393,7 @@ export const STRINGS = {
     what_BetsLocked: "Mises",
     // --- the hyper black jack field (55-4 6°)
     hyper_title: "Hyper black jack",
+    event_hyper_settled: "hyper black jack : résultat de la banque {result}",
     hyper_odds: "{odds} pour 1",
     hyper_box: "C{box}",
     hyper_to_assign: "{amount} à attribuer",
@@ -812,6 +813,7 @@ export const STRINGS = {
     what_BetsLocked: "Bets",
     // --- the hyper black jack field (55-4 6°)
     hyper_title: "Hyper black jack",
+    event_hyper_settled: "hyper black jack: the bank's result {result}",
     hyper_odds: "{odds} for 1",
     hyper_box: "B{box}",
     hyper_to_assign: "{amount} to assign",
