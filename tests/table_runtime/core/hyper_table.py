@@ -5,6 +5,7 @@ journal rows kept: for the core's tests and the display's snapshots of a real hy
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,8 @@ from table_runtime.game.events import Alarm, Event
 from table_runtime.game.inputs import CardDrawn, ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.game.snapshot import table_snapshot
+from table_runtime.journal import Journal
+from table_runtime.runtime.controller import TableController
 
 UIDS = (f"E004{n:012X}" for n in itertools.count(1))
 
@@ -88,3 +91,41 @@ def snapshot(table: Table, seq: int) -> dict[str, Any]:
             "devices": {"shoe": "online", "chips": "online", "broker": "online"}}
     made["shoe"]["online"] = True
     return made
+
+
+def play_hyper_round(journal: Journal, table_id: str = "T7") -> TableController:
+    """One round with hyper stakes on a real controller and `journal`: box 1 10.00 and its 10.00 on « BUST » and
+    5.00 on « 20 », assigned on the display; the bank busts; the dealer pays right and confirms."""
+    rules = profile("fr-casino").replace(hyper_blackjack=True)
+    zones = zone_names(7, hyper=True)
+    controller = TableController(table_id=table_id, rules=rules, limits=TableLimits(), journal=journal,
+                                 clock=time.time, zones=zones)
+    held: dict[str, tuple[ZoneChip, ...]] = {zone: () for zone in zones}
+
+    def put(zone: str, cents: int) -> None:
+        held[zone] = tuple(ZoneChip(uid=next(UIDS), cents=500) for _ in range(cents // 500))
+        controller.report_zones([ZoneChanged(zone=zone, chips=held[zone])])
+
+    controller.report_zones([ZoneChanged(zone=zone, chips=()) for zone in zones])
+    controller.submit(ShoeShuffled(shoe_id="s1"))
+    for card in parse_cards("2C 2D 2H 2S 3C"):
+        controller.draw(CardDrawn(card=card), source="shoe")
+    put("box1", 1000)
+    put("hyper.bust", 1000)
+    put("hyper.20", 500)
+    for case, cents in (("bust", 1000), ("20", 500)):
+        assert controller.press("HYPER_ASSIGN", {"case": case, "box": 1, "cents": cents}, role="dealer",
+                                source="display")["ok"]
+    assert controller.press("DEAL", {}, role="dealer", source="display")["ok"]
+    for card in parse_cards("TC 6D 9C"):  # box 1 19 against a 6
+        controller.draw(CardDrawn(card=card), source="shoe")
+    controller.press("NEXT", {}, role="dealer", source="display")
+    for card in parse_cards("TD 8S"):  # the bank busts: box 1 +10.00, « BUST » +20.00, « 20 » -5.00
+        controller.draw(CardDrawn(card=card), source="shoe")
+    put("hyper.20", 0)
+    put("box1", 2000)
+    put("hyper.bust", 3000)
+    assert controller.press("CONFIRM", {}, role="dealer", source="display")["ok"]
+    assert [alarm["kind"] for alarm in controller.alarms.active] == []
+
+    return controller
