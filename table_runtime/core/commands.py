@@ -154,8 +154,8 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
             return Refused("no chip reader: bets cannot be locked from the zones", RefusalReason.NO_CHIP_READER)
         if core.chips.phase is not ChipPhase.BETTING or table.round_in_play:
             return Done("bets not locked: a round is in play")
-        unassigned = hyper_field.deal_refusal(core.hyper, core.chips.totals())  # 55-4 6°
-        if unassigned is not None:
+        unassigned = hyper_field.deal_refusal(core.hyper, core.chips.totals()) if table.rules.hyper_blackjack else None
+        if unassigned is not None:  # 55-4 6°
             return Refused(f"DEAL refused: {unassigned.text}", unassigned.reason)
         return Submit(command, ((bets_from_zones(core), source),))
     if command == Command.HYPER_ASSIGN:

@@ -70,8 +70,9 @@ class TableCore:
         round_ = self.table.round
         if isinstance(item, BetsLocked):
             started = any(isinstance(event, RoundStarted) for event in events)
+            if started and self.table.rules.hyper_blackjack:  # the first card's lock (55-4 6°)
+                events += hyper_field.unassigned_alarms(item.hyper, self.chips.totals())
             if started:
-                events += hyper_field.unassigned_alarms(item.hyper, self.chips.totals())  # the first card's lock
                 self.hyper.clear()
                 self._order_warned = set()
             events += self.chips.bets_locked(round_, started)
