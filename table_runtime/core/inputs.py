@@ -60,7 +60,9 @@ class HyperAssigned:
 
 REFUSED_LISTED = 32  # refused chips a ZoneChanged lists at most (the others are counted by kind)
 CoreInput = Input | ZoneChanged | HyperAssigned
-CHIP_INPUT_TYPES = frozenset({"ZoneChanged"})
+# The chips' own inputs, folded but not a round's steps (recall): a zone's chips, and whose the chips on a hyper
+# black jack case are.
+CHIP_INPUT_TYPES = frozenset({"ZoneChanged", "HyperAssigned"})
 
 
 def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
