@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Final
 
+from table_runtime.game.hyper import ODDS, HyperCase
 from table_runtime.rating.indexes import INSURANCE_INDEX, index_for
 from table_runtime.rating.round_facts import RoundFacts
 from table_runtime.rating.statistics import hypergeometric_upper_tail, inflation, partial, ranks, spearman
@@ -57,7 +58,7 @@ class DetectionSettings:
     ramp_edge: float = 0.01  # the ramp compares stakes at an edge < 0 and > this
     index_p: float = 5e-4
     min_index_departures: int = 3
-    hyper_odds: int = 19  # the BLACK JACK case pays 19 to 1 (net)
+    hyper_odds: int = ODDS[HyperCase.BLACKJACK]  # the BLACK JACK case's winnings per unit (19, 55-4 6°)
     hyper_p: float = 5e-4
     min_hyper_positive_bets: int = 3
 

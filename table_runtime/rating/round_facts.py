@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from table_runtime.game.hand import Hand
+from table_runtime.game.hyper import HyperCase
 from table_runtime.game.round import Round
 from table_runtime.strategy.chart import Action
 from table_runtime.strategy.composition import add_card
@@ -93,8 +94,9 @@ def hand_decisions(round_: Round, hand: Hand, up: int) -> list[Decision]:
 
 
 def facts_of_round(round_: Round, owner: str, *, shoe: str, true_count: float, edge: float,
-                   hyper_blackjack_cents: int = 0, bank_blackjack_chance: float = 0.0) -> RoundFacts:
-    """The facts of a settled `round_` for the player named `owner` on the seated stakes."""
+                   bank_blackjack_chance: float = 0.0) -> RoundFacts:
+    """The facts of a settled `round_` for the player named `owner` on the seated stakes and the hyper
+    field's BLACK JACK case."""
     up = round_.bank.cards[0].value if round_.bank.cards else 0
     boxes = [box for box in round_.boxes if box.bet.owner == owner]
     decisions: list[Decision] = []
@@ -110,9 +112,10 @@ def facts_of_round(round_: Round, owner: str, *, shoe: str, true_count: float, e
         for hand in box.hands:
             action += sum(s.cents for s in hand.stakes if s.owner == owner)
             decisions.extend(hand_decisions(round_, hand, up))
+    hyper = sum(bet.cents for bet in round_.hyper_bets if bet.case == HyperCase.BLACKJACK and bet.owner == owner)
     net = sum(payout.net_cents for payout in round_.payouts if payout.owner == owner)
     return RoundFacts(round=round_.number, shoe=shoe, true_count=true_count, edge=edge,
                       boxes=tuple(box.number for box in boxes), stake_cents=stake, action_cents=action,
                       net_cents=net, insurance_offered=up == 1 and bool(boxes), insurance_cents=insurance,
-                      decisions=tuple(decisions), hyper_blackjack_cents=hyper_blackjack_cents,
+                      decisions=tuple(decisions), hyper_blackjack_cents=hyper,
                       bank_blackjack_chance=bank_blackjack_chance)

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from table_runtime.game.cards import parse_cards
-from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, Double, Next, ShoeShuffled, Split
+from table_runtime.game.inputs import (
+    BetsLocked,
+    BoxBet,
+    CardDrawn,
+    Confirm,
+    Double,
+    HyperBet,
+    Next,
+    ShoeShuffled,
+    Split,
+)
 from table_runtime.game.rules import PROFILES
 from table_runtime.game.table import Table
 from table_runtime.rating.round_facts import facts_of_round
@@ -62,3 +72,19 @@ def test_a_split_is_one_decision_on_the_pair_then_each_hand_plays() -> None:
     assert [(d.total, d.pair, d.action) for d in facts.decisions] == [
         (16, 8, Action.SPLIT), (11, None, Action.DOUBLE), (18, None, Action.STAND)]
     assert facts.stake_cents == 1000 and facts.action_cents == 3000 and facts.net_cents == 3000
+
+
+def test_the_black_jack_case_stake_of_the_players_box_is_read_from_the_field() -> None:
+    table = Table(PROFILES["fr-2020"].replace(burn_cards=0))
+    table.apply(ShoeShuffled(shoe_id="S1"))
+    table.apply(BetsLocked(bets=(BoxBet(box=1, seated_cents=1000, owner="p"),),
+                           hyper=(HyperBet(case="blackjack", box=1, cents=500, owner="p"),
+                                  HyperBet(case="bust", box=1, cents=500, owner="p"))))
+    _draw(table, "TH AS 9C")  # box1 T 9, bank A
+    table.apply(Confirm())  # nobody insures
+    table.apply(Next())
+    _draw(table, "KD")  # the bank's blackjack
+    round_ = table.round
+    assert round_ is not None and round_.phase == "settlement"
+    facts = facts_of_round(round_, "p", shoe="S1", true_count=0.0, edge=0.0)
+    assert facts.hyper_blackjack_cents == 500 and facts.insurance_offered and facts.insurance_cents == 0
