@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from table_runtime.core.alarm_ledger import needs_supervisor
+from table_runtime.core.buy_ins import buy_in_of, buy_in_refusal, buy_in_text
 from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.inputs import CoreInput
 from table_runtime.errors import CardCodeError
@@ -145,6 +146,12 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
         return Refused(f"{command} refused: play is stopped: {halted}", RefusalReason.PLAY_STOPPED)
     table = core.table
     round_ = table.round
+    if command == Command.BUY_IN:  # at any time, in a round or between: a buy-in is not a bet
+        problem = buy_in_refusal(args, max_cents=table.limits.buy_in_max_cents, boxes=table.rules.boxes)
+        if problem is not None:
+            return Refused(f"{command} refused: {problem.text}", problem.reason)
+        buy_in = buy_in_of(args, by=role)
+        return Submit(command, ((buy_in, source),), f"{buy_in_text(buy_in)} recorded")
     if command == Command.DEAL:
         if not core.chips.zones:
             return Refused("no chip reader: bets cannot be locked from the zones", RefusalReason.NO_CHIP_READER)

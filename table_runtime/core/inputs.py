@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from table_runtime.core.buy_ins import BUY_IN_TYPE, BuyIn, buy_in_from_dict, buy_in_to_dict
 from table_runtime.game.codec import CodecError, input_from_dict, to_dict
 from table_runtime.game.inputs import SCHEMA_VERSION, Input
 
@@ -46,12 +47,15 @@ class ZoneChanged:
 
 
 REFUSED_LISTED = 32  # refused chips a ZoneChanged lists at most (the others are counted by kind)
-CoreInput = Input | ZoneChanged
+CoreInput = Input | ZoneChanged | BuyIn
 CHIP_INPUT_TYPES = frozenset({"ZoneChanged"})
 
 
 def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
-    """The input a journal row holds (a game input or a zone change); a `CodecError` naming what is wrong."""
+    """The input a journal row holds (a game input, a zone change or a buy-in); a `CodecError` naming what is
+    wrong."""
+    if body.get("type") == BUY_IN_TYPE:
+        return buy_in_from_dict(body)
     if body.get("type") != "ZoneChanged":
         return input_from_dict(body)
     try:
@@ -66,7 +70,9 @@ def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
 
 
 def core_to_dict(item: CoreInput) -> dict[str, Any]:
-    """The journal body of an input (a game input or a zone change)."""
+    """The journal body of an input (a game input, a zone change or a buy-in)."""
+    if isinstance(item, BuyIn):
+        return buy_in_to_dict(item)
     if isinstance(item, ZoneChanged):
         return {"zone": item.zone, "chips": [
             {"uid": chip.uid, "cents": chip.cents, **({"refused": chip.refused, "detail": chip.detail,

@@ -22,6 +22,7 @@ from typing import Any
 
 from table_runtime.core import commands
 from table_runtime.core.alarm_ledger import AlarmLedger
+from table_runtime.core.buy_ins import BuyIn, recorded
 from table_runtime.core.chip_watch import ChipWatch
 from table_runtime.core.inputs import CoreInput, ZoneChanged
 from table_runtime.game.events import Event, RoundStarted
@@ -55,6 +56,8 @@ class TableCore:
         """The one transition: the events `item` caused (chip alarms included)."""
         if isinstance(item, ZoneChanged):
             return list(self.chips.zone_changed(item))
+        if isinstance(item, BuyIn):  # money into the drop box: nothing of the round or the chips changes
+            return [recorded(item)]
         halted = self.alarms.halted
         if halted and isinstance(item, CardDrawn):
             return self.table.hold_while_stopped(item.card, halted)

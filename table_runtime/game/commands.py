@@ -27,6 +27,7 @@ class Command(enum.StrEnum):
     DISCARD = "DISCARD"
     MANUAL_CARD = "MANUAL_CARD"
     ACK_ALARM = "ACK_ALARM"
+    BUY_IN = "BUY_IN"  # cash or a marker exchanged for chips at the table (core/buy_ins.py)
 
 
 class Role(enum.StrEnum):

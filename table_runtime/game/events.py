@@ -171,8 +171,21 @@ class RoundVoided:
     reason: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BuyInRecorded:
+    """The dealer exchanged chips for `cents` of cash or a marker (`tender`) at the table: the table's drop,
+    never a stake (table_runtime/core/buy_ins.py). `box` and `player` say whom for, when the dealer said."""
+
+    cents: int
+    tender: str
+    box: int | None
+    player: str
+    by: str
+
+
 Event = (
     Alarm | ShoeStarted | CardBurned | CutCardSeen | RoundStarted | CardAssigned | CardHeld | CardsDiscarded
     | PhaseChanged | TurnChanged | InsuranceTaken | HandStood | HandDoubled | HandSplit | ActionUndone
     | BlackjackPaidEarly | RoundSettled | RoundClosed | RoundVoided
+    | BuyInRecorded
 )

@@ -44,6 +44,10 @@ class RefusalReason(enum.StrEnum):
     NO_CHIP_READER = "no_chip_reader"  # DEAL with no zones to lock the bets from
     NO_SUCH_ALARM = "no_such_alarm"
     BAD_CARD = "bad_card"  # MANUAL_CARD with a card code that is none
+    # Buy-ins (core/buy_ins.py).
+    BAD_AMOUNT = "bad_amount"  # a buy-in's amount that is not a whole number of cents above 0
+    OVER_BUY_IN_MAXIMUM = "over_buy_in_maximum"  # a buy-in over the table's [limits] buy_in_max_cents
+    BAD_BUY_IN = "bad_buy_in"  # a buy-in paid with neither cash nor a marker, for no box of the table, a bad id
 
 
 @dataclass(frozen=True, slots=True)
