@@ -56,8 +56,8 @@ async def test_the_demo_shows_a_live_floor_of_n_tables_and_stops_cleanly(page: P
         for index in range(TABLES):
             await expect(cards.nth(index)).to_have_attribute("data-status", "online", timeout=30_000)
             await expect(cards.nth(index)).to_have_attribute("data-phase", re.compile(r"^[a-z]+$"), timeout=30_000)
-        # The tables play: a round is settled somewhere on the floor, and the pit counts its stakes.
-        await expect(page.locator("#pit-totals .drop")).not_to_have_text("0,00\u00a0€", timeout=60_000)
+        # The tables play: a round is settled somewhere on the floor, and the pit counts its stakes (the handle).
+        await expect(page.locator("#pit-totals .handle")).not_to_have_text("0,00\u00a0€", timeout=60_000)
         # The floor service stored the tables' journals meanwhile, in the throwaway database.
         async with connected(dsn) as connection:
             stored = await connection.fetch("SELECT table_id, count(*) AS rows FROM events GROUP BY table_id")
