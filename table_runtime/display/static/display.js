@@ -3,6 +3,7 @@
 // only mirrors what it is told. Protocol and snapshot shape: docs/display.md.
 import { $, el } from "./dom.js";
 import { refusal } from "./alarm.js";
+import { buildBuyInDialog } from "./buy_in.js";
 import { renderRecallBar } from "./recall.js";
 import { RANKS, cardNode, normalize, renderActions, renderTable } from "./table.js";
 import { SUIT_SYMBOL, applyStaticText, lang, setLanguage, t } from "./text.js";
@@ -357,6 +358,11 @@ function wire() {
   });
   buildManualDialog();
   buildPinDialog();
+  buildBuyInDialog({
+    send: (args, onResult) => command("BUY_IN", args, null, onResult),
+    refusal: (result) => refusalText("cmd_BUY_IN", result),
+    done: (text) => toast(text, true),
+  });
 }
 
 setLanguage({ choice: params.get("lang") || localStorage.getItem("display.language") || null });

@@ -29,6 +29,10 @@ function eventText(event) {
     case "RoundVoided": return t("event_voided", voidWords(event));
     case "RoundClosed": return t("event_closed");
     case "Alarm": return t("event_alarm", { kind: tOr("alarm_" + event.kind, event.kind) });
+    case "BuyInRecorded": {
+      const words = { amount: money(event.cents), tender: tOr("tender_" + event.tender, event.tender), box: event.box };
+      return event.box ? t("event_buy_in_box", words) : t("event_buy_in", words);
+    }
     default: return null; // phase and turn changes: the step's snapshot shows them
   }
 }
