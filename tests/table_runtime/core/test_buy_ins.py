@@ -167,3 +167,25 @@ def test_recall_shows_each_buy_in_as_a_step_of_its_round_or_after_it(tmp_path: P
     assert (event["type"], event["cents"], event["tender"]) == ("BuyInRecorded", 7_000, "marker")
     for round_ in (first, second):
         jsonschema.validate(round_, RECALLED_ROUND_SCHEMA)
+
+
+def test_the_maximum_is_read_from_the_limits_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    from table_runtime.config import ConfigInvalidError, load_config
+
+    configs = Path(__file__).resolve().parents[3] / "configs"
+    assert "buy_in_max_cents = 1000000" in (configs / "pi.toml").read_text(encoding="utf-8")  # shown there
+    demo = (configs / "demo.toml").read_text(encoding="utf-8")
+    path = tmp_path / "table.toml"
+
+    def with_maximum(value: str) -> None:
+        path.write_text(demo.replace("[limits]\n", f"[limits]\nbuy_in_max_cents = {value}\n"), encoding="utf-8")
+
+    with_maximum("250000")
+    assert load_config(path, environ={}).limits.buy_in_max_cents == 250_000
+    path.write_text(demo, encoding="utf-8")
+    assert load_config(path, environ={}).limits.buy_in_max_cents == 1_000_000  # the default
+    for bad in ("0", "-1", '"lots"'):
+        with_maximum(bad)
+        with pytest.raises(ConfigInvalidError) as caught:
+            load_config(path, environ={})
+        assert [problem.key for problem in caught.value.problems] == ["limits.buy_in_max_cents"]
