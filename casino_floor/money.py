@@ -1,8 +1,8 @@
 """A table's money as a casino's finance names it, defined once for the store, the queries and the pit page.
 
 - **Handle**: what was wagered, every stake of every settled round (`stakes_cents`: the seated and behind
-  stakes, insurance, doubles and splits, as the round's payouts list them; a voided round's stakes go back and
-  count for nothing). Hyper black jack's stakes join here when the round lists them.
+  stakes, insurance, doubles and splits, and hyper black jack's (kind ``hyper.<case>``), as the round's payouts
+  list them; a voided round's stakes go back and count for nothing).
 - **Drop**: what went into the table's drop box, the cash and the markers the dealer exchanged for chips at the
   table (the table's `BuyInRecorded` events: table_runtime/core/buy_ins.py). Not a stake.
 - **Win**: what the house kept from settlement (minus the players' net; negative when the players won).
