@@ -23,7 +23,8 @@ from typing import Any
 from table_runtime.core import commands
 from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.chip_watch import ChipWatch
-from table_runtime.core.inputs import CoreInput, ZoneChanged
+from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, ZoneChanged
+from table_runtime.core.seating import Seating
 from table_runtime.game.events import Event, RoundStarted
 from table_runtime.game.inputs import BetsLocked, CardDrawn
 from table_runtime.game.round import INSURANCE, SETTLEMENT
@@ -38,6 +39,7 @@ class TableCore:
         self.table = Table(rules, limits)
         self.chips = ChipWatch(tuple(zones))
         self.alarms = AlarmLedger()
+        self.seats = Seating()  # who sits where, for the director's options (core/seating.py)
 
     @property
     def halted(self) -> str:
@@ -55,9 +57,17 @@ class TableCore:
         """The one transition: the events `item` caused (chip alarms included)."""
         if isinstance(item, ZoneChanged):
             return list(self.chips.zone_changed(item))
+        if isinstance(item, SEAT_INPUT_CLASSES):
+            self.seats.apply(item)
+            return []
         halted = self.alarms.halted
         if halted and isinstance(item, CardDrawn):
             return self.table.hold_while_stopped(item.card, halted)
+        if isinstance(item, BetsLocked) and not self.table.round_in_play:
+            # The director's options (55-4, 2020): a breach refuses the lock, as the table's limits do.
+            problems: list[Event] = list(self.seats.deal_problems(item, self.table.rules))
+            if problems:
+                return problems + (self.chips.bets_locked(self.table.round, False) if self.chips.zones else [])
         events = self.table.apply(item)
         if not self.chips.zones:
             return events
@@ -90,10 +100,12 @@ class TableCore:
         return held or (round_ is not None and round_.phase in (INSURANCE, SETTLEMENT))
 
     def snapshot_extra(self) -> dict[str, Any]:
-        """What the chips add to the table snapshot: zone totals, and the payout check while settling."""
+        """What the core adds to the table snapshot: who sits where, the zone totals, and the payout check while
+        settling."""
+        seats = {"seats": self.seats.state()}
         if not self.chips.zones:
-            return {}
-        extra: dict[str, Any] = {"zones": self.chips.totals()}
+            return seats
+        extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}
         check = self.chips.payout_check()
         if check:
             extra["payout_check"] = check

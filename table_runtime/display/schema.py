@@ -13,8 +13,10 @@ from typing import Any
 from table_runtime.game.commands import ROUND_COMMANDS
 
 PHASES = ("betting", "dealing", "insurance", "playing", "bank", "settlement", "closed", "voided")
-HAND_STATUSES = ("waiting", "playing", "stood", "busted", "blackjack", "twenty_one", "doubled", "charlie", "done")
-OUTCOMES = ("blackjack", "win", "charlie", "push", "lose", "bust", "insurance_win", "insurance_lose", "void")
+HAND_STATUSES = ("waiting", "playing", "stood", "busted", "blackjack", "twenty_one", "doubled", "charlie", "done",
+                 "surrendered")
+OUTCOMES = ("blackjack", "win", "charlie", "push", "lose", "bust", "insurance_win", "insurance_lose", "void",
+            "surrender")
 STAKE_KINDS = ("original", "double", "split", "insurance")
 ALLOWED_COMMANDS = tuple(ROUND_COMMANDS)  # what a round may allow (game/commands.py)
 ROUND_RESULTS = ("settled", "voided", "in_progress")
@@ -132,7 +134,10 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
         "recovered": {"type": "boolean"},
         "devices": {"type": "object", "additionalProperties": {"type": "string"}},
     },
-    optional={"payout_check": _PAYOUT_CHECK, "alarms_hidden": _COUNT, "held_cards_hidden": _COUNT},
+    optional={"payout_check": _PAYOUT_CHECK, "alarms_hidden": _COUNT, "held_cards_hidden": _COUNT,
+              # who sits where (core/seating.py): box number -> the player's label the dealer gave
+              "seats": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
+                        "additionalProperties": {"type": "string", "minLength": 1}}},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

@@ -59,6 +59,9 @@ class AlarmKind(enum.StrEnum):
     ANTENNA_FAULT = "antenna_fault"
     # The display (table_runtime/display/).
     SUPERVISOR_PIN_LOCKED = "supervisor_pin_locked"
+    # The director's options at DEAL (table_runtime/core/seating.py; 55-4 as amended on 6 May 2020).
+    BEHIND_WHILE_SEAT_VACANT = "behind_while_seat_vacant"
+    TOO_MANY_BOXES = "too_many_boxes"
 
 
 # Kinds a hostile or broken input can raise by the thousand (junk tags, a card storm, a flapping antenna, a

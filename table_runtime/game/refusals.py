@@ -44,6 +44,14 @@ class RefusalReason(enum.StrEnum):
     NO_CHIP_READER = "no_chip_reader"  # DEAL with no zones to lock the bets from
     NO_SUCH_ALARM = "no_such_alarm"
     BAD_CARD = "bad_card"  # MANUAL_CARD with a card code that is none
+    # Surrender (game/surrender.py) and the director's options at DEAL (core/seating.py): 55-4 as amended in 2020.
+    SURRENDER_NOT_OFFERED = "surrender_not_offered"  # SURRENDER where the rules do not offer it
+    SURRENDER_TWO_CARDS = "surrender_two_cards"  # SURRENDER after a third card (or before the second)
+    SURRENDER_AFTER_SPLIT = "surrender_after_split"  # SURRENDER of a split hand
+    SURRENDER_BANK_ACE = "surrender_bank_ace"  # SURRENDER while the bank's card is an ace
+    BEHIND_WHILE_SEAT_VACANT = "behind_while_seat_vacant"  # DEAL with a behind bet while a seat is vacant
+    TOO_MANY_BOXES = "too_many_boxes"  # DEAL with a player on more boxes than the director allows
+    BAD_SEAT = "bad_seat"  # SEAT or SEAT_CLEAR naming no box of the table, or no player
 
 
 @dataclass(frozen=True, slots=True)

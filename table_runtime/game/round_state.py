@@ -15,6 +15,7 @@ from table_runtime.game.hand import Hand
 from table_runtime.game.held import HeldCards
 from table_runtime.game.phases import BANK, BETTING, DEALING, IN_PLAY, INSURANCE, PLAYING, SETTLEMENT, Phase
 from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.game.surrender import surrender_refusal
 from table_runtime.game.undo import UndoEntry, undo_refusal
 
 
@@ -112,6 +113,8 @@ class RoundState:
                 allowed.append(Command.DOUBLE)
             if split_refusal(hand, self.rules, self._box_by_number.get(hand.box)) is None:
                 allowed.append(Command.SPLIT)
+            if self.rules.surrender and surrender_refusal(hand, self.rules, self.bank_up_card) is None:
+                allowed.append(Command.SURRENDER)
         if self.phase in IN_PLAY and (undo_refusal(self._undo) is None
                                       or self._held.newest_since(len(self._undo)) is not None):
             allowed.append(Command.UNDO)
