@@ -64,6 +64,9 @@ class BenchHands(ChipHands):
             extra["card"] = args["card"]
         if "reason" in args:
             extra["reason"] = args["reason"]
+        for name in ("box", "player"):  # SEAT, SEAT_CLEAR
+            if name in args:
+                extra[name] = args[name]
         if command == "ACK_ALARM":
             ids = self.ctl.alarms.active_of_kind(args["alarm"])
             if not ids:
