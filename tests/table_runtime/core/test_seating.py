@@ -1,5 +1,5 @@
 """Who sits where and the director's options of the amended text (55-4 as amended on 6 May 2020), checked at DEAL
-on a real controller and journal; and the chip check of a surrender (55-4 1°): half the stake back at once."""
+on a real controller and journal."""
 
 from __future__ import annotations
 
@@ -85,36 +85,3 @@ def test_who_sits_where_is_the_fold_of_the_journal_and_of_a_checkpoint(tmp_path:
     assert state["seats"] == {"2": "C"}
     assert restore(profile("fr-2020"), None, state).seats == table.controller.core.seats
     assert "seats" not in core_state(TableCore(profile("fr-2020")))  # a checkpoint reads as before when nobody sits
-
-
-def test_a_surrendered_zone_must_hold_the_half_returned_when_it_is_emptied(tmp_path: Path) -> None:
-    """55-4 1° (2020): the dealer collects half the stake, the player takes back the other half; the readers see
-    the zone go down to the half, then empty: no past-posting, no wrong payout."""
-    table = ChipTable(tmp_path, "fr-2020")
-    table.lock({"box1": 4})  # 20.00
-    table.draw("TS 9D 6H")
-    reply = table.press("SURRENDER")
-    assert reply["ok"], reply
-    assert table.controller.table.phase == "settlement"
-    assert table.controller.snapshot()["payout_check"]["box1"] == {"due_cents": 1000, "seen_cents": 2000}
-    table.take("box1", 2)  # the house's half
-    table.scan(SETTLE_SCANS)
-    table.take("box1")  # the player's half
-    table.scan(SETTLE_SCANS)
-    assert table.press("CONFIRM")["ok"]
-    assert table.controller.table.phase == "closed"
-    assert table.kinds() == []
-
-
-def test_a_surrendered_stake_taken_whole_is_a_wrong_payout(tmp_path: Path) -> None:
-    table = ChipTable(tmp_path, "fr-2020")
-    table.lock({"box1": 4})
-    table.draw("TS 9D 6H")
-    table.press("SURRENDER")
-    table.take("box1")  # all 20.00 off the zone at once: nothing was collected
-    table.scan(SETTLE_SCANS)
-    table.press("CONFIRM")
-    (alarm,) = table.alarms()
-    assert (alarm["kind"], alarm["box"], alarm["amounts"]) == ("wrong_payout", 1,
-                                                              {"expected_cents": 1000, "seen_cents": 2000})
-    assert "10.00 of the stake 20.00 back" in alarm["message"]
