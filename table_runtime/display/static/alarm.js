@@ -7,7 +7,7 @@ import { REASONS, RULES } from "./i18n.js";
 import { cardText, has, lang, money, t, tOr } from "./text.js";
 import { $, el, replaceChildren } from "./dom.js";
 
-const COMMANDS = new Set(["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD", "MANUAL_CARD", "ACK_ALARM", "DEAL",
+const COMMANDS = new Set(["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD", "MANUAL_CARD", "ACK_ALARM", "DEAL", "SURRENDER", "SEAT", "SEAT_CLEAR",
   "BUY_IN"]);
 const CITATION = /\b\d{3}:\d+(?:-\d+)?\b/g;
 
