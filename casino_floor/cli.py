@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     asks = {
         "rounds": ("the rounds of a table between two times", ("table", "from", "to")),
         "alarms": ("every alarm of a shift, the tables' and the floor's", ("shift",)),
-        "money": ("drop, win and hold per table for a shift", ("shift",)),
+        "money": ("handle, drop, win, hold (win / drop) and win / handle per table for a shift", ("shift",)),
         "round": ("one round in full, as the table's recall shows it", ("table", "round")),
         "verify": ("recompute a table's hash chain from the stored rows", ("table",)),
     }

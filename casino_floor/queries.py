@@ -2,7 +2,8 @@
 
 - `rounds_between`: the rounds of a table closed between two times (surveillance);
 - `shift_alarms`: every alarm of a shift, the tables' and the floor's;
-- `shift_money`: drop, win and hold per table for a shift;
+- `shift_money`: per table for a shift, the money as finance names it (casino_floor/money.py): handle, drop,
+  win, hold (win / drop) and win / handle;
 - `round_record`: one round in full, step by step: the table's own recall, run over the rows the floor stores;
 - `verify_chain`: the hash chain of a table's journals recomputed from the stored rows.
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 import asyncpg
 
+from casino_floor.money import ShiftMoney
 from casino_floor.shifts import Shifts
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import TableLimits, profile
@@ -28,7 +30,7 @@ PAGE = 5000
 async def rounds_between(connection: asyncpg.Connection, table_id: str, start: float, end: float
                          ) -> list[dict[str, Any]]:
     rows = await connection.fetch(
-        "SELECT table_id, journal, round, seq, ts, result, shoe_id, started_seq, closed_seq, drop_cents, win_cents "
+        "SELECT table_id, journal, round, seq, ts, result, shoe_id, started_seq, closed_seq, handle_cents, win_cents "
         "FROM rounds WHERE table_id = $1 AND ts >= $2 AND ts < $3 ORDER BY ts, round", table_id, start, end)
     return [dict(row) for row in rows]
 
@@ -51,14 +53,21 @@ async def shift_alarms(connection: asyncpg.Connection, shifts: Shifts, shift: st
 
 
 async def shift_money(connection: asyncpg.Connection, shifts: Shifts, shift: str) -> list[dict[str, Any]]:
+    """Per table with a round or a buy-in in the shift: rounds, handle, buy-ins, drop, win, hold, win / handle."""
     start, end = shifts.bounds(shift)
-    rows = await connection.fetch(
-        "SELECT table_id, count(*) AS rounds, sum(drop_cents)::bigint AS drop_cents, "
-        "sum(win_cents)::bigint AS win_cents FROM rounds WHERE ts >= $1 AND ts < $2 GROUP BY table_id "
-        "ORDER BY table_id", start, end)
-    return [{"shift": shift, **dict(row),
-             "hold_pct": round(100 * row["win_cents"] / row["drop_cents"], 2) if row["drop_cents"] else None}
-            for row in rows]
+    money: dict[str, ShiftMoney] = {}
+    for row in await connection.fetch(
+            "SELECT table_id, count(*) AS rounds, sum(handle_cents)::bigint AS handle_cents, "
+            "sum(win_cents)::bigint AS win_cents FROM rounds WHERE ts >= $1 AND ts < $2 GROUP BY table_id",
+            start, end):
+        money[row["table_id"]] = ShiftMoney(rounds=row["rounds"], handle_cents=row["handle_cents"],
+                                            win_cents=row["win_cents"])
+    for row in await connection.fetch(
+            "SELECT table_id, count(*) AS buy_ins, sum(cents)::bigint AS drop_cents FROM buy_ins "
+            "WHERE ts >= $1 AND ts < $2 GROUP BY table_id", start, end):
+        figures = money.setdefault(row["table_id"], ShiftMoney())
+        figures.buy_ins, figures.drop_cents = row["buy_ins"], row["drop_cents"]
+    return [{"shift": shift, "table_id": table_id, **money[table_id].to_dict(shift)} for table_id in sorted(money)]
 
 
 async def _journal_of_round(connection: asyncpg.Connection, table_id: str, number: int) -> str:

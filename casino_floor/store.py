@@ -2,10 +2,10 @@
 
 Rows are upserted on (table_id, journal, seq) with ON CONFLICT DO NOTHING; a row delivered twice, or replayed,
 is stored once. The batch also writes what the questions read (rounds, alarms and their acknowledgements,
-derived from the rows' kinds), the latest status and state of each table, the journals' contiguous prefix and
-head (`JournalTrack`), and the floor alarms raised or cleared. Rows go in by COPY into a temporary table, then
-one ``INSERT ... SELECT ... ON CONFLICT DO NOTHING``: measured against one INSERT over ``unnest`` arrays and
-against executemany (``python -m bench.floor_store``; bench/README.md), COPY was the fastest.
+buy-ins, derived from the rows' kinds and types), the latest status and state of each table, the journals'
+contiguous prefix and head (`JournalTrack`), and the floor alarms raised or cleared. Rows go in by COPY into a
+temporary table, then one ``INSERT ... SELECT ... ON CONFLICT DO NOTHING``: measured against one INSERT over
+``unnest`` arrays and against executemany (``python -m bench.floor_store``; bench/README.md), COPY was the fastest.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import asyncpg
 
 from casino_floor.integrity import FloorAlarm, JournalTrack, Row
 from casino_floor.migrate import migrate
+from casino_floor.money import BUY_IN_EVENT, buy_in_cents, round_handle_cents, round_win_cents
 
 WriteMethod = Literal["unnest", "copy", "executemany"]
 _COLUMNS = ("table_id", "journal", "seq", "ts", "kind", "type", "body", "prev_hash", "hash")
@@ -49,11 +50,21 @@ def _int(value: Any) -> int:
 
 def round_row(row: Row) -> tuple[Any, ...]:
     record = json.loads(row.body)
-    payouts = [p for p in record.get("payouts") or () if isinstance(p, dict)]
     return (row.table_id, row.journal, _int(record.get("round")), row.seq, row.ts, str(record.get("result", "")),
             str(record.get("shoe_id", "")), record.get("started_seq"), record.get("closed_seq"),
-            sum(_int(p.get("staked_cents")) for p in payouts), -sum(_int(p.get("net_cents")) for p in payouts),
-            row.body)
+            round_handle_cents(record), round_win_cents(record), row.body)
+
+
+def buy_in_row(row: Row) -> tuple[Any, ...] | None:
+    """The `buy_ins` row of a `BuyInRecorded` event (None for a body without an amount: the chain keeps it)."""
+    body = json.loads(row.body)
+    cents = buy_in_cents(body)
+    if cents <= 0:
+        return None
+    box = body.get("box")
+    return (row.table_id, row.journal, row.seq, row.ts, _int(body.get("round")), cents,
+            str(body.get("tender", "cash")), box if isinstance(box, int) and not isinstance(box, bool) else None,
+            str(body.get("player") or ""), str(body.get("by") or ""))
 
 
 def alarm_row(row: Row) -> tuple[Any, ...]:
@@ -145,14 +156,16 @@ class FloorStore:
         rounds = [round_row(row) for row in rows if row.kind == "round"]
         alarms = [alarm_row(row) for row in rows if row.kind == "alarm"]
         clears = [clear_row(row) for row in rows if row.kind == "alarm_cleared"]
+        buy_ins = [found for row in rows if row.kind == "event" and row.type == BUY_IN_EVENT
+                   if (found := buy_in_row(row)) is not None]
         if rounds:
             await connection.executemany(
                 "INSERT INTO rounds (table_id, journal, round, seq, ts, result, shoe_id, started_seq, closed_seq, "
-                "drop_cents, win_cents, record) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) "
+                "handle_cents, win_cents, record) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) "
                 "ON CONFLICT (table_id, journal, round) DO UPDATE SET seq = excluded.seq, ts = excluded.ts, "
                 "result = excluded.result, shoe_id = excluded.shoe_id, started_seq = excluded.started_seq, "
-                "closed_seq = excluded.closed_seq, drop_cents = excluded.drop_cents, win_cents = excluded.win_cents, "
-                "record = excluded.record WHERE excluded.seq > rounds.seq", rounds)
+                "closed_seq = excluded.closed_seq, handle_cents = excluded.handle_cents, "
+                "win_cents = excluded.win_cents, record = excluded.record WHERE excluded.seq > rounds.seq", rounds)
         if alarms:
             await connection.executemany(
                 "INSERT INTO alarms (table_id, journal, alarm_id, seq, ts, kind, box, round, message, rule, amounts) "
@@ -161,6 +174,10 @@ class FloorStore:
             await connection.executemany(
                 "INSERT INTO alarm_clears (table_id, journal, alarm_id, seq, ts, cleared_by) "
                 "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING", clears)
+        if buy_ins:
+            await connection.executemany(
+                "INSERT INTO buy_ins (table_id, journal, seq, ts, round, cents, tender, box, player, by_role) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING", buy_ins)
 
     async def _raise(self, connection: asyncpg.Connection, alarms: Sequence[FloorAlarm]) -> None:
         await connection.executemany(

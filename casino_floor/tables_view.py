@@ -7,9 +7,11 @@
 reconnects, so everything is idempotent: a round is counted once per (journal, round number), an alarm is
 one per (journal, id), a state older than the one shown is ignored.
 
-Money: ``drop_cents`` is what was staked in the shift's settled rounds (every stake of every payout:
-seated, behind, doubles, splits, insurance), ``win_cents`` the house's win (minus the players' net),
-``hold_pct`` the win over the drop in percent (None with no drop).
+Money, as finance names it (casino_floor/money.py): ``handle_cents`` is what was staked in the shift's settled
+rounds (every stake of every payout: seated, behind, doubles, splits, insurance), ``drop_cents`` the buy-ins
+the dealers recorded (cash and markers exchanged for chips at the table: `BuyInRecorded` events, each once by
+journal and seq), ``win_cents`` the house's win (minus the players' net), ``hold_pct`` the win over the drop in
+percent (None with no drop) and ``win_to_handle_pct`` the win over the handle.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from casino_floor.money import BUY_IN_EVENT, ShiftMoney
 from casino_floor.shifts import Shifts
 from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS
 
@@ -28,18 +31,6 @@ _SUPERVISOR = frozenset(str(kind) for kind in SUPERVISOR_ACK_KINDS)
 
 def _int(value: Any, default: int = 0) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-@dataclass(slots=True)
-class ShiftMoney:
-    rounds: int = 0
-    drop_cents: int = 0
-    win_cents: int = 0
-
-    def to_dict(self, shift: str) -> dict[str, Any]:
-        hold = round(100 * self.win_cents / self.drop_cents, 2) if self.drop_cents else None
-        return {"shift": shift, "rounds": self.rounds, "drop_cents": self.drop_cents, "win_cents": self.win_cents,
-                "hold_pct": hold}
 
 
 @dataclass(slots=True)
@@ -60,6 +51,7 @@ class TableView:
     alarms: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # open, by (journal, id)
     cleared: dict[tuple[str, int], None] = field(default_factory=dict)  # the last CLEARED_KEPT, oldest first
     rounds_seen: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # by shift, as `money`
+    buy_ins_seen: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # (journal, seq) by shift
     money: dict[str, ShiftMoney] = field(default_factory=dict)  # the last SHIFTS_KEPT shifts
     head: dict[str, Any] | None = None
     floor_alarms: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -153,6 +145,8 @@ class FloorView:
             self._alarm(view, journal, "AlarmUpdated", body)
         elif kind == "round":
             self._round(view, journal, body, payload.get("ts"))
+        elif kind == "event" and body.get("type") == BUY_IN_EVENT:
+            self._buy_in(view, journal, _int(payload.get("seq")), body, payload.get("ts"))
         elif kind == "event" and _int(payload.get("seq")) > view.state_seq:
             if body.get("type") == "PhaseChanged" and isinstance(body.get("phase"), str):
                 view.phase = body["phase"]
@@ -169,28 +163,35 @@ class FloorView:
         elif key not in view.cleared:
             view.alarms[key] = alarm
 
-    def _round(self, view: TableView, journal: str, record: dict[str, Any], ts: Any) -> None:
+    def _shift_money(self, view: TableView, ts: Any, seen: dict[str, set[tuple[str, int]]], key: tuple[str, int]
+                     ) -> ShiftMoney | None:
+        """The money of the shift `ts` falls in, for what `key` names the first time it is seen; else None."""
         if not isinstance(ts, (int, float)):
-            return
-        key, shift = (journal, _int(record.get("round"))), self.shifts.name_of(float(ts))
+            return None
+        shift = self.shifts.name_of(float(ts))
         kept = sorted(view.money)
         if len(kept) >= SHIFTS_KEPT and shift < kept[0]:
-            return  # a shift the pit no longer keeps
-        seen = view.rounds_seen.setdefault(shift, set())
-        if key in seen:
-            return
-        seen.add(key)
+            return None  # a shift the pit no longer keeps
+        seen_now = seen.setdefault(shift, set())
+        if key in seen_now:
+            return None
+        seen_now.add(key)
         money = view.money.setdefault(shift, ShiftMoney())
         for old in sorted(view.money)[:-SHIFTS_KEPT]:
             del view.money[old]
             view.rounds_seen.pop(old, None)
-        money.rounds += 1
-        if record.get("result") == "voided":  # a voided round's stakes go back: no drop, no win
-            return
-        for payout in record.get("payouts") or ():
-            if isinstance(payout, dict):
-                money.drop_cents += _int(payout.get("staked_cents"))
-                money.win_cents -= _int(payout.get("net_cents"))
+            view.buy_ins_seen.pop(old, None)
+        return money
+
+    def _round(self, view: TableView, journal: str, record: dict[str, Any], ts: Any) -> None:
+        money = self._shift_money(view, ts, view.rounds_seen, (journal, _int(record.get("round"))))
+        if money is not None:
+            money.add_round(record)  # a voided round's stakes go back: no handle, no win
+
+    def _buy_in(self, view: TableView, journal: str, seq: int, body: dict[str, Any], ts: Any) -> None:
+        money = self._shift_money(view, ts, view.buy_ins_seen, (journal, seq))
+        if money is not None:
+            money.add_buy_in(body)
 
     def _floor_alarm(self, view: TableView, row: dict[str, Any]) -> None:
         alarm_id = _int(row.get("id"))
@@ -206,10 +207,7 @@ class FloorView:
         totals: dict[str, ShiftMoney] = {}
         for view in self._tables.values():
             for shift, money in view.money.items():
-                total = totals.setdefault(shift, ShiftMoney())
-                total.rounds += money.rounds
-                total.drop_cents += money.drop_cents
-                total.win_cents += money.win_cents
+                totals.setdefault(shift, ShiftMoney()).add(money)
         return {
             "tables": tables,
             "shifts": [totals[shift].to_dict(shift) for shift in sorted(totals)],

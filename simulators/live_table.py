@@ -38,7 +38,7 @@ from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.controller import TableController
 
-DEMO_PINS = PanelPins(deal=5, next=6, double=13, split=19, undo=26, confirm=21,
+DEMO_PINS = PanelPins(deal=5, next=6, double=13, split=19, undo=26, confirm=21, surrender=14,
                       box_lamps=(17, 27, 22, 23, 24, 25, 12), tower_green=16, tower_amber=20, tower_red=4,
                       buzzer=18, debounce_seconds=0.02, void_hold_seconds=3.0)
 
@@ -156,8 +156,10 @@ class LiveDevices(TableDevices):
 class LiveHands:
     """What the simulated dealer and players do with their hands, on the simulated devices."""
 
-    def __init__(self, app: TableApp, devices: TableDevices, rng: random.Random, *, error_rate: float) -> None:
+    def __init__(self, app: TableApp, devices: TableDevices, rng: random.Random, *, error_rate: float,
+                 buy_in_cents: int = 0) -> None:
         self.app = app
+        self.buy_in_cents = buy_in_cents  # the players' buy-in the dealer records at each new shoe (0: none)
         self.devices = devices
         self.rng = rng
         self.error_rate = error_rate
@@ -239,6 +241,8 @@ class LiveHands:
             shoe_id = table.shoe.shoe_id
             await asyncio.to_thread(self.devices.shuffle)
             await self.until("the new shoe", lambda: table.shoe.shoe_id != shoe_id and table.shoe.loaded)
+            if self.buy_in_cents:  # the players change cash for chips as the new shoe starts: the table's drop
+                await self.app.command("BUY_IN", {"cents": self.buy_in_cents}, role="dealer")
         elif isinstance(intent, Lock):
             stakes = {zone: 0 for zone, chips in self.zone_chips.items() if chips}  # left from before a restart
             for bet in intent.bets.bets:
@@ -307,12 +311,13 @@ class LiveHands:
 
 
 async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | None, seed: int, pace: float,
-                      error_rate: float, on_round: Callable[[int], None] | None = None) -> int:
-    """The simulated dealer deals `rounds` rounds (forever when None) on the live devices."""
+                      error_rate: float, on_round: Callable[[int], None] | None = None, buy_in_cents: int = 0) -> int:
+    """The simulated dealer deals `rounds` rounds (forever when None) on the live devices; `buy_in_cents`: the
+    buy-in recorded at each new shoe (0: none)."""
     controller = app.controller
     rng = random.Random(f"live:{seed}:{controller.journal.last_seq}")
     dealer = SimulatedDealer(controller.table, rng, error_rate=error_rate)
-    hands = LiveHands(app, devices, rng, error_rate=error_rate)
+    hands = LiveHands(app, devices, rng, error_rate=error_rate, buy_in_cents=buy_in_cents)
     await hands.until("the shoe online", lambda: controller.devices.get("shoe") == "online", 20)
     await hands.until("the chip reader online", lambda: controller.devices.get("chips") == "online", 20)
     done = 0

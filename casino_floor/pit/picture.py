@@ -2,7 +2,7 @@
 
 `FloorPicture` wraps the view the feed is folded into and answers the page's two
 questions: the overview (every table; the floor's open alarms in the pit's order;
-the shift's drop, win and hold per table and for the pit) and one table's newest
+the shift's handle, drop, win, hold and win / handle per table and for the pit) and one table's newest
 snapshot (what its read-only view draws). The shift is the one `now` falls in
 (the view's `Shifts`); the clock is passed in.
 
@@ -17,7 +17,11 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from casino_floor.money import ShiftMoney
 from casino_floor.tables_view import FloorView
+
+# The shift's money on the pit page, as finance names it (casino_floor/money.py).
+FIGURES = ("rounds", "handle_cents", "buy_ins", "drop_cents", "win_cents", "hold_pct", "win_to_handle_pct")
 
 
 def alarm_order(alarm: Mapping[str, Any]) -> tuple[int, int, str, int]:
@@ -31,8 +35,8 @@ def alarm_order(alarm: Mapping[str, Any]) -> tuple[int, int, str, int]:
 def _figures(shifts: list[dict[str, Any]], shift: str) -> dict[str, Any]:
     for figures in shifts:
         if figures.get("shift") == shift:
-            return {key: figures.get(key) for key in ("rounds", "drop_cents", "win_cents", "hold_pct")}
-    return {"rounds": 0, "drop_cents": 0, "win_cents": 0, "hold_pct": None}
+            return {key: figures.get(key) for key in FIGURES}
+    return {key: value for key, value in ShiftMoney().to_dict(shift).items() if key in FIGURES}
 
 
 def _stake(box: Mapping[str, Any]) -> int:

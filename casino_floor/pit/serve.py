@@ -6,7 +6,7 @@ per process); alone it follows every broker on a session of its own. It shows th
 floor's own alarms from the store. It folds into a `FloorView`, and serves it on ``[pit] bind`` with the
 token from ``[pit] token_env`` (a non-loopback bind without one is refused), answering only a Host header of
 a loopback name, the bound address or ``[pit] allowed_hosts``. Given the store, the shift's figures start
-from the rounds it holds (a restarted floor does not start the shift's drop from zero).
+from the rounds and buy-ins it holds (a restarted floor does not start the shift's handle or drop from zero).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 import asyncpg
 
 from casino_floor.config import FloorConfig
+from casino_floor.money import BUY_IN_EVENT
 from casino_floor.pit.feed_link import FeedLink
 from casino_floor.pit.picture import FloorPicture
 from casino_floor.pit.server import PitServer
@@ -50,20 +51,27 @@ def parse_bind(text: str) -> tuple[str, int]:
 
 
 async def seed_shift(picture: FloorPicture, store: FloorStore, now: float) -> int:
-    """Fold the rounds the store holds for the shift `now` is in, as the feed sent them; how many.
+    """Fold the rounds and the buy-ins the store holds for the shift `now` is in, as the feed sent them; how many.
 
-    The view counts a round once per (journal, round number): a round both in the store and on the feed
-    (closed while the page started) counts once.
+    The view counts a round once per (journal, round number) and a buy-in once per (journal, seq): one both in
+    the store and on the feed (while the page started) counts once.
     """
     start, end = picture.view.shifts.bounds(picture.view.shifts.name_of(now))
     async with store.pool.acquire() as connection:
         rows = await connection.fetch("SELECT table_id, journal, seq, ts, record::text AS record FROM rounds "
                                       "WHERE ts >= $1 AND ts < $2 ORDER BY ts", start, end)
+        buy_ins = await connection.fetch("SELECT * FROM buy_ins WHERE ts >= $1 AND ts < $2 ORDER BY ts", start, end)
     for row in rows:
         picture.apply("rounds", {"schema_version": 1, "table_id": row["table_id"], "journal": row["journal"],
                                  "seq": row["seq"], "ts": row["ts"], "type": "RoundRecord",
                                  "round": json.loads(row["record"])})
-    return len(rows)
+    for row in buy_ins:
+        picture.apply("events", {"schema_version": 1, "table_id": row["table_id"], "journal": row["journal"],
+                                 "seq": row["seq"], "ts": row["ts"], "kind": "event", "type": BUY_IN_EVENT,
+                                 "body": {"type": BUY_IN_EVENT, "cents": row["cents"], "tender": row["tender"],
+                                          "box": row["box"], "player": row["player"], "by": row["by_role"],
+                                          "round": row["round"]}})
+    return len(rows) + len(buy_ins)
 
 
 async def serve_pit(

@@ -63,6 +63,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--profile", default="fr-casino", choices=sorted(PROFILES), help="the rules")
     parser.add_argument("--pace", type=float, default=0.6, help="seconds between the dealer's actions (live)")
     parser.add_argument("--error-rate", type=float, default=0.05, help="how often the simulated dealer errs")
+    parser.add_argument("--buy-in-cents", type=int, default=0,
+                        help="the players' buy-in the dealer records at each new shoe, in cents (live; 0: none)")
     parser.add_argument("--supervisor-pin",
                         help=f"4 to 8 digits that clear the supervisor's alarms and VOID on the display "
                              f"(or {ENV_SUPERVISOR_PIN}; default: none, those alarms stay)")
@@ -112,6 +114,8 @@ def _loopback(host: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     if args.rounds is not None and args.rounds < 0:
         raise ConfigError("--rounds", "a whole number >= 0")
+    if args.buy_in_cents < 0:
+        raise ConfigError("--buy-in-cents", "a whole number of cents >= 0")
     _secrets(args)
     http = _http(args.http)
     if http is not None and args.pit_token is None and not args.fast and not _loopback(http[0]):
@@ -246,7 +250,8 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
 
         try:
             dealer = asyncio.create_task(deal_rounds(app, devices, rounds=args.rounds, seed=args.seed,
-                                                     pace=args.pace, error_rate=args.error_rate, on_round=count))
+                                                     pace=args.pace, error_rate=args.error_rate, on_round=count,
+                                                     buy_in_cents=args.buy_in_cents))
             finished, _ = await asyncio.wait({dealer, runner}, return_when=asyncio.FIRST_COMPLETED)
             if dealer in finished:
                 played[0] = dealer.result()

@@ -33,6 +33,7 @@ from simulators.mosquitto import BrokerError, MosquittoBroker
 from simulators.postgres import PostgresError, PostgresServer
 from table_runtime.errors import ConfigError
 
+FLOOR_BUY_IN_CENTS = 100_000  # each table's players buy in 1 000.00 at each new shoe: the pit shows a drop and a hold
 TABLE_STOP_S = 20.0  # a table finishes its journal write and says offline; past this it is killed
 
 
@@ -161,6 +162,7 @@ async def _tables(
                     sys.executable, "-m", "table_runtime", "demo", "--http", "off", "--mqtt", broker_url,
                     "--mqtt-prefix", args.prefix, "--table-id", table_id, "--seed", str(args.seed + index),
                     "--pace", str(args.pace), "--error-rate", str(args.error_rate),
+                    "--buy-in-cents", str(FLOOR_BUY_IN_CENTS),
                     "--data-dir", str(work / "tables" / table_id),
                     stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
                     start_new_session=True,  # stopped by us, after the pit, not by the terminal's Ctrl-C

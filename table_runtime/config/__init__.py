@@ -11,7 +11,7 @@ Layout (see ``configs/demo.toml`` and ``configs/pi.toml``)::
     table_id = "T01"                       # letters, digits, - and _ (used in MQTT topics)
     data_dir = "/var/lib/table-runtime"    # journal.db lives here
     [rules]     profile + overrides        # table_runtime.game.rules.rules_from_mapping
-    [limits]    min_bet_cents, max_bet_cents
+    [limits]    min_bet_cents, max_bet_cents, buy_in_max_cents (the largest buy-in recorded at once)
     [devices]   shoe (URL), panel_pin_factory, gpio_chip, chip_registry, [[devices.chip_readers]]
     [pins]      BCM numbers of buttons, box_lamps (one per box), tower lights, buzzer; timings
     [mqtt]      url (absent: no feed), prefix, username, password_file, ca_file, cert_file, key_file, client_id,

@@ -87,7 +87,8 @@ def _raw_boxes(document: dict[str, Any]) -> int:
 
 def _limits(reader: Reader, document: dict[str, Any]) -> TableLimits | None:
     table = reader.table(document, "limits", "", allowed={"min_bet_cents", "max_bet_cents",
-                                                          "hyper_min_bet_cents", "hyper_max_bet_cents"})
+                                                          "hyper_min_bet_cents", "hyper_max_bet_cents",
+                                                          "buy_in_max_cents"})
     defaults = TableLimits()
     pairs = []
     for prefix in ("", "hyper_"):
@@ -101,5 +102,9 @@ def _limits(reader: Reader, document: dict[str, Any]) -> TableLimits | None:
             return None
         pairs.append((low, high))
     (low, high), (hyper_low, hyper_high) = pairs
+    buy_in_max = reader.value(table, "buy_in_max_cents", "limits", int, defaults.buy_in_max_cents)
+    if buy_in_max <= 0:
+        reader.problem("limits.buy_in_max_cents", f"{buy_in_max}: must be more than 0 cents")
+        return None
     return TableLimits(min_bet_cents=low, max_bet_cents=high,
-                       hyper_min_bet_cents=hyper_low, hyper_max_bet_cents=hyper_high)
+                       hyper_min_bet_cents=hyper_low, hyper_max_bet_cents=hyper_high, buy_in_max_cents=buy_in_max)

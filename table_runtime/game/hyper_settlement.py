@@ -8,7 +8,7 @@ box (`TableLimits.hyper_*`), by the seated player only where the casino keeps th
 de l'hyper black jack puis du black jack et paie les mises gagnantes du black jack puis de l'hyper black
 jack » : `settlement_order` lists the round's payouts in those four steps.
 
-A hyper stake's payout is a `Payout` like the boxes' (so the round record, recall and the floor's drop and win
+A hyper stake's payout is a `Payout` like the boxes' (so the round record, recall and the floor's handle and win
 count it), of kind ``hyper.<case>`` (the case it lies on), outcome ``hyper_win`` or ``hyper_lose``, hand 0.
 Pure: integer cents, no I/O.
 """

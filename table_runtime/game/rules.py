@@ -183,6 +183,9 @@ class TableLimits:
     max_bet_cents: int = 500_000
     hyper_min_bet_cents: int = 500
     hyper_max_bet_cents: int = 50_000
+    # The largest buy-in the dealer records at once (core/buy_ins.py): a house setting, not a term of the game
+    # (runtime/terms.py leaves it out, so a journal replays whatever it is).
+    buy_in_max_cents: int = 1_000_000
 
     def __post_init__(self) -> None:
         if not 0 < self.min_bet_cents <= self.max_bet_cents:
@@ -190,3 +193,5 @@ class TableLimits:
         if not 0 < self.hyper_min_bet_cents <= self.hyper_max_bet_cents:
             raise RuleOptionError("limits", f"need 0 < hyper min ({self.hyper_min_bet_cents}) "
                                             f"<= hyper max ({self.hyper_max_bet_cents})")
+        if self.buy_in_max_cents <= 0:
+            raise RuleOptionError("limits", f"need a buy-in maximum over 0 ({self.buy_in_max_cents})")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from table_runtime.core.buy_ins import BuyIn, buy_in_text
 from table_runtime.core.inputs import CHIP_INPUT_TYPES, core_input_from_dict
 from table_runtime.core.record import fold_row
 from table_runtime.core.row_kinds import DERIVED_KINDS
@@ -34,7 +35,8 @@ from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, Input
 from table_runtime.game.phases import CLOSED, ENDED
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import payout_dict, table_snapshot
-from table_runtime.journal import Journal
+from table_runtime.game.table import Table
+from table_runtime.journal import Journal, JournalEntry
 from table_runtime.runtime.checkpointing import resume
 
 
@@ -42,8 +44,10 @@ def euros(cents: int) -> str:
     return f"{cents / 100:.2f} €"
 
 
-def describe(item: Input, events: list[Event]) -> str:
+def describe(item: Input | BuyIn, events: list[Event]) -> str:
     """One line for a step: what came in and what it did."""
+    if isinstance(item, BuyIn):
+        return buy_in_text(item)
     parts: list[str] = []
     if isinstance(item, BetsLocked):
         parts.append("Bets locked: " + ", ".join(
@@ -101,6 +105,7 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
         else:
             alarms.setdefault(number, []).append(entry.body)
     rounds: dict[int, dict[str, Any]] = {}
+    before_first: list[dict[str, Any]] = []  # buy-ins before any round: steps of the first round
     core = resume(checkpoint, rules, limits, zones=zones).core
     table = core.table
     for entry in journal.entries(after, exclude=DERIVED_KINDS):  # the one fold; it makes the events again
@@ -109,29 +114,30 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
             continue
         item = core_input_from_dict(entry.body)
         events = core.step(item, entry.seq)
-        assert isinstance(item, Input)
+        assert isinstance(item, Input | BuyIn)
         round_ = table.round
         number = round_.number if round_ is not None else 0
+        if isinstance(item, BuyIn) and not table.round_in_play:
+            # A buy-in between rounds is a step after the round before it (after none: of the first round).
+            current = rounds.get(number)
+            alarms_before = [] if current is None else current["alarms"]
+            step = _step(entry, item, events, table, table_id, alarms_before)
+            if current is not None:
+                current["steps"].append(step)
+            elif round_ is None:
+                before_first.append(step)
+            continue
         if any(isinstance(event, RoundStarted) for event in events) or (number in wanted and number in rounds):
             if number not in wanted:
                 continue
             current = rounds.setdefault(number, {
                 "round": number, "table_id": table_id, "shoe_id": table.shoe.shoe_id, "started_seq": entry.seq,
-                "closed_seq": None, "result": "in_progress", "steps": [], "payouts": [],
+                "closed_seq": None, "result": "in_progress", "steps": before_first, "payouts": [],
                 "alarms": alarms.get(number, [])})
+            before_first = []
             if current["result"] != "in_progress":
                 continue
-            snapshot = table_snapshot(table)
-            snapshot["shoe"]["online"] = True
-            # The input's own rows follow it in its transaction: its events, alarms among them.
-            last_seq = entry.seq + len(events)
-            snapshot.update({  # the runtime's part of the snapshot contract, as it stood at this step
-                "schema_version": SCHEMA_VERSION, "table_id": table_id, "seq": entry.seq, "recovered": False,
-                "devices": {}, "alarms": [alarm for alarm in current["alarms"] if int(alarm["seq"]) <= last_seq]})
-            current["steps"].append({"seq": entry.seq, "ts": entry.ts, "type": entry.body.get("type"),
-                                     "source": entry.body.get("source", ""), "text": describe(item, events),
-                                     "events": [to_dict(event) for event in events],  # the display's own words
-                                     "snapshot": snapshot})
+            current["steps"].append(_step(entry, item, events, table, table_id, current["alarms"]))
             assert round_ is not None
             if round_.phase in ENDED:
                 record = records.get(number, {})
@@ -142,3 +148,19 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
                 if voided:  # who voided the round, and why
                     current["void"] = {"by": voided[0].by, "reason": voided[0].reason}
     return [rounds[number] for number in sorted(rounds)]
+
+
+def _step(entry: JournalEntry, item: Input | BuyIn, events: list[Event], table: Table, table_id: str,
+          alarms: list[dict[str, Any]]) -> dict[str, Any]:
+    """One recalled step: the input, its line, its events and the table snapshot after it."""
+    snapshot = table_snapshot(table)
+    snapshot["shoe"]["online"] = True
+    # The input's own rows follow it in its transaction: its events, alarms among them.
+    last_seq = entry.seq + len(events)
+    snapshot.update({  # the runtime's part of the snapshot contract, as it stood at this step
+        "schema_version": SCHEMA_VERSION, "table_id": table_id, "seq": entry.seq, "recovered": False,
+        "devices": {}, "alarms": [alarm for alarm in alarms if int(alarm["seq"]) <= last_seq]})
+    return {"seq": entry.seq, "ts": entry.ts, "type": entry.body.get("type"),
+            "source": entry.body.get("source", ""), "text": describe(item, events),
+            "events": [to_dict(event) for event in events],  # the display's own words
+            "snapshot": snapshot}

@@ -94,13 +94,14 @@ async def test_the_check_finds_a_covered_rank_a_cut_off_label_and_small_text(pag
     assert 'text of 9 px (under 12): div "tiny"' in found
 
 
-@pytest.mark.parametrize("command", ["MANUAL_CARD", "VOID"])
+@pytest.mark.parametrize("command", ["MANUAL_CARD", "VOID", "BUY_IN"])
 @pytest.mark.parametrize("sized", list(SIZES), indirect=True)
 async def test_the_card_and_pin_keypads_fit_every_screen(sized: Page, command: str) -> None:
-    """The dialogs the dealer types into (a card by hand, the supervisor PIN): with one open, it is checked alone."""
+    """The dialogs the dealer types into (a card by hand, the supervisor PIN, a buy-in): with one open, it is checked
+    alone."""
     server = await show(sized, "split", "fr")
     try:
-        await sized.locator(f"#actions [data-command='{command}']").click()
+        await sized.locator(f"[data-command='{command}']").click()
         await expect(sized.locator("dialog[open]")).to_be_visible()
         size = "x".join(str(n) for n in (sized.viewport_size or {}).values())
         await sized.screenshot(path=str(SHOTS / f"keypad-{command.lower()}-{size}-fr.png"))

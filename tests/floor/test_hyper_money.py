@@ -1,4 +1,4 @@
-"""The floor's drop and win count the hyper black jack stakes (55-4 6°) with the boxes': a hyper round played on
+"""The floor's handle and win count the hyper black jack stakes (55-4 6°) with the boxes': a hyper round played on
 a real controller and journal, its feed messages folded by the pit's read model."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from tests.floor.journals import feed_messages
 from tests.table_runtime.core.hyper_table import play_hyper_round
 
 
-def test_the_drop_and_the_win_include_the_hyper_stakes(tmp_path: Path) -> None:
+def test_the_handle_and_the_win_include_the_hyper_stakes(tmp_path: Path) -> None:
     journal = Journal.open(tmp_path / "hyper.db")
     controller = play_hyper_round(journal)
     assert [alarm["kind"] for alarm in controller.alarms.active] == []
@@ -23,5 +23,6 @@ def test_the_drop_and_the_win_include_the_hyper_stakes(tmp_path: Path) -> None:
     for _, name, payload in feed_messages(journal, "casino", "T7"):
         view.apply(name, payload)
     (shift,) = view.overview()["tables"][0]["shifts"]
-    assert (shift["drop_cents"], shift["win_cents"]) == (2500, -2500)  # 25.00 staked, the house paid 25.00 net
+    # 25.00 staked (the handle), the house paid 25.00 net; no buy-in recorded: no drop
+    assert (shift["handle_cents"], shift["drop_cents"], shift["win_cents"]) == (2500, 0, -2500)
     journal.close()

@@ -71,10 +71,10 @@ async def test_rounds_money_alarms_and_a_round_in_full(store: FloorStore, stored
     assert len(later) == len([entry for entry in records if entry.ts > records[3].ts])
     if all(shifts.name_of(entry.ts) == shift for entry in records):  # the test ran across no shift change
         payouts = [payout for paid in settled.values() for payout in paid]
-        assert money == [{"shift": shift, "table_id": "T1", "rounds": len(records),
-                          "drop_cents": sum(p["staked_cents"] for p in payouts),
-                          "win_cents": -sum(p["net_cents"] for p in payouts),
-                          "hold_pct": money[0]["hold_pct"]}]
+        handle, win = sum(p["staked_cents"] for p in payouts), -sum(p["net_cents"] for p in payouts)
+        assert money == [{"shift": shift, "table_id": "T1", "rounds": len(records), "handle_cents": handle,
+                          "buy_ins": 0, "drop_cents": 0, "win_cents": win, "hold_pct": None,  # no buy-in: no hold
+                          "win_to_handle_pct": round(100 * win / handle, 2)}]
         raised = [entry for entry in entries if entry.kind == "alarm"]
         assert [row["alarm_id"] for row in alarms if row["source"] == "table"] == [e.body["id"] for e in raised]
         cleared = {entry.body["id"] for entry in entries if entry.kind == "alarm_cleared"}

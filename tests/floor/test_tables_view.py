@@ -16,7 +16,7 @@ from tests.floor.journals import feed_messages, journal_id, play
 
 
 def _expected_money(journal_entries: list[JournalEntry]) -> tuple[int, int, int]:
-    """Rounds, drop and house win from the RoundSettled events (not the round records the view reads); an undo
+    """Rounds, handle and house win from the RoundSettled events (not the round records the view reads); an undo
     after the settlement settles the round again: the last settlement counts."""
     settlements: dict[int, list[dict[str, int]]] = {}
     for entry in journal_entries:
@@ -32,7 +32,7 @@ def test_the_view_counts_each_round_once_and_keeps_the_open_alarms(tmp_path: Pat
         messages = list(feed_messages(journal, "casino", "T1"))
         rows = list(journal.entries())
         ident = journal_id(journal)
-    settled, drop, win = _expected_money(rows)
+    settled, handle, win = _expected_money(rows)
     voided = sum(1 for entry in rows if entry.body.get("type") == "RoundVoided")
     raised = {entry.body["id"] for entry in rows if entry.kind == "alarm"}
     cleared = {entry.body["id"] for entry in rows if entry.kind == "alarm_cleared"}
@@ -46,7 +46,8 @@ def test_the_view_counts_each_round_once_and_keeps_the_open_alarms(tmp_path: Pat
     assert table["table_id"] == "T1" and table["journal"] == ident
     assert table["seq"] == rows[-1].seq
     assert sum(shift["rounds"] for shift in table["shifts"]) == settled + voided
-    assert sum(shift["drop_cents"] for shift in table["shifts"]) == drop
+    assert sum(shift["handle_cents"] for shift in table["shifts"]) == handle
+    assert sum(shift["drop_cents"] for shift in table["shifts"]) == 0  # no buy-in recorded: no drop
     assert sum(shift["win_cents"] for shift in table["shifts"]) == win
     assert {alarm["id"] for alarm in table["alarms"]} == raised - cleared
 
@@ -129,5 +130,5 @@ def test_the_view_keeps_three_shifts_of_money_and_counts_a_round_once_within_the
     assert [shift["shift"] for shift in table["shifts"]] == [shifts.name_of(start + hours * 3600)
                                                              for hours in (16, 24, 32)]
     assert [shift["rounds"] for shift in table["shifts"]] == [3, 3, 3]
-    assert all(shift["drop_cents"] == 3000 and shift["win_cents"] == 3000 for shift in table["shifts"])
+    assert all(shift["handle_cents"] == 3000 and shift["win_cents"] == 3000 for shift in table["shifts"])
     assert sum(len(seen) for seen in view.table("T1").rounds_seen.values()) == 9

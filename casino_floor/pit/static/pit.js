@@ -21,20 +21,26 @@ function setData(node, name, value) {
   if (node.dataset[name] !== value) node.dataset[name] = value;
 }
 
+// The shift's money as finance names it (casino_floor/money.py): handle (every stake), drop (the buy-ins: cash and
+// markers exchanged for chips at the table), win (the house's), hold (win / drop) and win / handle.
+const FIGURES = [
+  ["handle", "handle", (item) => money(item.handle_cents)],
+  ["drop", "drop", (item) => money(item.drop_cents)],
+  ["win", "win", (item) => money(item.win_cents)],
+  ["hold", "hold", (item) => hold(item.hold_pct)],
+  ["win_handle", "win-handle", (item) => hold(item.win_to_handle_pct)],
+];
+
 function figuresNode() {
   return el(
     "dl",
     { class: "figures" },
-    el("dt", { "data-text": "drop" }), el("dd", { class: "drop" }),
-    el("dt", { "data-text": "win" }), el("dd", { class: "win" }),
-    el("dt", { "data-text": "hold" }), el("dd", { class: "hold" }),
+    ...FIGURES.map(([label, name]) => el("div", { class: "figure" }, el("dt", { "data-text": label }), el("dd", { class: name }))),
   );
 }
 
 function showFigures(node, item) {
-  setText(node.querySelector(".drop"), money(item.drop_cents));
-  setText(node.querySelector(".win"), money(item.win_cents));
-  setText(node.querySelector(".hold"), hold(item.hold_pct));
+  for (const [, name, text] of FIGURES) setText(node.querySelector("." + name), text(item));
 }
 
 function alarmRow(alarm) {

@@ -16,7 +16,8 @@ export function t(key, vars) {
   return fill(key in table ? table[key] : key, vars);
 }
 
-// The hold (win over drop, in percent) with one decimal: 12.34 -> "12,3 %" / "12.3%"; no drop yet -> "—".
+// A percentage of the shift's money (the hold: win / drop; win / handle) with one decimal: 12.34 -> "12,3 %" /
+// "12.3%"; none (no drop, or no handle, yet) -> "—".
 export function hold(percent) {
   if (percent === null || percent === undefined) return "—";
   const text = Math.abs(percent).toFixed(1);

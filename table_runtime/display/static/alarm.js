@@ -7,7 +7,8 @@ import { REASONS, RULES } from "./i18n.js";
 import { cardText, has, lang, money, t, tOr } from "./text.js";
 import { $, el, replaceChildren } from "./dom.js";
 
-const COMMANDS = new Set(["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD", "MANUAL_CARD", "ACK_ALARM", "DEAL"]);
+const COMMANDS = new Set(["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD", "MANUAL_CARD", "ACK_ALARM", "DEAL", "SURRENDER", "SEAT", "SEAT_CLEAR",
+  "BUY_IN"]);
 const CITATION = /\b\d{3}:\d+(?:-\d+)?\b/g;
 
 // A refusal as the runtime words it ("DOUBLE refused: <reason>", "bets refused: <reason>"): the command and
@@ -24,6 +25,7 @@ export function refusal(message) {
     for (const [name, value] of Object.entries(found.groups || {})) {
       if (name === "phase") vars[name] = tOr("phase_" + value, value);
       else if (name === "cards" || name === "first" || name === "second") vars[name] = value.split(" ").map(cardText).join(" ");
+      else if (name.endsWith("_cents")) vars[name] = money(Number(value));
       else vars[name] = value;
     }
     return { command, reason: t(key, vars) };

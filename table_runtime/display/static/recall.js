@@ -20,6 +20,7 @@ function eventText(event) {
     case "HandStood": return t("event_stood", { box: event.box });
     case "HandDoubled": return t("event_doubled", { box: event.box, amount: money(event.added_cents) });
     case "HandSplit": return t("event_split", { box: event.box, amount: money(event.added_cents) });
+    case "HandSurrendered": return t("event_surrendered", { box: event.box, amount: money(event.returned_cents) });
     case "InsuranceTaken": return t("event_insured", { box: event.box, amount: money(event.cents) });
     case "ActionUndone": {
       const box = /^box(\d+)/.exec(event.target || "");
@@ -30,6 +31,10 @@ function eventText(event) {
     case "RoundClosed": return t("event_closed");
     case "HyperFieldSettled": return t("event_hyper_settled", { result: event.result === "blackjack" ? "BLACK JACK" : String(event.result).toUpperCase() });
     case "Alarm": return t("event_alarm", { kind: tOr("alarm_" + event.kind, event.kind) });
+    case "BuyInRecorded": {
+      const words = { amount: money(event.cents), tender: tOr("tender_" + event.tender, event.tender), box: event.box };
+      return event.box ? t("event_buy_in_box", words) : t("event_buy_in", words);
+    }
     default: return null; // phase and turn changes: the step's snapshot shows them
   }
 }

@@ -56,12 +56,18 @@ async def test_the_demo_shows_a_live_floor_of_n_tables_and_stops_cleanly(page: P
         for index in range(TABLES):
             await expect(cards.nth(index)).to_have_attribute("data-status", "online", timeout=30_000)
             await expect(cards.nth(index)).to_have_attribute("data-phase", re.compile(r"^[a-z]+$"), timeout=30_000)
-        # The tables play: a round is settled somewhere on the floor, and the pit counts its stakes.
-        await expect(page.locator("#pit-totals .drop")).not_to_have_text("0,00\u00a0€", timeout=60_000)
+        # The tables play: a round is settled somewhere on the floor, and the pit counts its stakes (the handle).
+        await expect(page.locator("#pit-totals .handle")).not_to_have_text("0,00\u00a0€", timeout=60_000)
+        # Each table's players bought in as its shoe started: the pit shows the drop and the hold over it.
+        await expect(page.locator("#pit-totals .drop")).to_have_text(f"{TABLES}\u202f000,00\u00a0€", timeout=60_000)
+        await expect(page.locator("#pit-totals .hold")).not_to_have_text("—")
         # The floor service stored the tables' journals meanwhile, in the throwaway database.
         async with connected(dsn) as connection:
             stored = await connection.fetch("SELECT table_id, count(*) AS rows FROM events GROUP BY table_id")
+            bought = await connection.fetch("SELECT table_id, cents FROM buy_ins ORDER BY seq")
         assert {row["table_id"] for row in stored if row["rows"] > 0} == {"T01", "T02", "T03"}
+        assert {row["table_id"] for row in bought} == {"T01", "T02", "T03"}  # a new shoe: another buy-in
+        assert {row["cents"] for row in bought} == {100_000}
         demo.send_signal(signal.SIGINT)
         async with asyncio.timeout(60):
             rest, _ = await demo.communicate()

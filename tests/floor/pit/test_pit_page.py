@@ -37,15 +37,18 @@ async def test_the_page_shows_every_table_its_alarms_in_order_and_the_shift(
         await expect(cards.nth(0).locator(".round")).to_have_text("Manche 7")
         await expect(cards.nth(0).locator(".phase")).to_have_text("Mises")
         await expect(cards.nth(1).locator(".phase")).to_have_text("Paiement")
-        # T1: drop 75 €, win 10 - 25 + 40 = 25 €, hold 33.3 %.
-        await expect(cards.nth(0).locator(".drop")).to_have_text("75,00\u00a0€")
+        # T1: handle 75 €, win 10 - 25 + 40 = 25 €, win / handle 33.3 %; no buy-in: no drop, no hold.
+        await expect(cards.nth(0).locator(".handle")).to_have_text("75,00\u00a0€")
+        await expect(cards.nth(0).locator(".drop")).to_have_text("0,00\u00a0€")
         await expect(cards.nth(0).locator(".win")).to_have_text("25,00\u00a0€")
-        await expect(cards.nth(0).locator(".hold")).to_have_text("33,3\u00a0%")
+        await expect(cards.nth(0).locator(".hold")).to_have_text("—")
+        await expect(cards.nth(0).locator(".win-handle")).to_have_text("33,3\u00a0%")
         await expect(cards.nth(2).locator(".win")).to_have_text("−15,00\u00a0€")
-        # The pit: drop 85 €, win 10 €, hold 11.8 %.
-        await expect(page.locator("#pit-totals .drop")).to_have_text("85,00\u00a0€")
+        # The pit: handle 85 €, win 10 €, win / handle 11.8 %.
+        await expect(page.locator("#pit-totals .handle")).to_have_text("85,00\u00a0€")
         await expect(page.locator("#pit-totals .win")).to_have_text("10,00\u00a0€")
-        await expect(page.locator("#pit-totals .hold")).to_have_text("11,8\u00a0%")
+        await expect(page.locator("#pit-totals .hold")).to_have_text("—")
+        await expect(page.locator("#pit-totals .win-handle")).to_have_text("11,8\u00a0%")
         # T2's three alarms: the supervisor's wrong payout first, then the dealer's, oldest first.
         alarms = page.locator("#alarms .alarm")
         await expect(alarms).to_have_count(3)

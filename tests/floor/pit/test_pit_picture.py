@@ -29,6 +29,13 @@ def round_record(table_id: str, number: int, staked: int, net: int, ts: float = 
                                    "outcome": "lose", "net_cents": net}]}}  # fmt: skip
 
 
+def buy_in(table_id: str, seq: int, cents: int, ts: float = NOW) -> dict[str, Any]:
+    return {"schema_version": 1, "table_id": table_id, "journal": f"j-{table_id}", "seq": seq, "ts": ts,
+            "kind": "event", "type": "BuyInRecorded",
+            "body": {"type": "BuyInRecorded", "cents": cents, "tender": "cash", "box": None, "player": "",
+                     "by": "dealer", "round": 1, "schema_version": 1}}  # fmt: skip
+
+
 def test_the_supervisors_alarms_come_first_across_tables_then_by_table_oldest_first() -> None:
     picture = FloorPicture(clock=lambda: NOW)
     picture.apply("state", state("T1", 5, supervisor=False))
@@ -56,9 +63,20 @@ def test_the_pit_counts_the_shift_now_only() -> None:
     picture.apply("rounds", round_record("T2", 1, 1000, -1000))
     overview = picture.overview()
     assert overview["shift"] == "2025-12-01T06"
-    assert {key: overview["pit"][key] for key in ("drop_cents", "win_cents", "hold_pct")} == \
-        {"drop_cents": 4000, "win_cents": -500, "hold_pct": -12.5}  # fmt: skip
-    assert [table["drop_cents"] for table in overview["tables"]] == [3000, 1000]
+    assert {key: overview["pit"][key] for key in ("handle_cents", "drop_cents", "win_cents", "hold_pct",
+                                                  "win_to_handle_pct")} == \
+        {"handle_cents": 4000, "drop_cents": 0, "win_cents": -500, "hold_pct": None,
+         "win_to_handle_pct": -12.5}  # fmt: skip
+    assert [table["handle_cents"] for table in overview["tables"]] == [3000, 1000]
+    picture.apply("events", buy_in("T1", 5, 2000, ts=NOW - 6 * 3600))  # the night shift's drop
+    picture.apply("events", buy_in("T1", 7, 10_000))
+    picture.apply("events", buy_in("T1", 7, 10_000))  # heard twice: counted once
+    picture.apply("events", buy_in("T2", 3, 15_000))
+    overview = picture.overview()
+    assert {key: overview["pit"][key] for key in ("buy_ins", "drop_cents", "hold_pct")} == \
+        {"buy_ins": 2, "drop_cents": 25_000, "hold_pct": -2.0}  # fmt: skip
+    assert [(table["drop_cents"], table["hold_pct"]) for table in overview["tables"]] == [(10_000, -15.0),
+                                                                                          (15_000, 6.67)]
 
 
 def test_a_page_asking_for_a_table_the_feed_never_named_makes_none_up() -> None:

@@ -29,7 +29,7 @@ async def test_the_shift_starts_from_the_stored_rounds_and_counts_each_round_onc
     for _, name, payload in messages:
         live.apply(name, payload)
     expected = live.overview()["pit"]
-    assert expected["rounds"] == 6 and expected["drop_cents"] > 0
+    assert expected["rounds"] == 6 and expected["handle_cents"] > 0
 
     restarted = FloorPicture(clock=lambda: now)
     assert await seed_shift(restarted, store, now) == 6

@@ -1,0 +1,120 @@
+"""Buy-ins: the dealer's exchange of cash (or a marker) for chips at the table, the table's drop.
+
+To a casino's finance the **drop** is what went into the table's drop box: the cash and the markers
+exchanged for chips at the table. It is not a stake: a buy-in is taken at any time, between rounds or
+during one, and changes nothing in the round. The dealer records it on the display (the BUY_IN command);
+the core journals it as an input (`BuyIn`, a row of kind `input` like every other) and makes one event of
+it (`BuyInRecorded`, game/events.py), which the feed publishes and the floor adds to the table's drop
+(casino_floor/money.py). The fold of the journal (core/record.py) takes the input back through the core,
+so a replay makes the same event; the core keeps no state of it (the totals are the floor's, per shift).
+
+What a buy-in may be is decided here, once (`buy_in_refusal`): a whole number of cents above 0 and at most
+the table's `[limits] buy_in_max_cents`, paid in cash or by a marker, for a box of the table or none, and a
+player's id (a rated player's card number, for his rating) of at most `PLAYER_MAX` characters. Pure.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from table_runtime.game.codec import CodecError
+from table_runtime.game.events import BuyInRecorded
+from table_runtime.game.inputs import SCHEMA_VERSION
+from table_runtime.game.refusals import RefusalReason
+
+BUY_IN_TYPE: Final = "BuyIn"
+PLAYER_MAX: Final = 64  # characters of a player's id (a player card's number)
+
+
+class Tender(enum.StrEnum):
+    """What the player gave for the chips: cash, or a marker (a signed credit instrument of the casino)."""
+
+    CASH = "cash"
+    MARKER = "marker"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BuyIn:
+    """The dealer exchanged chips for `cents` of `tender` (for `box`, or a player standing; `player`: a rated
+    player's id, else empty); `by`: who recorded it (dealer or supervisor)."""
+
+    cents: int
+    tender: str = Tender.CASH
+    box: int | None = None
+    player: str = ""
+    by: str = "dealer"
+
+
+@dataclass(frozen=True, slots=True)
+class BuyInRefusal:
+    """Why a buy-in is not taken: the words after "BUY_IN refused: " and the code."""
+
+    text: str
+    reason: RefusalReason
+
+
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def buy_in_refusal(args: Mapping[str, Any], *, max_cents: int, boxes: int) -> BuyInRefusal | None:
+    """What is wrong with a buy-in's arguments (``cents``, ``tender``, ``box``, ``player``), or None."""
+    raw = args.get("cents")
+    cents = _whole(raw)
+    if cents is None:
+        return BuyInRefusal(f"the amount must be a whole number of cents, not {raw!r}", RefusalReason.BAD_AMOUNT)
+    if cents <= 0:
+        return BuyInRefusal(f"the amount must be more than 0 cents, not {cents}", RefusalReason.BAD_AMOUNT)
+    if cents > max_cents:
+        return BuyInRefusal(f"{cents} cents is over the buy-in maximum of {max_cents} cents",
+                            RefusalReason.OVER_BUY_IN_MAXIMUM)
+    tender = args.get("tender", Tender.CASH)
+    if tender not in tuple(Tender):
+        return BuyInRefusal(f"paid with {tender!r}: cash or marker only", RefusalReason.BAD_BUY_IN)
+    box = args.get("box")
+    if box is not None and (_whole(box) is None or not 1 <= box <= boxes):
+        return BuyInRefusal(f"box {box!r} is not a box of this table (1 to {boxes})", RefusalReason.BAD_BUY_IN)
+    player = args.get("player", "")
+    if not isinstance(player, str) or len(player) > PLAYER_MAX:
+        return BuyInRefusal(f"the player's id must be text of at most {PLAYER_MAX} characters",
+                            RefusalReason.BAD_BUY_IN)
+    return None
+
+
+def buy_in_of(args: Mapping[str, Any], *, by: str) -> BuyIn:
+    """The input of arguments `buy_in_refusal` found nothing wrong with."""
+    box = args.get("box")
+    return BuyIn(cents=int(args["cents"]), tender=Tender(args.get("tender", Tender.CASH)),
+                 box=None if box is None else int(box), player=str(args.get("player", "")), by=by)
+
+
+def recorded(item: BuyIn) -> BuyInRecorded:
+    """The event of a buy-in taken (what the feed publishes and the floor adds to the drop)."""
+    return BuyInRecorded(cents=item.cents, tender=str(item.tender), box=item.box, player=item.player, by=item.by)
+
+
+def buy_in_text(item: BuyIn) -> str:
+    """One line for the dealer and for recall: "buy-in 500.00 € cash (box 3)"."""
+    where = "" if item.box is None else f" (box {item.box})"
+    return f"buy-in {item.cents / 100:.2f} € {item.tender}{where}"
+
+
+def buy_in_to_dict(item: BuyIn) -> dict[str, Any]:
+    """The journal body of a buy-in (docs/journal.md); the box and the player only when given."""
+    body: dict[str, Any] = {"cents": item.cents, "tender": str(item.tender), "by": item.by}
+    if item.box is not None:
+        body["box"] = item.box
+    if item.player:
+        body["player"] = item.player
+    return {**body, "type": BUY_IN_TYPE, "schema_version": SCHEMA_VERSION}
+
+
+def buy_in_from_dict(body: Mapping[str, Any]) -> BuyIn:
+    """The buy-in a journal row holds; a `CodecError` naming what is wrong (a journal is never half read)."""
+    problem = buy_in_refusal(body, max_cents=_whole(body.get("cents")) or 1, boxes=7)  # the max of its day
+    if problem is not None:
+        raise CodecError(f"bad BuyIn input: {problem.text}")
+    return buy_in_of(body, by=str(body.get("by", "dealer")))
