@@ -33,14 +33,14 @@ from table_runtime.errors import JournalError
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
-from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, CardDrawn
+from table_runtime.game.inputs import SCHEMA_VERSION, CardDrawn
 from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.round import IN_PLAY
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import CHECKPOINT_ROWS, Journal, JournalEntry, JournalUnwritableError
-from table_runtime.runtime.checkpointing import rebuild
+from table_runtime.runtime.checkpointing import checkpoint_due, rebuild
 from table_runtime.runtime.outage_steps import JournalOutageSteps
 from table_runtime.runtime.terms import check_terms, round_record
 from table_runtime.version import installed_version
@@ -226,8 +226,7 @@ class TableController(JournalOutageSteps):
                 seq = step.add(entry, seq, self._alarm_round())
                 continue
             item, source = entry
-            due = (isinstance(item, BetsLocked) and not self.table.round_in_play and seq > 0
-                   and seq - self._checkpoint_seq >= self.checkpoint_rows)
+            due = checkpoint_due(item, core, seq, self._checkpoint_seq, self.checkpoint_rows)
             state = checkpoint_state(core) if due else None  # what the rows up to `seq` fold to
             input_seq = seq + 1
             events = core.step(item, input_seq)
