@@ -89,12 +89,8 @@ class RuleOptions:
         _check_int(self, "blackjack_round_down_cents", 0, 100_000)
         _check_int(self, "boxes", 1, 7)
         for key, choices in _CHOICES.items():
-            value = getattr(self, key)
-            try:  # a name from TOML or a caller's replace(double_on="9_10_11") becomes its member
-                object.__setattr__(self, key, choices(value))
-            except ValueError:
-                names = tuple(str(member) for member in choices)
-                raise RuleOptionError(f"rules.{key}", f"{value!r} is not one of {names}") from None
+            if not isinstance(getattr(self, key), choices):  # the strings are made members by `named` first
+                _member(key, getattr(self, key))
         boxes_limit = self.max_boxes_per_player
         if boxes_limit is not None and (isinstance(boxes_limit, bool) or not isinstance(boxes_limit, int)
                                         or not 1 <= boxes_limit <= self.boxes):
@@ -114,13 +110,35 @@ class RuleOptions:
         return self.max_hands_after_split is None or self.max_hands_after_split >= 2
 
     def replace(self, **changes: Any) -> RuleOptions:
-        return dataclasses.replace(self, **changes)
+        """These options with `changes` (a named choice may be given as its string: `double_on="9_10_11"`)."""
+        return dataclasses.replace(self, **named(changes))
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any]) -> RuleOptions:
+        """The options `to_dict` gave (the journal's terms)."""
+        return cls(**named(options))
 
     def to_dict(self) -> dict[str, Any]:
         """The options as plain values (the named ones as their strings): the journal's terms, `table-runtime
         rules`."""
         return {key: str(value) if isinstance(value, enum.Enum) else value
                 for key, value in dataclasses.asdict(self).items()}
+
+
+def _member(key: str, value: Any) -> enum.StrEnum:
+    """The member of option `key`'s choices named `value`; a `RuleOptionError` listing them otherwise."""
+    choices = _CHOICES[key]
+    try:
+        return choices(value)
+    except ValueError:
+        names = tuple(str(member) for member in choices)
+        raise RuleOptionError(f"rules.{key}", f"{value!r} is not one of {names}") from None
+
+
+def named(options: Mapping[str, Any]) -> dict[str, Any]:
+    """`options` with each named choice (`double_on`, ...) given as a string made its member: a dataclass field
+    takes its declared type only (the compiled engine checks it)."""
+    return {key: _member(key, value) if key in _CHOICES else value for key, value in options.items()}
 
 
 def _check_int(options: RuleOptions, key: str, low: int, high: int) -> None:
