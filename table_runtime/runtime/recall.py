@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from table_runtime.core.inputs import CHIP_INPUT_TYPES, core_input_from_dict
-from table_runtime.core.record import fold_row
-from table_runtime.core.row_kinds import DERIVED_KINDS
+from table_runtime.core.inputs import ZoneChanged
+from table_runtime.core.journal_rows import AlarmRaised, InputRow, NoteRow, row_from_json
+from table_runtime.core.record import fold
+from table_runtime.core.row_kinds import DERIVED_KINDS, RowKind
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import (
     ActionUndone,
@@ -89,24 +90,22 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
     after = 0 if checkpoint is None else checkpoint.seq
     records: dict[int, dict[str, Any]] = {}
     alarms: dict[int, list[dict[str, Any]]] = {}
-    for entry in journal.entries(after, kinds=("round", "alarm")):
-        number = int(entry.body.get("round") or 0)
-        if number not in wanted:
-            continue
-        if entry.kind == "round":
-            records[number] = entry.body
-        else:
-            alarms.setdefault(number, []).append(entry.body)
+    for entry in journal.entries(after, kinds=(RowKind.ROUND, RowKind.ALARM)):
+        row = row_from_json(entry.seq, entry.kind, entry.body)  # the journal's one codec
+        if isinstance(row, AlarmRaised):
+            if row.round in wanted:
+                alarms.setdefault(row.round, []).append(row.to_json())
+        elif isinstance(row, NoteRow) and int(row.body.get("round") or 0) in wanted:
+            records[int(row.body["round"])] = dict(row.body)
     rounds: dict[int, dict[str, Any]] = {}
     core = resume(checkpoint, rules, limits, zones=zones).core
     table = core.table
     for entry in journal.entries(after, exclude=DERIVED_KINDS):  # the one fold; it makes the events again
-        if entry.kind != "input" or entry.body.get("type") in CHIP_INPUT_TYPES:
-            fold_row(core, entry.seq, entry.kind, entry.body)  # the alarms, the chips on the zones: not steps
-            continue
-        item = core_input_from_dict(entry.body)
-        events = core.step(item, entry.seq)
-        assert isinstance(item, Input)
+        row = row_from_json(entry.seq, entry.kind, entry.body)
+        events = fold(core, entry.seq, row)
+        if not isinstance(row, InputRow) or isinstance(row.item, ZoneChanged):
+            continue  # the alarms, the chips on the zones: not steps
+        item = row.item
         round_ = table.round
         number = round_.number if round_ is not None else 0
         if any(isinstance(event, RoundStarted) for event in events) or (number in wanted and number in rounds):
@@ -125,8 +124,8 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
             snapshot.update({  # the runtime's part of the snapshot contract, as it stood at this step
                 "schema_version": SCHEMA_VERSION, "table_id": table_id, "seq": entry.seq, "recovered": False,
                 "devices": {}, "alarms": [alarm for alarm in current["alarms"] if int(alarm["seq"]) <= last_seq]})
-            current["steps"].append({"seq": entry.seq, "ts": entry.ts, "type": entry.body.get("type"),
-                                     "source": entry.body.get("source", ""), "text": describe(item, events),
+            current["steps"].append({"seq": entry.seq, "ts": entry.ts, "type": type(item).__name__,
+                                     "source": row.source or "", "text": describe(item, events),
                                      "events": [to_dict(event) for event in events],  # the display's own words
                                      "snapshot": snapshot})
             assert round_ is not None
