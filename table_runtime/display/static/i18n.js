@@ -278,7 +278,8 @@ export const STRINGS = {
     body_bank_must_draw: "La banque a {bank_total} et doit tirer",
     body_command_refused: "{command} refusé : {reason}",
     body_command_refused__2: "{command} refusé par la table",
-    body_command_refused__3: "Commande refusée par la table",
+    body_command_refused__3: "Commande refusée : {reason}",
+    body_command_refused__4: "Commande refusée par la table",
     body_unknown: "Alarme de la table",
     // --- rules the alarms cite: the documents' names and the seed's citations stay as they are
     rule_unknown: "Règle : {citations}",
@@ -389,6 +390,19 @@ export const STRINGS = {
     reason_shuffle_every_round: "ces règles mélangent après chaque manche (004:9)",
     reason_bank_must_draw: "la banque a {bank_total} et doit tirer",
     reason_no_chip_reader: "pas de lecteur de jetons : les mises ne se verrouillent pas depuis les zones",
+    // --- why the table refused, by its reason code, when its message does not state the facts (REFUSAL_KEYS)
+    reason_no_hand_playing__plain: "aucune main ne joue",
+    reason_double_9_11__plain: "double seulement sur 9, 10 ou 11 avec ces règles (001:34, 002:48)",
+    reason_not_identical__plain: "les deux cartes ne sont pas identiques (002:54)",
+    reason_not_same_value__plain: "les deux cartes n’ont pas la même valeur (000:30)",
+    reason_hands_limit__plain: "la case a déjà les mains que permettent ces règles",
+    reason_held_cards__plain: "des cartes en attente doivent d’abord être attribuées ou défaussées",
+    reason_nothing_to_confirm__plain: "rien à confirmer maintenant",
+    reason_no_round_in_play__plain: "pas de manche en jeu",
+    reason_round_in_phase__plain: "pas dans cette phase de la manche",
+    reason_needs_supervisor: "il faut le superviseur",
+    reason_no_such_alarm: "cette alarme n’est plus ouverte",
+    reason_bad_card: "ce n’est pas une carte",
     what_bets: "Mises",
     what_BetsLocked: "Mises",
   },
@@ -666,7 +680,8 @@ export const STRINGS = {
     body_bank_must_draw: "The bank has {bank_total} and must draw",
     body_command_refused: "{command} refused: {reason}",
     body_command_refused__2: "{command} refused by the table",
-    body_command_refused__3: "Command refused by the table",
+    body_command_refused__3: "Command refused: {reason}",
+    body_command_refused__4: "Command refused by the table",
     body_unknown: "Table alarm",
     rule_unknown: "Rule: {citations}",
     rule_000_12: "000:12",
@@ -774,6 +789,19 @@ export const STRINGS = {
     reason_shuffle_every_round: "these rules shuffle after every round (004:9)",
     reason_bank_must_draw: "the bank has {bank_total} and must draw",
     reason_no_chip_reader: "no chip reader: bets cannot be locked from the zones",
+    // --- why the table refused, by its reason code, when its message does not state the facts (REFUSAL_KEYS)
+    reason_no_hand_playing__plain: "no hand is playing",
+    reason_double_9_11__plain: "doubles only on 9, 10 or 11 under these rules (001:34, 002:48)",
+    reason_not_identical__plain: "the two cards are not identical (002:54)",
+    reason_not_same_value__plain: "the two cards are not of the same value (000:30)",
+    reason_hands_limit__plain: "the box already has the hands these rules allow",
+    reason_held_cards__plain: "held cards must be assigned or discarded first",
+    reason_nothing_to_confirm__plain: "nothing to confirm now",
+    reason_no_round_in_play__plain: "no round in play",
+    reason_round_in_phase__plain: "not in this phase of the round",
+    reason_needs_supervisor: "it needs the supervisor",
+    reason_no_such_alarm: "that alarm is no longer open",
+    reason_bad_card: "that is no card",
     what_bets: "Bets",
     what_BetsLocked: "Bets",
   },
@@ -862,4 +890,39 @@ export const REASONS = [
   ["no chip reader: bets cannot be locked from the zones", "reason_no_chip_reader"],
 ];
 
-window.DISPLAY_STRINGS = STRINGS; // for the tests that check both languages have every key
+// Why the table refused a command, by the reply's or the alarm's `reason` code (table_runtime/game/refusals.py
+// RefusalReason): the catalogue's wordings, the first whose facts (a phase, a total, the cards) the runtime's message
+// states (REASONS), else the first one's __plain variant, which names none. tests/display/test_refusal_codes.py
+// checks every code has one in both languages.
+export const REFUSAL_KEYS = {
+  no_round: ["reason_no_round"],
+  no_hand_playing: ["reason_no_hand_playing"],
+  second_card: ["reason_second_card"],
+  doubled_one_card: ["reason_doubled_one_card"],
+  double_two_cards: ["reason_double_two_cards"],
+  split_aces_one_card: ["reason_split_aces_one_card"],
+  no_double_after_split: ["reason_no_double_after_split"],
+  double_9_10_11: ["reason_double_9_11"],
+  split_needs_pair: ["reason_split_needs_pair"],
+  not_identical: ["reason_not_identical"],
+  not_same_value: ["reason_not_same_value"],
+  split_aces_again: ["reason_split_aces_again"],
+  hands_limit: ["reason_hands_limit"],
+  nothing_to_undo: ["reason_nothing_to_undo"],
+  deal_order_fixed: ["reason_deal_fixed"],
+  cards_held: ["reason_held_cards"],
+  nothing_to_confirm: ["reason_nothing_to_confirm"],
+  not_in_play: ["reason_no_round_in_play"],
+  no_held_card: ["reason_no_held_card"],
+  wrong_phase: ["reason_round_in_phase", "reason_round_still"],
+  unknown_command: ["reason_unknown_command"],
+  read_only: ["reason_read_only"],
+  needs_supervisor: ["reason_needs_supervisor"],
+  play_stopped: ["reason_play_stopped"],
+  no_chip_reader: ["reason_no_chip_reader"],
+  no_such_alarm: ["reason_no_such_alarm"],
+  bad_card: ["reason_bad_card"],
+};
+
+window.DISPLAY_STRINGS = STRINGS;
+window.DISPLAY_REFUSAL_KEYS = REFUSAL_KEYS; // for the test that every reason code has a wording // for the tests that check both languages have every key
