@@ -264,8 +264,16 @@ def rows_to_json(rows: Sequence[JournalRow]) -> list[tuple[RowKind, dict[str, An
     return [(row.row_kind, row.to_json()) for row in rows]
 
 
-def with_origin(row: JournalRow, origin: Mapping[str, Any]) -> JournalRow:
-    """`row` carrying `origin`, the device message its step was (an input or an alarm row; runtime/shoe_link.py)."""
-    if isinstance(row, (InputRow, AlarmRaised, AlarmUpdated)):
-        return dataclasses.replace(row, origin=tuple(dict(origin).items()))
-    raise ValueError(f"a {row.row_kind} row carries no origin")
+def with_step_origin(rows: Sequence[JournalRow], origin: Mapping[str, Any]) -> list[JournalRow]:
+    """The rows of one step with `origin`, the device message the step was (runtime/shoe_link.py), on its last
+    input (a card after the bet lock it brought), else on its last alarm row; unchanged if it has neither."""
+    marked = next((index for index in reversed(range(len(rows))) if isinstance(rows[index], InputRow)), None)
+    if marked is None:
+        marked = next((index for index in reversed(range(len(rows)))
+                       if isinstance(rows[index], (AlarmRaised, AlarmUpdated))), None)
+    out = list(rows)
+    if marked is not None:
+        row = out[marked]
+        assert isinstance(row, (InputRow, AlarmRaised, AlarmUpdated))
+        out[marked] = dataclasses.replace(row, origin=tuple(dict(origin).items()))
+    return out

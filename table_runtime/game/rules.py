@@ -45,6 +45,10 @@ class BankBlackjackTakes(enum.StrEnum):
     ORIGINAL_ONLY = "original_only"  # the original stake only; the rest is given back
 
 
+# The options that are on or off.
+_SWITCHES = ("shuffle_every_round", "double_after_split", "pay_blackjack_before_bank", "ten_card_charlie",
+             "dealer_hits_soft_17", "surrender", "hyper_blackjack", "hyper_seated_only", "no_behind_while_seat_vacant")
+
 # The options whose value is one of a set of names: a StrEnum each, so TOML, to_dict() and the journal's terms
 # keep the plain strings.
 _CHOICES: dict[str, type[enum.StrEnum]] = {
@@ -99,11 +103,8 @@ class RuleOptions:
         limit = self.max_hands_after_split
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise RuleOptionError("rules.max_hands_after_split", f"{limit!r}: a whole number >= 1 or 'unlimited'")
-        for key in ("shuffle_every_round", "double_after_split", "pay_blackjack_before_bank",
-                    "ten_card_charlie", "dealer_hits_soft_17", "surrender", "hyper_blackjack",
-                    "hyper_seated_only", "no_behind_while_seat_vacant"):
-            if not isinstance(getattr(self, key), bool):
-                raise RuleOptionError(f"rules.{key}", f"{getattr(self, key)!r}: true or false")
+        for key in _SWITCHES:
+            _check_switch(key, getattr(self, key))
 
     @property
     def may_split(self) -> bool:
@@ -135,9 +136,18 @@ def _member(key: str, value: Any) -> enum.StrEnum:
         raise RuleOptionError(f"rules.{key}", f"{value!r} is not one of {names}") from None
 
 
+def _check_switch(key: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise RuleOptionError(f"rules.{key}", f"{value!r}: true or false")
+
+
 def named(options: Mapping[str, Any]) -> dict[str, Any]:
-    """`options` with each named choice (`double_on`, ...) given as a string made its member: a dataclass field
-    takes its declared type only (the compiled engine checks it)."""
+    """`options` with each named choice (`double_on`, ...) given as a string made its member, and each switch
+    checked: a dataclass field takes its declared type only (the compiled engine checks it before
+    `__post_init__` could name the key)."""
+    for key in _SWITCHES:
+        if key in options:
+            _check_switch(key, options[key])
     return {key: _member(key, value) if key in _CHOICES else value for key, value in options.items()}
 
 

@@ -33,10 +33,10 @@ from table_runtime.core.journal_rows import (
     NoteRow,
     row_to_json,
     rows_to_json,
-    with_origin,
+    with_step_origin,
 )
 from table_runtime.core.record import fold
-from table_runtime.core.row_kinds import ORIGIN_KINDS, RowKind
+from table_runtime.core.row_kinds import RowKind
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.alarm_kinds import AlarmKind
@@ -265,13 +265,7 @@ class TableController(JournalOutageSteps):
             seq = step.add(alarm, seq, self._alarm_round())
         step.flush(seq)
         if origin:  # the device message the step was: on its last input (a card after its bet lock), else alarm
-            last = reversed(range(len(rows)))
-            marked = next((index for index in last if rows[index].row_kind == RowKind.INPUT), None)
-            if marked is None:
-                marked = next((index for index in reversed(range(len(rows))) if rows[index].row_kind in ORIGIN_KINDS),
-                              None)
-            if marked is not None:
-                rows[marked] = with_origin(rows[marked], origin)
+            rows = with_step_origin(rows, origin)
         self.journal.append_many(rows_to_json(rows), ts=self.clock())
         if checkpoint is not None:
             self._checkpoint(*checkpoint)
