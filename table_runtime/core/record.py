@@ -1,8 +1,10 @@
 """The one fold of the table's record: journal rows in, the whole table out.
 
-Every piece of code that rebuilds the table from its journal calls `fold_row` (or `replay`, its loop): the
-start, the rollback after a refused commit, the background audit of the checkpoints, the checkpoints
-themselves (their state is what the fold made), recall and the bench's journal filler. The live table takes
+Every piece of code that rebuilds the table from its journal calls `fold` (a row decoded by the one codec,
+core/journal_rows.py), `fold_row` (a row's kind and JSON body) or `replay` (their loop): the start, the
+rollback after a refused commit, the background audit of the checkpoints, the checkpoints themselves (their
+state is what the fold made), recall (and through it the floor's round record) and the bench's journal
+filler. The live table takes
 the same transitions (`TableCore.step` for an input, the alarm ledger's `raised`/`updated`/`cleared` for the
 alarm rows), so what a restart replays is what the table was.
 
