@@ -112,8 +112,9 @@ class AlarmRaised:
     @classmethod
     def of(cls, alarm: Alarm, seq: int, number: int) -> AlarmRaised:
         """`alarm` raised at row `seq` in round `number` (0: between rounds)."""
-        return cls(id=seq, seq=seq, kind=str(alarm.kind), message=alarm.message, rule=alarm.rule, box=alarm.box,
-                   amounts=tuple(alarm.amounts), round=number, count=alarm.count, reason=str(alarm.reason))
+        return AlarmRaised(id=seq, seq=seq, kind=str(alarm.kind), message=alarm.message, rule=alarm.rule,
+                           box=alarm.box, amounts=tuple(alarm.amounts), round=number, count=alarm.count,
+                           reason=str(alarm.reason))
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -127,12 +128,13 @@ class AlarmRaised:
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> AlarmRaised:
         box = body.get("box")
-        return cls(id=int(body["id"]), seq=int(body["seq"]), kind=str(body["kind"]), message=str(body["message"]),
-                   rule=str(body.get("rule", "")), box=None if box is None else int(box),
-                   amounts=_amounts(body.get("amounts", {})), round=int(body.get("round") or 0),
-                   acknowledged=bool(body.get("acknowledged", False)), count=int(body.get("count", 1)),
-                   reason=str(body.get("reason", "")), origin=_origin(body),
-                   schema_version=int(body.get("schema_version", SCHEMA_VERSION)))
+        return AlarmRaised(
+            id=int(body["id"]), seq=int(body["seq"]), kind=str(body["kind"]), message=str(body["message"]),
+            rule=str(body.get("rule", "")), box=None if box is None else int(box),
+            amounts=_amounts(body.get("amounts", {})), round=int(body.get("round") or 0),
+            acknowledged=bool(body.get("acknowledged", False)), count=int(body.get("count", 1)),
+            reason=str(body.get("reason", "")), origin=_origin(body),
+            schema_version=int(body.get("schema_version", SCHEMA_VERSION)))
 
     def counted(self, update: AlarmUpdated) -> AlarmRaised:
         """This open alarm after `update`: its count, last message and amounts (and reason, if it gives one)."""
@@ -171,9 +173,9 @@ class AlarmUpdated:
         """`alarm` counting on `open_alarm` (of its storm), whose count was `count`; `before`: the step's count on
         it so far (whose reason stays unless this alarm gives one)."""
         reason = str(alarm.reason) or ("" if before is None else before.reason)
-        return cls(id=open_alarm.id, kind=open_alarm.kind, box=open_alarm.box, count=count + alarm.count,
-                   message=alarm.message, amounts=tuple(alarm.amounts), reason=reason,
-                   seq=0 if before is None else before.seq)
+        return AlarmUpdated(id=open_alarm.id, kind=open_alarm.kind, box=open_alarm.box, count=count + alarm.count,
+                            message=alarm.message, amounts=tuple(alarm.amounts), reason=reason,
+                            seq=0 if before is None else before.seq)
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -187,10 +189,11 @@ class AlarmUpdated:
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> AlarmUpdated:
         box = body.get("box")
-        return cls(id=int(body["id"]), kind=str(body["kind"]), box=None if box is None else int(box),
-                   count=int(body["count"]), message=str(body["message"]), amounts=_amounts(body["amounts"]),
-                   reason=str(body.get("reason", "")), seq=int(body.get("seq", 0)), origin=_origin(body),
-                   schema_version=int(body.get("schema_version", SCHEMA_VERSION)))
+        return AlarmUpdated(
+            id=int(body["id"]), kind=str(body["kind"]), box=None if box is None else int(box),
+            count=int(body["count"]), message=str(body["message"]), amounts=_amounts(body["amounts"]),
+            reason=str(body.get("reason", "")), seq=int(body.get("seq", 0)), origin=_origin(body),
+            schema_version=int(body.get("schema_version", SCHEMA_VERSION)))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
