@@ -50,9 +50,14 @@ class UnknownRowError(JournalError, ValueError):
         self.kind = kind
 
 
+def origin_of(origin: Mapping[str, Any]) -> Origin:
+    """An `origin` as a row holds it: its names in order (as the journal's JSON has them)."""
+    return tuple(sorted(dict(origin).items()))
+
+
 def _origin(body: Mapping[str, Any]) -> Origin | None:
     origin = body.get("origin")
-    return None if origin is None else tuple(dict(origin).items())
+    return None if origin is None else origin_of(origin)
 
 
 def _amounts(value: Any) -> Amounts:
@@ -278,5 +283,5 @@ def with_step_origin(rows: Sequence[JournalRow], origin: Mapping[str, Any]) -> l
     if marked is not None:
         row = out[marked]
         assert isinstance(row, (InputRow, AlarmRaised, AlarmUpdated))
-        out[marked] = dataclasses.replace(row, origin=tuple(dict(origin).items()))
+        out[marked] = dataclasses.replace(row, origin=origin_of(origin))
     return out

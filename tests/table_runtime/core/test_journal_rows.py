@@ -12,10 +12,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
+import json
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simulators.bench.cli import LIBRARY
 from simulators.bench.runner import run_scenario
@@ -29,6 +32,7 @@ from table_runtime.core.journal_rows import (
     InputRow,
     NoteRow,
     UnknownRowError,
+    origin_of,
     row_from_json,
     row_to_json,
 )
@@ -37,6 +41,7 @@ from table_runtime.core.row_kinds import RowKind
 from table_runtime.core.table_core import TableCore
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
+from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.rules import RuleOptions, TableLimits, profile
 from table_runtime.journal import Journal, encode_body, journal_path
 from table_runtime.runtime.controller import TableController
@@ -157,3 +162,36 @@ def test_an_open_alarm_journaled_with_its_device_origin_does_not_make_a_checkpoi
         for checkpoint in sealed:
             assert replay_check(controller, previous, checkpoint) is None
             previous = checkpoint
+
+
+# The values as the journal's canonical JSON gives them back: amounts and origin in the order of their names.
+_text = st.text(st.characters(exclude_categories=["Cs"]), max_size=20)
+_amounts = st.lists(st.tuples(st.from_regex(r"[a-z_]{1,12}", fullmatch=True), st.integers(-10**9, 10**9)),
+                    max_size=4, unique_by=lambda pair: pair[0]).map(lambda pairs: tuple(sorted(pairs)))
+_origin = st.none() | st.fixed_dictionaries({"device": st.just("shoe"), "boot_id": st.integers(0, 2**32),
+                                             "sequence": st.integers(0, 2**32)}).map(origin_of)
+_alarm_kind = st.sampled_from(sorted(AlarmKind))
+_box = st.none() | st.integers(1, 7)
+
+
+@given(st.builds(AlarmRaised, id=st.integers(-50, 10**9), seq=st.integers(-50, 10**9), kind=_alarm_kind,
+                 message=_text, rule=_text, box=_box, amounts=_amounts, round=st.integers(0, 10**6),
+                 count=st.integers(1, 10**6), reason=st.sampled_from(["", *sorted(RefusalReason)]), origin=_origin))
+@settings(max_examples=200)
+def test_an_alarm_row_decodes_to_itself_from_its_canonical_text(row: AlarmRaised) -> None:
+    kind, body = row_to_json(row)
+    text = encode_body(body)
+    again = row_from_json(row.seq, kind, json.loads(text))
+    assert again == row and encode_body(again.to_json()) == text
+
+
+@given(st.builds(AlarmUpdated, id=st.integers(1, 10**9), kind=_alarm_kind, box=_box, count=st.integers(2, 10**6),
+                 message=_text, amounts=_amounts, reason=st.sampled_from(["", *sorted(RefusalReason)]),
+                 seq=st.integers(1, 10**9), origin=_origin),
+       st.builds(AlarmCleared, id=st.integers(1, 10**9), by=st.sampled_from(["dealer", "supervisor", "journal"])))
+@settings(max_examples=200)
+def test_a_count_and_a_clearing_decode_to_themselves(update: AlarmUpdated, cleared: AlarmCleared) -> None:
+    for row in (update, cleared):
+        kind, body = row_to_json(row)
+        text = encode_body(body)
+        assert row_from_json(1, kind, json.loads(text)) == row
