@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from table_runtime.core.inputs import ZoneChanged
+from table_runtime.core.inputs import CHIP_INPUT_TYPES
 from table_runtime.core.journal_rows import AlarmRaised, InputRow, NoteRow, row_from_json
 from table_runtime.core.record import fold
 from table_runtime.core.row_kinds import DERIVED_KINDS, RowKind
@@ -25,6 +25,7 @@ from table_runtime.game.events import (
     HandDoubled,
     HandSplit,
     HandStood,
+    HyperFieldSettled,
     InsuranceTaken,
     RoundSettled,
     RoundStarted,
@@ -73,6 +74,8 @@ def describe(item: Input, events: list[Event]) -> str:
             parts.append(f"settled: bank {event.bank_total}" + (" blackjack" if event.bank_blackjack else ""))
         elif isinstance(event, RoundVoided):
             parts.append(f"round voided by {event.by}: {event.reason}")
+        elif isinstance(event, HyperFieldSettled):  # 55-4 6°
+            parts.append(f"hyper black jack: the bank's result {event.result}")
         elif isinstance(event, Alarm):
             parts.append(f"ALARM {event.kind}: {event.message}")
     return "; ".join(parts) or type(item).__name__
@@ -103,9 +106,10 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
     for entry in journal.entries(after, exclude=DERIVED_KINDS):  # the one fold; it makes the events again
         row = row_from_json(entry.seq, entry.kind, entry.body)
         events = fold(core, entry.seq, row)
-        if not isinstance(row, InputRow) or isinstance(row.item, ZoneChanged):
-            continue  # the alarms, the chips on the zones: not steps
+        if not isinstance(row, InputRow) or type(row.item).__name__ in CHIP_INPUT_TYPES:
+            continue  # the alarms, the chips on the zones, whose the chips on the hyper field are: not steps
         item = row.item
+        assert isinstance(item, Input)
         round_ = table.round
         number = round_.number if round_ is not None else 0
         if any(isinstance(event, RoundStarted) for event in events) or (number in wanted and number in rounds):
