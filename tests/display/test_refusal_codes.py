@@ -73,8 +73,8 @@ async def test_every_reason_code_of_the_table_is_worded_in_both_languages(
     for code, wordings in keys.items():
         for language in ("fr", "en"):
             assert all(key in strings[language] for key in wordings), (code, language)
-            if "{" in strings[language][wordings[0]]:  # names a fact: its plain words for a message without it
-                assert f"{wordings[0]}__plain" in strings[language], (code, language)
+            if "{" in strings[language][wordings[-1]]:  # names a fact: its plain words for a message without it
+                assert f"{wordings[-1]}__plain" in strings[language], (code, language)
 
 
 async def test_a_double_the_rules_refuse_reads_by_its_code_with_the_hands_total(

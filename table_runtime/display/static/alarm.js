@@ -29,16 +29,16 @@ function facts(why, key) {
 }
 
 // Why the table refused, from its reason `code` (REFUSAL_KEYS): the words are the code's, the facts of the moment
-// the message's when it states them. null for a code the catalogue does not know.
+// the message's when it states them in a form the catalogue knows. null for a code the catalogue does not know.
 export function reasonText(code, why) {
   const keys = REFUSAL_KEYS[code];
   if (!keys) return null;
   for (const key of keys) {
-    const vars = facts(why || "", key) || {};
-    const needed = [...t(key).matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
-    if (needed.every((name) => name in vars)) return t(key, vars);
+    const vars = facts(why || "", key);
+    if (vars) return t(key, vars);
   }
-  return has(keys[0] + "__plain") ? t(keys[0] + "__plain") : t(keys[0]);
+  const plain = keys[keys.length - 1];
+  return has(plain + "__plain") ? t(plain + "__plain") : t(plain);
 }
 
 // A refusal as the runtime words it ("DOUBLE refused: <reason>", "bets refused: <reason>") with its reason `code`

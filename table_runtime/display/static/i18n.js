@@ -970,9 +970,9 @@ export const REASONS = [
 ];
 
 // Why the table refused a command, by the reply's or the alarm's `reason` code (table_runtime/game/refusals.py
-// RefusalReason): the catalogue's wordings, the first whose facts (a phase, a total, the cards) the runtime's message
-// states (REASONS), else the first one's __plain variant, which names none. tests/display/test_refusal_codes.py
-// checks every code has one in both languages.
+// RefusalReason): the catalogue's wordings, the first whose REASONS pattern the runtime's message matches (with the
+// facts it states: a phase, a total, the cards), else the last one's plain words (its __plain variant when it names
+// a fact). tests/display/test_refusal_codes.py checks every code has them in both languages.
 export const REFUSAL_KEYS = {
   no_round: ["reason_no_round"],
   no_hand_playing: ["reason_no_hand_playing"],
@@ -993,7 +993,7 @@ export const REFUSAL_KEYS = {
   nothing_to_confirm: ["reason_nothing_to_confirm"],
   not_in_play: ["reason_no_round_in_play"],
   no_held_card: ["reason_no_held_card"],
-  wrong_phase: ["reason_round_in_phase", "reason_round_still"],
+  wrong_phase: ["reason_round_still", "reason_round_in_phase"],
   unknown_command: ["reason_unknown_command"],
   read_only: ["reason_read_only"],
   needs_supervisor: ["reason_needs_supervisor"],
@@ -1001,6 +1001,12 @@ export const REFUSAL_KEYS = {
   no_chip_reader: ["reason_no_chip_reader"],
   no_such_alarm: ["reason_no_such_alarm"],
   bad_card: ["reason_bad_card"],
+  hyper_bank_must_draw: ["reason_hyper_bank_draws", "reason_hyper_bank_must_draw"],
+  hyper_unassigned: ["reason_hyper_assign_first", "reason_hyper_unassigned"],
+  hyper_closed: ["reason_hyper_closed_table", "reason_hyper_locked", "reason_hyper_closed"],
+  hyper_no_main_bet: ["reason_hyper_no_main_bet_box", "reason_hyper_no_main_bet"],
+  hyper_seated_only: ["reason_hyper_behind_refused", "reason_hyper_seated_only"],
+  bad_hyper_assignment: ["reason_hyper_bad_case", "reason_hyper_bad_box", "reason_bad_hyper_assignment"],
 };
 
 window.DISPLAY_STRINGS = STRINGS;
