@@ -2,7 +2,8 @@
 
 Buttons (TABLE.md "Devices"):
 
-- DEAL (= NO MORE BETS), NEXT (stand), DOUBLE and SPLIT act when pressed.
+- DEAL (= NO MORE BETS), NEXT (stand), DOUBLE, SPLIT and SURRENDER (optional: a panel may have no such
+  button) act when pressed.
 - CONFIRM and UNDO act when *released*, because together they make a chord:
   holding CONFIRM and UNDO down together for ``void_hold_seconds`` gives VOID
   (the supervisor voids the round). A chord never also gives CONFIRM or UNDO,
@@ -37,7 +38,8 @@ class PanelUsageError(TableError, ValueError):
 
 _CHORD = ("CONFIRM", "UNDO")
 BUTTONS: tuple[str, ...] = tuple(command.value for command in PanelCommand if command is not PanelCommand.VOID)
-"""The six buttons, each named for the command it gives (VOID is the CONFIRM+UNDO chord)."""
+"""The buttons, each named for the command it gives (VOID is the CONFIRM+UNDO chord); a panel wires the six
+first ones and, where the casino offers surrender, SURRENDER."""
 
 
 @dataclass(slots=True)

@@ -196,6 +196,7 @@ class PanelCommand(enum.StrEnum):
     UNDO = "UNDO"
     CONFIRM = "CONFIRM"
     VOID = "VOID"
+    SURRENDER = "SURRENDER"  # « abandon » (the amended regulation); an optional button, wired where offered
 
 
 class Tower(enum.StrEnum):

@@ -17,6 +17,7 @@ out tell it (`saw`) when the table refused one; the same intent refused
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import deque
 from dataclasses import dataclass
@@ -135,7 +136,12 @@ class SimulatedDealer:
         rules = table.rules
         count = self.rng.randint(rules.min_boxes_to_deal, rules.boxes)
         boxes = tuple(sorted(self.rng.sample(range(1, rules.boxes + 1), count)))
-        return Lock(self.bettor.bets(boxes))
+        bets = self.bettor.bets(boxes)
+        if rules.no_behind_while_seat_vacant and count < rules.boxes:
+            # The director forbids playing behind while a seat is vacant (55-4 as amended in 2020): the players
+            # standing behind wait for a full table rather than have the deal refused.
+            bets = BetsLocked(bets=tuple(dataclasses.replace(bet, behind=()) for bet in bets.bets))
+        return Lock(bets)
 
     def _in_round(self, table: Table, round_: Round) -> Intent:
         phase = round_.phase

@@ -38,7 +38,7 @@ from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.controller import TableController
 
-DEMO_PINS = PanelPins(deal=5, next=6, double=13, split=19, undo=26, confirm=21,
+DEMO_PINS = PanelPins(deal=5, next=6, double=13, split=19, undo=26, confirm=21, surrender=14,
                       box_lamps=(17, 27, 22, 23, 24, 25, 12), tower_green=16, tower_amber=20, tower_red=4,
                       buzzer=18, debounce_seconds=0.02, void_hold_seconds=3.0)
 

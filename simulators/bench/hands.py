@@ -66,7 +66,7 @@ class BenchHands(ChipHands):
             extra["card"] = args["card"]
         if "reason" in args:
             extra["reason"] = args["reason"]
-        for key in ("case", "box", "cents", "behind"):  # HYPER_ASSIGN (55-4 6°)
+        for key in ("case", "box", "cents", "behind", "player"):  # HYPER_ASSIGN (55-4 6°); SEAT, SEAT_CLEAR
             if key in args:
                 extra[key] = args[key]
         if command == "ACK_ALARM":

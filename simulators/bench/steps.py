@@ -131,10 +131,10 @@ def _touch(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
         args = {"command": args}
     if not isinstance(args, Mapping):
         raise ScenarioError(key, "a command name or {command: X, role: dealer, ...}")
-    unknown = sorted(set(args) - {"command", "role", "card", "reason", "alarm", "ok", "case", "box", "cents", "behind"})
+    known = ("command", "role", "card", "reason", "alarm", "ok", "case", "box", "cents", "behind", "player")
+    unknown = sorted(set(args) - set(known))
     if unknown:
-        raise ScenarioError(f"{key}.{unknown[0]}",
-                            "unknown key; known: command, role, card, reason, alarm, ok, case, box, cents, behind")
+        raise ScenarioError(f"{key}.{unknown[0]}", f"unknown key; known: {', '.join(known)}")
     command = args.get("command")
     if command not in TOUCHES:
         raise ScenarioError(f"{key}.command", f"{command!r}: one of {', '.join(TOUCHES)}")
@@ -157,6 +157,14 @@ def _touch(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
             if not whole(args.get(name)) or args[name] < 0:
                 raise ScenarioError(f"{key}.{name}", f"{args.get(name)!r}: a whole number")
         out.update(case=str(args["case"]), box=args["box"], cents=args["cents"], behind=bool(args.get("behind")))
+    if command in ("SEAT", "SEAT_CLEAR"):  # who sits where: {command: SEAT, box: 3, player: A}
+        if not whole(args.get("box")) or not 1 <= args["box"] <= 7:
+            raise ScenarioError(f"{key}.box", "the box, 1 to 7")
+        out["box"] = args["box"]
+        if command == "SEAT":
+            if not isinstance(args.get("player"), (str, int)) or isinstance(args.get("player"), bool):
+                raise ScenarioError(f"{key}.player", "the player's label the dealer gives, e.g. A")
+            out["player"] = str(args["player"])
     if "ok" in args:
         if not isinstance(args["ok"], bool):
             raise ScenarioError(f"{key}.ok", "true or false: whether the command must be accepted")

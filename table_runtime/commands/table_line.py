@@ -4,8 +4,8 @@
     [AS 5H] soft 16 | chips 40.00 € on the table | ALARMS past_posting box2, wrong_payout box1
 
 Each box says its stake (seated, and behind), each hand its cards and total
-(soft, doubled, busted, blackjack), a settled box its net; then what the chip
-readers see on the table, and the kind and box of every active alarm.
+(soft, doubled, busted, blackjack, surrendered), a settled box its net; who sits where when the dealer
+seated anyone; then what the chip readers see on the table, and the kind and box of every active alarm.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ def table_line(snapshot: Mapping[str, Any]) -> str:
     head = f"round {snapshot['round']:>4} {snapshot['phase']:<10}" + (f" turn box{turn['box']}" if turn else "")
     parts = [head.rstrip(), _bank(snapshot["bank"])]
     parts += [_box(box) for box in snapshot["boxes"]]
+    seats = snapshot.get("seats")
+    if seats:  # who sits where (the dealer's SEAT), when anyone is seated
+        parts.append("seats " + ", ".join(f"box{number} {player}" for number, player in seats.items()))
     zones = snapshot.get("zones")
     if zones:
         parts.append(f"chips {euros(sum(zones.values()))} on the table")
@@ -59,5 +62,5 @@ def _hand(hand: Mapping[str, Any]) -> str:
     if not hand["cards"]:
         return cards
     total = f"{'soft ' if hand['soft'] else ''}{hand['total']}"
-    status = hand["status"] if hand["status"] in ("busted", "blackjack", "charlie", "doubled") else ""
+    status = hand["status"] if hand["status"] in ("busted", "blackjack", "charlie", "doubled", "surrendered") else ""
     return f"{cards} {total}" + (f" {status}" if status else "")

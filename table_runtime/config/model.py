@@ -82,11 +82,12 @@ class PanelPins:
     debounce_seconds: float = 0.05
     void_hold_seconds: float = 3.0
     buttons_pull_up: bool = True  # buttons wired to ground
+    surrender: int | None = None  # optional: the SURRENDER button where the casino offers it (a config before has none)
 
     @property
     def buttons(self) -> dict[str, int]:
-        """Command name (DEAL, NEXT, ...) -> pin."""
-        return {name: getattr(self, name.lower()) for name in BUTTONS}
+        """Command name (DEAL, NEXT, ...) -> pin, for the buttons wired."""
+        return {name: pin for name in BUTTONS if (pin := getattr(self, name.lower())) is not None}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

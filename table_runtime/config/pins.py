@@ -8,11 +8,14 @@ from table_runtime.config.model import BUTTONS, PanelPins
 from table_runtime.config.reader import Reader, kind_of
 
 _BCM_PINS = range(28)  # GPIO0..GPIO27 on the 40-pin header
+OPTIONAL_BUTTONS = ("SURRENDER",)  # a panel wired before the amended text has no such button: its config still loads
 
 
 def read_pins(reader: Reader, document: dict[str, Any], boxes: int) -> PanelPins | None:
-    names = [name.lower() for name in BUTTONS] + ["tower_green", "tower_amber", "tower_red", "buzzer"]
-    allowed = {*names, "box_lamps", "debounce_seconds", "void_hold_seconds", "buttons_pull_up"}
+    names = [name.lower() for name in BUTTONS if name not in OPTIONAL_BUTTONS]
+    names += ["tower_green", "tower_amber", "tower_red", "buzzer"]
+    optional = [name.lower() for name in OPTIONAL_BUTTONS]
+    allowed = {*names, *optional, "box_lamps", "debounce_seconds", "void_hold_seconds", "buttons_pull_up"}
     table = reader.table(document, "pins", "", allowed=allowed)
     used: dict[int, str] = {}
 
@@ -29,6 +32,8 @@ def read_pins(reader: Reader, document: dict[str, Any], boxes: int) -> PanelPins
         return value
 
     single = {name: take_pin(f"pins.{name}", reader.required(table, name, "pins", int)) for name in names}
+    wired = {name: take_pin(f"pins.{name}", reader.value(table, name, "pins", int, None))
+             for name in optional}
     lamps: list[int] = []
     raw_lamps = table.get("box_lamps")
     if raw_lamps is None:
@@ -57,6 +62,6 @@ def read_pins(reader: Reader, document: dict[str, Any], boxes: int) -> PanelPins
     values = [single[name] for name in names]
     if any(value is None for value in values) or len(lamps) != boxes:
         return None
-    chosen = {name: value for name, value in single.items() if value is not None}
+    chosen = {name: value for name, value in {**single, **wired}.items() if value is not None}
     return PanelPins(**chosen, box_lamps=tuple(lamps), debounce_seconds=debounce, void_hold_seconds=hold,
                      buttons_pull_up=pull_up)

@@ -127,6 +127,7 @@ def wrong_payout(zone: str, due: int, seen: int, stake: int) -> Alarm:
     difference = seen - due
     what = ("collect the stake (zone empty)" if due == 0 else
             "leave the stake untouched" if due == stake else
+            f"{euros(due)} of the stake {euros(stake)} back" if due < stake else  # a surrender's half
             f"stake {euros(stake)} + payout {euros(due - stake)}")
     return Alarm(kind=AlarmKind.WRONG_PAYOUT, box=zone_box(zone), rule=RULE_PAYOUT,
                  message=(f"{zone}: expected {euros(due)} ({what}), seen {euros(seen)}: "

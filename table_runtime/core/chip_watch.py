@@ -11,7 +11,8 @@ step (table_core.py): no listener, no re-entry, nothing inferred from counts.
    (`ActionRecord`, which UNDO takes back); a turn that moves on closes them (chips added: past-posting).
    A bank ace opens the insurance lines for half of each seated stake until the insurance phase ends;
 4. any other change of a locked zone is past-posting, except the dead stake of a busted hand taken off
-   and the zones paid before the settlement (a blackjack paid at once: its payment is checked);
+   and the zones paid before the settlement (a blackjack paid at once, a surrendered hand: its payment is
+   checked);
 5. settlement: each zone must end at stake + net payout; the round's CONFIRM checks it (`wrong_payout`).
 
 Pure: the caller passes inputs and the round; nothing here reads a clock or does I/O.
@@ -229,6 +230,10 @@ class ChipWatch:
                 for zone, lock in self.actions.pop().locks:
                     self.windows.pop(zone, None)
                     self.locks[zone] = lock  # the dealer hands those chips back: quiet; anything else is not
+            elif isinstance(event, ActionUndone) and event.action == "surrender":
+                number = zone_box(event.target)  # the hand plays on: its zones are the locked stake again
+                for zone in (f"box{number}", f"box{number}.behind"):
+                    self.emptied_from.pop(zone, None)
         if self.phase is Phase.SETTLING and round_.phase != SETTLEMENT:
             self.phase = Phase.LOCKED  # UNDO took the round back out of settlement
             self.expected = {}

@@ -16,6 +16,7 @@ from table_runtime.core import hyper_field
 from table_runtime.core.alarm_ledger import needs_supervisor
 from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.inputs import CoreInput, HyperAssigned
+from table_runtime.core.seating import DEAL_REFUSALS, SEAT_COMMANDS, seat_input
 from table_runtime.errors import CardCodeError
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
@@ -32,10 +33,11 @@ from table_runtime.game.inputs import (
     InsurancePlaced,
     Next,
     Split,
+    Surrender,
     Undo,
     Void,
 )
-from table_runtime.game.refusals import RefusalReason
+from table_runtime.game.refusals import Refusal, RefusalReason
 from table_runtime.game.round import INSURANCE
 
 if TYPE_CHECKING:
@@ -89,7 +91,7 @@ Decision = Submit | Acknowledge | Done | Refused
 
 
 ROUND_INPUTS: Final = frozenset({Command.NEXT, Command.DOUBLE, Command.SPLIT, Command.UNDO, Command.CONFIRM,
-                                  Command.VOID, Command.DISCARD})
+                                  Command.VOID, Command.DISCARD, Command.SURRENDER})
 
 
 def command_input(command: Command, *, by: str, behind_following: tuple[str, ...] = (),
@@ -102,7 +104,7 @@ def command_input(command: Command, *, by: str, behind_following: tuple[str, ...
         return Split(behind_following=behind_following)
     simple: dict[Command, CoreInput] = {
         Command.NEXT: Next(), Command.CONFIRM: Confirm(), Command.UNDO: Undo(by=by), Command.DISCARD: Discard(by=by),
-        Command.VOID: Void(by=by, reason=reason),
+        Command.VOID: Void(by=by, reason=reason), Command.SURRENDER: Surrender(),
     }
     return simple[command]
 
@@ -182,6 +184,11 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
             verdict.zone for verdict in core.chips.verdicts(hand.box)
             if verdict.zone.endswith(".behind") and verdict.accepted)
         return Submit(command, ((command_input(command, by=role, behind_following=following), source),))
+    if command in SEAT_COMMANDS:  # who sits where (core/seating.py)
+        seat = seat_input(command, args, by=role, boxes=table.rules.boxes)
+        if isinstance(seat, Refusal):
+            return Refused(seat.text, seat.reason)
+        return Submit(command, ((seat, source),), f"{command} box{seat.box}")
     if command == Command.CONFIRM and round_ is not None and round_.phase == INSURANCE:
         # The chips on the lines and the CONFIRM that closes them are one step: a crash keeps all or none.
         placed = tuple((InsurancePlaced(box=box, cents=cents), "chips")
@@ -216,5 +223,9 @@ def result(decision: Submit, events: list[list[Event]]) -> dict[str, Any]:
         return {"ok": False, "message": refusals[0].message, "reason": refusals[0].reason, "alarmed": True}
     if decision.command == Command.DEAL:
         locked = any(isinstance(event, RoundStarted) for event in flat)
+        director = [event for event in flat if isinstance(event, Alarm) and event.kind in DEAL_REFUSALS]
+        if director and not locked:  # the director's options (core/seating.py): DEAL refused until corrected
+            return {"ok": False, "message": f"bets not locked: {director[0].message}",
+                    "reason": DEAL_REFUSALS[AlarmKind(director[0].kind)], "alarmed": True}
         return {"ok": True, "message": "bets locked" if locked else "bets not locked: see the alarms"}
     return {"ok": True, "message": decision.message or f"{decision.command} done", "alarmed": False}

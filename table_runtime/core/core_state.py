@@ -16,6 +16,7 @@ from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.inputs import ZoneChip
+from table_runtime.core.seating import Seating
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.cards import Card
@@ -47,6 +48,8 @@ def core_state(core: TableCore) -> dict[str, Any]:
         "reported": sorted(chips.reported),
         # refused chips a zone holds past those listed, by kind (absent in checkpoints written before it)
         "unlisted": {zone: [[kind, count] for kind, count in chips.unlisted[zone]] for zone in sorted(chips.unlisted)},
+        # who sits where (core/seating.py), only when someone is seated: a checkpoint from before it reads the same
+        **({"seats": core.seats.state()} if core.seats.players else {}),
     }
 
 
@@ -108,6 +111,10 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
                                for zone, refused in state.get("unlisted", {}).items()}
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise JournalError(f"a checkpoint's zones are unreadable: {error!r}") from error
+    try:
+        core.seats = Seating.restore(state.get("seats", {}))
+    except (TypeError, ValueError, AttributeError) as error:
+        raise JournalError(f"a checkpoint's seats are unreadable: {error!r}") from error
     return core
 
 

@@ -9,8 +9,16 @@ decoding of a frame: the core receives the judged contents and decides every ala
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
+from table_runtime.core.seating import (
+    SEAT_INPUT_TYPES,
+    PlayerSeated,
+    SeatCleared,
+    SeatInput,
+    seat_from_dict,
+    seat_to_dict,
+)
 from table_runtime.game.codec import CodecError, input_from_dict, to_dict
 from table_runtime.game.inputs import SCHEMA_VERSION, Input
 
@@ -59,10 +67,11 @@ class HyperAssigned:
 
 
 REFUSED_LISTED = 32  # refused chips a ZoneChanged lists at most (the others are counted by kind)
-CoreInput = Input | ZoneChanged | HyperAssigned
 # The chips' own inputs, folded but not a round's steps (recall): a zone's chips, and whose the chips on a hyper
 # black jack case are.
+CoreInput = Input | ZoneChanged | HyperAssigned | SeatInput  # SeatInput: who sits where (core/seating.py)
 CHIP_INPUT_TYPES = frozenset({"ZoneChanged", "HyperAssigned"})
+SEAT_INPUT_CLASSES: Final = (PlayerSeated, SeatCleared)
 
 
 def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
@@ -73,6 +82,8 @@ def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
                                  behind=bool(body.get("behind", False)), by=str(body.get("by", "dealer")))
         except (KeyError, TypeError, ValueError) as error:
             raise CodecError(f"bad HyperAssigned input: {error}") from error
+    if body.get("type") in SEAT_INPUT_TYPES:
+        return seat_from_dict(body)
     if body.get("type") != "ZoneChanged":
         return input_from_dict(body)
     try:
@@ -98,4 +109,6 @@ def core_to_dict(item: CoreInput) -> dict[str, Any]:
                                                       "tag_cents": chip.tag_cents} if chip.refused else {})}
             for chip in item.chips], "type": "ZoneChanged", "schema_version": SCHEMA_VERSION,
             **({"unlisted": dict(item.unlisted)} if item.unlisted else {})}
+    if isinstance(item, SEAT_INPUT_CLASSES):
+        return seat_to_dict(item)
     return to_dict(item)

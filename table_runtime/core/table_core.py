@@ -25,7 +25,8 @@ from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.chip_watch import ChipWatch
 from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.hyper_field import HyperField
-from table_runtime.core.inputs import CoreInput, HyperAssigned, ZoneChanged
+from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssigned, ZoneChanged
+from table_runtime.core.seating import Seating
 from table_runtime.game.events import Event, RoundStarted
 from table_runtime.game.inputs import BetsLocked, CardDrawn
 from table_runtime.game.round import INSURANCE, SETTLEMENT
@@ -42,6 +43,7 @@ class TableCore:
         self.alarms = AlarmLedger()
         self.hyper = HyperField()  # who owns the chips on the hyper black jack field before the deal (55-4 6°)
         self._order_warned: set[str] = set()  # zones named by a settlement_order alarm this round
+        self.seats = Seating()  # who sits where, for the director's options (core/seating.py)
 
     @property
     def halted(self) -> str:
@@ -61,9 +63,17 @@ class TableCore:
             return [*self.chips.zone_changed(item), *self._settlement_order(item.zone)]
         if isinstance(item, HyperAssigned):
             return self._hyper_assigned(item)
+        if isinstance(item, SEAT_INPUT_CLASSES):
+            self.seats.apply(item)
+            return []
         halted = self.alarms.halted
         if halted and isinstance(item, CardDrawn):
             return self.table.hold_while_stopped(item.card, halted)
+        if isinstance(item, BetsLocked) and not self.table.round_in_play:
+            # The director's options (55-4, 2020): a breach refuses the lock, as the table's limits do.
+            problems: list[Event] = list(self.seats.deal_problems(item, self.table.rules))
+            if problems:
+                return problems + (self.chips.bets_locked(self.table.round, False) if self.chips.zones else [])
         events = self.table.apply(item)
         if not self.chips.zones:
             return events
@@ -121,10 +131,12 @@ class TableCore:
         return held or (round_ is not None and round_.phase in (INSURANCE, SETTLEMENT))
 
     def snapshot_extra(self) -> dict[str, Any]:
-        """What the chips add to the table snapshot: zone totals, and the payout check while settling."""
+        """What the core adds to the table snapshot: who sits where, the zone totals, and the payout check while
+        settling."""
+        seats = {"seats": self.seats.state()}
         if not self.chips.zones:
-            return {}
-        extra: dict[str, Any] = {"zones": self.chips.totals()}
+            return seats
+        extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}
         if self.table.rules.hyper_blackjack:
             extra["hyper_assigned"] = self.hyper.view()
         check = self.chips.payout_check()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from table_runtime.game.round import Round
 from table_runtime.game.settlement import blackjack_net
+from table_runtime.game.surrender import returned_cents
 
 
 def zone_box(zone: str) -> int | None:
@@ -25,6 +26,7 @@ def paid_early_zones(round_: Round) -> tuple[str, ...]:
             for zone in (f"box{box.number}", f"box{box.number}.behind")]
     if len(round_.bank.cards) >= 2:
         paid += [f"box{box.number}.insurance" for box in round_.boxes if box.insurance]
+    paid += [zone for zone in surrender_payments(round_) if zone not in paid]
     return tuple(paid)
 
 
@@ -42,7 +44,8 @@ def dead_stakes(round_: Round) -> dict[str, int]:
 
 def early_payments(round_: Round) -> dict[str, int]:
     """Per zone of a blackjack paid before the bank drew (RULES.md Settlement, 002:62), the stake + payout the
-    dealer puts there for the player to take away: what the zone must hold when it is emptied."""
+    dealer puts there for the player to take away: what the zone must hold when it is emptied. A surrendered
+    hand's zones too (`surrender_payments`)."""
     due: dict[str, int] = {}
     for box in round_.boxes:
         hand = box.hands[0]
@@ -51,6 +54,7 @@ def early_payments(round_: Round) -> dict[str, int]:
         for stake in hand.stakes:
             zone = f"box{box.number}" if stake.owner == box.bet.owner else f"box{box.number}.behind"
             due[zone] = due.get(zone, 0) + stake.cents + blackjack_net(stake.cents, round_.rules)[0]
+    due.update(surrender_payments(round_))
     return due
 
 
@@ -75,3 +79,18 @@ def expected_zones(round_: Round) -> dict[str, int]:
                 zone = f"box{box.number}.behind"
             expected[zone] += payout.staked_cents + payout.net_cents
     return expected
+
+
+def surrender_payments(round_: Round) -> dict[str, int]:
+    """Per zone of a surrendered hand (55-4 1° as amended in 2020; game/surrender.py), the half of the stake the
+    dealer leaves there for the player to take back once he has collected the other half: what the zone must
+    hold when it is emptied. Settled at once, so its chips may move before the settlement, which checks it."""
+    due: dict[str, int] = {}
+    for box in round_.boxes:
+        hand = box.hands[0]
+        if len(box.hands) != 1 or not hand.surrendered:
+            continue  # a surrender is only ever of an unsplit hand
+        for stake in hand.stakes:
+            zone = f"box{box.number}" if stake.owner == box.bet.owner else f"box{box.number}.behind"
+            due[zone] = due.get(zone, 0) + returned_cents(stake.cents)
+    return due

@@ -13,9 +13,10 @@ from typing import Any
 from table_runtime.game.commands import ROUND_COMMANDS
 
 PHASES = ("betting", "dealing", "insurance", "playing", "bank", "settlement", "closed", "voided")
-HAND_STATUSES = ("waiting", "playing", "stood", "busted", "blackjack", "twenty_one", "doubled", "charlie", "done")
+HAND_STATUSES = ("waiting", "playing", "stood", "busted", "blackjack", "twenty_one", "doubled", "charlie", "done",
+                 "surrendered")
 OUTCOMES = ("blackjack", "win", "charlie", "push", "lose", "bust", "insurance_win", "insurance_lose", "void",
-            "hyper_win", "hyper_lose")
+            "hyper_win", "hyper_lose", "surrender")
 HYPER_CASES = ("17", "18", "19", "20", "21", "blackjack", "bust")  # game/hyper.py HyperCase (55-4 6°)
 STAKE_KINDS = ("original", "double", "split", "insurance", *(f"hyper.{case}" for case in HYPER_CASES))
 ALLOWED_COMMANDS = tuple(ROUND_COMMANDS)  # what a round may allow (game/commands.py)
@@ -160,7 +161,10 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
         "devices": {"type": "object", "additionalProperties": {"type": "string"}},
     },
     optional={"payout_check": _PAYOUT_CHECK, "alarms_hidden": _COUNT, "held_cards_hidden": _COUNT,
-              "hyper": _HYPER, "hyper_assigned": _HYPER_ASSIGNED},
+              "hyper": _HYPER, "hyper_assigned": _HYPER_ASSIGNED,
+              # who sits where (core/seating.py): box number -> the player's label the dealer gave
+              "seats": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
+                        "additionalProperties": {"type": "string", "minLength": 1}}},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

@@ -64,6 +64,9 @@ class AlarmKind(enum.StrEnum):
     HYPER_BET_REFUSED = "hyper_bet_refused"
     HYPER_UNASSIGNED = "hyper_unassigned"
     SETTLEMENT_ORDER = "settlement_order"
+    # The director's options at DEAL (table_runtime/core/seating.py; 55-4 as amended on 6 May 2020).
+    BEHIND_WHILE_SEAT_VACANT = "behind_while_seat_vacant"
+    TOO_MANY_BOXES = "too_many_boxes"
 
 
 # Kinds a hostile or broken input can raise by the thousand (junk tags, a card storm, a flapping antenna, a

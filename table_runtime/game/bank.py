@@ -3,7 +3,7 @@
 No hole card: the bank's second card comes after the boxes have played. It
 draws to 17 when a hand is still in play, only its second card when all that
 is left is a blackjack waiting for it or an insurance, and nothing when every
-stake is already decided (busted, paid at once, ten-card charlie).
+stake is already decided (busted, paid at once, ten-card charlie, surrendered).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def bank_draw_target(hands: list[Hand], boxes: list[BoxState], paid_early: set[i
         return TO_17
     waiting = False
     for hand in hands:
-        if hand.busted or hand.charlie(charlie):
+        if hand.busted or hand.surrendered or hand.charlie(charlie):
             continue
         if hand.blackjack:
             waiting = waiting or id(hand) not in paid_early

@@ -29,6 +29,10 @@ class Command(enum.StrEnum):
     ACK_ALARM = "ACK_ALARM"
     # The hyper black jack field (55-4 6°): the dealer assigns a case's stake to a box on the display.
     HYPER_ASSIGN = "HYPER_ASSIGN"
+    # The amended text (55-4 as amended on 6 May 2020): surrender, and who sits where for the director's options.
+    SURRENDER = "SURRENDER"  # « abandon »: the current hand gives up its first two cards for half its stake
+    SEAT = "SEAT"  # the dealer says which player holds a box (args {"box": N, "player": "label"})
+    SEAT_CLEAR = "SEAT_CLEAR"  # the player of a box left (args {"box": N})
 
 
 class Role(enum.StrEnum):
@@ -40,11 +44,13 @@ class Role(enum.StrEnum):
 
 
 # The buttons of the dealer's panel, in their wiring order (config `[panel]` keys are their lower-case names).
-PANEL_BUTTONS: Final = (Command.DEAL, Command.NEXT, Command.DOUBLE, Command.SPLIT, Command.UNDO, Command.CONFIRM)
+# SURRENDER is an optional button: a panel wired before it has none (config `[pins] surrender`).
+PANEL_BUTTONS: Final = (Command.DEAL, Command.NEXT, Command.DOUBLE, Command.SPLIT, Command.UNDO, Command.CONFIRM,
+                        Command.SURRENDER)
 
 # The commands the round machine itself answers (the others are the table's: DEAL, MANUAL_CARD, ACK_ALARM).
 ROUND_COMMANDS: Final = (Command.NEXT, Command.DOUBLE, Command.SPLIT, Command.UNDO, Command.CONFIRM, Command.VOID,
-                         Command.DISCARD)
+                         Command.DISCARD, Command.SURRENDER)
 
 # Commands only the supervisor gives (the PIN is asked for them).
 SUPERVISOR_COMMANDS: Final = frozenset({Command.VOID})

@@ -181,8 +181,21 @@ class RoundVoided:
     reason: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandSurrendered:
+    """A hand surrendered (« abandon », 55-4 1° as amended on 6 May 2020), settled at once: of `staked_cents` (its
+    stakes, seated and behind) `returned_cents` go back to the players (half of each stake, a half cent rounded
+    down), the rest is collected. The hand's payouts in RoundSettled say the same amounts."""
+
+    box: int
+    hand: int
+    staked_cents: int
+    returned_cents: int
+
+
 Event = (
     Alarm | ShoeStarted | CardBurned | CutCardSeen | RoundStarted | CardAssigned | CardHeld | CardsDiscarded
     | PhaseChanged | TurnChanged | InsuranceTaken | HandStood | HandDoubled | HandSplit | ActionUndone
     | BlackjackPaidEarly | RoundSettled | RoundClosed | RoundVoided | HyperFieldSettled
+    | HandSurrendered
 )

@@ -24,7 +24,7 @@ class Hand:
     """Cards and stakes of one hand of a box (a box holds several after a split)."""
 
     __slots__ = ("aces", "box", "cards", "doubled", "from_split", "hard", "index", "name", "split_aces", "stakes",
-                 "stood")
+                 "stood", "surrendered")
 
     def __init__(self, box: int, stakes: list[Stake], *, from_split: bool = False, split_aces: bool = False) -> None:
         self.box = box
@@ -36,6 +36,7 @@ class Hand:
         self.stood = False
         self.from_split = from_split
         self.split_aces = split_aces
+        self.surrendered = False  # given up for half the stake (55-4 1° as amended in 2020; game/surrender.py)
         self.index = 0  # position among its box's hands; the round keeps it (and `name`) up to date
         self.name = f"box{box}.hand0" if box else "bank"
 
@@ -82,6 +83,7 @@ class Hand:
             return False
         return (
             self.stood
+            or self.surrendered
             or self.hard > 21
             or (self.hard <= 11 and self.aces > 0 and self.hard + 10 == 21)
             or self.hard == 21
@@ -102,6 +104,8 @@ class Hand:
             return "waiting"
         if self.busted:
             return "busted"
+        if self.surrendered:
+            return "surrendered"
         if self.blackjack:
             return "blackjack"
         if self.charlie(charlie):

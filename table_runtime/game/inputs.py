@@ -134,13 +134,21 @@ class Discard:
     by: str = "dealer"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Surrender:
+    """SURRENDER (« abandon », 55-4 1° as amended on 6 May 2020): the current hand gives up its first two cards
+    for half its stake back; the players behind undergo it with the seated player (000:3)."""
+
+
 Input = (
     ShoeShuffled | CutCardReached | BetsLocked | CardDrawn | InsurancePlaced
     | Next | Double | Split | Undo | Confirm | Void | Discard
+    | Surrender
 )
 
 INPUT_TYPES: dict[str, type[Input]] = {
     cls.__name__: cls
     for cls in (ShoeShuffled, CutCardReached, BetsLocked, CardDrawn, InsurancePlaced,
-                Next, Double, Split, Undo, Confirm, Void, Discard)
+                Next, Double, Split, Undo, Confirm, Void, Discard,
+                Surrender)
 }

@@ -51,6 +51,14 @@ class RefusalReason(enum.StrEnum):
     HYPER_NO_MAIN_BET = "hyper_no_main_bet"  # a hyper assignment to a box with no main bet
     HYPER_SEATED_ONLY = "hyper_seated_only"  # a hyper assignment to a player behind where the field is seated-only
     BAD_HYPER_ASSIGNMENT = "bad_hyper_assignment"  # an unknown case, a box outside the table, a bad amount
+    # Surrender (game/surrender.py) and the director's options at DEAL (core/seating.py): 55-4 as amended in 2020.
+    SURRENDER_NOT_OFFERED = "surrender_not_offered"  # SURRENDER where the rules do not offer it
+    SURRENDER_TWO_CARDS = "surrender_two_cards"  # SURRENDER after a third card (or before the second)
+    SURRENDER_AFTER_SPLIT = "surrender_after_split"  # SURRENDER of a split hand
+    SURRENDER_BANK_ACE = "surrender_bank_ace"  # SURRENDER while the bank's card is an ace
+    BEHIND_WHILE_SEAT_VACANT = "behind_while_seat_vacant"  # DEAL with a behind bet while a seat is vacant
+    TOO_MANY_BOXES = "too_many_boxes"  # DEAL with a player on more boxes than the director allows
+    BAD_SEAT = "bad_seat"  # SEAT or SEAT_CLEAR naming no box of the table, or no player
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from table_runtime.game.inputs import BetsLocked, HyperBet
 from table_runtime.game.phases import BANK, BETTING, DEALING, IN_PLAY, INSURANCE, PLAYING, SETTLEMENT, Phase
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.settlement import round_payouts
+from table_runtime.game.surrender import surrender_refusal
 from table_runtime.game.undo import UndoEntry, undo_refusal
 
 
@@ -144,6 +145,8 @@ class RoundState:
                 allowed.append(Command.DOUBLE)
             if split_refusal(hand, self.rules, self._box_by_number.get(hand.box)) is None:
                 allowed.append(Command.SPLIT)
+            if self.rules.surrender and surrender_refusal(hand, self.rules, self.bank_up_card) is None:
+                allowed.append(Command.SURRENDER)
         if self.phase in IN_PLAY and (undo_refusal(self._undo) is None
                                       or self._held.newest_since(len(self._undo)) is not None):
             allowed.append(Command.UNDO)

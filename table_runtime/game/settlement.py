@@ -13,6 +13,7 @@ from table_runtime.game.box import BoxState
 from table_runtime.game.events import Payout
 from table_runtime.game.hand import Hand
 from table_runtime.game.rules import BankBlackjackTakes, RuleOptions
+from table_runtime.game.surrender import surrender_result
 
 
 def blackjack_net(cents: int, rules: RuleOptions) -> tuple[int, str]:
@@ -93,6 +94,8 @@ def _stake_result(
 ) -> tuple[str, int, str]:
     if hand.busted:
         return "bust", -cents, ""  # 000:13
+    if hand.surrendered:
+        return surrender_result(cents)  # 55-4 1° (2020): half the stake back
     if charlie:
         return "charlie", cents, ""  # 004:31: wins outright, even against a bank blackjack
     if hand.blackjack:

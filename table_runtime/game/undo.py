@@ -1,4 +1,4 @@
-"""What UNDO takes back: the round's last action, a card, a stand, a double or a split, one at a time.
+"""What UNDO takes back: the round's last action, a card, a stand, a double, a split or a surrender, one at a time.
 
 TABLE.md 'Corrections and recall'. The round appends an entry per action as it
 happens; UNDO reverses the newest on the hands, and the round then derives
@@ -23,6 +23,7 @@ CARD: Final = "card"
 STAND: Final = "stand"
 DOUBLE: Final = "double"
 SPLIT: Final = "split"
+SURRENDER: Final = "surrender"  # a surrendered hand plays on (game/surrender.py)
 
 
 NOTHING_TO_UNDO: Final = Refusal(RefusalReason.NOTHING_TO_UNDO, "nothing to take back in this round")
@@ -50,6 +51,8 @@ def take_back(log: list[UndoEntry], hands: list[Hand], boxes: dict[int, BoxState
     elif action == DOUBLE:
         del hand.stakes[len(hand.stakes) - number:]
         hand.doubled = False
+    elif action == SURRENDER:
+        hand.surrendered = False
     else:
         assert other is not None
         hand.add(other.pop())

@@ -24,7 +24,7 @@ def test_the_library_has_at_least_40_scenarios_each_citing_its_rule() -> None:
         scenario = load_scenario(path)
         assert scenario.cites and all(cite.strip() for cite in scenario.cites), path.name
     profiles = {load_scenario(path).rules.profile for path in SCENARIOS}
-    assert profiles == {"fr-casino", "fr-classic", "online"}
+    assert profiles == {"fr-casino", "fr-classic", "online", "fr-2020"}
 
 
 @pytest.mark.timeout(180)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # Commands that are not in the snapshot's "allowed" list but the dealer may always try.
-ALWAYS_ACCEPTED = frozenset({"MANUAL_CARD", "DISCARD", "ACK_ALARM"})
+ALWAYS_ACCEPTED = frozenset({"MANUAL_CARD", "DISCARD", "ACK_ALARM", "SEAT", "SEAT_CLEAR"})
 
 
 @dataclass(frozen=True, slots=True)

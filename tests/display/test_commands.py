@@ -98,7 +98,7 @@ async def test_server_refuses_bad_commands_before_the_backend(
             ("wrong supervisor PIN", {"type": "command", "name": "VOID"}),
             ("not a card", {"type": "command", "name": "MANUAL_CARD", "args": {"card": "ZZ"}}),
             ("ACK_ALARM needs the alarm id", {"type": "command", "name": "ACK_ALARM", "args": {"id": "12"}}),
-            ("unknown command 'SURRENDER'", {"type": "command", "name": "SURRENDER"}),
+            ("unknown command 'LATE_SURRENDER'", {"type": "command", "name": "LATE_SURRENDER"}),
         ]
         for expected, message in refused:
             reply = await ask(ws, message)

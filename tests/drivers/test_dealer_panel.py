@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator
 
@@ -114,7 +115,8 @@ def test_a_chord_let_go_early_gives_nothing() -> None:
 def test_the_panel_knows_the_buttons_the_configuration_names() -> None:
     """The driver is given its buttons by name; the names are the configuration's and each gives its command."""
     assert BUTTONS == config.BUTTONS
-    assert set(PINS.buttons) == set(BUTTONS)
+    assert set(PINS.buttons) == set(BUTTONS) - {"SURRENDER"}  # SURRENDER is optional: this panel has none
+    assert set(dataclasses.replace(PINS, surrender=14).buttons) == set(BUTTONS)
     assert {PanelCommand(name) for name in BUTTONS} == set(PanelCommand) - {PanelCommand.VOID}
 
 
@@ -165,6 +167,18 @@ async def test_each_button_reaches_the_loop(panel: GpioDealerPanel, factory: Moc
         press(factory, pin)
         release(factory, pin)
         assert await next_command(commands) == C(name)
+
+
+@pytest.mark.timeout(30)
+async def test_a_surrender_button_where_one_is_wired_acts_on_press(factory: MockFactory) -> None:
+    """SURRENDER (55-4 1° as amended in 2020) is an optional button: wired, it gives its command when pressed."""
+    pins = dataclasses.replace(PINS, surrender=14)
+    async with GpioDealerPanel(pins, pin_factory=factory) as opened:
+        commands = opened.commands()
+        press(factory, 14)
+        assert await next_command(commands) == C.SURRENDER
+        release(factory, 14)
+    assert "SURRENDER" not in PINS.buttons
 
 
 @pytest.mark.timeout(30)

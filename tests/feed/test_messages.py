@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from table_runtime.core.inputs import core_to_dict
+from table_runtime.core.seating import PlayerSeated, SeatCleared
 from table_runtime.errors import ConfigError
 from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.consumer import SequenceTracker
@@ -27,8 +29,8 @@ from table_runtime.feed.messages import (
 from table_runtime.feed.settings import ENV_PASSWORD, ENV_USERNAME, FeedSettings, Secret, parse_broker_url
 from table_runtime.game.cards import Card
 from table_runtime.game.codec import to_dict
-from table_runtime.game.events import BlackjackPaidEarly
-from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, ShoeShuffled
+from table_runtime.game.events import BlackjackPaidEarly, HandSurrendered
+from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, ShoeShuffled, Surrender
 from table_runtime.game.rules import profile
 from table_runtime.game.table import Table
 from table_runtime.journal import GENESIS_HASH, JournalEntry
@@ -127,6 +129,34 @@ def test_a_blackjack_paid_early_is_published_with_its_amount() -> None:
     without_amount = {key: value for key, value in early.items() if key != "cents"}
     (old,) = messages_for_entry(Topics("casino", "T1"), entry(8, "event", without_amount), JOURNAL)
     assert not validator.is_valid(json.loads(old.encode()))
+
+
+def test_a_surrender_and_who_sits_where_are_published_with_their_amounts_and_fields() -> None:
+    """HandSurrendered (55-4 1° as amended on 6 May 2020) carries what was staked and what went back; the seat
+    inputs name the box and the player; a body without them is refused by the schema."""
+    rules = profile("fr-2020")
+    table = Table(rules)
+    table.apply(ShoeShuffled(shoe_id="S1"))
+    for code in ("9C", "9D", "9H", "9S", "8C")[: rules.burn_cards]:
+        table.apply(CardDrawn(card=Card.parse(code)))
+    table.apply(BetsLocked(bets=(BoxBet(box=1, seated_cents=1001, owner="p1"),)))
+    for code in ("TS", "9D", "6H"):
+        table.apply(CardDrawn(card=Card.parse(code)))
+    (surrendered,) = [to_dict(event) for event in table.apply(Surrender()) if isinstance(event, HandSurrendered)]
+    assert (surrendered["staked_cents"], surrendered["returned_cents"]) == (1001, 500)
+    validator = validators_by_topic()["events"]
+    topics = Topics("casino", "T1")
+    (message,) = messages_for_entry(topics, entry(7, "event", surrendered), JOURNAL)
+    validator.validate(json.loads(message.encode()))
+    without_amount = {key: value for key, value in surrendered.items() if key != "returned_cents"}
+    (old,) = messages_for_entry(topics, entry(8, "event", without_amount), JOURNAL)
+    assert not validator.is_valid(json.loads(old.encode()))
+    for seat in (PlayerSeated(box=3, player="A"), SeatCleared(box=3)):
+        (message,) = messages_for_entry(topics, entry(9, "input", core_to_dict(seat)), JOURNAL)
+        validator.validate(json.loads(message.encode()))
+    nameless = {**core_to_dict(PlayerSeated(box=3, player="A")), "player": ""}
+    (bad,) = messages_for_entry(topics, entry(10, "input", nameless), JOURNAL)
+    assert not validator.is_valid(json.loads(bad.encode()))
 
 
 def test_asyncapi_document_is_3_0_and_names_a_schema_file_for_every_topic() -> None:

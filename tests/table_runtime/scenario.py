@@ -3,7 +3,7 @@
 Bets: ``"1:1000 3:2000,c=500"`` (box 1 seated 10.00, box 3 seated 20.00 with
 behind player c at 5.00). Script: card codes and commands separated by spaces:
 ``NEXT DOUBLE DOUBLE:c SPLIT SPLIT:c,d UNDO CONFIRM VOID DISCARD INS:1:500
-SHUFFLE CUT BETS``. Burns are played automatically after the shoe is shuffled.
+SHUFFLE CUT BETS SURRENDER``. Burns are played automatically after the shoe is shuffled.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from table_runtime.game.inputs import (
     Next,
     ShoeShuffled,
     Split,
+    Surrender,
     Undo,
     Void,
 )
@@ -50,7 +51,8 @@ def parse_step(token: str, bets: str) -> Input:
     name, _, rest = token.partition(":")
     following = tuple(rest.split(",")) if rest else ()
     simple: dict[str, Input] = {"NEXT": Next(), "UNDO": Undo(), "CONFIRM": Confirm(), "VOID": Void(),
-                                "DISCARD": Discard(), "CUT": CutCardReached()}
+                                "DISCARD": Discard(), "CUT": CutCardReached(),
+                                "SURRENDER": Surrender()}
     if name in simple:
         return simple[name]
     if name == "DOUBLE":

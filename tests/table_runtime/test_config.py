@@ -277,3 +277,16 @@ def test_hyper_field_limits_load_and_a_bad_pair_names_its_key(tmp_path: Path) ->
     assert (config.limits.hyper_min_bet_cents, config.limits.hyper_max_bet_cents) == (1000, 20_000)
     found = problems(tmp_path, text.replace("hyper_max_bet_cents = 20000", "hyper_max_bet_cents = 900"))
     assert "below the minimum 1000" in found["limits.hyper_max_bet_cents"]
+
+
+def test_the_surrender_button_is_an_optional_pin(tmp_path: Path) -> None:
+    """A panel wired before surrender (55-4 1°, 2020) has no such button and its configuration still loads; one
+    that has it names its pin, checked like the others."""
+    before = load_config(write(tmp_path, MINIMAL), environ={})
+    assert before.pins is not None and before.pins.surrender is None and "SURRENDER" not in before.pins.buttons
+    wired = load_config(write(tmp_path, MINIMAL.replace("confirm = 21\n", "confirm = 21\nsurrender = 14\n")),
+                        environ={})
+    assert wired.pins is not None and wired.pins.buttons["SURRENDER"] == 14
+    assert problems(tmp_path, MINIMAL.replace("confirm = 21\n", "confirm = 21\nsurrender = 21\n")) == {
+        "pins.surrender": "BCM 21 is also pins.confirm"}
+    assert "pins.surrender" in problems(tmp_path, MINIMAL.replace("confirm = 21\n", "confirm = 21\nsurrender = 40\n"))

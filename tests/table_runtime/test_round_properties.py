@@ -29,6 +29,7 @@ from table_runtime.game.inputs import (
     Next,
     ShoeShuffled,
     Split,
+    Surrender,
     Undo,
     Void,
 )
@@ -37,7 +38,8 @@ from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table, replay
 
 RATIOS = {"blackjack": Fraction(3, 2), "win": Fraction(1), "charlie": Fraction(1), "push": Fraction(0),
-          "lose": Fraction(-1), "bust": Fraction(-1), "insurance_win": Fraction(2), "insurance_lose": Fraction(-1)}
+          "lose": Fraction(-1), "bust": Fraction(-1), "insurance_win": Fraction(2), "insurance_lose": Fraction(-1),
+          "surrender": Fraction(-1, 2)}
 
 
 def check_payout(payout: Payout, rules: RuleOptions) -> None:
@@ -45,6 +47,10 @@ def check_payout(payout: Payout, rules: RuleOptions) -> None:
     if payout.outcome == "blackjack":
         # rounded down to the cent (and to the house chip), never up, and said in the note
         assert payout.net_cents <= exact < payout.net_cents + max(1, rules.blackjack_round_down_cents)
+        assert (payout.net_cents == exact) == (payout.note == "")
+    elif payout.outcome == "surrender":
+        # half the stake back (55-4 1°, 2020): a half cent goes to the house, never silently
+        assert payout.net_cents <= exact < payout.net_cents + 1 and rules.surrender
         assert (payout.net_cents == exact) == (payout.note == "")
     elif payout.note:
         assert payout.outcome == "push" and rules.bank_blackjack_takes == "original_only"
@@ -65,7 +71,7 @@ def legal_round(rng: random.Random, rules: RuleOptions, boxes: int) -> tuple[Tab
         table.apply(inputs[-1])
     numbers = sorted(rng.sample(range(1, 8), max(boxes, rules.min_boxes_to_deal)))
     bets = tuple(
-        BoxBet(box=n, seated_cents=rng.choice([500, 1000, 2500, 1500]), owner=f"p{n}",
+        BoxBet(box=n, seated_cents=rng.choice([500, 1000, 2500, 1500, 1001]), owner=f"p{n}",
                behind=tuple(BehindBet(owner=f"b{n}{k}", cents=rng.choice([500, 700]))
                             for k in range(rng.randint(0, 2))))
         for n in numbers)
@@ -100,6 +106,8 @@ def legal_round(rng: random.Random, rules: RuleOptions, boxes: int) -> tuple[Tab
                 choices.append(Double(behind_following=behind))
             if "SPLIT" in allowed:
                 choices += [Split(behind_following=behind)] * 2
+            if "SURRENDER" in allowed:
+                choices.append(Surrender())
             item = rng.choice(choices)
         else:
             item = CardDrawn(card=next(cards))
@@ -136,7 +144,7 @@ def test_legal_rounds_settle_and_money_balances(
 
 ANY_INPUT = st.one_of(
     st.builds(Next), st.builds(Double), st.builds(Split), st.builds(Undo), st.builds(Confirm),
-    st.builds(Void), st.builds(Discard),
+    st.builds(Void), st.builds(Discard), st.builds(Surrender),
     st.builds(InsurancePlaced, box=st.integers(0, 8), cents=st.integers(0, 3000)),
     st.builds(BetsLocked, bets=st.lists(
         st.builds(BoxBet, box=st.integers(0, 8), seated_cents=st.integers(0, 600_000)), max_size=3

@@ -24,6 +24,7 @@ const state = {
   nextRequest: 1,
   pending: new Map(), // request id -> callback(result)
   manual: { rank: null, suit: null },
+  seat: { box: null, player: null },
   pin: "",
   pinFor: null, // what the PIN dialog sends: {name, args} (VOID, or ACK_ALARM of an alarm that needs the supervisor)
   busy: false, // a command is on its way to the table
@@ -276,6 +277,38 @@ function updateManual() {
   $("manual-send").disabled = !(rank && suit);
 }
 
+// Who sits where (SEAT / SEAT_CLEAR, core/seating.py): a box, then a player's label the dealer picks.
+const SEAT_PLAYERS = ["A", "B", "C", "D", "E", "F", "G", "H"];
+function buildSeatDialog() {
+  $("seat-boxes").replaceChildren(...[1, 2, 3, 4, 5, 6, 7].map((box) => el("button", { type: "button", "data-box": box, text: String(box) })));
+  $("seat-players").replaceChildren(...SEAT_PLAYERS.map((name) => el("button", { type: "button", "data-player": name, text: name })));
+  $("seat-boxes").addEventListener("click", (event) => {
+    const box = event.target.closest("button")?.dataset.box;
+    if (box) { state.seat.box = Number(box); updateSeat(); }
+  });
+  $("seat-players").addEventListener("click", (event) => {
+    const player = event.target.closest("button")?.dataset.player;
+    if (player) { state.seat.player = player; updateSeat(); }
+  });
+  $("seat-cancel").addEventListener("click", () => $("seat-dialog").close());
+  $("seat-send").addEventListener("click", () => {
+    $("seat-dialog").close();
+    command("SEAT", { box: state.seat.box, player: state.seat.player });
+  });
+  $("seat-clear").addEventListener("click", () => {
+    $("seat-dialog").close();
+    command("SEAT_CLEAR", { box: state.seat.box });
+  });
+}
+
+function updateSeat() {
+  const { box, player } = state.seat;
+  for (const b of $("seat-boxes").children) b.classList.toggle("selected", Number(b.dataset.box) === box);
+  for (const b of $("seat-players").children) b.classList.toggle("selected", b.dataset.player === player);
+  $("seat-send").disabled = !(box && player);
+  $("seat-clear").disabled = !box;
+}
+
 function buildPinDialog() {
   const keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0"];
   $("pin-keys").replaceChildren(...keys.map((key) => el("button", { type: "button", "data-key": key, text: key })));
@@ -333,6 +366,14 @@ function wire() {
     }
   });
   $("hyper").addEventListener("click", (event) => hyperTouch(event, command));
+  // Who sits where (SEAT): between rounds, the dealer touches a box's header to seat a player there or clear it.
+  $("boxes").addEventListener("click", (event) => {
+    const box = event.target.closest(".box header")?.parentElement?.dataset.box;
+    if (!box || document.body.dataset.seating !== "yes") return;
+    state.seat = { box: Number(box), player: null };
+    updateSeat();
+    $("seat-dialog").showModal();
+  });
   $("held").addEventListener("click", (event) => {
     const button = event.target.closest("button.command");
     if (button && !button.disabled) command(button.dataset.command);
@@ -364,6 +405,7 @@ function wire() {
     else if (event.key === "Escape") { state.recall = null; render(); }
   });
   buildManualDialog();
+  buildSeatDialog();
   buildPinDialog();
 }
 

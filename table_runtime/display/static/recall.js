@@ -20,6 +20,7 @@ function eventText(event) {
     case "HandStood": return t("event_stood", { box: event.box });
     case "HandDoubled": return t("event_doubled", { box: event.box, amount: money(event.added_cents) });
     case "HandSplit": return t("event_split", { box: event.box, amount: money(event.added_cents) });
+    case "HandSurrendered": return t("event_surrendered", { box: event.box, amount: money(event.returned_cents) });
     case "InsuranceTaken": return t("event_insured", { box: event.box, amount: money(event.cents) });
     case "ActionUndone": {
       const box = /^box(\d+)/.exec(event.target || "");

@@ -6,7 +6,8 @@ import { renderHyper } from "./hyper.js";
 import { SUIT_SYMBOL, money, ownerName, t, tOr, totalText } from "./text.js";
 
 export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
-const MAIN_COMMANDS = ["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM"];
+const MAIN_COMMANDS = ["NEXT", "DOUBLE", "SPLIT", "SURRENDER", "UNDO", "CONFIRM"];
+const ROUND_PHASES = new Set(["dealing", "insurance", "playing", "bank", "settlement"]); // a round in play
 const OPEN_STATUSES = new Set(["waiting", "playing"]); // hands that may still take a card
 const DEVICE_IDLE = new Set(["disabled", "not configured"]); // not a fault: shown grey, not red
 // A box's chip zones, in the order they lie on the felt, with the label the page gives each.
@@ -232,7 +233,7 @@ function boxNode(box, s) {
           el("b", { class: "payout-net", text: money(p.net_cents, true) }),
           // The runtime explains any rounding of a payout (RULES.md Money): the dealer must see it.
           // (its English note says the exact amount; the page words it from the stake and what is paid)
-          p.note ? el("div", { class: "payout-note", text: t("payout_rounded", { stake: money(p.staked_cents), paid: money(p.net_cents) }) }) : null,
+          p.note ? el("div", { class: "payout-note", text: t(p.outcome === "surrender" ? "payout_surrender_rounded" : "payout_rounded", { stake: money(p.staked_cents), paid: money(p.net_cents) }) }) : null,
         ),
       ),
     );
@@ -244,7 +245,7 @@ function boxNode(box, s) {
   return el(
     "article",
     { class: box.hands.length > 1 ? "box split" : "box", "data-box": box.box, "data-turn": isTurn, "data-empty": empty, "data-checking": !!check, "data-settled": box.payouts.length > 0 },
-    el("header", {}, el("span", { class: "box-no", text: String(box.box) }), headerName(box) ? el("span", { class: "owner", text: headerName(box) }) : null),
+    el("header", {}, el("span", { class: "box-no", text: String(box.box) }), headerName(box, s) ? el("span", { class: "owner", text: headerName(box, s) }) : null),
     empty ? null : stakes,
     insurance,
     el("div", { class: "hands" }, hands),
@@ -255,8 +256,11 @@ function boxNode(box, s) {
 }
 
 // Beside the box number: the seated player's name when the table knows one (the runtime names players by
-// their zone, "box3": the number already says it), "open" for a box nobody plays.
-function headerName(box) {
+// their zone, "box3": the number already says it), "open" for a box nobody plays. The player the dealer seated
+// there (SEAT, `seats` in the snapshot) is named first: the director's options count boxes per player.
+function headerName(box, s) {
+  const seated = (s.seats || {})[String(box.box)];
+  if (seated) return t("seated_as", { name: seated });
   if (!box.owner) return box.hands.length || box.seated_cents ? "" : t("open_box");
   return ownerName(box.owner, box.box, "seated") === t("seated_player") ? "" : ownerName(box.owner, box.box, "seated");
 }
@@ -298,8 +302,12 @@ export function renderActions(s, view) {
     if (name === "VOID") enabled = enabled && view.supervisor;
     button.disabled = !enabled;
     button.dataset.allowed = allowed.has(name) ? "yes" : "no";
+    // Shown only while the rules offer it to the hand (55-4 1°, 2020), so the bar keeps its room.
+    if (name === "SURRENDER") button.hidden = !allowed.has(name);
   }
   $("recall-open").disabled = !!view.recall || !view.connected;
+  // Who sits where is said between rounds, before DEAL: the dealer touches a box's number (display.js).
+  document.body.dataset.seating = live && !ROUND_PHASES.has(s.phase) ? "yes" : "no";
 }
 
 // Everything that comes from the snapshot; `view` says who looks and how.

@@ -34,8 +34,14 @@ STEP = st.one_of(
               st.just(frozenset[str]())),
     st.tuples(st.just("card"), st.just(""), st.just(frozenset[str]())),  # cards three times as often
     st.tuples(st.just("card"), st.just(""), st.just(frozenset[str]())),
+    # who sits where (core/seating.py): "3" seats player A or B on box 3, "-3" clears it
+    st.tuples(st.just("seat"), st.sampled_from([f"{sign}{box}" for sign in ("", "-") for box in range(1, 8)]),
+              st.sampled_from([frozenset({"A"}), frozenset({"B"})])),
 )
-OPENING = [("zone", "box1", frozenset(CHIPS[:2])), ("zone", "box2", frozenset(CHIPS[2:3])),
+# The boxes without zones are seated first: where the director forbids playing behind while a seat is vacant
+# (fr-2020), box1's behind stake plays.
+OPENING = [*(("seat", str(box), frozenset({"A"})) for box in range(3, 8)),
+           ("zone", "box1", frozenset(CHIPS[:2])), ("zone", "box2", frozenset(CHIPS[2:3])),
            ("zone", "box1.behind", frozenset(CHIPS[3:4])), ("press", "DEAL", frozenset[str]())]
 
 
@@ -97,8 +103,13 @@ def take_step(live: TableCore, apply: Callable[[CoreInput], None], step: tuple[s
     elif kind == "card" and shoe:
         for item, _ in live.card_inputs(CardDrawn(card=shoe.pop()), "shoe"):
             apply(item)
-    elif kind == "press":
-        decision = live.decide(zone, {"card": "AS"}, role="supervisor", source="panel")
+    elif kind in ("press", "seat"):
+        if kind == "seat":
+            name, args = ("SEAT_CLEAR", {"box": -int(zone)}) if zone.startswith("-") else (
+                "SEAT", {"box": int(zone), "player": min(uids)})
+        else:
+            name, args = zone, {"card": "AS", "box": 1, "player": "A"}
+        decision = live.decide(name, args, role="supervisor", source="panel")
         if isinstance(decision, Submit):
             for item, _ in decision.inputs:
                 apply(item)

@@ -1,0 +1,84 @@
+"""Surrender (« abandon »): what the rules allow, what it pays, and the round's transition for it.
+
+The arrêté of 14 May 2007 as amended on 6 May 2020 (art. 55-4 1°) lets a casino offer it (option `surrender`,
+off by default, on in the `fr-2020` profile): the player gives up « de ses deux premières cartes et sous réserve
+que le croupier n'ait pas d'as », taking back half of the initial stake. So: the first two cards of a hand as
+dealt (not a split hand, not after a third card or a double), while the bank's one card is not an ace. The hand
+is settled at once. The players behind undergo it with the seated player, as every decision (000:3: « le
+joueur debout subit l'intégralité des décisions et options prises par le joueur assis »): they cannot decline it.
+
+Money (RULES.md "Money"): half of each stake goes back, in integer cents; half of an odd number of cents is a
+half cent, rounded down (the house collects it, as insurance takes half a stake rounded down, 000:26) and the
+payout's note says so, never silently. The table's chips are whole euros, so it only shows in tests.
+
+The transition lives here rather than in round.py (which holds the other decisions) to keep that module of the
+round's common transitions under its size limit; it drives the round through the same steps a stand does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from table_runtime.game.alarm_kinds import AlarmKind
+from table_runtime.game.cards import Card
+from table_runtime.game.events import Alarm, Event, HandSurrendered
+from table_runtime.game.hand import Hand
+from table_runtime.game.refusals import Refusal, RefusalReason, no_hand_playing
+from table_runtime.game.rules import RuleOptions
+from table_runtime.game.undo import SURRENDER
+
+if TYPE_CHECKING:
+    from table_runtime.game.round import Round
+
+RULE: Final = ("55-4 1° as amended on 6 May 2020 (« abandon »: on the first two cards, the bank showing no ace, "
+               "half the initial stake back)")
+OUTCOME: Final = "surrender"
+
+
+def surrender_refusal(hand: Hand, rules: RuleOptions, bank_up: Card | None) -> Refusal | None:
+    """Why `hand` may not surrender now (the bank's one card `bank_up`), or None."""
+    if not rules.surrender:
+        return Refusal(RefusalReason.SURRENDER_NOT_OFFERED,
+                       "these rules offer no surrender (option surrender, 55-4 1° as amended in 2020)")
+    if hand.from_split:
+        return Refusal(RefusalReason.SURRENDER_AFTER_SPLIT,
+                       "a split hand may not surrender: only the first two cards as dealt (55-4 1°, 2020)")
+    if len(hand.cards) != 2 or hand.doubled:
+        return Refusal(RefusalReason.SURRENDER_TWO_CARDS,
+                       "surrender is only on the first two cards, before any other decision (55-4 1°, 2020)")
+    if bank_up is not None and bank_up.is_ace:
+        return Refusal(RefusalReason.SURRENDER_BANK_ACE,
+                       "no surrender while the bank's card is an ace "
+                       "(55-4 1°, 2020: « que le croupier n'ait pas d'as »)")
+    return None
+
+
+def returned_cents(cents: int) -> int:
+    """What a surrendered stake of `cents` gives back: half, a half cent rounded down."""
+    return cents // 2
+
+
+def surrender_result(cents: int) -> tuple[str, int, str]:
+    """(outcome, net cents, note) of a surrendered stake: the half kept by the house is collected."""
+    back = returned_cents(cents)
+    note = f"half of {cents} cents is {back}.5 cents: returned {back}" if cents % 2 else ""
+    return OUTCOME, back - cents, note
+
+
+def surrender(round_: Round, out: list[Event]) -> None:
+    """SURRENDER on the hand whose turn it is: refused with a `command_refused` alarm, or the hand is given up,
+    settled at once (`HandSurrendered`) and the turn moves on, as after a stand (UNDO takes it back)."""
+    hand = round_.current_hand
+    refusal = no_hand_playing(round_.phase) if hand is None else surrender_refusal(
+        hand, round_.rules, round_.bank_up_card)
+    if refusal is not None:
+        out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, message=f"SURRENDER refused: {refusal.text}", rule=RULE,
+                         box=None if hand is None else hand.box, reason=refusal.reason))
+        return
+    assert hand is not None
+    hand.surrendered = True
+    round_._undo.append((SURRENDER, hand, None, 0))
+    out.append(HandSurrendered(box=hand.box, hand=hand.index, staked_cents=hand.stake_total(),
+                               returned_cents=sum(returned_cents(stake.cents) for stake in hand.stakes)))
+    round_._advance(out)
+    round_._drain(out)
