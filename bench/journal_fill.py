@@ -20,13 +20,15 @@ from typing import Any
 
 from simulators.fast_table import FastTable
 from table_runtime.core.core_state import checkpoint_state
-from table_runtime.core.record import fold_row
+from table_runtime.core.journal_rows import InputRow, row_from_json
+from table_runtime.core.record import fold
 from table_runtime.core.row_kinds import DERIVED_KINDS
 from table_runtime.core.table_core import TableCore
 from table_runtime.game.events import RoundStarted
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.journal import Journal, encode_body, entry_hash, journal_path
 from table_runtime.journal import checkpoints as sealed
+from table_runtime.runtime.checkpointing import checkpoint_due
 from table_runtime.runtime.controller import TableController
 
 Row = tuple[float, str, str]  # ts, kind, body text
@@ -94,10 +96,10 @@ def checkpoint(path: Path, rules: RuleOptions, limits: TableLimits, *, every: in
     with Journal.open(path) as journal:
         found: list[tuple[int, dict[str, Any]]] = []
         for entry in journal.entries(exclude=DERIVED_KINDS):
-            due = (entry.kind == "input" and entry.body.get("type") == "BetsLocked"
-                   and not core.table.round_in_play and entry.seq - 1 - last >= every)
+            row = row_from_json(entry.seq, entry.kind, entry.body)  # the journal's one codec, then the one fold
+            due = isinstance(row, InputRow) and checkpoint_due(row.item, core, entry.seq - 1, last, every)
             state = checkpoint_state(core) if due else None
-            events = fold_row(core, entry.seq, entry.kind, entry.body)
+            events = fold(core, entry.seq, row)
             if state is not None and any(isinstance(event, RoundStarted) for event in events):
                 found.append((entry.seq - 1, state))
                 last = entry.seq - 1

@@ -50,6 +50,9 @@ NOT_ALARMS = frozenset({
     "ChipProblem",  # its kind is a ChipProblemKind, read from the Literal
     "WindowClosed",  # the window's kind: double / split / insurance
     "update",  # feed/messages.py: payload.update(kind=entry.kind, ...) copies a journal row's kind
+    # core/journal_rows.py: an alarm's journal row, its kind the Alarm's it was built from or the row's as read.
+    "AlarmRaised",
+    "AlarmUpdated",
 })
 # (file, enclosing function) of the constructions whose kind is not a literal, and why that is safe:
 FORWARDERS = frozenset({

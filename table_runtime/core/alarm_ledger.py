@@ -21,13 +21,13 @@ The same fold serves the live table and every replay (core/record.py): the live 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from table_runtime.core.row_kinds import RowKind
+from table_runtime.core.journal_rows import AlarmCleared, AlarmRaised, AlarmUpdated, JournalRow
 from table_runtime.game.alarm_kinds import AGGREGATED_KINDS, AlarmKind
 from table_runtime.game.events import Alarm
-from table_runtime.game.inputs import SCHEMA_VERSION
 
 SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
     AlarmKind.PAST_POSTING, AlarmKind.WRONG_PAYOUT, AlarmKind.WRONG_WINDOW_AMOUNT,
@@ -43,8 +43,7 @@ HALTING_KINDS: Final[frozenset[AlarmKind]] = frozenset({AlarmKind.JOURNAL_BROKEN
 
 SHOWN_MAX: Final = 100  # alarms the snapshot carries at most (the oldest first); `alarms_hidden` counts the rest
 
-AlarmBody = dict[str, Any]
-Row = tuple[str, AlarmBody]
+AlarmBody = dict[str, Any]  # an alarm as JSON (core/journal_rows.py AlarmRaised.to_json): the display, the feed
 
 
 def needs_supervisor(kind: str) -> bool:
@@ -59,72 +58,83 @@ def storm_key(kind: str, box: int | None) -> tuple[str, int | None] | None:
 
 def alarm_body(alarm: Alarm, seq: int, number: int) -> AlarmBody:
     """The journal body of an alarm raised at `seq` in round `number` (0: between rounds); a refused command's
-    also its `reason` code (game/refusals.py)."""
-    body = {"type": "Alarm", "schema_version": SCHEMA_VERSION, "id": seq, "seq": seq, "kind": str(alarm.kind),
-            "message": alarm.message, "rule": alarm.rule, "box": alarm.box, "amounts": dict(alarm.amounts),
-            "round": number, "acknowledged": False, "count": alarm.count}
-    if alarm.reason:
-        body["reason"] = str(alarm.reason)
-    return body
+    also its `reason` code (game/refusals.py). The JSON of `AlarmRaised.of` (core/journal_rows.py)."""
+    return AlarmRaised.of(alarm, seq, number).to_json()
 
 
-def counted_body(open_alarm: Mapping[str, Any], alarm: Alarm, count: int) -> AlarmBody:
-    """The `alarm_updated` body of `alarm` counting on `open_alarm` (of its storm), whose count was `count`: the new
-    count, the last message and amounts (and a refused command's reason). Its `seq` is the row's, set when it is
-    written."""
-    body = {"type": "AlarmUpdated", "schema_version": SCHEMA_VERSION, "id": int(open_alarm["id"]),
-            "kind": open_alarm["kind"], "box": open_alarm["box"], "count": count + alarm.count,
-            "message": alarm.message, "amounts": dict(alarm.amounts)}
-    if alarm.reason:
-        body["reason"] = str(alarm.reason)
+def counted_body(open_alarm: Mapping[str, Any] | AlarmRaised, alarm: Alarm, count: int) -> AlarmBody:
+    """The `alarm_updated` body of `alarm` counting on `open_alarm` (of its storm), whose count was `count`. The
+    JSON of `AlarmUpdated.of` (core/journal_rows.py); its `seq` is the row's, set when it is written."""
+    counting = open_alarm if isinstance(open_alarm, AlarmRaised) else AlarmRaised.from_json(open_alarm)
+    body = AlarmUpdated.of(counting, alarm, count).to_json()
+    del body["seq"]
     return body
 
 
 def cleared_body(alarm_id: int, by: str) -> AlarmBody:
     """The journal body that clears alarm `alarm_id`, `by` the dealer, the supervisor or the journal."""
-    return {"type": "AlarmCleared", "schema_version": SCHEMA_VERSION, "id": alarm_id, "by": by}
+    return AlarmCleared(id=alarm_id, by=by).to_json()
+
+
+def _raised(alarm: AlarmRaised | Mapping[str, Any]) -> AlarmRaised:
+    return alarm if isinstance(alarm, AlarmRaised) else AlarmRaised.from_json(alarm)
 
 
 class AlarmLedger:
-    """The open alarms (in the order raised), the count raised per kind, the round's alarms, and the halt."""
+    """The open alarms (in the order raised), the count raised per kind, the round's alarms, and the halt.
+
+    It holds `AlarmRaised` values (core/journal_rows.py) and replaces them as they are counted or renumbered,
+    never changing one in place; what the display, the feed's state and a checkpoint see is their JSON."""
 
     def __init__(self) -> None:
-        self._active: dict[int, AlarmBody] = {}
+        self._active: dict[int, AlarmRaised] = {}
         self._open: dict[tuple[str, int | None], int] = {}  # storm key -> id of the open alarm counting it
         self.counts: dict[str, int] = {}
-        self.round_alarms: list[AlarmBody] = []  # the alarms since the round in play started (its record's)
+        self._round: dict[int, AlarmRaised] = {}  # the alarms since the round in play started (its record's), by id
         self.round_started_seq = 0  # the row of the input that started the round in play
         self._halting: dict[int, str] = {}  # the open alarms of a halting kind: id -> why play is stopped
 
     # -- the fold: one call per journaled row ------------------------------------------------------
-    def raised(self, body: Mapping[str, Any]) -> None:
-        """An `alarm` row."""
-        alarm = dict(body)  # the ledger's own copy: a row is never changed after it is planned
-        self._active[int(alarm["id"])] = alarm
-        self.round_alarms.append(alarm)
-        self.counts[alarm["kind"]] = self.counts.get(alarm["kind"], 0) + 1
-        key = storm_key(str(alarm["kind"]), alarm.get("box"))
-        if key is not None:
-            self._open.setdefault(key, int(alarm["id"]))
-        if alarm["kind"] in HALTING_KINDS:
-            self._halting[int(alarm["id"])] = f"{alarm['kind']}: {alarm['message']}"
+    def fold(self, row: JournalRow) -> None:
+        """An alarm row (`alarm`, `alarm_updated`, `alarm_cleared`); any other row changes nothing here."""
+        if isinstance(row, AlarmRaised):
+            self.raised(row)
+        elif isinstance(row, AlarmUpdated):
+            self.updated(row)
+        elif isinstance(row, AlarmCleared):
+            self.cleared(row.id)
 
-    def updated(self, update: Mapping[str, Any]) -> None:
-        """An `alarm_updated` row: the open alarm's count, last message and amounts."""
-        alarm = self._active.get(int(update["id"]))
+    def raised(self, row: AlarmRaised | Mapping[str, Any]) -> None:
+        """An `alarm` row (typed, or its JSON body)."""
+        alarm = dataclasses.replace(_raised(row), origin=None)  # where the row came from is not the alarm's state
+        self._active[alarm.id] = alarm
+        self._round[alarm.id] = alarm
+        self.counts[alarm.kind] = self.counts.get(alarm.kind, 0) + 1
+        key = storm_key(alarm.kind, alarm.box)
+        if key is not None:
+            self._open.setdefault(key, alarm.id)
+        if alarm.kind in HALTING_KINDS:
+            self._halting[alarm.id] = f"{alarm.kind}: {alarm.message}"
+
+    def updated(self, row: AlarmUpdated | Mapping[str, Any]) -> None:
+        """An `alarm_updated` row (typed, or its JSON body): the open alarm's count, last message and amounts."""
+        update = row if isinstance(row, AlarmUpdated) else AlarmUpdated.from_json(row)
+        alarm = self._active.get(update.id)
         if alarm is not None:
-            added = int(update["count"]) - int(alarm.get("count", 1))
-            self.counts[alarm["kind"]] = self.counts.get(alarm["kind"], 0) + added
-            alarm.update(count=update["count"], message=update["message"], amounts=dict(update["amounts"]))
-            if "reason" in update:
-                alarm["reason"] = update["reason"]
+            self.counts[alarm.kind] = self.counts.get(alarm.kind, 0) + update.count - alarm.count
+            self._replace(alarm.counted(update))
+
+    def _replace(self, alarm: AlarmRaised) -> None:
+        self._active[alarm.id] = alarm
+        if alarm.id in self._round:
+            self._round[alarm.id] = alarm
 
     def cleared(self, alarm_id: int) -> bool:
         """An `alarm_cleared` row: the alarm leaves the banner (it stays in the journal and the round's record)."""
         alarm = self._active.pop(alarm_id, None)
         if alarm is None:
             return False
-        key = storm_key(str(alarm["kind"]), alarm.get("box"))
+        key = storm_key(alarm.kind, alarm.box)
         if key is not None and self._open.get(key) == alarm_id:
             del self._open[key]
         self._halting.pop(alarm_id, None)
@@ -132,26 +142,32 @@ class AlarmLedger:
 
     def round_started(self, seq: int) -> None:
         """The input at row `seq` started a round: its record lists the alarms from there on."""
-        self.round_alarms = [alarm for alarm in self.round_alarms if int(alarm["seq"]) > seq]
+        self._round = {alarm_id: alarm for alarm_id, alarm in self._round.items() if alarm.seq > seq}
         self.round_started_seq = seq
 
-    def renumbered(self, old_id: int, body: Mapping[str, Any]) -> None:
-        """An alarm held in memory during a journal outage got its journal seq as its id: the same alarm."""
+    def renumbered(self, old_id: int, written: AlarmRaised | Mapping[str, Any]) -> None:
+        """An alarm held in memory during a journal outage got its journal seq as its id (`written`'s): the same
+        alarm."""
         alarm = self._active.pop(old_id, None)
         if alarm is None:
             return
-        alarm.update(id=body["id"], seq=body["seq"])
-        self._active[int(alarm["id"])] = alarm
+        new_id, new_seq = (written.id, written.seq) if isinstance(written, AlarmRaised) else (
+            int(written["id"]), int(written["seq"]))
+        alarm = dataclasses.replace(alarm, id=new_id, seq=new_seq)
+        self._active[new_id] = alarm
+        if old_id in self._round:  # in its place among the round's alarms
+            self._round = {new_id if key == old_id else key: alarm if key == old_id else held
+                           for key, held in self._round.items()}
         if old_id in self._halting:
-            self._halting[int(alarm["id"])] = self._halting.pop(old_id)
-        key = storm_key(str(alarm["kind"]), alarm.get("box"))
+            self._halting[new_id] = self._halting.pop(old_id)
+        key = storm_key(alarm.kind, alarm.box)
         if key is not None and self._open.get(key) == old_id:
-            self._open[key] = int(alarm["id"])
+            self._open[key] = new_id
 
     # -- checkpoints ---------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """What a checkpoint keeps (between rounds): the open alarms in order and the counts per kind."""
-        return {"alarms": [dict(alarm) for alarm in self._active.values()], "alarm_counts": dict(self.counts)}
+        return {"alarms": [alarm.to_json() for alarm in self._active.values()], "alarm_counts": dict(self.counts)}
 
     @classmethod
     def restore(cls, alarms: Iterable[Mapping[str, Any]], counts: Mapping[str, Any]) -> AlarmLedger:
@@ -159,7 +175,7 @@ class AlarmLedger:
         ledger = cls()
         for alarm in alarms:
             ledger.raised(alarm)
-        ledger.round_alarms = []
+        ledger._round = {}
         ledger.counts = {str(kind): int(count) for kind, count in counts.items()}
         return ledger
 
@@ -168,26 +184,37 @@ class AlarmLedger:
         return alarm_id in self._active
 
     @property
-    def active(self) -> list[AlarmBody]:
+    def open_alarms(self) -> list[AlarmRaised]:
+        """The open alarms, in the order raised."""
         return list(self._active.values())
+
+    @property
+    def active(self) -> list[AlarmBody]:
+        """The open alarms as JSON (their `alarm` rows' bodies, counted on), in the order raised."""
+        return [alarm.to_json() for alarm in self._active.values()]
+
+    @property
+    def round_alarms(self) -> list[AlarmRaised]:
+        """The alarms since the round in play started, as they are now (counted on; cleared ones too)."""
+        return list(self._round.values())
 
     @property
     def kinds(self) -> dict[int, str]:
         """The open alarms: id -> kind (what the command table needs to decide a clearing)."""
-        return {alarm_id: str(alarm["kind"]) for alarm_id, alarm in self._active.items()}
+        return {alarm_id: alarm.kind for alarm_id, alarm in self._active.items()}
 
-    def get(self, alarm_id: int) -> AlarmBody | None:
+    def get(self, alarm_id: int) -> AlarmRaised | None:
         """The open alarm with this id, or None (never raised, or cleared already)."""
         return self._active.get(alarm_id)
 
-    def counting(self, kind: str, box: int | None) -> AlarmBody | None:
+    def counting(self, kind: str, box: int | None) -> AlarmRaised | None:
         """The open alarm a new alarm of `kind` on `box` would count on instead of being raised, if any."""
         key = storm_key(kind, box)
         alarm_id = None if key is None else self._open.get(key)
         return None if alarm_id is None else self._active.get(alarm_id)
 
     def active_of_kind(self, kind: str) -> list[int]:
-        return [alarm_id for alarm_id, alarm in self._active.items() if alarm["kind"] == kind]
+        return [alarm_id for alarm_id, alarm in self._active.items() if alarm.kind == kind]
 
     @property
     def halted(self) -> str:
@@ -203,7 +230,7 @@ class AlarmLedger:
         for alarm in self._active.values():
             if len(shown) == SHOWN_MAX:
                 break
-            shown.append({**alarm, "supervisor": needs_supervisor(str(alarm["kind"]))})
+            shown.append({**alarm.to_json(), "supervisor": needs_supervisor(alarm.kind)})
         return shown
 
     @property
@@ -212,17 +239,14 @@ class AlarmLedger:
         return max(0, len(self._active) - SHOWN_MAX)
 
     @staticmethod
-    def as_recorded(alarm: Mapping[str, Any]) -> AlarmBody:
+    def as_recorded(alarm: AlarmRaised | Mapping[str, Any]) -> AlarmBody:
         """An alarm of the round as its RoundRecord lists it (its count if over 1)."""
-        record = {key: alarm[key] for key in ("id", "kind", "box", "message", "rule", "amounts")}
-        if int(alarm.get("count", 1)) > 1:
-            record["count"] = alarm["count"]
-        return record
+        return _raised(alarm).recorded()
 
     @property
     def recorded(self) -> list[AlarmBody]:
         """The round's alarms as its RoundRecord lists them."""
-        return [self.as_recorded(alarm) for alarm in self.round_alarms]
+        return [alarm.recorded() for alarm in self._round.values()]
 
 
 class AlarmStep:
@@ -231,31 +255,30 @@ class AlarmStep:
     are written as one `alarm_updated` row per alarm and folded at `flush` (before a round record, and at the
     end of the step), so the ledger always holds what the rows written so far replay to."""
 
-    def __init__(self, ledger: AlarmLedger, rows: list[tuple[str, dict[str, Any]]]) -> None:
+    def __init__(self, ledger: AlarmLedger, rows: list[JournalRow]) -> None:
         self.ledger = ledger
         self.rows = rows
-        self.updates: dict[int, AlarmBody] = {}  # open alarm id -> its AlarmUpdated body, not written yet
+        self.updates: dict[int, AlarmUpdated] = {}  # open alarm id -> its count in this step, not written yet
 
     def add(self, alarm: Alarm, seq: int, number: int) -> int:
         """Journal `alarm`, the step's last seq being `seq`; returns the last seq after it."""
         counting = self.ledger.counting(str(alarm.kind), alarm.box)
         if counting is not None:
-            alarm_id = int(counting["id"])
-            before = self.updates.get(alarm_id)  # counted on already in this step: one row for the step
-            count = int(counting.get("count", 1)) if before is None else int(before["count"])
-            self.updates[alarm_id] = {**(before or {}), **counted_body(counting, alarm, count)}
+            before = self.updates.get(counting.id)  # counted on already in this step: one row for the step
+            count = counting.count if before is None else before.count
+            self.updates[counting.id] = AlarmUpdated.of(counting, alarm, count, before=before)
             return seq
-        body = alarm_body(alarm, seq + 1, number)
-        self.rows.append((RowKind.ALARM, body))
-        self.ledger.raised(body)
+        row = AlarmRaised.of(alarm, seq + 1, number)
+        self.rows.append(row)
+        self.ledger.raised(row)
         return seq + 1
 
     def flush(self, seq: int) -> int:
         """Write the step's AlarmUpdated rows after row `seq` and fold them; returns the last seq."""
         for update in self.updates.values():
             seq += 1
-            update["seq"] = seq
-            self.rows.append((RowKind.ALARM_UPDATED, update))
-            self.ledger.updated(update)
+            row = dataclasses.replace(update, seq=seq)
+            self.rows.append(row)
+            self.ledger.updated(row)
         self.updates = {}
         return seq

@@ -172,7 +172,7 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
     if command == Command.ACK_ALARM:
         alarm_id = int(args.get("id", 0))
         alarm = core.alarms.get(alarm_id)
-        kind = None if alarm is None else str(alarm["kind"])
+        kind = None if alarm is None else alarm.kind
         if kind is None:
             return Refused("no such alarm", RefusalReason.NO_SUCH_ALARM)
         if role != Role.SUPERVISOR and needs_supervisor(kind):

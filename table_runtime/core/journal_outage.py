@@ -12,17 +12,19 @@ happened, in one transaction with the outage's end, once the journal can take th
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from table_runtime.core.alarm_ledger import AlarmLedger, cleared_body
+from table_runtime.core.alarm_ledger import AlarmLedger
+from table_runtime.core.journal_rows import AlarmCleared, AlarmRaised, AlarmUpdated, JournalRow, NoteRow
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
 
 OUTAGE_RULE = "TABLE.md Power loss: the table acts only on what is journaled"
-TimedRow = tuple[str, dict[str, Any], float]  # kind, body, when it happened
+TimedRow = tuple[str, dict[str, Any], float]  # kind, body, when it happened: what Journal.append_timed takes
 
 
 class Unwritable(Protocol):
@@ -46,12 +48,11 @@ def outage_alarm(error: Unwritable) -> Alarm:
                          "again (retried by itself; nothing is lost)")
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class HeldRow:
-    """A row that could not be written yet: its kind, body and the time it happened."""
+    """A row that could not be written yet, and the time it happened."""
 
-    kind: str
-    body: dict[str, Any]
+    row: JournalRow
     ts: float
 
 
@@ -61,7 +62,7 @@ class JournalOutage(Generic[Error]):
 
     error: Error
     since: float
-    alarm: dict[str, Any] | None = None  # the journal_unwritable alarm's body (its id becomes its seq once written)
+    alarm: AlarmRaised | None = None  # the journal_unwritable alarm (its id becomes its seq once written)
     held: list[HeldRow] = field(default_factory=list)
     refused_inputs: int = 0
     attempts: int = 0
@@ -73,8 +74,8 @@ class JournalOutage(Generic[Error]):
         self._last_id -= 1
         return self._last_id
 
-    def hold(self, kind: str, body: dict[str, Any], ts: float) -> None:
-        self.held.append(HeldRow(kind, body, ts))  # positional: `kind` is the row's, not an alarm's
+    def hold(self, row: JournalRow, ts: float) -> None:
+        self.held.append(HeldRow(row, ts))
 
     def summary(self, now: float) -> dict[str, Any]:
         """The status row that closes the outage."""
@@ -88,29 +89,36 @@ class JournalOutage(Generic[Error]):
         cleared `by: "journal"` and a `JournalWritable` note. One transaction: all or none (a small row fitting
         proves nothing, journal/failures.py)."""
         assert self.alarm is not None
-        seq = last_seq
-        rows: list[TimedRow] = []
-        renamed: dict[int, int] = {}  # provisional id -> the seq its alarm is written at
-        for row in self.held:
-            seq += 1
-            body = dict(row.body)
-            if row.kind == RowKind.ALARM and int(body["id"]) < 0:
-                renamed[int(body["id"])] = body["id"] = body["seq"] = seq
-            elif row.kind == RowKind.ALARM_UPDATED:  # a count on an alarm of the outage names it by its new id
-                body["id"], body["seq"] = renamed.get(int(body["id"]), int(body["id"])), seq
-            rows.append((row.kind, body, row.ts))
-        alarm_id = renamed[int(self.alarm["id"])]
-        rows.append((RowKind.ALARM_CLEARED, cleared_body(alarm_id, "journal"), now))
-        rows.append((RowKind.STATUS, {**self.summary(now), "schema_version": SCHEMA_VERSION}, now))
+        written, alarm_id = self._written(last_seq)
+        rows: list[TimedRow] = [(row.row_kind, row.to_json(), held.ts) for row, held in zip(written, self.held,
+                                                                                             strict=True)]
+        rows.append((RowKind.ALARM_CLEARED, AlarmCleared(id=alarm_id, by="journal").to_json(), now))
+        rows.append((RowKind.STATUS, NoteRow.of(RowKind.STATUS, {**self.summary(now), "schema_version":
+                                                                 SCHEMA_VERSION}).to_json(), now))
         return rows, alarm_id
+
+    def _written(self, last_seq: int) -> tuple[list[JournalRow], int]:
+        """The held rows as they are written after row `last_seq` (an alarm's provisional id becomes its seq, a count
+        on it names it so), and the outage alarm's id then."""
+        assert self.alarm is not None
+        seq = last_seq
+        written: list[JournalRow] = []
+        renamed: dict[int, int] = {}  # provisional id -> the seq its alarm is written at
+        for held in self.held:
+            seq += 1
+            row = held.row
+            if isinstance(row, AlarmRaised) and row.id < 0:
+                renamed[row.id] = seq
+                row = dataclasses.replace(row, id=seq, seq=seq)
+            elif isinstance(row, AlarmUpdated):  # a count on an alarm of the outage names it by its new id
+                row = dataclasses.replace(row, id=renamed.get(row.id, row.id), seq=seq)
+            written.append(row)
+        return written, renamed[self.alarm.id]
 
     def closed(self, rows: list[TimedRow], alarms: AlarmLedger, alarm_id: int) -> None:
         """The `closing_rows` are committed: the ledger's alarms take their ids, the outage's alarm is cleared."""
-        for row, (_, written, _) in zip(self.held, rows, strict=False):  # the ledger holds these: renamed in place
-            provisional = int(row.body.get("id", 0))
-            if row.kind in (RowKind.ALARM, RowKind.ALARM_UPDATED):
-                row.body["id"], row.body["seq"] = written["id"], written["seq"]
-            if row.kind == RowKind.ALARM and provisional < 0:
-                alarms.renumbered(provisional, row.body)
+        for held, (_, written, _) in zip(self.held, rows, strict=False):
+            if isinstance(held.row, AlarmRaised) and held.row.id < 0:
+                alarms.renumbered(held.row.id, written)
         self.held.clear()
         alarms.cleared(alarm_id)

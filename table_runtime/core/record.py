@@ -1,8 +1,10 @@
 """The one fold of the table's record: journal rows in, the whole table out.
 
-Every piece of code that rebuilds the table from its journal calls `fold_row` (or `replay`, its loop): the
-start, the rollback after a refused commit, the background audit of the checkpoints, the checkpoints
-themselves (their state is what the fold made), recall and the bench's journal filler. The live table takes
+Every piece of code that rebuilds the table from its journal calls `fold` (a row decoded by the one codec,
+core/journal_rows.py), `fold_row` (a row's kind and JSON body) or `replay` (their loop): the start, the
+rollback after a refused commit, the background audit of the checkpoints, the checkpoints themselves (their
+state is what the fold made), recall (and through it the floor's round record) and the bench's journal
+filler. The live table takes
 the same transitions (`TableCore.step` for an input, the alarm ledger's `raised`/`updated`/`cleared` for the
 alarm rows), so what a restart replays is what the table was.
 
@@ -22,25 +24,21 @@ program is refused rather than half understood. Pure: no I/O, no clock.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
-from table_runtime.core.inputs import core_input_from_dict
-from table_runtime.core.row_kinds import DERIVED_KINDS, RowKind
+from table_runtime.core.journal_rows import (
+    ROW_KINDS,
+    InputRow,
+    JournalRow,
+    NoteRow,
+    UnknownRowError,
+    row_from_json,
+)
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.events import Event
 
-ROW_KINDS: Final = frozenset(RowKind)
-
-
-class UnknownRowError(JournalError, ValueError):
-    """A journal row of a kind this program does not know."""
-
-    def __init__(self, seq: int, kind: str) -> None:
-        super().__init__(f"row {seq} is of kind {kind!r}, which this program does not know "
-                         f"(it knows {', '.join(sorted(ROW_KINDS))}): a newer program wrote it?")
-        self.seq = seq
-        self.kind = kind
+__all__ = ["ROW_KINDS", "Row", "UnknownRowError", "fold", "fold_row", "replay"]
 
 
 class Row(Protocol):
@@ -56,20 +54,19 @@ class Row(Protocol):
     def body(self) -> dict[str, Any]: ...
 
 
-def fold_row(core: TableCore, seq: int, kind: str, body: Mapping[str, Any]) -> list[Event]:
-    """Fold row `seq` into `core`; the events an `input` row causes (none for the other kinds)."""
-    if kind == RowKind.INPUT:
-        return core.step(core_input_from_dict(dict(body)), seq)
-    ledger = core.alarms
-    if kind == RowKind.ALARM:
-        ledger.raised(body)
-    elif kind == RowKind.ALARM_UPDATED:
-        ledger.updated(body)
-    elif kind == RowKind.ALARM_CLEARED:
-        ledger.cleared(int(body["id"]))
-    elif kind not in DERIVED_KINDS:
-        raise UnknownRowError(seq, kind)
+def fold(core: TableCore, seq: int, row: JournalRow) -> list[Event]:
+    """Fold `row`, the journal's row `seq`, into `core`; the events an input causes (none for the other rows)."""
+    if isinstance(row, InputRow):
+        return core.step(row.item, seq)
+    if not isinstance(row, NoteRow):
+        core.alarms.fold(row)
     return []
+
+
+def fold_row(core: TableCore, seq: int, kind: str, body: Mapping[str, Any]) -> list[Event]:
+    """Fold row `seq` of `kind` with this JSON body into `core` (decoded by core/journal_rows.py: a kind this
+    program does not know is an `UnknownRowError`); the events an `input` row causes (none for the other kinds)."""
+    return fold(core, seq, row_from_json(seq, kind, body))
 
 
 def replay(core: TableCore, rows: Iterable[Row], *, until: int | None = None) -> TableCore:

@@ -277,7 +277,10 @@ class DisplayServer(ScreenServer[_Screen]):
             # A bug in the runtime must not cut the dealer's screen off; it is logged in full.
             log.exception("display: the backend failed on %s", name)
             return {**base, "ok": False, "message": f"the table could not apply {name}: {error!r}", "reason": "failed"}
-        return {**base, "ok": bool(result.get("ok")), "message": str(result.get("message", ""))}
+        reply = {**base, "ok": bool(result.get("ok")), "message": str(result.get("message", ""))}
+        if result.get("reason"):  # why the table refused it (game/refusals.py): the page words it by this code
+            reply["reason"] = str(result["reason"])
+        return reply
 
 
 def _recall_count(value: object) -> int:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from table_runtime.core.journal_rows import row_from_json
 from table_runtime.errors import ConfigError
 from table_runtime.journal import JournalEntry
 from table_runtime.version import installed_version
@@ -152,22 +153,32 @@ def event_message(topics: Topics, entry: JournalEntry, journal: str | None = Non
     return FeedMessage(topics.events, event_payload(topics.table_id, journal, entry), entry.seq)
 
 
+def _alarm(entry: JournalEntry) -> dict[str, Any]:
+    """The `alarm` of an alarm row's message: the row read by the journal's one codec (core/journal_rows.py), as
+    the table wrote it. A body that does not decode (a journal no runtime would replay) is sent as stored: the feed
+    relays the journal, it does not judge it (the `events` message carries the same row)."""
+    try:
+        return row_from_json(entry.seq, entry.kind, entry.body).to_json()
+    except (KeyError, TypeError, ValueError):
+        return dict(entry.body)
+
+
 def alarm_raised_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
     payload = _header(topics.table_id, journal, entry.seq, entry.ts, "AlarmRaised")
-    payload["alarm"] = entry.body
+    payload["alarm"] = _alarm(entry)
     return FeedMessage(topics.alarms, payload, entry.seq)
 
 
 def alarm_cleared_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
     payload = _header(topics.table_id, journal, entry.seq, entry.ts, "AlarmCleared")
-    payload["alarm"] = entry.body
+    payload["alarm"] = _alarm(entry)
     return FeedMessage(topics.alarms, payload, entry.seq)
 
 
 def alarm_updated_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
     """An open alarm counting one more of its kind on its box: its id, count, last message and amounts."""
     payload = _header(topics.table_id, journal, entry.seq, entry.ts, "AlarmUpdated")
-    payload["alarm"] = entry.body
+    payload["alarm"] = _alarm(entry)
     return FeedMessage(topics.alarms, payload, entry.seq)
 
 

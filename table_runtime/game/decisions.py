@@ -13,7 +13,7 @@ from table_runtime.game.events import Alarm, Event
 from table_runtime.game.hand import Hand, Stake
 from table_runtime.game.inputs import BoxBet
 from table_runtime.game.refusals import Refusal, RefusalReason
-from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.game.rules import DoubleOn, RuleOptions, SplitMatch, TableLimits
 
 
 def stand_refusal(hand: Hand) -> Refusal | None:
@@ -31,7 +31,7 @@ def double_refusal(hand: Hand, rules: RuleOptions) -> Refusal | None:
         return Refusal(RefusalReason.SPLIT_ACES_ONE_CARD, "split aces take one card each (000:32)")
     if hand.from_split and not rules.double_after_split:
         return Refusal(RefusalReason.NO_DOUBLE_AFTER_SPLIT, "no double after a split under these rules")
-    if rules.double_on == "9_10_11" and hand.total not in (9, 10, 11):
+    if rules.double_on is DoubleOn.NINE_TEN_ELEVEN and hand.total not in (9, 10, 11):
         return Refusal(RefusalReason.DOUBLE_9_10_11, "doubles only on 9, 10 or 11 under these rules (001:34, 002:48);"
                                                      f" the hand has {hand.total}")
     return None
@@ -42,7 +42,7 @@ def split_refusal(hand: Hand, rules: RuleOptions, box: BoxState | None) -> Refus
     if len(hand.cards) != 2 or hand.doubled:
         return Refusal(RefusalReason.SPLIT_NEEDS_PAIR, "a split needs a pair as the first two cards (000:30)")
     first, second = hand.cards
-    if rules.split_match == "rank" and first.rank != second.rank:
+    if rules.split_match is SplitMatch.RANK and first.rank != second.rank:
         return Refusal(RefusalReason.NOT_IDENTICAL, f"{first} and {second} are not identical (002:54)")
     if first.value != second.value:
         return Refusal(RefusalReason.NOT_SAME_VALUE, f"{first} and {second} are not of the same value (000:30)")

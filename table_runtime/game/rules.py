@@ -13,23 +13,48 @@ An unknown option or a bad value is a `RuleOptionError` naming the key.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from table_runtime.errors import RuleOptionError
 from table_runtime.text_files import read_text
 
-DoubleOn = Literal["any_two", "9_10_11"]
-SplitMatch = Literal["value", "rank"]
-BankBlackjackTakes = Literal["all", "original_only"]
 
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "double_on": ("any_two", "9_10_11"),
-    "split_match": ("value", "rank"),
-    "bank_blackjack_takes": ("all", "original_only"),
+class DoubleOn(enum.StrEnum):
+    """Which first two cards a hand may double on (`double_on`)."""
+
+    ANY_TWO = "any_two"  # 000:35, 003:45
+    NINE_TEN_ELEVEN = "9_10_11"  # a hard or soft total of 9, 10 or 11 only: 001:34, 002:48
+
+
+class SplitMatch(enum.StrEnum):
+    """Which pairs split (`split_match`)."""
+
+    VALUE = "value"  # two cards of the same value (a king and a ten): 000:30 "de même valeur"
+    RANK = "rank"  # two cards of the same rank only: 002:54 "identiques"
+
+
+class BankBlackjackTakes(enum.StrEnum):
+    """What a bank blackjack takes of a doubled or split hand (`bank_blackjack_takes`)."""
+
+    ALL = "all"  # every stake, the double's and the split's too: 004:19
+    ORIGINAL_ONLY = "original_only"  # the original stake only; the rest is given back
+
+
+# The options that are on or off.
+_SWITCHES = ("shuffle_every_round", "double_after_split", "pay_blackjack_before_bank", "ten_card_charlie",
+             "dealer_hits_soft_17", "surrender", "hyper_blackjack", "hyper_seated_only", "no_behind_while_seat_vacant")
+
+# The options whose value is one of a set of names: a StrEnum each, so TOML, to_dict() and the journal's terms
+# keep the plain strings.
+_CHOICES: dict[str, type[enum.StrEnum]] = {
+    "double_on": DoubleOn,
+    "split_match": SplitMatch,
+    "bank_blackjack_takes": BankBlackjackTakes,
 }
 
 
@@ -42,15 +67,15 @@ class RuleOptions:
     burn_cards: int = 5  # 001:5, 002:32
     cut_card_depth: int = 52  # cards behind the cut card: "about one deck" (001:5)
     shuffle_every_round: bool = False  # 004:9
-    double_on: DoubleOn = "any_two"  # 000:35, 003:45; 9_10_11 in 001:34, 002:48
+    double_on: DoubleOn = DoubleOn.ANY_TWO  # 000:35, 003:45; 9_10_11 in 001:34, 002:48
     double_after_split: bool = True  # 000:36, 004:15
-    split_match: SplitMatch = "value"  # 000:30 "de même valeur"; rank in 002:54 "identiques"
+    split_match: SplitMatch = SplitMatch.VALUE  # 000:30 "de même valeur"; rank in 002:54 "identiques"
     max_hands_after_split: int | None = None  # None = no limit (000:31); 3 in 002:55; 2 in 004:11
     pay_blackjack_before_bank: bool = False  # 002:62
     min_boxes_to_deal: int = 1  # 2 in 002:29
     ten_card_charlie: bool = False  # 004:31
     dealer_hits_soft_17: bool = False  # 000:17 NOTA: the bank stands on soft 17
-    bank_blackjack_takes: BankBlackjackTakes = "all"  # 004:19
+    bank_blackjack_takes: BankBlackjackTakes = BankBlackjackTakes.ALL  # 004:19
     blackjack_round_down_cents: int = 0  # 0 = pay 3:2 exactly; else round down to this chip
     boxes: int = 7  # 000:2
     # The arrêté of 14 May 2007 as amended (art. 55-4; docs/rules.md "The amended text"): each off by default.
@@ -68,8 +93,8 @@ class RuleOptions:
         _check_int(self, "blackjack_round_down_cents", 0, 100_000)
         _check_int(self, "boxes", 1, 7)
         for key, choices in _CHOICES.items():
-            if getattr(self, key) not in choices:
-                raise RuleOptionError(f"rules.{key}", f"{getattr(self, key)!r} is not one of {choices}")
+            if not isinstance(getattr(self, key), choices):  # the strings are made members by `named` first
+                _member(key, getattr(self, key))
         boxes_limit = self.max_boxes_per_player
         if boxes_limit is not None and (isinstance(boxes_limit, bool) or not isinstance(boxes_limit, int)
                                         or not 1 <= boxes_limit <= self.boxes):
@@ -78,21 +103,52 @@ class RuleOptions:
         limit = self.max_hands_after_split
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise RuleOptionError("rules.max_hands_after_split", f"{limit!r}: a whole number >= 1 or 'unlimited'")
-        for key in ("shuffle_every_round", "double_after_split", "pay_blackjack_before_bank",
-                    "ten_card_charlie", "dealer_hits_soft_17", "surrender", "hyper_blackjack",
-                    "hyper_seated_only", "no_behind_while_seat_vacant"):
-            if not isinstance(getattr(self, key), bool):
-                raise RuleOptionError(f"rules.{key}", f"{getattr(self, key)!r}: true or false")
+        for key in _SWITCHES:
+            _check_switch(key, getattr(self, key))
 
     @property
     def may_split(self) -> bool:
         return self.max_hands_after_split is None or self.max_hands_after_split >= 2
 
     def replace(self, **changes: Any) -> RuleOptions:
-        return dataclasses.replace(self, **changes)
+        """These options with `changes` (a named choice may be given as its string: `double_on="9_10_11"`)."""
+        return dataclasses.replace(self, **named(changes))
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any]) -> RuleOptions:
+        """The options `to_dict` gave (the journal's terms)."""
+        return cls(**named(options))
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The options as plain values (the named ones as their strings): the journal's terms, `table-runtime
+        rules`."""
+        return {key: str(value) if isinstance(value, enum.Enum) else value
+                for key, value in dataclasses.asdict(self).items()}
+
+
+def _member(key: str, value: Any) -> enum.StrEnum:
+    """The member of option `key`'s choices named `value`; a `RuleOptionError` listing them otherwise."""
+    choices = _CHOICES[key]
+    try:
+        return choices(value)
+    except ValueError:
+        names = tuple(str(member) for member in choices)
+        raise RuleOptionError(f"rules.{key}", f"{value!r} is not one of {names}") from None
+
+
+def _check_switch(key: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise RuleOptionError(f"rules.{key}", f"{value!r}: true or false")
+
+
+def named(options: Mapping[str, Any]) -> dict[str, Any]:
+    """`options` with each named choice (`double_on`, ...) given as a string made its member, and each switch
+    checked: a dataclass field takes its declared type only (the compiled engine checks it before
+    `__post_init__` could name the key)."""
+    for key in _SWITCHES:
+        if key in options:
+            _check_switch(key, options[key])
+    return {key: _member(key, value) if key in _CHOICES else value for key, value in options.items()}
 
 
 def _check_int(options: RuleOptions, key: str, low: int, high: int) -> None:
@@ -107,8 +163,8 @@ PROFILES: dict[str, RuleOptions] = {
     # Seeds 001 and 002: double on 9-11, identical pairs, 3 hands, blackjack paid at once, 2 boxes.
     "fr-classic": RuleOptions(
         profile="fr-classic",
-        double_on="9_10_11",
-        split_match="rank",
+        double_on=DoubleOn.NINE_TEN_ELEVEN,
+        split_match=SplitMatch.RANK,
         max_hands_after_split=3,
         pay_blackjack_before_bank=True,
         min_boxes_to_deal=2,

@@ -12,7 +12,7 @@ from functools import lru_cache
 from table_runtime.game.box import BoxState
 from table_runtime.game.events import Payout
 from table_runtime.game.hand import Hand
-from table_runtime.game.rules import RuleOptions
+from table_runtime.game.rules import BankBlackjackTakes, RuleOptions
 from table_runtime.game.surrender import surrender_result
 
 
@@ -105,7 +105,7 @@ def _stake_result(
         return "blackjack", net, note
     if bank_blackjack:
         # No hole card (004:19): doubled and split stakes are lost too, unless the house returns them.
-        if rules.bank_blackjack_takes == "original_only" and kind in ("double", "split"):
+        if rules.bank_blackjack_takes is BankBlackjackTakes.ORIGINAL_ONLY and kind in ("double", "split"):
             return "push", 0, "bank blackjack takes the original stake only"
         return "lose", -cents, ""
     total = hand.total

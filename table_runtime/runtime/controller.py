@@ -22,25 +22,34 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from table_runtime.core import commands
-from table_runtime.core.alarm_ledger import AlarmLedger, AlarmStep, cleared_body
+from table_runtime.core.alarm_ledger import AlarmLedger, AlarmStep
 from table_runtime.core.core_state import checkpoint_state
-from table_runtime.core.inputs import CoreInput, ZoneChanged, core_to_dict
+from table_runtime.core.inputs import CoreInput, ZoneChanged
 from table_runtime.core.journal_outage import JournalOutage
-from table_runtime.core.record import fold_row
-from table_runtime.core.row_kinds import ORIGIN_KINDS, RowKind
+from table_runtime.core.journal_rows import (
+    AlarmCleared,
+    InputRow,
+    JournalRow,
+    NoteRow,
+    row_to_json,
+    rows_to_json,
+    with_step_origin,
+)
+from table_runtime.core.record import fold
+from table_runtime.core.row_kinds import RowKind
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
-from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, CardDrawn
+from table_runtime.game.inputs import SCHEMA_VERSION, CardDrawn
 from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.round import IN_PLAY
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import CHECKPOINT_ROWS, Journal, JournalEntry, JournalUnwritableError
-from table_runtime.runtime.checkpointing import rebuild
+from table_runtime.runtime.checkpointing import checkpoint_due, rebuild
 from table_runtime.runtime.outage_steps import JournalOutageSteps
 from table_runtime.runtime.terms import check_terms, round_record
 from table_runtime.version import installed_version
@@ -117,7 +126,8 @@ class TableController(JournalOutageSteps):
             status = {"type": "Recovered", "table_id": self.table_id, "round": round_.number, "phase": round_.phase,
                       "message": f"recovered round {round_.number} in phase {round_.phase} from the journal",
                       "version": installed_version()}
-        self.journal.append(RowKind.STATUS, {**status, "schema_version": SCHEMA_VERSION}, ts=self.clock())
+        self.journal.append(*row_to_json(NoteRow.of(RowKind.STATUS, {**status, "schema_version": SCHEMA_VERSION})),
+                            ts=self.clock())
 
     # ------------------------------------------------------------- changes
 
@@ -171,7 +181,7 @@ class TableController(JournalOutageSteps):
                        self.limits, zones=self.zones)
         if self.outage is not None:
             for held in self.outage.held:
-                fold_row(core, 0, held.kind, held.body)
+                fold(core, 0, held.row)
         return core
 
     def report_zones(self, changes: Sequence[ZoneChanged], alarms: Sequence[Alarm] = ()) -> None:
@@ -216,7 +226,7 @@ class TableController(JournalOutageSteps):
         """Apply the step to the core and journal its rows (inputs, events, alarms, round records) in one
         transaction; raises what the journal raises (the caller rebuilds the core from the journal)."""
         core = self.core
-        rows: list[tuple[str, dict[str, Any]]] = []
+        rows: list[JournalRow] = []
         step = AlarmStep(core.alarms, rows)
         applied: list[list[Event]] = []
         closed = False
@@ -227,8 +237,7 @@ class TableController(JournalOutageSteps):
                 seq = step.add(entry, seq, self._alarm_round())
                 continue
             item, source = entry
-            due = (isinstance(item, BetsLocked) and not self.table.round_in_play and seq > 0
-                   and seq - self._checkpoint_seq >= self.checkpoint_rows)
+            due = checkpoint_due(item, core, seq, self._checkpoint_seq, self.checkpoint_rows)
             state = checkpoint_state(core) if due else None  # what the rows up to `seq` fold to
             input_seq = seq + 1
             events = core.step(item, input_seq)
@@ -236,7 +245,7 @@ class TableController(JournalOutageSteps):
                 checkpoint = (seq, state)  # the table just before the input that started a round
             applied.append(events)
             seq = input_seq
-            rows.append((RowKind.INPUT, {**core_to_dict(item), "source": source}))
+            rows.append(InputRow(item=item, source=source))
             round_ = self.table.round
             number = 0 if round_ is None else round_.number
             closes = any(isinstance(event, (RoundClosed, RoundVoided)) for event in events)
@@ -246,22 +255,19 @@ class TableController(JournalOutageSteps):
                     seq = step.add(event, seq, alarm_round)
                     continue
                 seq += 1
-                rows.append((RowKind.EVENT, {**to_dict(event), "round": number}))
+                rows.append(NoteRow.of(RowKind.EVENT, {**to_dict(event), "round": number}))
             if closes:
                 seq = step.flush(seq) + 1
-                rows.append((RowKind.ROUND, round_record(self.table, self.table_id, seq,
-                                                   started_seq=core.alarms.round_started_seq,
-                                                   alarms=core.alarms.recorded)))
+                rows.append(NoteRow.of(RowKind.ROUND, round_record(self.table, self.table_id, seq,
+                                                                   started_seq=core.alarms.round_started_seq,
+                                                                   alarms=core.alarms.recorded)))
             closed = closed or closes
         for alarm in device_alarms:
             seq = step.add(alarm, seq, self._alarm_round())
         step.flush(seq)
         if origin:  # the device message the step was: on its last input (a card after its bet lock), else alarm
-            marked = (next((body for kind, body in reversed(rows) if kind == RowKind.INPUT), None)
-                      or next((body for kind, body in reversed(rows) if kind in ORIGIN_KINDS), None))
-            if marked is not None:
-                marked["origin"] = dict(origin)
-        self.journal.append_many(rows, ts=self.clock())
+            rows = with_step_origin(rows, origin)
+        self.journal.append_many(rows_to_json(rows), ts=self.clock())
         if checkpoint is not None:
             self._checkpoint(*checkpoint)
         return applied, closed
@@ -292,7 +298,7 @@ class TableController(JournalOutageSteps):
         the outage ends; one of a storm kind whose alarm is open only counts on it."""
         if self.outage is not None and not self.retry_journal():
             return self._hold_alarms(alarms)
-        rows: list[tuple[str, dict[str, Any]]] = []
+        rows: list[JournalRow] = []
         step = AlarmStep(self.core.alarms, rows)
         seq = self.journal.last_seq
         for alarm in alarms:
@@ -308,7 +314,7 @@ class TableController(JournalOutageSteps):
 
     def _alarm_id(self, alarm: Alarm) -> int:
         counting = self.alarms.counting(str(alarm.kind), alarm.box)
-        return int(counting["id"]) if counting is not None else self.journal.last_seq
+        return counting.id if counting is not None else self.journal.last_seq
 
     def journal_broken(self, seq: int | None, reason: str) -> None:
         """The background audit found the rows before the start's checkpoint broken: a supervisor's alarm, and
@@ -328,7 +334,7 @@ class TableController(JournalOutageSteps):
         """
         if alarm_id not in self.alarms:
             return False
-        self._write(RowKind.ALARM_CLEARED, cleared_body(alarm_id, by))
+        self._write(AlarmCleared(id=alarm_id, by=by))
         self.alarms.cleared(alarm_id)
         self._changed()
         return True
@@ -336,12 +342,12 @@ class TableController(JournalOutageSteps):
     def note(self, body: dict[str, Any]) -> JournalEntry | None:
         """A lifecycle fact (`status` row): started, stopping, device online/offline. During a journal outage
         it is held and written when the outage ends (None)."""
-        row = {**body, "schema_version": SCHEMA_VERSION}
+        row = NoteRow.of(RowKind.STATUS, {**body, "schema_version": SCHEMA_VERSION})
         try:
-            entry: JournalEntry | None = self._write(RowKind.STATUS, row)
+            entry: JournalEntry | None = self._write(row)
         except JournalUnwritableError:
             assert self.outage is not None
-            self.outage.hold(RowKind.STATUS, row, self.clock())
+            self.outage.hold(row, self.clock())
             entry = None
         self._changed()
         return entry

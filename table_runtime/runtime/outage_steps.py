@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from table_runtime.core.alarm_ledger import AlarmLedger, alarm_body, counted_body
+from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.journal_outage import JournalOutage, outage_alarm
-from table_runtime.core.row_kinds import RowKind
+from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated, JournalRow, rows_to_json
 from table_runtime.game.events import Alarm
 from table_runtime.journal import RESUME_RESERVE_BYTES, Journal, JournalEntry, JournalUnwritableError, short_of_room
 
@@ -47,31 +46,31 @@ class JournalOutageSteps:
         for alarm in alarms:
             counting = self.alarms.counting(str(alarm.kind), alarm.box)
             if counting is not None:
-                update = {**counted_body(counting, alarm, int(counting.get("count", 1))), "seq": 0}  # seq: once written
-                self.outage.hold(RowKind.ALARM_UPDATED, update, self.clock())
+                update = AlarmUpdated.of(counting, alarm, counting.count)  # its seq: once written
+                self.outage.hold(update, self.clock())
                 self.alarms.updated(update)
-                ids.append(int(counting["id"]))
+                ids.append(counting.id)
                 continue
-            body = alarm_body(alarm, self.outage.provisional_id(), self._alarm_round())
-            self.outage.hold(RowKind.ALARM, body, self.clock())
-            self.alarms.raised(body)
-            ids.append(int(body["id"]))
+            row = AlarmRaised.of(alarm, self.outage.provisional_id(), self._alarm_round())
+            self.outage.hold(row, self.clock())
+            self.alarms.raised(row)
+            ids.append(row.id)
         self._changed()
         return ids
 
-    def _write_rows(self, rows: Sequence[tuple[str, dict[str, Any]]]) -> list[JournalEntry]:
+    def _write_rows(self, rows: Sequence[JournalRow]) -> list[JournalEntry]:
         """Rows outside an input's transaction (alarms, a note); refused at once during an outage that a retry
         does not end."""
         if self.outage is not None and not self.retry_journal():
             raise self.outage.error
         try:
-            return self.journal.append_many(rows, ts=self.clock())
+            return self.journal.append_many(rows_to_json(rows), ts=self.clock())
         except JournalUnwritableError as error:
             self._start_outage(error)
             raise
 
-    def _write(self, kind: str, body: dict[str, Any]) -> JournalEntry:
-        return self._write_rows([(kind, body)])[0]
+    def _write(self, row: JournalRow) -> JournalEntry:
+        return self._write_rows([row])[0]
 
     def _start_outage(self, error: JournalUnwritableError, *, refused_input: bool = False) -> None:
         """A write was refused: the outage starts (its alarm shown at once and held) or goes on with this error.
@@ -82,10 +81,10 @@ class JournalOutageSteps:
             return
         now = self.clock()
         self.outage = outage = JournalOutage(error=error, since=now, refused_inputs=int(refused_input), logged_at=now)
-        body = alarm_body(outage_alarm(error), outage.provisional_id(), 0)
-        outage.alarm = body
-        outage.hold(RowKind.ALARM, body, now)
-        self.alarms.raised(body)
+        row = AlarmRaised.of(outage_alarm(error), outage.provisional_id(), 0)
+        outage.alarm = row
+        outage.hold(row, now)
+        self.alarms.raised(row)
         log.error("%s: play stops, every input is refused until the journal takes rows again (retried by itself; "
                   "play resumes once %d bytes are free on its file system)", error, self.resume_reserve)
         self._changed()

@@ -10,9 +10,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from table_runtime.core.buy_ins import BuyIn, buy_in_text
-from table_runtime.core.inputs import CHIP_INPUT_TYPES, core_input_from_dict
-from table_runtime.core.record import fold_row
-from table_runtime.core.row_kinds import DERIVED_KINDS
+from table_runtime.core.inputs import CHIP_INPUT_TYPES
+from table_runtime.core.journal_rows import AlarmRaised, InputRow, NoteRow, row_from_json
+from table_runtime.core.record import fold
+from table_runtime.core.row_kinds import DERIVED_KINDS, RowKind
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import (
     ActionUndone,
@@ -96,24 +97,23 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
     after = 0 if checkpoint is None else checkpoint.seq
     records: dict[int, dict[str, Any]] = {}
     alarms: dict[int, list[dict[str, Any]]] = {}
-    for entry in journal.entries(after, kinds=("round", "alarm")):
-        number = int(entry.body.get("round") or 0)
-        if number not in wanted:
-            continue
-        if entry.kind == "round":
-            records[number] = entry.body
-        else:
-            alarms.setdefault(number, []).append(entry.body)
+    for entry in journal.entries(after, kinds=(RowKind.ROUND, RowKind.ALARM)):
+        row = row_from_json(entry.seq, entry.kind, entry.body)  # the journal's one codec
+        if isinstance(row, AlarmRaised):
+            if row.round in wanted:
+                alarms.setdefault(row.round, []).append(row.to_json())
+        elif isinstance(row, NoteRow) and int(row.body.get("round") or 0) in wanted:
+            records[int(row.body["round"])] = dict(row.body)
     rounds: dict[int, dict[str, Any]] = {}
     before_first: list[dict[str, Any]] = []  # buy-ins before any round: steps of the first round
     core = resume(checkpoint, rules, limits, zones=zones).core
     table = core.table
     for entry in journal.entries(after, exclude=DERIVED_KINDS):  # the one fold; it makes the events again
-        if entry.kind != "input" or entry.body.get("type") in CHIP_INPUT_TYPES:
-            fold_row(core, entry.seq, entry.kind, entry.body)  # the alarms, the chips on the zones: not steps
-            continue
-        item = core_input_from_dict(entry.body)
-        events = core.step(item, entry.seq)
+        row = row_from_json(entry.seq, entry.kind, entry.body)
+        events = fold(core, entry.seq, row)
+        if not isinstance(row, InputRow) or type(row.item).__name__ in CHIP_INPUT_TYPES:
+            continue  # the alarms, the chips on the zones, whose the chips on the hyper field are: not steps
+        item = row.item
         assert isinstance(item, Input | BuyIn)
         round_ = table.round
         number = round_.number if round_ is not None else 0

@@ -21,7 +21,7 @@ def stored_terms(journal: Journal) -> tuple[str, RuleOptions, TableLimits] | Non
     if stored is None:
         return None
     terms = json.loads(stored)
-    return (terms["table_id"], RuleOptions(**terms["rules"]), TableLimits(**terms["limits"]))
+    return (terms["table_id"], RuleOptions.from_dict(terms["rules"]), TableLimits(**terms["limits"]))
 
 
 def _limits_dict(limits: TableLimits) -> dict[str, int]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from table_runtime.game.rules import RuleOptions
+from table_runtime.game.rules import BankBlackjackTakes, DoubleOn, RuleOptions, SplitMatch
 
 # Unlimited resplitting is computed with this many hands at most: with a fixed
 # composition the chance of a 9th hand is below 1e-9 for every pair.
@@ -41,13 +41,13 @@ class PlayTerms:
         return cls(
             decks=options.decks,
             dealer_hits_soft_17=options.dealer_hits_soft_17,
-            double_any_two=options.double_on == "any_two",
+            double_any_two=options.double_on is DoubleOn.ANY_TWO,
             double_after_split=options.double_after_split,
-            split_by_rank=options.split_match == "rank",
+            split_by_rank=options.split_match is SplitMatch.RANK,
             max_hands=UNLIMITED_HANDS if limit is None else min(limit, UNLIMITED_HANDS),
             pay_blackjack_before_bank=options.pay_blackjack_before_bank,
             ten_card_charlie=options.ten_card_charlie,
-            bank_blackjack_takes_all=options.bank_blackjack_takes == "all",
+            bank_blackjack_takes_all=options.bank_blackjack_takes is BankBlackjackTakes.ALL,
             surrender=options.surrender,
         )
 

@@ -84,7 +84,7 @@ def test_an_open_storm_alarm_counted_over_a_checkpoint_passes_the_audit(tmp_path
         for _ in range(2):
             assert controller.press("NEXT", {}, role="dealer", source="panel", refusal_alarm=True)["ok"] is False
         [refused] = controller.alarms.active_of_kind(AlarmKind.COMMAND_REFUSED)
-        assert controller.alarms.get(refused)["count"] == 2  # type: ignore[index]
+        assert controller.alarms.get(refused).count == 2  # type: ignore[union-attr]
         assert not controller.table.round_in_play
         controller.submit(BetsLocked(bets=(BoxBet(box=1, seated_cents=1000, owner="box1"),)), source="chips")
         assert controller.table.round_in_play  # the round started: a checkpoint just before its lock

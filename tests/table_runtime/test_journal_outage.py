@@ -185,7 +185,7 @@ def test_during_an_outage_no_shoe_event_is_acknowledged_and_a_storm_count_is_jou
         assert recording.redelivered == [7] and recording.acknowledged == []
         assert not controller.alarms.active_of_kind(AlarmKind.SHOE_JAM)  # nothing shown that is not journaled
         controller.raise_alarms([antenna, antenna])  # held: two more on the open alarm
-        assert controller.alarms.get(antenna_id)["count"] == 3  # type: ignore[index]
+        assert controller.alarms.get(antenna_id).count == 3  # type: ignore[union-attr]
 
         disk.free()
         assert controller.retry_journal() is True
@@ -198,7 +198,7 @@ def test_during_an_outage_no_shoe_event_is_acknowledged_and_a_storm_count_is_jou
         assert recording.acknowledged == [7, 7] and len(controller.alarms.active_of_kind(AlarmKind.SHOE_JAM)) == 1
     with Journal.open(journal_path(disk.path)) as journal:
         restarted = controller_on(journal)
-        assert restarted.alarms.get(antenna_id)["count"] == 3  # type: ignore[index]
+        assert restarted.alarms.get(antenna_id).count == 3  # type: ignore[union-attr]
 
 
 def test_a_small_row_fitting_after_a_refused_burst_does_not_end_the_outage(

@@ -3,7 +3,7 @@
 // amounts (the card drawn, the command refused) are read from it when it names them in the runtime's
 // fixed form ("card 8C", "DOUBLE refused"); the message itself is shown only on an English screen, as
 // the alarm's details. docs/display.md, "What the page shows".
-import { REASONS, RULES } from "./i18n.js";
+import { REASONS, REFUSAL_KEYS, RULES } from "./i18n.js";
 import { cardText, has, lang, money, t, tOr } from "./text.js";
 import { $, el, replaceChildren } from "./dom.js";
 
@@ -11,24 +11,51 @@ const COMMANDS = new Set(["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", 
   "BUY_IN"]);
 const CITATION = /\b\d{3}:\d+(?:-\d+)?\b/g;
 
-// A refusal as the runtime words it ("DOUBLE refused: <reason>", "bets refused: <reason>"): the command and
-// the reason in the page's language, each null when the catalogue does not know it.
-export function refusal(message) {
-  const match = /^([A-Za-z_]+) (?:refused|not applied): (.+)$/.exec(message || "");
-  if (!match) return null;
-  const [, what, why] = match;
-  const command = COMMANDS.has(what) && has("cmd_" + what) ? t("cmd_" + what) : has("what_" + what) ? t("what_" + what) : null;
-  for (const [source, key] of REASONS) {
-    const found = new RegExp(`^${source}$`).exec(why);
-    if (!found) continue;
+// The facts a reason's wording names, as the runtime's `why` ("the round is in phase playing") states them for
+// the catalogue's `key` (REASONS), in the page's language; null when the text is not of that form.
+function facts(why, key) {
+  for (const [source, found] of REASONS) {
+    if (found !== key) continue;
+    const match = new RegExp(`^${source}$`).exec(why);
+    if (!match) continue;
     const vars = {};
-    for (const [name, value] of Object.entries(found.groups || {})) {
+    for (const [name, value] of Object.entries(match.groups || {})) {
       if (name === "phase") vars[name] = tOr("phase_" + value, value);
       else if (name === "cards" || name === "first" || name === "second") vars[name] = value.split(" ").map(cardText).join(" ");
       else if (name.endsWith("_cents")) vars[name] = money(Number(value));
       else vars[name] = value;
     }
-    return { command, reason: t(key, vars) };
+    return vars;
+  }
+  return null;
+}
+
+// Why the table refused, from its reason `code` (REFUSAL_KEYS): the words are the code's, the facts of the moment
+// the message's when it states them in a form the catalogue knows. null for a code the catalogue does not know.
+export function reasonText(code, why) {
+  const keys = REFUSAL_KEYS[code];
+  if (!keys) return null;
+  for (const key of keys) {
+    const vars = facts(why || "", key);
+    if (vars) return t(key, vars);
+  }
+  const plain = keys[keys.length - 1];
+  return has(plain + "__plain") ? t(plain + "__plain") : t(plain);
+}
+
+// A refusal as the runtime words it ("DOUBLE refused: <reason>", "bets refused: <reason>") with its reason `code`
+// when it has one (a reply's or an alarm's `reason`): the command and the reason in the page's language, each null
+// when the catalogue does not know it. Without a code (an older runtime) the reason is read from the words.
+export function refusal(message, code) {
+  const match = /^([A-Za-z_]+) (?:refused|not applied): (.+)$/.exec(message || "");
+  const known = code && code in REFUSAL_KEYS;
+  if (!match && !known) return null;
+  const [, what, why] = match || [null, null, message || ""];
+  const command = !what ? null : COMMANDS.has(what) && has("cmd_" + what) ? t("cmd_" + what) : has("what_" + what) ? t("what_" + what) : null;
+  if (known) return { command, reason: reasonText(code, why) };
+  for (const [, key] of REASONS) {
+    const vars = facts(why, key);
+    if (vars) return { command, reason: t(key, vars) };
   }
   return { command, reason: null };
 }
@@ -41,7 +68,7 @@ function fields(alarm) {
   const message = alarm.message || "";
   const card = /\bcard ([2-9TJQKA][SHDC])\b/.exec(message);
   if (card) vars.card = cardText(card[1]);
-  const refused = refusal(message);
+  const refused = refusal(message, alarm.reason);
   if (refused && refused.command) vars.command = refused.command;
   if (refused && refused.reason) vars.reason = refused.reason;
   return vars;

@@ -4,6 +4,7 @@
 import { $, el } from "./dom.js";
 import { refusal } from "./alarm.js";
 import { buildBuyInDialog } from "./buy_in.js";
+import { REFUSAL_KEYS } from "./i18n.js";
 import { renderRecallBar } from "./recall.js";
 import { hyperTouch } from "./hyper.js";
 import { RANKS, cardNode, normalize, renderActions, renderTable } from "./table.js";
@@ -102,7 +103,7 @@ function openRecall() {
   send({ type: "recall", last: 10 }, (reply) => {
     const rounds = (reply.rounds || []).filter((r) => r.steps && r.steps.length > 0);
     if (rounds.length === 0) {
-      if (reply.reason || reply.message) toast(refusalText("recall", reply), false, reply.message);
+      if (reply.reason || reply.message) toast(refusalText("recall", reply), false, reply.message, reply.reason);
       else toast(t("recall_empty"), false);
       return;
     }
@@ -197,7 +198,7 @@ function command(name, args, extra, onResult) {
     state.busy = false;
     renderBusy();
     if (result.ok) toast(t("done", { command: t("cmd_" + name) }), true);
-    else toast(refusalText("cmd_" + name, result), false, result.message);
+    else toast(refusalText("cmd_" + name, result), false, result.message, result.reason);
     if (onResult) onResult(result);
   });
 }
@@ -211,23 +212,28 @@ function renderBusy() {
 let toastTimer = null;
 // A refusal in the page's language: the command and, when the server names it (`reason`), why. The table's
 // own refusals come back as alarms, which the banner explains; their English message is the details line.
+// The table's own refusals carry a RefusalReason code (REFUSAL_KEYS), worded by the code; the display's own
+// (a wrong PIN, recall busy, disconnected...) are its keys, with the reply's facts (the seconds of a lockout).
 function refusalText(commandKey, result) {
   const command = t(commandKey);
-  if (result.reason) return t("refused_because", { command, reason: t("reason_" + result.reason, result) });
-  const said = refusal(result.message);
+  if (result.reason && !(result.reason in REFUSAL_KEYS)) {
+    return t("refused_because", { command, reason: t("reason_" + result.reason, result) });
+  }
+  const said = refusal(result.message, result.reason);
   return said && said.reason ? t("refused_because", { command, reason: said.reason }) : t("refused_command", { command });
 }
 
 // The English details of a refusal the catalogue could not word, on an English screen only.
-function details(message) {
-  const said = refusal(message);
+function details(message, code) {
+  const said = refusal(message, code);
   if (lang() !== "en" || !message || (said && said.reason)) return null;
   return el("span", { class: "toast-details details", text: message });
 }
 
-function toast(text, ok, message) {
+function toast(text, ok, message, code) {
   const node = $("toast");
-  node.replaceChildren(el("span", { class: "toast-text", text }), ...(details(message) ? [details(message)] : []));
+  const more = details(message, code);
+  node.replaceChildren(el("span", { class: "toast-text", text }), ...(more ? [more] : []));
   node.dataset.ok = ok ? "yes" : "no";
   node.hidden = false;
   clearTimeout(toastTimer);
@@ -320,7 +326,7 @@ function buildPinDialog() {
     const { name, args } = state.pinFor;
     command(name, args, { pin }, (result) => {
       if (result.ok) $("pin-dialog").close();
-      else $("pin-error").replaceChildren(refusalText("cmd_" + name, result), ...(details(result.message) ? [details(result.message)] : []));
+      else $("pin-error").replaceChildren(refusalText("cmd_" + name, result), ...(details(result.message, result.reason) ? [details(result.message, result.reason)] : []));
     });
   });
 }
