@@ -9,6 +9,9 @@ import aiohttp
 from playwright.async_api import Locator, Page, expect
 
 from table_runtime.display import DisplayServer
+from table_runtime.game.events import Alarm
+from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.recall import recall_rounds
 
 
 class ManualClock:
@@ -19,6 +22,28 @@ class ManualClock:
 
     def __call__(self) -> float:
         return self.now
+
+
+class ControllerBackend:
+    """The display's backend over a real controller, as runtime/app.py's TableApp is: its snapshot, its command
+    table's replies, its journal's recall."""
+
+    def __init__(self, controller: TableController) -> None:
+        self.controller = controller
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.controller.snapshot()
+
+    async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
+        return self.controller.press(name, args, role=role, source="display")
+
+    def recall(self, last: int) -> list[dict[str, Any]]:
+        controller = self.controller
+        return recall_rounds(controller.journal, controller.rules, controller.limits, last=last,
+                             table_id=controller.table_id)
+
+    def security_alarm(self, kind: str, message: str, rule: str) -> None:
+        self.controller.raise_alarm(Alarm(kind=kind, message=message, rule=rule))
 
 
 async def open_display(page: Page, server: DisplayServer, query: str = "") -> None:

@@ -18,39 +18,16 @@ from playwright.async_api import Page, expect
 from table_runtime.display import DisplayServer
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
-from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.controller import TableController
-from table_runtime.runtime.recall import recall_rounds
 from tests.display.conftest import screenshot
-from tests.display.helpers import ask, open_display
+from tests.display.helpers import ControllerBackend, ask, open_display
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
 
 LIMITS = TableLimits(buy_in_max_cents=200_000)
-
-
-class ControllerBackend:
-    """The display's backend over a real controller: what runtime/app.py's TableApp does for the display."""
-
-    def __init__(self, controller: TableController) -> None:
-        self.controller = controller
-
-    def snapshot(self) -> dict[str, Any]:
-        return self.controller.snapshot()
-
-    async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
-        return self.controller.press(name, args, role=role, source="display")
-
-    def recall(self, last: int) -> list[dict[str, Any]]:
-        controller = self.controller
-        return recall_rounds(controller.journal, controller.rules, controller.limits, last=last,
-                             table_id=controller.table_id)
-
-    def security_alarm(self, kind: str, message: str, rule: str) -> None:
-        self.controller.raise_alarm(Alarm(kind=kind, message=message, rule=rule))
 
 
 @pytest_asyncio.fixture(loop_scope="session")

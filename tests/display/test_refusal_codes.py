@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.async_api import Page, expect
@@ -22,29 +21,10 @@ from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.controller import TableController
-from tests.display.helpers import open_display, publish_and_wait
+from tests.display.helpers import ControllerBackend, open_display, publish_and_wait
 from tests.display.scripted import ScriptedBackend
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
-
-
-class ControllerBackend:
-    """The display's backend over a real controller: its snapshot, its command table's replies."""
-
-    def __init__(self, controller: TableController) -> None:
-        self.controller = controller
-
-    def snapshot(self) -> dict[str, Any]:
-        return self.controller.snapshot()
-
-    async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
-        return self.controller.press(name, args, role=role, source="display")
-
-    def recall(self, last: int) -> list[dict[str, Any]]:
-        return []
-
-    def security_alarm(self, kind: str, message: str, rule: str) -> None:
-        raise AssertionError("no security alarm in these tests")
 
 
 @pytest.fixture

@@ -6,12 +6,12 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import asyncpg
 import pytest
 
 from casino_floor.store import FloorStore
 from simulators.mosquitto import MOSQUITTO, MosquittoBroker
 from simulators.postgres import PostgresServer, find_bin
+from tests.floor.support import fresh_database
 
 
 @pytest.fixture(scope="session")
@@ -25,18 +25,8 @@ def postgres() -> Iterator[PostgresServer]:
 @pytest.fixture
 async def database(postgres: PostgresServer) -> AsyncIterator[str]:
     """The DSN of a database no other test uses (dropped after the test)."""
-    name = f"floor_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(postgres.dsn)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    yield postgres.dsn_for(name)
-    admin = await asyncpg.connect(postgres.dsn)
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
+    async with fresh_database(postgres) as dsn:
+        yield dsn
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import tomllib
+import uuid
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -14,6 +15,7 @@ import asyncpg
 from casino_floor.config import FloorConfig, config_from_mapping
 from casino_floor.ingest import Ingest
 from casino_floor.store import Batch, FloorStore
+from simulators.postgres import PostgresServer
 
 
 async def store_messages(store: FloorStore, ingest: Ingest, messages: Iterable[tuple[str, dict[str, Any]]], *,
@@ -83,3 +85,22 @@ async def until_stored(dsn: str, expected: dict[str, int], seconds: float = 60.0
                 await asyncio.sleep(0.1)
     except TimeoutError:
         raise AssertionError(f"never stored {expected} within {seconds:g} s: the store holds {now}") from None
+
+
+@asynccontextmanager
+async def fresh_database(postgres: PostgresServer) -> AsyncIterator[str]:
+    """The DSN of a database of its own on the session's PostgreSQL, made in the caller's loop and dropped after."""
+    name = f"floor_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(postgres.dsn)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    try:
+        yield postgres.dsn_for(name)
+    finally:
+        admin = await asyncpg.connect(postgres.dsn)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()

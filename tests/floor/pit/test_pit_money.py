@@ -17,12 +17,9 @@ import itertools
 import json
 import sys
 import time
-import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import pytest
 from playwright.async_api import Page, expect
 
@@ -37,30 +34,11 @@ from table_runtime.game.cards import Card
 from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, Next, ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.runtime.controller import TableController
-from tests.floor.support import floor_config, floor_toml
+from tests.floor.support import floor_config, floor_toml, fresh_database
 
 from .pit_support import publishing_tables
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(120)]
-
-
-@contextlib.asynccontextmanager
-async def fresh_database(postgres: PostgresServer) -> AsyncIterator[str]:
-    """A database of its own on the session's PostgreSQL, made in this test's loop."""
-    name = f"floor_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(postgres.dsn)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    try:
-        yield postgres.dsn_for(name)
-    finally:
-        admin = await asyncpg.connect(postgres.dsn)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
 
 
 def players_win_two_rounds(controller: TableController) -> None:
