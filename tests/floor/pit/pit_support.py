@@ -13,8 +13,12 @@ from typing import Any
 
 from playwright.async_api import Page
 
+from casino_floor.config import FloorConfig
 from casino_floor.pit import FloorPicture, PitServer
 from casino_floor.pit.feed_link import FeedLink
+from casino_floor.pit.serve import serve_pit
+from casino_floor.service import FloorService
+from casino_floor.store import FloorStore
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings, parse_broker_url
 from table_runtime.journal import Journal
@@ -104,5 +108,23 @@ async def pit_stack(broker_url: str, prefix: str, *, token: str | None = PIT_TOK
             yield view, server, link
         finally:
             task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+@contextlib.asynccontextmanager
+async def pit_beside_service(config: FloorConfig, store: FloorStore) -> AsyncIterator[PitServer]:
+    """The floor service running on `store` with the pit page beside it on the service's own session, as
+    ``table-floor run`` serves it; both stopped on leaving."""
+    service = FloorService(config, store)
+    ready: asyncio.Future[PitServer] = asyncio.get_running_loop().create_future()
+    tasks = [asyncio.create_task(service.run()),
+             asyncio.create_task(serve_pit(config, store=store, service=service, started=ready.set_result))]
+    try:
+        yield await asyncio.wait_for(ready, 10)
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task

@@ -4,7 +4,6 @@ read once per floor process), showing the tables and the floor's own alarms from
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import json
 import re
@@ -14,15 +13,13 @@ from typing import Any
 import aiohttp
 import aiomqtt
 
-from casino_floor.pit.serve import serve_pit
 from casino_floor.pit.server import PitServer
-from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
 from simulators.mosquitto import MosquittoBroker
 from tests.floor.support import floor_config
 from tests.polling import until
 
-from .pit_support import publishing_tables, snapshot
+from .pit_support import pit_beside_service, publishing_tables, snapshot
 
 
 async def _overview(session: aiohttp.ClientSession, server: PitServer) -> dict[str, Any]:
@@ -41,12 +38,7 @@ async def test_beside_the_service_the_page_uses_its_session_and_shows_the_floor_
         tmp_path: Path, floor_broker: MosquittoBroker, store: FloorStore, database: str, prefix: str) -> None:
     config = dataclasses.replace(floor_config(database, [floor_broker.url], prefix, check_interval=0.1),
                                  pit_bind="127.0.0.1:0", pit_token=None)
-    service = FloorService(config, store)
-    ready: asyncio.Future[PitServer] = asyncio.get_running_loop().create_future()
-    tasks = [asyncio.create_task(service.run()),
-             asyncio.create_task(serve_pit(config, store=store, service=service, started=ready.set_result))]
-    try:
-        server = await asyncio.wait_for(ready, 10)
+    async with pit_beside_service(config, store) as server:
         async with publishing_tables(floor_broker.url, prefix, ["T1"], tmp_path) as tables, \
                 aiohttp.ClientSession() as session:  # fmt: skip
             offered = tables["T1"].offer(snapshot("betting", round_number=7, seq=10))
@@ -78,9 +70,3 @@ async def test_beside_the_service_the_page_uses_its_session_and_shows_the_floor_
         clients = set(re.findall(r"New client connected from \S+ as (\S+)", floor_broker.log_tail(500)))
         others = {c for c in clients if c != "table-T1-feed" and not c.startswith(config.floor_id)}
         assert len(others) == 1, clients  # the forger only
-    finally:
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task

@@ -9,7 +9,6 @@ win / handle (-100 %). Once the dealer records a buy-in, the hold is the win ove
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import csv
 import dataclasses
 import io
@@ -23,9 +22,6 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
-from casino_floor.pit.serve import serve_pit
-from casino_floor.pit.server import PitServer
-from casino_floor.service import FloorService
 from casino_floor.shifts import Shifts
 from casino_floor.store import FloorStore
 from simulators.mosquitto import MosquittoBroker
@@ -36,7 +32,7 @@ from table_runtime.game.rules import TableLimits, profile
 from table_runtime.runtime.controller import TableController
 from tests.floor.support import floor_config, floor_toml, fresh_database
 
-from .pit_support import publishing_tables
+from .pit_support import pit_beside_service, publishing_tables
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(120)]
 
@@ -74,13 +70,9 @@ async def test_the_hold_is_the_win_over_the_buy_ins_not_over_the_stakes(
         config = dataclasses.replace(floor_config(database, [floor_broker.url], prefix, check_interval=0.1),
                                      pit_bind="127.0.0.1:0", pit_token=None, shifts=shifts)
         store = await FloorStore.open(database)
-        service = FloorService(config, store)
-        ready: asyncio.Future[PitServer] = asyncio.get_running_loop().create_future()
-        tasks = [asyncio.create_task(service.run()),
-                 asyncio.create_task(serve_pit(config, store=store, service=service, started=ready.set_result))]
         try:
-            server = await asyncio.wait_for(ready, 10)
-            async with publishing_tables(floor_broker.url, prefix, ["T01"], tmp_path) as tables:
+            async with pit_beside_service(config, store) as server, \
+                    publishing_tables(floor_broker.url, prefix, ["T01"], tmp_path) as tables:  # fmt: skip
                 ticks = itertools.count()
                 now = time.time()
                 controller = TableController(table_id="T01", rules=profile("fr-casino"), limits=TableLimits(),
@@ -117,11 +109,6 @@ async def test_the_hold_is_the_win_over_the_buy_ins_not_over_the_stakes(
                             break
                         await asyncio.sleep(0.05)
         finally:
-            for task in tasks:
-                task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
             await store.close()
 
         toml = tmp_path / "floor.toml"
