@@ -275,9 +275,12 @@ class Round(RoundState):
             self._refuse("NEXT", refusal, out, "000:12", hand.box)
             return
         hand.stood = True
-        self._undo.append((STAND, hand, None, 0))
-        number, index = hand.box, hand.index
-        out.append(hand_stood(number, index))
+        self.end_turn(hand, STAND, hand_stood(hand.box, hand.index), out)
+
+    def end_turn(self, hand: Hand, kind: str, event: Event, out: list[Event]) -> None:
+        """The current `hand` is done by a decision (`kind`: a stand, a surrender, undone by UNDO as one)."""
+        self._undo.append((kind, hand, None, 0))
+        out.append(event)
         self._advance(out)
         self._drain(out)
 
@@ -293,8 +296,7 @@ class Round(RoundState):
         hand.stakes.extend(added)
         hand.doubled = True
         self._undo.append((DOUBLE, hand, None, len(added)))
-        number, index = hand.box, hand.index
-        out.append(HandDoubled(box=number, hand=index, added_cents=sum(stake.cents for stake in added),
+        out.append(HandDoubled(box=hand.box, hand=hand.index, added_cents=sum(stake.cents for stake in added),
                                behind_declined=tuple(declined)))
         self._drain(out)
 

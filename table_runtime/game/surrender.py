@@ -12,7 +12,7 @@ half cent, rounded down (the house collects it, as insurance takes half a stake 
 payout's note says so, never silently. The table's chips are whole euros, so it only shows in tests.
 
 The transition lives here rather than in round.py (which holds the other decisions) to keep that module of the
-round's common transitions under its size limit; it drives the round through the same steps a stand does.
+round's common transitions under its size limit; it ends the turn as a stand does (`Round.end_turn`).
 """
 
 from __future__ import annotations
@@ -77,8 +77,6 @@ def surrender(round_: Round, out: list[Event]) -> None:
         return
     assert hand is not None
     hand.surrendered = True
-    round_._undo.append((SURRENDER, hand, None, 0))
-    out.append(HandSurrendered(box=hand.box, hand=hand.index, staked_cents=hand.stake_total(),
-                               returned_cents=sum(returned_cents(stake.cents) for stake in hand.stakes)))
-    round_._advance(out)
-    round_._drain(out)
+    round_.end_turn(hand, SURRENDER, HandSurrendered(
+        box=hand.box, hand=hand.index, staked_cents=hand.stake_total(),
+        returned_cents=sum(returned_cents(stake.cents) for stake in hand.stakes)), out)
