@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
@@ -43,7 +43,12 @@ from firmware_bridge.shoe.events import (
 __all__ = [
     "BufferGateChanged",
     "CardDrawn",
+    "CardRead",
+    "CardReaderEvent",
+    "CardReaderOffline",
+    "CardReaderOnline",
     "CardShoe",
+    "CardUnreadable",
     "ChipReader",
     "ChipsScanned",
     "CutCardReached",
@@ -55,6 +60,7 @@ __all__ = [
     "JamCleared",
     "MissedCards",
     "PanelCommand",
+    "PlayerCardReader",
     "ReaderEvent",
     "ReaderOffline",
     "ReaderOnline",
@@ -233,3 +239,65 @@ class DealerPanel(Protocol):
 
     def alarm_off(self) -> None:
         """Buzzer quiet, tower back to the last `set_tower` state."""
+
+
+# -- the player card readers -------------------------------------------------------------------
+# A USB card reader at the table (or at a box) types the number of a rated player's card as a keyboard would
+# (docs/protocols/player_card.md). The number leaves the port as read: the runtime turns it into the player's
+# pseudonym before anything is journaled (table_runtime/rating/pseudonym.py).
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardRead:
+    """A card read in full at reader `reader`: the number it carries (never journaled as such)."""
+
+    reader: str
+    at: float
+    number: str = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardUnreadable:
+    """A read refused (an unknown key, no ENTER, no number): the player swipes again."""
+
+    reader: str
+    at: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardReaderOnline:
+    reader: str
+    at: float
+    device: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardReaderOffline:
+    """The reader is gone (unplugged, never there, not ours to read): no card is read until it is back."""
+
+    reader: str
+    at: float
+    reason: str
+
+
+CardReaderEvent = CardRead | CardUnreadable | CardReaderOnline | CardReaderOffline
+
+
+class PlayerCardReader(Protocol):
+    """A player card reader, alive for an `async with`: its reads and its comings and goings, in order."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def online(self) -> bool: ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: TracebackType | None) -> None: ...
+
+    def reads(self) -> AsyncIterator[CardReaderEvent]:
+        """Every read and every change online/offline until cancelled; looks for a reader gone by itself."""
+        ...
