@@ -19,10 +19,11 @@ Layout (see ``configs/demo.toml`` and ``configs/pi.toml``)::
     [display]   host, port, language, supervisor_pin_file, pit_token_file, allowed_hosts
     [metrics]   host, port                 # the Prometheus endpoint (absent: none; needs the `metrics` extra)
     [clock]     sync_wait_seconds          # how long start-up waits for a synchronised clock (docs/journal.md)
+    [player_cards]  reader, secret_file, event_size, [player_cards.boxes]   # the player card readers
 
 Relative paths are relative to the configuration file's directory. Secrets come
 from the environment first, then from their files: ``TABLE_MQTT_PASSWORD``,
-``TABLE_SUPERVISOR_PIN``, ``TABLE_PIT_TOKEN``.
+``TABLE_SUPERVISOR_PIN``, ``TABLE_PIT_TOKEN``, ``TABLE_PLAYER_CARD_SECRET``.
 """
 
 from table_runtime.config.loader import load_config

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_runtime.config.player_cards import PlayerCardsConfig
 from table_runtime.errors import ConfigError
 from table_runtime.game.commands import PANEL_BUTTONS
 from table_runtime.game.hyper_settlement import HYPER_ZONES
@@ -162,6 +163,7 @@ class TableConfig:
     metrics: MetricsConfig = MetricsConfig()
     clock: ClockConfig = ClockConfig()
     journal: JournalConfig = JournalConfig()
+    player_cards: PlayerCardsConfig = field(default_factory=PlayerCardsConfig)  # config/player_cards.py
 
     @property
     def journal_path(self) -> Path:

@@ -14,7 +14,8 @@ def describe(config: TableConfig) -> str:
     mqtt = f"mqtt {url} prefix {config.mqtt.prefix}" if config.mqtt.enabled else "mqtt off"
     secrets = [name for name, value in (("supervisor PIN", config.display.supervisor_pin),
                                         ("pit token", config.display.pit_token),
-                                        ("mqtt password", config.mqtt.password)) if value]
+                                        ("mqtt password", config.mqtt.password),
+                                        ("player card secret", config.player_cards.secret)) if value]
     return (
         f"table {config.table_id}: rules {config.rules.profile} ({config.rules.boxes} boxes, "
         f"{config.rules.decks} decks), limits {limits.min_bet_cents / 100:.2f} to {limits.max_bet_cents / 100:.2f}; "
@@ -24,5 +25,6 @@ def describe(config: TableConfig) -> str:
         f"{'' if config.devices.gpio_chip is None else f' on chip {config.devices.gpio_chip!r}'}; {mqtt}; "
         f"display {config.display.host}:{config.display.port} ({config.display.language}); "
         f"{f'metrics {config.metrics.host}:{config.metrics.port}' if config.metrics.enabled else 'metrics off'}; "
+        f"{len(config.player_cards.readers)} player card reader{'s' if len(config.player_cards.readers) != 1 else ''}; "
         f"secrets: {', '.join(secrets) or 'none'}"
     )

@@ -17,6 +17,7 @@ from table_runtime.core.alarm_ledger import needs_supervisor
 from table_runtime.core.buy_ins import buy_in_of, buy_in_refusal, buy_in_text
 from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.inputs import CoreInput, HyperAssigned
+from table_runtime.core.player_cards import seat_card_input
 from table_runtime.core.seating import DEAL_REFUSALS, SEAT_COMMANDS, seat_input
 from table_runtime.errors import CardCodeError
 from table_runtime.game.alarm_kinds import AlarmKind
@@ -191,6 +192,11 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
             verdict.zone for verdict in core.chips.verdicts(hand.box)
             if verdict.zone.endswith(".behind") and verdict.accepted)
         return Submit(command, ((command_input(command, by=role, behind_following=following), source),))
+    if command == Command.SEAT_CARD:  # the card read waiting, placed on a box (core/player_cards.py)
+        by_card = seat_card_input(core.card_waiting, args, by=role, boxes=table.rules.boxes)
+        if isinstance(by_card, Refusal):
+            return Refused(by_card.text, by_card.reason)
+        return Submit(command, ((by_card, source),), f"{command} box{by_card.box}")
     if command in SEAT_COMMANDS:  # who sits where (core/seating.py)
         seat = seat_input(command, args, by=role, boxes=table.rules.boxes)
         if isinstance(seat, Refusal):

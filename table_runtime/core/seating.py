@@ -4,8 +4,8 @@ The dealer (or the pit) says on the display which player holds a box: `PlayerSea
 label the dealer picks, e.g. "A" or "12") and `SeatCleared` (the box's player left). Both are journaled inputs
 like the game's (docs/journal.md), so who sits where after a restart is the fold of the journal, never a guess.
 A box with a seated bet and no seat input is a distinct anonymous player. The inputs are the base of player
-rating (issue 23): a player card read at the box will be a `PlayerSeated` with its source; leaving a box is
-`SeatCleared`; moving is the two in one step.
+rating (issue 23): a player card read at the table is placed on a box as a `PlayerSeated` of source "card"
+(core/player_cards.py); leaving a box is `SeatCleared`; moving is the two in one step.
 
 The amended text lets the director « interdire de jouer debout lorsque des places assises sont vacantes »
 (rule option `no_behind_while_seat_vacant`) and « limiter le nombre de cases sur lesquelles peut miser un
@@ -37,13 +37,23 @@ RULE_BOXES: Final = ("55-4 as amended on 6 May 2020: the director may « limiter
                      "peut miser un joueur » (option max_boxes_per_player)")
 
 
+DISPLAY_SOURCE: Final = "display"  # the dealer or the pit named the player on the display (SEAT)
+CARD_SOURCE: Final = "card"  # the player's card was read (core/player_cards.py): `player` is its pseudonym
+SEAT_SOURCES: Final = (DISPLAY_SOURCE, CARD_SOURCE)
+# The journal body's key for `PlayerSeated.source`: an input row's own `source` is where the row came from (the
+# display, the panel, the card reader), core/journal_rows.py.
+SOURCE_KEY: Final = "seat_source"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerSeated:
-    """The dealer (`by`) says player `player` holds box `box` (replacing whoever held it)."""
+    """The dealer (`by`) says player `player` holds box `box` (replacing whoever held it); `source`: how the
+    player was named (a label on the display, or a card read)."""
 
     box: int
     player: str
     by: str = "dealer"
+    source: str = DISPLAY_SOURCE
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,6 +74,8 @@ def seat_to_dict(item: SeatInput) -> dict[str, Any]:
     body: dict[str, Any] = {"box": item.box}
     if isinstance(item, PlayerSeated):
         body["player"] = item.player
+        if item.source != DISPLAY_SOURCE:  # absent: the display's, as in every row written before sources
+            body[SOURCE_KEY] = item.source
     body.update(by=item.by, type=type(item).__name__, schema_version=SCHEMA_VERSION)
     return body
 
@@ -73,7 +85,11 @@ def seat_from_dict(body: Mapping[str, Any]) -> SeatInput:
     name = body.get("type")
     try:
         if name == "PlayerSeated":
-            return PlayerSeated(box=int(body["box"]), player=str(body["player"]), by=str(body.get("by", "dealer")))
+            source = str(body.get(SOURCE_KEY, DISPLAY_SOURCE))
+            if source not in SEAT_SOURCES:
+                raise ValueError(f"source {source!r} is not one of {', '.join(SEAT_SOURCES)}")
+            return PlayerSeated(box=int(body["box"]), player=str(body["player"]), by=str(body.get("by", "dealer")),
+                                source=source)
         if name == "SeatCleared":
             return SeatCleared(box=int(body["box"]), by=str(body.get("by", "dealer")))
     except (KeyError, TypeError, ValueError) as error:

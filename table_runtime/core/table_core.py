@@ -27,7 +27,8 @@ from table_runtime.core.chip_watch import ChipWatch
 from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.hyper_field import HyperField
 from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssigned, ZoneChanged
-from table_runtime.core.seating import Seating
+from table_runtime.core.player_cards import PlayerCardRead, waiting_after, waiting_view
+from table_runtime.core.seating import PlayerSeated, Seating
 from table_runtime.game.events import Event, RoundStarted
 from table_runtime.game.inputs import BetsLocked, CardDrawn
 from table_runtime.game.round import INSURANCE, SETTLEMENT
@@ -45,6 +46,7 @@ class TableCore:
         self.hyper = HyperField()  # who owns the chips on the hyper black jack field before the deal (55-4 6°)
         self._order_warned: set[str] = set()  # zones named by a settlement_order alarm this round
         self.seats = Seating()  # who sits where, for the director's options (core/seating.py)
+        self.card_waiting: PlayerCardRead | None = None  # a card read, waiting for its box (core/player_cards.py)
 
     @property
     def halted(self) -> str:
@@ -68,6 +70,11 @@ class TableCore:
             return [recorded(item)]
         if isinstance(item, SEAT_INPUT_CLASSES):
             self.seats.apply(item)
+            if isinstance(item, PlayerSeated):
+                self.card_waiting = waiting_after(self.card_waiting, item)
+            return []
+        if isinstance(item, PlayerCardRead):  # the card waits for the dealer's box (core/player_cards.py)
+            self.card_waiting = waiting_after(self.card_waiting, item)
             return []
         halted = self.alarms.halted
         if halted and isinstance(item, CardDrawn):
@@ -78,6 +85,8 @@ class TableCore:
             if problems:
                 return problems + (self.chips.bets_locked(self.table.round, False) if self.chips.zones else [])
         events = self.table.apply(item)
+        if isinstance(item, BetsLocked) and any(isinstance(event, RoundStarted) for event in events):
+            self.card_waiting = None  # a card not placed by the next deal is dropped (core/player_cards.py)
         if not self.chips.zones:
             return events
         round_ = self.table.round
@@ -136,7 +145,7 @@ class TableCore:
     def snapshot_extra(self) -> dict[str, Any]:
         """What the core adds to the table snapshot: who sits where, the zone totals, and the payout check while
         settling."""
-        seats = {"seats": self.seats.state()}
+        seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting)}
         if not self.chips.zones:
             return seats
         extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}

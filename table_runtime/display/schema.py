@@ -164,7 +164,9 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
               "hyper": _HYPER, "hyper_assigned": _HYPER_ASSIGNED,
               # who sits where (core/seating.py): box number -> the player's label the dealer gave
               "seats": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
-                        "additionalProperties": {"type": "string", "minLength": 1}}},
+                        "additionalProperties": {"type": "string", "minLength": 1}},
+              # a player card read at the table, waiting for the dealer's box (core/player_cards.py)
+              "card_waiting": _object({"player": {"type": "string", "minLength": 1}, "reader": {"type": "string"}})},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

@@ -67,6 +67,9 @@ class AlarmKind(enum.StrEnum):
     # The director's options at DEAL (table_runtime/core/seating.py; 55-4 as amended on 6 May 2020).
     BEHIND_WHILE_SEAT_VACANT = "behind_while_seat_vacant"
     TOO_MANY_BOXES = "too_many_boxes"
+    # The player card readers (table_runtime/runtime/card_link.py; issue 23).
+    CARD_READER_OFFLINE = "card_reader_offline"
+    PLAYER_CARD_UNREADABLE = "player_card_unreadable"
 
 
 # Kinds a hostile or broken input can raise by the thousand (junk tags, a card storm, a flapping antenna, a
@@ -76,4 +79,5 @@ AGGREGATED_KINDS: frozenset[AlarmKind] = frozenset({
     AlarmKind.COUNTERFEIT_CHIP, AlarmKind.VOID_CHIP, AlarmKind.STOLEN_CHIP, AlarmKind.OTHER_CASINO_CHIP,
     AlarmKind.TAG_MISMATCH, AlarmKind.ANTENNA_FAULT, AlarmKind.CARD_NO_HAND, AlarmKind.CARD_OVERCOUNT,
     AlarmKind.UNREADABLE_CARD, AlarmKind.COMMAND_REFUSED, AlarmKind.PLAY_STOPPED,
+    AlarmKind.PLAYER_CARD_UNREADABLE, AlarmKind.CARD_READER_OFFLINE,
 })

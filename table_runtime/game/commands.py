@@ -34,6 +34,7 @@ class Command(enum.StrEnum):
     SEAT = "SEAT"  # the dealer says which player holds a box (args {"box": N, "player": "label"})
     SEAT_CLEAR = "SEAT_CLEAR"  # the player of a box left (args {"box": N})
     BUY_IN = "BUY_IN"  # cash or a marker exchanged for chips at the table (core/buy_ins.py)
+    SEAT_CARD = "SEAT_CARD"  # the player card just read placed on a box (args {"box": N}; core/player_cards.py)
 
 
 class Role(enum.StrEnum):

@@ -63,6 +63,8 @@ class RefusalReason(enum.StrEnum):
     BAD_AMOUNT = "bad_amount"  # a buy-in's amount that is not a whole number of cents above 0
     OVER_BUY_IN_MAXIMUM = "over_buy_in_maximum"  # a buy-in over the table's [limits] buy_in_max_cents
     BAD_BUY_IN = "bad_buy_in"  # a buy-in paid with neither cash nor a marker, for no box of the table, a bad id
+    # Player cards (core/player_cards.py).
+    NO_CARD_READ = "no_card_read"  # SEAT_CARD while no card read waits to be placed
 
 
 @dataclass(frozen=True, slots=True)

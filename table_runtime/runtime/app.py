@@ -26,6 +26,7 @@ from table_runtime.errors import ConfigError
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.game.events import Alarm
 from table_runtime.journal import RETRY_SECONDS, JournalUnwritableError
+from table_runtime.runtime.card_link import PlayerCardLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.heap import frozen_heap
@@ -51,6 +52,7 @@ class TableApp:
         registry: RegistryFollower | None = None,
         journal_retry_seconds: float = RETRY_SECONDS,  # the shoe's resends also try it
         on_commit: CommitHook | None = None,
+        player_cards: PlayerCardLink | None = None,
     ) -> None:
         self.controller = controller
         self.journal_retry_seconds = journal_retry_seconds  # while the journal cannot be written
@@ -67,6 +69,7 @@ class TableApp:
         self.chips = chips
         self.display = display
         self.feed = feed
+        self.player_cards = player_cards  # the player card readers (runtime/card_link.py)
         self.changed = asyncio.Event()
         self._dirty = asyncio.Event()
         self._stopping = asyncio.Event()
@@ -93,6 +96,8 @@ class TableApp:
                 await stack.enter_async_context(self.panel)
             for reader in self.readers:
                 await stack.enter_async_context(reader)
+            if self.player_cards is not None:
+                await stack.enter_async_context(self.player_cards)
             stack.enter_context(frozen_heap())  # a full garbage collection would block the loop (runtime/heap.py)
             async with asyncio.TaskGroup() as tasks:
                 workers = [tasks.create_task(self._publish_loop()),  # cancelled at the stop
@@ -109,6 +114,8 @@ class TableApp:
                     workers.append(tasks.create_task(self._reader_loop(reader)))
                 if self.registry is not None:
                     workers.append(tasks.create_task(self.registry.run()))
+                if self.player_cards is not None:
+                    workers.append(tasks.create_task(self.player_cards.run()))
                 self._on_change()
                 await self._stopping.wait()
                 self.controller.note({"type": "Stopping", "table_id": self.controller.table_id})

@@ -40,8 +40,10 @@ from drivers.dealer_panel import GpioDealerPanel, PanelDeviceError, PanelUsageEr
 from drivers.feig_reader import FeigChipReader
 from drivers.feig_settings import FeigSettings
 from drivers.gpio_chip import open_pin_factory, resolve_chip
+from drivers.player_card import EvdevCardReader
 from drivers.ports import ChipReader
 from drivers.shoe import SerialShoe
+from firmware_bridge.key_events import layout_of_size
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
 from table_runtime.config import ChipReaderConfig, MqttConfig, TableConfig
@@ -54,6 +56,7 @@ from table_runtime.game.table import Table
 from table_runtime.journal import Journal
 from table_runtime.plugins import SimulatedShoeDevice, StartShoe, reader_opener, shoe_checker, shoe_starter
 from table_runtime.runtime.app import TableApp
+from table_runtime.runtime.card_link import CardReaderAt, PlayerCardLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.registry_follow import RegistryFollower
 
@@ -143,7 +146,8 @@ def assemble(
         follower = (RegistryFollower(registry_path, lambda: _registry(config), reporter, controller)
                     if registry_path is not None else None)
         app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chips=reporter, feed=feed,
-                       registry=follower, journal_retry_seconds=config.journal.retry_seconds)
+                       registry=follower, journal_retry_seconds=config.journal.retry_seconds,
+                       player_cards=player_card_link(config, controller))
         if with_display:
             display = config.display
             app.display = DisplayServer(app, host=display.host, port=display.port, language=display.language,
@@ -152,6 +156,17 @@ def assemble(
         table = AssembledTable(config=config, app=app, journal=journal, simulated_shoe=simulated_shoe,
                                simulated_readers=simulated_readers, _stack=stack.pop_all())
     return table
+
+
+def player_card_link(config: TableConfig, controller: TableController) -> PlayerCardLink | None:
+    """The player card readers `[player_cards]` names, followed by one link (None: no reader)."""
+    cards = config.player_cards
+    if not cards.readers:
+        return None
+    assert cards.secret is not None  # the configuration refuses a reader without one
+    layout = layout_of_size(cards.event_size)
+    return PlayerCardLink(controller, [CardReaderAt(EvdevCardReader(path, name=name, layout=layout), box)
+                                       for name, path, box in cards.readers], secret=cards.secret)
 
 
 def gpio_chip_number(config: TableConfig) -> int | None:

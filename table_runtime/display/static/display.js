@@ -7,6 +7,7 @@ import { buildBuyInDialog } from "./buy_in.js";
 import { REFUSAL_KEYS } from "./i18n.js";
 import { renderRecallBar } from "./recall.js";
 import { hyperTouch } from "./hyper.js";
+import { placingCard } from "./player_card.js";
 import { RANKS, cardNode, normalize, renderActions, renderTable } from "./table.js";
 import { SUIT_SYMBOL, applyStaticText, lang, setLanguage, t } from "./text.js";
 
@@ -370,6 +371,8 @@ function wire() {
   // Who sits where (SEAT): between rounds, the dealer touches a box's header to seat a player there or clear it.
   $("boxes").addEventListener("click", (event) => {
     const box = event.target.closest(".box header")?.parentElement?.dataset.box;
+    // A player card read waits (player_card.js): the touched box is the player's, in a round or between rounds.
+    if (box && !state.busy && placingCard(shown(), view())) { command("SEAT_CARD", { box: Number(box) }); return; }
     if (!box || document.body.dataset.seating !== "yes") return;
     state.seat = { box: Number(box), player: null };
     updateSeat();

@@ -495,6 +495,18 @@ export const STRINGS = {
     reason_buy_in_tender: "espèces ou marqueur seulement",
     reason_buy_in_box: "la table n’a pas cette case (1 à {boxes})",
     reason_buy_in_player: "l’identifiant du joueur a au plus {characters} caractères",
+    // --- player cards (issue 23): a card read at the table waits for the dealer's box (core/player_cards.py)
+    card_waiting: "Carte joueur lue : touchez la case du joueur",
+    card_waiting_player: "joueur {player}",
+    cmd_SEAT_CARD: "PLACER LA CARTE",
+    step_PlayerCardRead: "Carte joueur lue",
+    device_player_cards: "Cartes joueurs",
+    reason_no_card_read: "aucune carte joueur n’attend : le joueur passe sa carte",
+    alarm_card_reader_offline: "Lecteur de cartes joueurs hors ligne",
+    alarm_player_card_unreadable: "Carte joueur illisible",
+    body_card_reader_offline: "Le lecteur de cartes joueurs ne lit plus : nommer les joueurs sur l’écran",
+    body_player_card_unreadable: "La carte n’a pas pu être lue : le joueur la passe de nouveau",
+    rule_table_player_card: "TABLE.md Appareils : un lecteur de cartes à la table identifie un joueur noté à sa case",
   },
   en: {
     title: "Table {table}",
@@ -984,6 +996,18 @@ export const STRINGS = {
     reason_buy_in_tender: "cash or marker only",
     reason_buy_in_box: "the table has no such box (1 to {boxes})",
     reason_buy_in_player: "a player's id has at most {characters} characters",
+    // --- player cards (issue 23): a card read at the table waits for the dealer's box (core/player_cards.py)
+    card_waiting: "Player card read: tap the player's box",
+    card_waiting_player: "player {player}",
+    cmd_SEAT_CARD: "PLACE CARD",
+    step_PlayerCardRead: "Player card read",
+    device_player_cards: "Player cards",
+    reason_no_card_read: "no player card is waiting: the player swipes his card",
+    alarm_card_reader_offline: "Player card reader offline",
+    alarm_player_card_unreadable: "Player card unreadable",
+    body_card_reader_offline: "The player card reader reads no more: name the players on the display",
+    body_player_card_unreadable: "The card could not be read: the player swipes it again",
+    rule_table_player_card: "TABLE.md Devices: a player card reader at the table identifies a rated player at a box",
   },
 };
 
@@ -1038,6 +1062,7 @@ export const RULES = [
   ["55-4 1° as amended on 6 May 2020 (« abandon »: on the first two cards, the bank showing no ace, half the initial stake back)", "rule_55_4_surrender"],
   ["55-4 as amended on 6 May 2020: the director may « interdire de jouer debout lorsque des places assises sont vacantes » (option no_behind_while_seat_vacant)", "rule_55_4_vacant"],
   ["55-4 as amended on 6 May 2020: the director may « limiter le nombre de cases sur lesquelles peut miser un joueur » (option max_boxes_per_player)", "rule_55_4_boxes"],
+  ["TABLE.md Devices: a player card reader at the table identifies a rated player at a box", "rule_table_player_card"],
 ];
 
 // Why the table refused a command: the runtime's reason (the part of the message after "NEXT refused: ")
@@ -1093,6 +1118,8 @@ export const REASONS = [
   ["paid with .*: cash or marker only", "reason_buy_in_tender"],
   ["box .* is not a box of this table \\(1 to (?<boxes>\\d+)\\)", "reason_buy_in_box"],
   ["the player's id must be text of at most (?<characters>\\d+) characters", "reason_buy_in_player"],
+  // A player card placed on a box (table_runtime/core/player_cards.py `seat_card_input`).
+  ["no player card waits to be placed: the player swipes his card", "reason_no_card_read"],
 ];
 
 // Why the table refused a command, by the reply's or the alarm's `reason` code (table_runtime/game/refusals.py
@@ -1143,6 +1170,7 @@ export const REFUSAL_KEYS = {
   bad_amount: ["reason_buy_in_not_number", "reason_buy_in_not_positive", "reason_bad_amount"],
   over_buy_in_maximum: ["reason_buy_in_over_maximum", "reason_over_buy_in_maximum"],
   bad_buy_in: ["reason_buy_in_tender", "reason_buy_in_box", "reason_buy_in_player", "reason_bad_buy_in"],
+  no_card_read: ["reason_no_card_read"],
 };
 
 window.DISPLAY_STRINGS = STRINGS;

@@ -3,6 +3,7 @@
 import { renderAlarms } from "./alarm.js";
 import { $, el, replaceChildren } from "./dom.js";
 import { renderHyper } from "./hyper.js";
+import { renderCardWaiting } from "./player_card.js";
 import { SUIT_SYMBOL, money, ownerName, t, tOr, totalText } from "./text.js";
 
 export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
@@ -319,6 +320,7 @@ export function renderTable(snapshot, view) {
   renderBoxes(snapshot);
   renderHyper(snapshot, view);
   renderActions(snapshot, view);
+  renderCardWaiting(snapshot, view);
   $("recovered").hidden = !snapshot.recovered;
   $("recovered").textContent = t("recovered", { round: snapshot.round });
 }
