@@ -111,8 +111,10 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
     for entry in journal.entries(after, exclude=DERIVED_KINDS):  # the one fold; it makes the events again
         row = row_from_json(entry.seq, entry.kind, entry.body)
         events = fold(core, entry.seq, row)
-        if not isinstance(row, InputRow) or type(row.item).__name__ in CHIP_INPUT_TYPES:
-            continue  # the alarms, the chips on the zones, whose the chips on the hyper field are: not steps
+        if not isinstance(row, InputRow) or type(row.item).__name__ in CHIP_INPUT_TYPES \
+                or not isinstance(row.item, Input | BuyIn):
+            continue  # the alarms, the chips on the zones, whose the chips on the hyper field are, who sits where and
+            # the player cards read (core/seating.py, core/player_cards.py; a restart folds them all): not steps
         item = row.item
         assert isinstance(item, Input | BuyIn)
         round_ = table.round

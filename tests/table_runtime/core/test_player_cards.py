@@ -18,6 +18,7 @@ from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import encode_body
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.recall import recall_rounds
 
 from ..chip_table import ChipTable
 
@@ -101,3 +102,17 @@ def test_a_seat_from_the_display_journals_the_bytes_it_did_before_sources_and_ol
             assert "PlayerSeated" in str(error) or "PlayerCardRead" in str(error)
         else:
             raise AssertionError(f"{bad} decoded")
+
+
+def test_recall_of_a_round_where_a_card_was_read_and_placed_steps_through_the_round(tmp_path: Path) -> None:
+    """Who sits where folds with the journal but is no step of a round: recall steps through the round around it
+    (it refused such a journal before: an assertion on every seat input)."""
+    table = ChipTable(tmp_path, "fr-casino")
+    table.lock({"box1": 2})
+    table.controller.submit(PlayerCardRead(player=ANNA), source="card")
+    assert table.press("SEAT_CARD", box=1)["ok"]
+    assert table.press("SEAT", box=2, player="B")["ok"]
+    table.draw("TD 9C 6H")
+    (recalled,) = recall_rounds(table.journal, table.controller.rules, table.controller.limits, last=1,
+                                table_id="T", zones=table.controller.zones)
+    assert [step["type"] for step in recalled["steps"]] == ["BetsLocked", "CardDrawn", "CardDrawn", "CardDrawn"]
