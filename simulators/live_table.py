@@ -22,6 +22,7 @@ from drivers.dealer_panel import GpioDealerPanel
 from drivers.shoe import SerialShoe
 from firmware_bridge.rfid import Tag
 from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Shuffle, SimulatedDealer
+from simulators.player_card import SimulatedCardReader
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
 from simulators.rfid_chips import CASINO_ID as CASINO_ID  # re-exported: the bench and benchmarks import them here
 from simulators.rfid_chips import ChipIssuer
@@ -157,8 +158,9 @@ class LiveHands:
     """What the simulated dealer and players do with their hands, on the simulated devices."""
 
     def __init__(self, app: TableApp, devices: TableDevices, rng: random.Random, *, error_rate: float,
-                 buy_in_cents: int = 0) -> None:
+                 buy_in_cents: int = 0, card_reader: SimulatedCardReader | None = None) -> None:
         self.app = app
+        self.card_reader = card_reader  # the table's player card reader (a player swipes his card at a new shoe)
         self.buy_in_cents = buy_in_cents  # the players' buy-in the dealer records at each new shoe (0: none)
         self.devices = devices
         self.rng = rng
@@ -243,6 +245,8 @@ class LiveHands:
             await self.until("the new shoe", lambda: table.shoe.shoe_id != shoe_id and table.shoe.loaded)
             if self.buy_in_cents:  # the players change cash for chips as the new shoe starts: the table's drop
                 await self.app.command("BUY_IN", {"cents": self.buy_in_cents}, role="dealer")
+            if self.card_reader is not None:
+                await self.seat_by_card(self.card_reader)
         elif isinstance(intent, Lock):
             stakes = {zone: 0 for zone, chips in self.zone_chips.items() if chips}  # left from before a restart
             for bet in intent.bets.bets:
@@ -262,6 +266,15 @@ class LiveHands:
             for alarm in controller.alarms.active:  # the pit supervisor of the demo clears the serious ones
                 role = "supervisor" if needs_supervisor(str(alarm["kind"])) else "dealer"
                 await self.app.command("ACK_ALARM", {"id": alarm["id"]}, role=role)
+
+    async def seat_by_card(self, card_reader: SimulatedCardReader) -> None:
+        """A rated player swipes his card at the table's reader; the dealer taps his box on the display."""
+        controller = self.controller
+        number = f"4000{card_reader.swiped % 12:04d}"  # twelve regulars come and go
+        box = 1 + self.rng.randrange(controller.rules.boxes)
+        await asyncio.to_thread(card_reader.swipe, number, track=2)
+        await self.until("the player card read", lambda: controller.core.card_waiting is not None)
+        await self.app.command("SEAT_CARD", {"box": box}, role="dealer")
 
     async def _press(self, intent: Press) -> None:
         round_ = self.controller.table.round
@@ -311,13 +324,15 @@ class LiveHands:
 
 
 async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | None, seed: int, pace: float,
-                      error_rate: float, on_round: Callable[[int], None] | None = None, buy_in_cents: int = 0) -> int:
+                      error_rate: float, on_round: Callable[[int], None] | None = None, buy_in_cents: int = 0,
+                      card_reader: SimulatedCardReader | None = None) -> int:
     """The simulated dealer deals `rounds` rounds (forever when None) on the live devices; `buy_in_cents`: the
-    buy-in recorded at each new shoe (0: none)."""
+    buy-in recorded at each new shoe (0: none); `card_reader`: the table's player card reader, where a rated
+    player swipes his card at each new shoe."""
     controller = app.controller
     rng = random.Random(f"live:{seed}:{controller.journal.last_seq}")
     dealer = SimulatedDealer(controller.table, rng, error_rate=error_rate)
-    hands = LiveHands(app, devices, rng, error_rate=error_rate, buy_in_cents=buy_in_cents)
+    hands = LiveHands(app, devices, rng, error_rate=error_rate, buy_in_cents=buy_in_cents, card_reader=card_reader)
     await hands.until("the shoe online", lambda: controller.devices.get("shoe") == "online", 20)
     await hands.until("the chip reader online", lambda: controller.devices.get("chips") == "online", 20)
     done = 0

@@ -49,6 +49,10 @@ class _DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+# The key of the demo players' pseudonyms (docs/protocols/player_card.md).
+DEMO_CARD_SECRET = b"the demo table's player card secret: no casino's"
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("demo", help="run a whole simulated table (display on --http)",
                                    description=__doc__.splitlines()[0], formatter_class=_DefaultsHelp)
@@ -200,8 +204,11 @@ async def _fast_with_feed(args: argparse.Namespace, controller: TableController,
 async def _live(args: argparse.Namespace, controller: TableController, data_dir: Path) -> dict[str, Any]:
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+    from drivers.player_card import EvdevCardReader
     from simulators.device_link import attach_devices, devices_running
     from simulators.live_table import LiveDevices, TableDevices, deal_rounds
+    from simulators.player_card import SimulatedCardReader
+    from table_runtime.runtime.card_link import CardReaderAt, PlayerCardLink
 
     recovered = controller.recovered
     extra: dict[str, Any] = {}
@@ -214,6 +221,10 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
         extra["feed"] = FeedPublisher(FeedSettings.from_mapping({"url": args.mqtt, "prefix": args.mqtt_prefix},
                                                                 table_id=args.table_id), controller.journal)
     pin_factory = MockFactory(pin_class=MockPWMPin)
+    # The table's player card reader: a simulated reader's FIFO, read by the real driver (docs/protocols/player_card.md)
+    card_reader = SimulatedCardReader(data_dir / "player-card.fifo")
+    extra["player_cards"] = PlayerCardLink(controller, [CardReaderAt(EvdevCardReader(card_reader.path))],
+                                           secret=DEMO_CARD_SECRET)
     devices: TableDevices
     where = "in-process"
     if not args.devices_in_process or devices_running(data_dir):  # devices left running are reattached to
@@ -225,6 +236,7 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
         devices = LiveDevices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory)
     try:
         devices.start()
+        card_reader.start()
         app = devices.app(controller, **extra)
         if http is not None:
             from table_runtime.display.server import DisplayServer
@@ -251,7 +263,7 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
         try:
             dealer = asyncio.create_task(deal_rounds(app, devices, rounds=args.rounds, seed=args.seed,
                                                      pace=args.pace, error_rate=args.error_rate, on_round=count,
-                                                     buy_in_cents=args.buy_in_cents))
+                                                     buy_in_cents=args.buy_in_cents, card_reader=card_reader))
             finished, _ = await asyncio.wait({dealer, runner}, return_when=asyncio.FIRST_COMPLETED)
             if dealer in finished:
                 played[0] = dealer.result()
@@ -263,6 +275,7 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
             app.stop("demo finished")
             await runner
     finally:
+        card_reader.stop()
         devices.stop()
     return {"rounds": played[0], "alarms": dict(controller.alarms.counts), "recovered": recovered,
             "net_by_box": {}, "journal_rows": controller.journal.last_seq, "devices": where}
