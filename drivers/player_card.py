@@ -111,14 +111,14 @@ class EvdevCardReader:
                 kind = "FIFO, not grabbed"
             else:
                 raise OSError(errno.ENODEV, "neither an input event device nor a FIFO")
+            self._decoder = KeyDecoder(self.layout, self.max_keys)  # a read cut by the unplug is not continued
+            self._queue = asyncio.Queue()
+            asyncio.get_running_loop().add_reader(fd, self._readable)  # OSError: a device the loop cannot poll
         except OSError:
             os.close(fd)
             self.grabbed = False
             raise
-        self._decoder = KeyDecoder(self.layout, self.max_keys)  # a read cut by the unplug is not continued
-        self._queue = asyncio.Queue()
         self._fd = fd
-        asyncio.get_running_loop().add_reader(fd, self._readable)
         return f"{self.path} ({kind}, {self.layout.size}-byte events)"
 
     def _readable(self) -> None:
