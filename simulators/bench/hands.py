@@ -29,7 +29,7 @@ class BenchHands(ChipHands):
     # buttons and touches -------------------------------------------------------------------
 
     async def _press(self, button: str, where: str, *, wait: bool = True) -> None:
-        seq = self.ctl.journal.last_seq
+        seq = self.ctl.last_seq
         if self.choice.real("panel"):
             self.operator.ask(f"press {button}")
         else:
@@ -56,7 +56,7 @@ class BenchHands(ChipHands):
         return any(row["seq"] > seq and row["row"] == "input" and row.get("source") == "panel"
                    for row in reversed(self.rows()))
 
-    def _touch(self, args: dict[str, Any], where: str) -> list[Difference]:
+    async def _touch(self, args: dict[str, Any], where: str) -> list[Difference]:
         assert self.app is not None
         command = args["command"]
         extra: dict[str, Any] = {}
@@ -65,15 +65,15 @@ class BenchHands(ChipHands):
         if "reason" in args:
             extra["reason"] = args["reason"]
         if command == "ACK_ALARM":
+            await self.ctl.writer.settled()
             ids = self.ctl.alarms.active_of_kind(args["alarm"])
             if not ids:
                 return [Difference(f"{where}.alarm", f"an active {args['alarm']} alarm", None,
                                    f"active: {[a['kind'] for a in self.ctl.alarms.active]}")]
-            results = [self.app.apply_command("ACK_ALARM", {"id": alarm_id}, role=args["role"], source="display")
-                       for alarm_id in ids]
+            results = [await self.app.command("ACK_ALARM", {"id": alarm_id}, role=args["role"]) for alarm_id in ids]
             result = {"ok": all(r["ok"] for r in results), "message": results[-1]["message"]}
         else:
-            result = self.app.apply_command(command, extra, role=args["role"], source="display")
+            result = await self.app.command(command, extra, role=args["role"])
         if "ok" in args and result["ok"] != args["ok"]:
             return [Difference(f"{where}.ok", args["ok"], result["ok"], str(result["message"]))]
         return []

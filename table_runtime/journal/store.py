@@ -60,6 +60,8 @@ class Journal:
         self._writer_lock: TextIO | None = None  # the writer's claim on <journal>.lock (`claim_writer`)
         self._start_checkpoint: Checkpoint | None = None
         self._verified = (0, GENESIS_HASH)  # the head (seq, hash) as the open verified the chain up to it
+        self._written_seq = 0  # the head's seq as this connection last read or wrote it (`written_seq`)
+        self._before_close: list[Callable[[], None]] = []  # `before_close`
         # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
         self.commit_observer: Callable[[float], None] | None = None
 
@@ -141,6 +143,7 @@ class Journal:
             raise JournalBrokenError(self._path, result.first_bad_seq, result.reason)
         self._start_checkpoint = checkpoint
         self._verified = (int(head_seq), str(head_hash))
+        self._written_seq = int(head_seq)
 
     @property
     def start_checkpoint(self) -> Checkpoint | None:
@@ -214,6 +217,13 @@ class Journal:
             row = self._db().execute("SELECT MAX(seq) FROM entries").fetchone()
         return int(row[0] or 0)
 
+    @property
+    def written_seq(self) -> int:
+        """The last row's seq as this connection knows it: read at the open, advanced by each commit through it.
+        Takes no lock, so the event loop reads it while the writer's thread commits; for the one writer's journal
+        (a reader's connection does not see what the writer appends: ask `last_seq`)."""
+        return self._written_seq
+
     def append(self, kind: str, body: Mapping[str, Any], *, ts: float) -> JournalEntry:
         """Append one row; committed and fsynced when this returns."""
         return self.append_many([(kind, body)], ts=ts)[0]
@@ -245,6 +255,7 @@ class Journal:
                         entries.append(JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest))
                         prev_hash = digest
                     db.execute("UPDATE head SET seq = ?, hash = ? WHERE id = 1", (seq, prev_hash))
+                self._written_seq = seq  # committed: durable
             except sqlite3.Error as error:
                 raise unwritable(self._path, error) or JournalError(f"{self._path}: append failed: {error}") from error
             if self.commit_observer is not None:
@@ -382,7 +393,15 @@ class Journal:
             self._writer_lock.close()
             self._writer_lock = None
 
+    def before_close(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` when the journal is closed, before the connection is (the writer's thread ends there:
+        it may be finishing a commit)."""
+        self._before_close.append(callback)
+
     def close(self) -> None:
+        callbacks, self._before_close = self._before_close, []
+        for callback in callbacks:
+            callback()
         with self._lock:
             if self._connection is not None:
                 self._connection.close()

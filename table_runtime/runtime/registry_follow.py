@@ -71,12 +71,14 @@ class RegistryFollower:
         try:
             registry = await asyncio.to_thread(self.load)
         except ConfigError as error:
-            controller.raise_alarm(Alarm(
+            await controller.step(controller.plan_raise_alarms([Alarm(
                 kind=AlarmKind.REGISTRY_UNREADABLE, rule=RULE,
                 message=f"the chip registry changed but cannot be read ({error.message}); "
-                        "chips are checked against the registry read before"))
+                        "chips are checked against the registry read before")]))
             return
         self.loads += 1
         with contextlib.suppress(JournalUnwritableError):  # the zones are reported again once the journal is back
-            controller.report_zones(self.reporter.use_registry(registry))
-        controller.note({"type": "RegistryLoaded", "path": str(self.path), "chips": len(registry)})
+            # the edge judges the zones again when the step's turn comes
+            await controller.step(controller.plan_report_zones(self.reporter.use_registry(registry)))
+        await controller.step(controller.plan_note({"type": "RegistryLoaded", "path": str(self.path),
+                                                    "chips": len(registry)}))
