@@ -1,7 +1,7 @@
 """The bench's hands: what the dealer, the players and the technician do to the devices.
 
 `BenchHands` is the half of `BenchTable` (runner.py) that acts: buttons on mock
-pins, touches through `TableApp.apply_command`, cards from the simulated shoe,
+pins, touches through `TableApp.command` (as the display), cards from the simulated shoe,
 settlement, device faults; the chips are placed and taken by `ChipHands`
 (chip_hands.py). With a real device (devices.py) each action becomes a prompt
 to the person at the bench. Every action then waits, bounded, for its effect in

@@ -197,7 +197,9 @@ class TableController(AlarmSteps):
             raise self.outage.error  # refused before the core saw it: nothing to put back
         try:
             applied, closed = yield from self._apply_and_journal(items, alarms, origin)
-        except Exception as error:
+        except BaseException as error:
+            if isinstance(error, GeneratorExit):  # the plan itself is dropped: nothing more may be yielded
+                raise
             self.core = yield from self._journaled_core()
             if isinstance(error, JournalUnwritableError):
                 self._start_outage(error, refused_input=True)

@@ -84,7 +84,7 @@ class JournalWriter:
                     cancelled = True
             try:
                 result = running.result()
-            except Exception as raised:  # handed to the plan at its `yield`, which rolls back or raises it
+            except BaseException as raised:  # handed to the plan at its `yield`, which rolls back or raises it
                 error = raised
 
     def run_now(self, plan: Plan[T]) -> T:
@@ -101,7 +101,7 @@ class JournalWriter:
             result, error = None, None
             try:
                 result = call()
-            except Exception as raised:
+            except BaseException as raised:  # as in `run`
                 error = raised
 
     async def settled(self) -> None:
