@@ -227,18 +227,21 @@ class TableApp:
             # of the loop: nobody (display, bench, feed) sees the chips offline without the reader_offline alarm.
             items = (await asyncio.to_thread(self.chips.reader_event, event)
                      if isinstance(event, (ChipsScanned, ReaderOffline)) else None)
-            controller = self.controller
-            if isinstance(event, ReaderOffline):
-                self._readers_online.discard(event.reader)
-                # an offline reader: the chips are offline
-                await controller.step(controller.plan_set_device("chips", "offline"))
-            elif isinstance(event, ReaderOnline):
-                self._readers_online.add(event.reader)
-                if self._readers_online >= {other.name for other in self.readers}:
-                    # only once every reader reads its zones
-                    await controller.step(controller.plan_set_device("chips", "online"))
-            if items is not None:
-                await controller.step(self.plan_report_chips(items))
+            await self.controller.step(self._plan_reader_event(event, items))
+
+    def _plan_reader_event(self, event: object, items: Sequence[ZoneChanged | Alarm] | None) -> Plan[None]:
+        """A reader's event as one step: its status and what the edge made of it (a reader gone offline is its
+        status and its alarm together)."""
+        controller = self.controller
+        if isinstance(event, ReaderOffline):
+            self._readers_online.discard(event.reader)
+            yield from controller.plan_set_device("chips", "offline")  # an offline reader: the chips are offline
+        elif isinstance(event, ReaderOnline):
+            self._readers_online.add(event.reader)
+            if self._readers_online >= {other.name for other in self.readers}:
+                yield from controller.plan_set_device("chips", "online")  # only once every reader reads its zones
+        if items is not None:
+            yield from self.plan_report_chips(items)
 
     def report_chips(self, items: Sequence[ZoneChanged | Alarm]) -> None:
         """`plan_report_chips` on the caller's thread (no step in flight: the tests' own loop)."""

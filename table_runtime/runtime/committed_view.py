@@ -3,8 +3,8 @@
 While a step is journaled in the writer's thread (runtime/journal_writer.py) the core is already ahead of the
 journal: its input applied, its rows not yet durable. Nothing of that may be shown. The display's snapshot, the
 lamps, the metrics and the status line read a `CommittedView` instead: built from the core when no step is in
-flight (at the latest when the next step starts) and again right after each commit, so it is always the state of
-the last durable row. It is shared and read-only: no reader changes it.
+flight (when a reader asks, at the latest when the next step starts), so it is always the state the last whole
+step left, durable. It is shared and read-only: no reader changes it.
 """
 
 from __future__ import annotations

@@ -88,6 +88,7 @@ class TableController(AlarmSteps):
         self.writer = JournalWriter()  # the journal's thread and the order of the steps
         journal.before_close(self.writer.close)  # the thread ends with the journal (or with the app's run)
         self._view: CommittedView | None = None  # the last committed state, once built (committed_view.py)
+        self._step_changed = False  # a step in flight committed a change: told when the step is over
         journal.claim_writer()
         check_terms(journal, table_id, rules, limits)
         self._replay()
@@ -135,11 +136,18 @@ class TableController(AlarmSteps):
     async def step(self, plan: Plan[T]) -> T:
         """Run one change (a `plan_*`) after those asked for before it, its journal calls off the loop: the loop
         serves the display, the feed and the devices while the disk commits; readers see the committed view."""
-        return await self.writer.run(plan, before=self._keep_view)
+        return await self.writer.run(plan, before=self._keep_view, after=self._step_over)
 
     def _keep_view(self) -> None:
-        if self._view is None:  # the core is the journal's now: what readers see until the step commits
+        if self._view is None:  # the core is the journal's now: what readers see until the step is over
             self._view = self._build_view()
+
+    def _step_over(self) -> None:
+        """The step is over (its last commit durable, or the core put back): readers and listeners see it whole,
+        never half (a reader gone offline and its alarm, a registry's zones and its note, are one step)."""
+        if self._step_changed:
+            self._step_changed = False
+            self._changed()
 
     @property
     def last_seq(self) -> int:
@@ -162,8 +170,10 @@ class TableController(AlarmSteps):
         self._listeners.append(listener)
 
     def _changed(self) -> None:
-        # In a step the view is built now, while the core is the journal's; else when a reader asks.
-        self._view = self._build_view() if self.writer.stepping else None
+        if self.writer.stepping:  # told once the whole step is over (`_step_over`)
+            self._step_changed = True
+            return
+        self._view = None  # built again when a reader asks, or when the next step starts
         for listener in self._listeners:
             listener()
 

@@ -52,9 +52,11 @@ class JournalWriter:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-writer")
         return self._executor
 
-    async def run(self, plan: Plan[T], *, before: Callable[[], None] = lambda: None) -> T:
+    async def run(self, plan: Plan[T], *, before: Callable[[], None] = lambda: None,
+                  after: Callable[[], None] = lambda: None) -> T:
         """Run `plan` after the steps asked for before it, its journal calls in the writer thread. `before` runs once
-        the step's turn has come, before the plan touches the core (the controller keeps its committed view)."""
+        the step's turn has come, before the plan touches the core (the controller keeps its committed view);
+        `after` once the plan is over, done or refused, before the next step (the controller tells its listeners)."""
         loop = asyncio.get_running_loop()
         async with self._lock(loop):
             before()
@@ -63,6 +65,7 @@ class JournalWriter:
                 return await self._drive(plan, loop)
             finally:
                 self.stepping = False
+                after()
 
     async def _drive(self, plan: Plan[T], loop: asyncio.AbstractEventLoop) -> T:
         cancelled = False
