@@ -337,8 +337,7 @@ class BenchTable(BenchHands):
             seqs = self.feed_seqs
             with contextlib.suppress(StepFailed):
                 await self.until("the feed catching up", lambda: bool(seqs) and max(seqs) >= last, where, seconds=20)
-        await asyncio.sleep(0)
-        await self.ctl.writer.settled()  # the table as the journal has it, no step half done
+        await self.ctl.writer.settled(yielding=True)  # what is ready runs; then the table as the journal has it
         seen = self.seen()
         if "display" in expected:
             seen.display_snapshot = await self._display_snapshot(where)

@@ -3,9 +3,7 @@ and the writer's claim on the file."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -37,9 +35,9 @@ from table_runtime.journal.schema import (
     read_journal_id,
     write_transaction,
 )
+from table_runtime.journal.writer_claim import claim
 
 __all__ = ["Journal", "JournalClosedError", "JournalUnwritableError"]
-
 
 
 class JournalClosedError(JournalError):
@@ -219,9 +217,8 @@ class Journal:
 
     @property
     def written_seq(self) -> int:
-        """The last row's seq as this connection knows it: read at the open, advanced by each commit through it.
-        Takes no lock, so the event loop reads it while the writer's thread commits; for the one writer's journal
-        (a reader's connection does not see what the writer appends: ask `last_seq`)."""
+        """The last row's seq as this connection read it at the open or wrote it since; takes no lock (the loop reads
+        it while the writer's thread commits). The one writer's: a reader's connection asks `last_seq`."""
         return self._written_seq
 
     def append(self, kind: str, body: Mapping[str, Any], *, ts: float) -> JournalEntry:
@@ -364,28 +361,8 @@ class Journal:
         """Make this the only writer of the file: a second runtime on the same journal is refused, since two
         writers would interleave two tables in one chain. Held until `close` (or the process ends, even by kill -9).
         Readers (recall, verify, the feed of another process) need no claim."""
-        if self._writer_lock is not None:
-            return
-        lock_path = self._path.with_name(self._path.name + ".lock")
-        handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the journal's lifetime
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            handle.close()
-            raise JournalError(f"{self._path} is written by another runtime ({holder}): one journal, one writer"
-                               ) from None
-        try:
-            handle.seek(0)
-            handle.truncate()
-            handle.write(f"pid {os.getpid()}")
-            handle.flush()
-        except OSError as error:  # a full card: the claim (the flock) holds, the pid note is only for the message
-            if unwritable(lock_path, error) is None:
-                handle.close()
-                raise
-        self._writer_lock = handle
+        if self._writer_lock is None:
+            self._writer_lock = claim(self._path)
 
     def release_writer(self) -> None:
         """Give the claim up (what the end of the process does; an in-process power-loss simulation uses it)."""

@@ -107,8 +107,11 @@ class JournalWriter:
             except BaseException as raised:  # as in `run`
                 error = raised
 
-    async def settled(self) -> None:
-        """Return once no step is in flight: until the caller's next `await`, the core is the journal's."""
+    async def settled(self, *, yielding: bool = False) -> None:
+        """Return once no step is in flight: until the caller's next `await`, the core is the journal's.
+        `yielding`: let what is ready on the loop run first (`asyncio.sleep(0)`)."""
+        if yielding:
+            await asyncio.sleep(0)
         loop = asyncio.get_running_loop()
         while self.stepping:
             async with self._lock(loop):
