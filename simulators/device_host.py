@@ -57,8 +57,8 @@ class DeviceHost:
     """The shoe, the reader and the chips of one demo table; thread-safe (one thread per connection)."""
 
     def __init__(self, *, seed: int, boxes: int, shoe_link: Path, shoe_number: int = 1, cards_drawn: int = 0,
-                 decks: int = 6, cut_cards_behind: int = 52) -> None:
-        self.zones = list(zone_names(boxes))
+                 decks: int = 6, cut_cards_behind: int = 52, hyper: bool = False) -> None:
+        self.zones = list(zone_names(boxes, hyper=hyper))  # the hyper field's cases where the rules open it
         self.antennas = {index + 1: zone for index, zone in enumerate(self.zones)}
         self.shoe = SimulatedShoe(seed=seed, shoe_number=shoe_number, cards_already_drawn=cards_drawn,
                                   link=shoe_link, decks=decks, cut_cards_behind=cut_cards_behind, announce=False)

@@ -250,7 +250,8 @@ class RemoteDevices(TableDevices):
         self.process = process  # when this demo started the devices (else it reattached to them)
         hello = self.link.call("hello")
         self.zones = [str(zone) for zone in hello["zones"]]
-        expected = list(zone_names(controller.table.rules.boxes))
+        rules = controller.table.rules
+        expected = list(zone_names(rules.boxes, hyper=rules.hyper_blackjack))
         if self.zones != expected:
             raise ConfigError("--data-dir", f"the devices running for {data_dir} have zones {self.zones}, "
                                             f"this table {expected}: stop them (table-sim devices) or use another")
@@ -323,7 +324,7 @@ def attach_devices(controller: TableController, *, seed: int, data_dir: Path, pi
     command = [sys.executable, "-m", "simulators.cli", "devices", "--data-dir", str(data_dir), "--seed", str(seed),
                "--boxes", str(rules.boxes), "--shoe-number", str(max(1, shoe_number_of(table.shoe.shoe_id))),
                "--drawn", str(table.shoe.dealt if table.shoe.loaded else 0), "--decks", str(rules.decks),
-               "--cut-cards-behind", str(rules.cut_card_depth)]
+               "--cut-cards-behind", str(rules.cut_card_depth), *(["--hyper"] if rules.hyper_blackjack else [])]
     with open(data_dir / "devices.log", "ab") as log:
         # A session of its own: a signal to the demo's process group (Ctrl-C) does not reach the devices.
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)

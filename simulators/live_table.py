@@ -117,7 +117,7 @@ class LiveDevices(TableDevices):
                                       cards_already_drawn=table.shoe.dealt if table.shoe.loaded else 0,
                                       cut_cards_behind=rules.cut_card_depth, announce=False)
         self.shoe_link = self.shoe_sim.link
-        self.zones = list(zone_names(rules.boxes))
+        self.zones = list(zone_names(rules.boxes, hyper=rules.hyper_blackjack))
         self.antennas = {index + 1: zone for index, zone in enumerate(self.zones)}
         self.reader_sim = SimulatedReader(self.antennas, antennas=len(self.zones) + 1, seed=seed)
         self.backend = RfidBackend([self.reader_sim])

@@ -23,11 +23,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Final
 
+from simulators.amended_play import CASES, complete_bank, gives_up, hyper_document
 from simulators.players import BasicStrategyPlayer, decide
 from simulators.simulation_errors import BoxCountError, ShoeExhaustedError, SimulationError
-from table_runtime.game.cards import ALL_CARDS, new_shoe
+from table_runtime.game.cards import ALL_CARDS, Card, new_shoe
 from table_runtime.game.events import Alarm, CardHeld, Event, Payout
-from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, CutCardReached, ShoeShuffled, Void
+from table_runtime.game.hyper import HyperCase
+from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, CutCardReached, Next, ShoeShuffled, Void
 from table_runtime.game.round import BANK, DEALING, INSURANCE, PLAYING, SETTLEMENT, Round
 from table_runtime.game.rules import RuleOptions
 from table_runtime.game.table import Table
@@ -39,6 +41,7 @@ PROGRESS_EVERY: Final = 5000  # rounds between progress reports of a worker
 _DRAWN: Final = tuple(CardDrawn(card=card) for card in ALL_CARDS)
 _CUT_CARD: Final = CutCardReached()
 _CONFIRM: Final = Confirm()
+_STAND: Final = Next()
 
 
 class DealingShoe:
@@ -79,6 +82,13 @@ class DealingShoe:
 
     def draw(self) -> list[Event]:
         """The next card out of the shoe, after the cut card if it comes first; the events of the card."""
+        return self._apply(self._next())
+
+    def draw_aside(self) -> Card:
+        """The next card, not given to the table: the bank's cards the engine does not draw (amended_play)."""
+        return self._next().card
+
+    def _next(self) -> CardDrawn:
         position = self._position
         cards = self._cards
         if position == self._cut_at and not self.table.shoe.cut_card_reached:
@@ -91,7 +101,7 @@ class DealingShoe:
         cards[pick] = cards[position]
         cards[position] = card
         self._position = position + 1
-        return self._apply(card)
+        return card
 
 
 def flat_bets(boxes: int, cents: int = UNIT_CENTS) -> BetsLocked:
@@ -100,9 +110,12 @@ def flat_bets(boxes: int, cents: int = UNIT_CENTS) -> BetsLocked:
                                  for box in range(1, boxes + 1)))
 
 
-def play_round(shoe: DealingShoe, bets: BetsLocked, player: BasicStrategyPlayer) -> Round:
+def play_round(shoe: DealingShoe, bets: BetsLocked, player: BasicStrategyPlayer,
+               surrendered: set[int] | None = None) -> Round:
     """One round from the bet lock to settlement, every box played by `player`; returns the settled round.
 
+    With `surrendered` (a set), hands surrender where the chart says (55-4 1°): they stand in the engine and
+    their box goes into the set, for the caller to book at minus half the stake (amended_play).
     The caller reads `round_.payouts`, then applies `Confirm` to close it.
     """
     table = shoe.table
@@ -117,6 +130,12 @@ def play_round(shoe: DealingShoe, bets: BetsLocked, player: BasicStrategyPlayer)
     while True:
         phase = round_.phase
         if phase == PLAYING:
+            if surrendered is not None and gives_up(round_, player):
+                hand = round_.current_hand
+                if hand is not None:
+                    surrendered.add(hand.box)
+                apply(_STAND)
+                continue
             decision = decide(round_, player)
             if decision is None:
                 draw()
@@ -150,6 +169,19 @@ class Tally:
     blackjacks: int = 0  # player naturals
     voided: int = 0  # rounds voided because the shoe ran out (not counted in the other fields)
     shoes: int = 0
+    surrenders: int = 0  # hands given up (55-4 1°)
+    # The bank's final result of each round played with hyper bets (55-4 6°), in the order of HyperCase.
+    result_17: int = 0
+    result_18: int = 0
+    result_19: int = 0
+    result_20: int = 0
+    result_21: int = 0
+    result_blackjack: int = 0
+    result_bust: int = 0
+
+    def result_counts(self) -> tuple[int, ...]:
+        return (self.result_17, self.result_18, self.result_19, self.result_20, self.result_21,
+                self.result_blackjack, self.result_bust)
 
     def merged(self, other: Tally) -> Tally:
         return Tally(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(Tally)})
@@ -158,9 +190,10 @@ class Tally:
 def play_rounds(rules: RuleOptions, rounds: int, boxes: int, rng: random.Random,
                 player: BasicStrategyPlayer | None = None,
                 progress: Callable[[int], None] | None = None,
-                on_round: Callable[[Round], None] | None = None) -> Tally:
+                on_round: Callable[[Round], None] | None = None, hyper: bool = False) -> Tally:
     """Play `rounds` rounds of `boxes` flat unit bets through a fresh table, every box played by `player`
-    (default: the basic strategy of `rules`).
+    (default: the basic strategy of `rules`), surrendering where the rules offer it; with `hyper`, hyper
+    chips are on the field: the bank completes its hand every round and its final result is counted.
 
     `progress(n)` is told every `PROGRESS_EVERY` rounds; `on_round(round_)`
     sees each settled round before it is closed (for checks in tests).
@@ -171,20 +204,32 @@ def play_rounds(rules: RuleOptions, rounds: int, boxes: int, rng: random.Random,
     bets = flat_bets(boxes)
     staked = boxes * UNIT_CENTS
     apply = table.apply
-    hands = net_total = squares = blackjacks = voided = 0
+    hands = net_total = squares = blackjacks = voided = surrenders = 0
+    surrendered: set[int] | None = set() if rules.surrender else None
+    results = [0] * len(CASES)
     for played in range(1, rounds + 1):
         try:
-            round_ = play_round(shoe, bets, player)
+            round_ = play_round(shoe, bets, player, surrendered)
         except ShoeExhaustedError:
             apply(Void(by="simulation", reason="shoe exhausted"))
             voided += 1
+            if surrendered:
+                surrendered.clear()  # a voided round returns every stake: nothing to book
             continue
         if on_round is not None:
             on_round(round_)
         net = 0
         payout: Payout
-        for payout in round_.payouts:
-            net += payout.net_cents
+        if surrendered:
+            surrenders += len(surrendered)
+            for payout in round_.payouts:
+                net += -(payout.staked_cents // 2) if payout.box in surrendered else payout.net_cents
+            surrendered.clear()
+        else:
+            for payout in round_.payouts:
+                net += payout.net_cents
+        if hyper:
+            results[CASES.index(complete_bank(round_, shoe.draw_aside, rules.dealer_hits_soft_17))] += 1
         net_total += net
         squares += net * net
         for hand in round_.hands:
@@ -198,7 +243,9 @@ def play_rounds(rules: RuleOptions, rounds: int, boxes: int, rng: random.Random,
         progress(rounds % PROGRESS_EVERY)
     done = rounds - voided
     return Tally(rounds=done, hands=hands, initial_bets=done * boxes, bet_cents=done * staked, net_cents=net_total,
-                 net_squares=squares, blackjacks=blackjacks, voided=voided, shoes=shoe.shoes)
+                 net_squares=squares, blackjacks=blackjacks, voided=voided, shoes=shoe.shoes, surrenders=surrenders,
+                 result_17=results[0], result_18=results[1], result_19=results[2], result_20=results[3],
+                 result_21=results[4], result_blackjack=results[5], result_bust=results[6])
 
 
 def worker_random(seed: int, worker: int) -> random.Random:
@@ -222,6 +269,7 @@ class SimulationResult:
     workers: int
     seconds: float
     tally: Tally
+    hyper_cases: tuple[HyperCase, ...] = ()  # cases with a unit on them every round (55-4 6°)
 
     @property
     def ev(self) -> float:
@@ -265,14 +313,17 @@ class SimulationResult:
             "workers": self.workers,
             "shoes": tally.shoes,
             "voided_rounds": tally.voided,
-        }
+            "surrenders": tally.surrenders,
+        } | ({"hyper": hyper_document(tally.result_counts(), self.hyper_cases)} if self.hyper_cases else {})
 
 
 def simulate(rules: RuleOptions, rounds: int, *, boxes: int | None = None, seed: int = 0, workers: int = 1,
-             progress: Callable[[int], None] | None = None) -> SimulationResult:
+             progress: Callable[[int], None] | None = None,
+             hyper_cases: tuple[HyperCase, ...] | None = None) -> SimulationResult:
     """Play `rounds` rounds of `rules` on `boxes` boxes split over `workers` processes.
 
-    `boxes` defaults to the fewest the rules deal to (`min_boxes_to_deal`).
+    `boxes` defaults to the fewest the rules deal to (`min_boxes_to_deal`). `hyper_cases`: a unit on each
+    of these hyper black jack cases every round (default: all seven where the rules offer the field).
     `progress(n)` is called in this process as workers report n more rounds.
     """
     if boxes is None:
@@ -282,22 +333,26 @@ def simulate(rules: RuleOptions, rounds: int, *, boxes: int | None = None, seed:
             f"--boxes {boxes}: {rules.profile} deals to {rules.min_boxes_to_deal} to {rules.boxes} boxes")
     if rounds < 0 or workers < 1:
         raise ValueError(f"need rounds >= 0 and workers >= 1, got {rounds} and {workers}")
+    if hyper_cases is None:
+        hyper_cases = CASES if rules.hyper_blackjack else ()
+    hyper = bool(hyper_cases)
     player = BasicStrategyPlayer.for_rules(rules)  # computed once, before the clock and the workers start
     started = time.perf_counter()
     if workers == 1:
-        tally = play_rounds(rules, rounds, boxes, worker_random(seed, 0), player, progress)
+        tally = play_rounds(rules, rounds, boxes, worker_random(seed, 0), player, progress, hyper=hyper)
     else:
-        tally = _in_processes(rules, player, shares(rounds, workers), boxes, seed, progress)
+        tally = _in_processes(rules, player, shares(rounds, workers), boxes, seed, progress, hyper)
     seconds = time.perf_counter() - started
     return SimulationResult(profile=rules.profile, boxes=boxes, seed=seed, workers=workers, seconds=seconds,
-                            tally=tally)
+                            tally=tally, hyper_cases=hyper_cases)
 
 
 def _in_processes(rules: RuleOptions, player: BasicStrategyPlayer, counts: list[int], boxes: int, seed: int,
-                  progress: Callable[[int], None] | None) -> Tally:
+                  progress: Callable[[int], None] | None, hyper: bool) -> Tally:
     context = multiprocessing.get_context()
     queue: Any = context.Queue()
-    processes = [context.Process(target=_worker, args=(rules, player, count, boxes, seed, index, queue), daemon=True)
+    processes = [context.Process(target=_worker, args=(rules, player, count, boxes, seed, index, queue, hyper),
+                                 daemon=True)
                  for index, count in enumerate(counts)]
     for process in processes:
         process.start()
@@ -324,10 +379,10 @@ def _in_processes(rules: RuleOptions, player: BasicStrategyPlayer, counts: list[
 
 
 def _worker(rules: RuleOptions, player: BasicStrategyPlayer, rounds: int, boxes: int, seed: int, index: int,
-            queue: Any) -> None:
+            queue: Any, hyper: bool) -> None:
     try:
         tally = play_rounds(rules, rounds, boxes, worker_random(seed, index), player,
-                            lambda count: queue.put(("progress", index, count)))
+                            lambda count: queue.put(("progress", index, count)), hyper=hyper)
     except Exception:  # reported to the parent, which raises it there
         queue.put(("error", index, traceback.format_exc()))
         return

@@ -45,9 +45,12 @@ class Seen:
 
 
 def payout_key(payout: Mapping[str, Any]) -> str:
-    """``box1.hand0.original``, ``box1.behind.hand1.split``, ``box1.insurance``: one stake of the round."""
+    """``box1.hand0.original``, ``box1.behind.hand1.split``, ``box1.insurance``, ``box1.hyper.21``: one stake of the
+    round."""
     if payout["kind"] == "insurance":
         return f"{payout['owner']}.insurance"
+    if str(payout["kind"]).startswith("hyper."):  # a hyper stake (55-4 6°): box1.hyper.21
+        return f"{payout['owner']}.{payout['kind']}"
     return f"{payout['owner']}.hand{payout['hand']}.{payout['kind']}"
 
 

@@ -19,8 +19,10 @@ from simulators.bench.observing import StepFailed
 from simulators.live_table import DEMO_PINS
 from simulators.shoe import Fault
 from simulators.shoe_firmware import SimulatedShoeError
+from table_runtime.core.hyper_field import hyper_due, settlement_step
 from table_runtime.core.zones_due import early_payments, expected_zones
 from table_runtime.game.cards import Card
+from table_runtime.game.hyper_settlement import HYPER_ZONES, SETTLEMENT_STEPS
 
 
 class BenchHands(ChipHands):
@@ -64,6 +66,9 @@ class BenchHands(ChipHands):
             extra["card"] = args["card"]
         if "reason" in args:
             extra["reason"] = args["reason"]
+        for key in ("case", "box", "cents", "behind"):  # HYPER_ASSIGN (55-4 6°)
+            if key in args:
+                extra[key] = args[key]
         if command == "ACK_ALARM":
             await self.ctl.writer.settled()
             ids = self.ctl.alarms.active_of_kind(args["alarm"])
@@ -123,17 +128,24 @@ class BenchHands(ChipHands):
         if early:
             await self._settle_zones(where)
         due = {zone: cents for zone, cents in expected_zones(round_).items() if zone in self.zones}
+        if round_.hyper_bets:  # the hyper field's cases (55-4 6°)
+            due.update(hyper_due(round_, {zone: self.model_total(zone) for zone in HYPER_ZONES if zone in self.zones}))
         for zone, error in args["errors"].items():
             due[zone] = due.get(zone, self.model_total(zone)) + error
-        for zone, cents in due.items():
-            have = self.model_total(zone)
-            if cents > have:
-                self._put(zone, self.tray.take(cents - have), where)
-            elif cents < have:
-                self._take(zone, "all", where)
-                if cents:
-                    self._put(zone, self.tray.take(cents), where)
-        await self._settle_zones(where)
+        groups: list[dict[str, int]] = [due]
+        if round_.hyper_bets:  # in the text's order: hyper lost, lost, won, hyper won, each step done before the next
+            groups = [{zone: cents for zone, cents in due.items()
+                       if settlement_step(zone, cents, self.model_total(zone)) == step} for step in SETTLEMENT_STEPS]
+        for group in groups:
+            for zone, cents in group.items():
+                have = self.model_total(zone)
+                if cents > have:
+                    self._put(zone, self.tray.take(cents - have), where)
+                elif cents < have:
+                    self._take(zone, "all", where)
+                    if cents:
+                        self._put(zone, self.tray.take(cents), where)
+            await self._settle_zones(where)
         if args["confirm"]:
             await self._press("CONFIRM", where)
         if args["clear"]:

@@ -121,7 +121,7 @@ def scenario_from_mapping(document: Any, *, path: Path | None = None) -> Scenari
     cut_after = document.get("cut_after")
     if cut_after is not None and (not whole(cut_after) or not 0 < cut_after <= len(shoe)):
         raise ScenarioError("cut_after", f"cards out before the cut card: 1..{len(shoe)} (the stacked shoe's length)")
-    zones = zone_names(rules.boxes)
+    zones = zone_names(rules.boxes, hyper=rules.hyper_blackjack)  # the hyper field's cases where it is open
     steps_raw = document.get("steps", [])
     if not isinstance(steps_raw, list):
         raise ScenarioError("steps", "a list of steps")
@@ -170,11 +170,14 @@ def _rules(document: Mapping[str, Any]) -> RuleOptions:
 def _limits(raw: Any) -> TableLimits:
     if not isinstance(raw, Mapping):
         raise ScenarioError("limits", "a mapping {min_cents: N, max_cents: N}")
-    unknown = sorted(set(raw) - {"min_cents", "max_cents"})
+    names = {"min_cents": "min_bet_cents", "max_cents": "max_bet_cents", "hyper_min_cents": "hyper_min_bet_cents",
+             "hyper_max_cents": "hyper_max_bet_cents"}
+    unknown = sorted(set(raw) - set(names))
     if unknown:
-        raise ScenarioError(f"limits.{unknown[0]}", "unknown key; known: min_cents, max_cents")
-    values = {"min_bet_cents": raw.get("min_cents", 500), "max_bet_cents": raw.get("max_cents", 500_000)}
-    for key, value in zip(("min_cents", "max_cents"), values.values(), strict=True):
+        raise ScenarioError(f"limits.{unknown[0]}", f"unknown key; known: {', '.join(names)}")
+    defaults = TableLimits()
+    values = {field: raw.get(key, getattr(defaults, field)) for key, field in names.items()}
+    for key, value in zip(names, values.values(), strict=True):
         if not whole(value) or value <= 0:
             raise ScenarioError(f"limits.{key}", f"{value!r}: whole cents, positive")
     try:

@@ -115,7 +115,7 @@ async def _soak(settings: SoakSettings, data_dir: Path, journal: Journal,
 
     rules = profile(settings.profile)
     controller = TableController(table_id=TABLE_ID, rules=rules, limits=TableLimits(), journal=journal,
-                                 clock=time.time, zones=zone_names(rules.boxes))
+                                 clock=time.time, zones=zone_names(rules.boxes, hyper=rules.hyper_blackjack))
     devices = LiveDevices(controller, seed=settings.seed, data_dir=data_dir,
                           pin_factory=MockFactory(pin_class=MockPWMPin))
     rng = random.Random(f"soak:{settings.seed}")  # which rounds arm a fault, and which fault

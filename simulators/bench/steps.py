@@ -22,6 +22,7 @@ from simulators.bench.model import (
 )
 from table_runtime.errors import CardCodeError
 from table_runtime.game.cards import Card
+from table_runtime.game.hyper import HyperCase
 
 
 def whole(value: Any) -> bool:
@@ -130,9 +131,10 @@ def _touch(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
         args = {"command": args}
     if not isinstance(args, Mapping):
         raise ScenarioError(key, "a command name or {command: X, role: dealer, ...}")
-    unknown = sorted(set(args) - {"command", "role", "card", "reason", "alarm", "ok"})
+    unknown = sorted(set(args) - {"command", "role", "card", "reason", "alarm", "ok", "case", "box", "cents", "behind"})
     if unknown:
-        raise ScenarioError(f"{key}.{unknown[0]}", "unknown key; known: command, role, card, reason, alarm, ok")
+        raise ScenarioError(f"{key}.{unknown[0]}",
+                            "unknown key; known: command, role, card, reason, alarm, ok, case, box, cents, behind")
     command = args.get("command")
     if command not in TOUCHES:
         raise ScenarioError(f"{key}.command", f"{command!r}: one of {', '.join(TOUCHES)}")
@@ -148,6 +150,13 @@ def _touch(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
         out["alarm"] = args["alarm"]
     if "reason" in args:
         out["reason"] = str(args["reason"])
+    if command == "HYPER_ASSIGN":  # 55-4 6°: {case: "21", box: 1, cents: 1000, behind: false}
+        if str(args.get("case")) not in {case.value for case in HyperCase}:
+            raise ScenarioError(f"{key}.case", f"{args.get('case')!r}: one of {', '.join(HyperCase)}")
+        for name in ("box", "cents"):
+            if not whole(args.get(name)) or args[name] < 0:
+                raise ScenarioError(f"{key}.{name}", f"{args.get(name)!r}: a whole number")
+        out.update(case=str(args["case"]), box=args["box"], cents=args["cents"], behind=bool(args.get("behind")))
     if "ok" in args:
         if not isinstance(args["ok"], bool):
             raise ScenarioError(f"{key}.ok", "true or false: whether the command must be accepted")

@@ -122,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
     journal = Journal.open(journal_path(data_dir))
     try:
         controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
-                                     clock=time.time,
-                                     zones=() if args.fast else zone_names(rules.boxes))  # fast: no chips
+                                     clock=time.time,  # fast: no chips; the hyper field's cases where it is open
+                                     zones=() if args.fast else zone_names(rules.boxes, hyper=rules.hyper_blackjack))
         summary = _fast(args, controller) if args.fast else run_logged(_live(args, controller, data_dir))
     finally:
         journal.close()

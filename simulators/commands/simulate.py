@@ -10,8 +10,10 @@ from typing import Any
 
 from tqdm import tqdm
 
+from simulators.amended_play import parse_cases
 from simulators.simulation import simulate
 from table_runtime.game import round as round_module
+from table_runtime.game.hyper import HyperCase
 from table_runtime.game.rules import PROFILES, profile
 
 
@@ -26,8 +28,19 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--workers", type=_workers, default=1,
                         help="processes, each with its own seeded shoe; the result depends on seed and workers "
                              f"(default 1; 0: one per core, {os.cpu_count()} on this machine)")
+    parser.add_argument("--hyper", type=_cases, default=None, metavar="CASES",
+                        help="one unit on each of these hyper black jack cases every round (55-4 6°): all, none, "
+                             "or a comma list of 17, 18, 19, 20, 21, blackjack, bust (default: all where the "
+                             "rules offer the field, else none)")
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
+
+
+def _cases(text: str) -> tuple[HyperCase, ...]:
+    try:
+        return parse_cases(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _workers(text: str) -> int:
@@ -55,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     with tqdm(total=args.rounds, unit="round", unit_scale=True, disable=not sys.stderr.isatty(),
               desc=f"simulate {args.profile}") as bar:
         result = simulate(rules, args.rounds, boxes=args.boxes, seed=args.seed, workers=args.workers,
-                          progress=bar.update)
+                          progress=bar.update, hyper_cases=args.hyper)
     document = result.document() | {"compiled": engine_compiled()}
     if args.json:
         print(json.dumps(document, indent=2))
@@ -65,6 +78,17 @@ def run(args: argparse.Namespace) -> int:
     print(f"player return {100 * result.ev:+.3f}% ± {100 * result.stderr:.3f}% per initial bet "
           f"(house edge {-100 * result.ev:.3f}%), net {document['net_units']:+g} units")
     print(f"player blackjacks {document['blackjack_rate']:.4f} per box per round")
+    if rules.surrender:
+        print(f"surrenders {document['surrenders']} ({document['surrenders'] / max(result.tally.initial_bets, 1):.4f} "
+              "per box per round, 55-4 1°)")
+    if "hyper" in document:
+        hyper = document["hyper"]
+        print(f"hyper black jack (55-4 6°): one unit on {', '.join(hyper['cases_bet'])} each round, "
+              f"net {hyper['net_units']:+g} units; the bank's final result and each case's return:")
+        for case in HyperCase:
+            name = case.value
+            print(f"  {case.label:<10} {100 * hyper['bank_final_result'][name]:7.3f}%  "
+                  f"EV {100 * hyper['ev'][name]:+8.3f}% ± {100 * hyper['stderr'][name]:.3f}%")
     engine = "compiled engine" if document["compiled"] else "interpreted engine"
     print(f"{document['rounds_per_second']:,.0f} rounds/s with {args.workers} worker(s), {engine}, seed {args.seed}")
     if document["voided_rounds"]:

@@ -4,12 +4,14 @@ strategy of a rule profile and what it returns."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from typing import Any
 
 from table_runtime.game.rules import PROFILES, RuleOptions, load_rules, profile
 from table_runtime.strategy import PlayTerms, solve
-from table_runtime.strategy.report import chart_lines, house_edge_document, house_edge_lines
+from table_runtime.strategy.final_result import final_result_distribution
+from table_runtime.strategy.report import EdgeFigures, chart_lines, house_edge_document, house_edge_lines
 
 
 def register(subparsers: Any) -> None:
@@ -46,9 +48,17 @@ def run_strategy(args: argparse.Namespace) -> int:
 
 def run_house_edge(args: argparse.Namespace) -> int:
     name, options = _options(args)
-    solution = solve(PlayTerms.from_options(options))
+    terms = PlayTerms.from_options(options)
+    figures = EdgeFigures(
+        name=name,
+        solution=solve(terms),
+        with_surrender=solve(dataclasses.replace(terms, surrender=True)),
+        without_surrender=solve(dataclasses.replace(terms, surrender=False)),
+        final_result=final_result_distribution(terms.decks, terms.dealer_hits_soft_17),
+        hyper_offered=options.hyper_blackjack,
+    )
     if args.json:
-        print(json.dumps(house_edge_document(name, solution), indent=2))
+        print(json.dumps(house_edge_document(figures), indent=2))
     else:
-        print("\n".join(house_edge_lines(name, solution)))
+        print("\n".join(house_edge_lines(figures)))
     return 0

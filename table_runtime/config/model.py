@@ -15,6 +15,7 @@ from typing import Any
 
 from table_runtime.errors import ConfigError
 from table_runtime.game.commands import PANEL_BUTTONS
+from table_runtime.game.hyper_settlement import HYPER_ZONES
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.journal import CHECKPOINT_ROWS, RETRY_SECONDS, journal_path
 
@@ -169,11 +170,15 @@ class TableConfig:
         return dataclasses.replace(self, **changes)
 
 
-def zone_names(boxes: int) -> tuple[str, ...]:
-    """All zone names of a table with `boxes` boxes, box order."""
+def zone_names(boxes: int, *, hyper: bool = False) -> tuple[str, ...]:
+    """All zone names of a table with `boxes` boxes, box order; with `hyper`, then the seven cases of the hyper
+    black jack field along the insurance line (55-4 6°): ``hyper.17`` ... ``hyper.21``, ``hyper.blackjack``,
+    ``hyper.bust``."""
     names: list[str] = []
     for box in range(1, boxes + 1):
         names += [f"box{box}", f"box{box}.behind", f"box{box}.insurance"]
+    if hyper:
+        names += list(HYPER_ZONES)
     return tuple(names)
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from table_runtime.core import chip_alarms as alarms
+from table_runtime.core import hyper_field
 from table_runtime.core.inputs import ZoneChanged, ZoneChip
 from table_runtime.core.zones_due import dead_stakes, early_payments, expected_zones, paid_early_zones, zone_box
 from table_runtime.game.decisions import insurance_cents
@@ -191,6 +192,8 @@ class ChipWatch:
         removed = [chip for chip in old if chip.uid not in uids]
         if not added and not removed:
             return []
+        if hyper_field.is_hyper_zone(zone):  # 55-4 6°: the alarm names the hyper case
+            return [hyper_field.past_posting(zone, lock.cents, total, added, removed)]
         return [alarms.past_posting(zone, lock.cents, total, added, removed)]
 
     def bets_locked(self, round_: Round | None, started: bool) -> list[Alarm]:
@@ -248,6 +251,7 @@ class ChipWatch:
             self.phase = Phase.SETTLING
             expected = expected_zones(round_)
             expected.update(early_payments(round_))  # a blackjack paid at once: the payment, before it is taken
+            expected.update(hyper_field.hyper_due(round_, {zone: lock.cents for zone, lock in self.locks.items()}))
             self.expected = {zone: expected.get(zone, lock.cents) for zone, lock in self.locks.items()}
         return out
 

@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from table_runtime.core import hyper_field
 from table_runtime.core.alarm_ledger import needs_supervisor
 from table_runtime.core.chip_watch import Phase as ChipPhase
-from table_runtime.core.inputs import CoreInput
+from table_runtime.core.inputs import CoreInput, HyperAssigned
 from table_runtime.errors import CardCodeError
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
@@ -48,6 +49,9 @@ COMMAND_ROLES: Final[dict[Command, frozenset[Role]]] = {
 }
 
 REFUSED_RULE = "TABLE.md A round"
+
+# Refusals that are alarms wherever the command came from (the panel's always are): the pit must see them.
+ALARMED_REFUSALS: Final = frozenset({RefusalReason.HYPER_UNASSIGNED})
 
 
 def panel_role(command: str) -> Role:
@@ -117,7 +121,7 @@ def bets_from_zones(core: TableCore) -> BetsLocked:
         if seated:
             bets.append(BoxBet(box=box, seated_cents=seated, owner=f"box{box}",
                                behind=(BehindBet(owner=f"box{box}.behind", cents=behind),) if behind else ()))
-    return BetsLocked(bets=tuple(bets))
+    return BetsLocked(bets=tuple(bets), hyper=core.hyper.bets())  # the hyper stakes as the dealer assigned them
 
 
 def card_inputs(core: TableCore, item: CardDrawn, source: str) -> tuple[tuple[CoreInput, str], ...]:
@@ -150,7 +154,12 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
             return Refused("no chip reader: bets cannot be locked from the zones", RefusalReason.NO_CHIP_READER)
         if core.chips.phase is not ChipPhase.BETTING or table.round_in_play:
             return Done("bets not locked: a round is in play")
+        unassigned = hyper_field.deal_refusal(core.hyper, core.chips.totals()) if table.rules.hyper_blackjack else None
+        if unassigned is not None:  # 55-4 6°
+            return Refused(f"DEAL refused: {unassigned.text}", unassigned.reason)
         return Submit(command, ((bets_from_zones(core), source),))
+    if command == Command.HYPER_ASSIGN:
+        return _hyper_assign(core, args, role, source)
     if command == Command.ACK_ALARM:
         alarm_id = int(args.get("id", 0))
         alarm = core.alarms.get(alarm_id)
@@ -179,6 +188,24 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
                        for box, cents in sorted(core.chips.insurance_lines().items()))
         return Submit(command, (*placed, (Confirm(), source)))
     return Submit(command, ((command_input(command, by=role, reason=str(args.get("reason", "misdeal"))), source),))
+
+
+def _hyper_assign(core: TableCore, args: Mapping[str, Any], role: str, source: str) -> Decision:
+    """HYPER_ASSIGN {case, box, cents, behind}: whose the stake on a hyper case is (core/hyper_field.py)."""
+    try:
+        item = HyperAssigned(case=str(args.get("case", "")), box=int(args.get("box", 0)),
+                             cents=int(args.get("cents", -1)), behind=bool(args.get("behind", False)), by=role)
+    except (TypeError, ValueError):
+        return Refused("HYPER_ASSIGN needs case, box and cents (whole numbers)", RefusalReason.BAD_HYPER_ASSIGNMENT)
+    chips = core.chips
+    refusal = hyper_field.assignment_refusal(
+        item, core.table.rules, betting=chips.phase is ChipPhase.BETTING and not core.table.round_in_play,
+        seated_cents=chips.total(f"box{item.box}"), zones=chips.zones)
+    if refusal is not None:
+        return Refused(f"HYPER_ASSIGN refused: {refusal.text}", refusal.reason)
+    who = f"box {item.box}{' (behind)' if item.behind else ''}"
+    return Submit(Command.HYPER_ASSIGN, ((item, source),),
+                  f"hyper {item.case}: {hyper_field.euros(item.cents)} assigned to {who}")
 
 
 def result(decision: Submit, events: list[list[Event]]) -> dict[str, Any]:

@@ -45,13 +45,34 @@ class ZoneChanged:
         return sum(chip.cents for chip in self.chips)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HyperAssigned:
+    """The dealer says whose the chips on a hyper black jack case are (55-4 6°; core/hyper_field.py): `cents` of
+    the case `case` are the stake of box `box`'s seated player, or of the player behind it (`behind`). 0 takes
+    the assignment back. Journaled like every input: the field's owners after a restart are a replay."""
+
+    case: str
+    box: int
+    cents: int
+    behind: bool = False
+    by: str = "dealer"
+
+
 REFUSED_LISTED = 32  # refused chips a ZoneChanged lists at most (the others are counted by kind)
-CoreInput = Input | ZoneChanged
-CHIP_INPUT_TYPES = frozenset({"ZoneChanged"})
+CoreInput = Input | ZoneChanged | HyperAssigned
+# The chips' own inputs, folded but not a round's steps (recall): a zone's chips, and whose the chips on a hyper
+# black jack case are.
+CHIP_INPUT_TYPES = frozenset({"ZoneChanged", "HyperAssigned"})
 
 
 def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
     """The input a journal row holds (a game input or a zone change); a `CodecError` naming what is wrong."""
+    if body.get("type") == "HyperAssigned":
+        try:
+            return HyperAssigned(case=str(body["case"]), box=int(body["box"]), cents=int(body["cents"]),
+                                 behind=bool(body.get("behind", False)), by=str(body.get("by", "dealer")))
+        except (KeyError, TypeError, ValueError) as error:
+            raise CodecError(f"bad HyperAssigned input: {error}") from error
     if body.get("type") != "ZoneChanged":
         return input_from_dict(body)
     try:
@@ -66,7 +87,10 @@ def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
 
 
 def core_to_dict(item: CoreInput) -> dict[str, Any]:
-    """The journal body of an input (a game input or a zone change)."""
+    """The journal body of an input (a game input, a zone change or a hyper assignment)."""
+    if isinstance(item, HyperAssigned):
+        return {"case": item.case, "box": item.box, "cents": item.cents, "behind": item.behind, "by": item.by,
+                "type": "HyperAssigned", "schema_version": SCHEMA_VERSION}
     if isinstance(item, ZoneChanged):
         return {"zone": item.zone, "chips": [
             {"uid": chip.uid, "cents": chip.cents, **({"refused": chip.refused, "detail": chip.detail,

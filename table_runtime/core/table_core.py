@@ -20,10 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from table_runtime.core import commands
+from table_runtime.core import commands, hyper_field
 from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.chip_watch import ChipWatch
-from table_runtime.core.inputs import CoreInput, ZoneChanged
+from table_runtime.core.chip_watch import Phase as ChipPhase
+from table_runtime.core.hyper_field import HyperField
+from table_runtime.core.inputs import CoreInput, HyperAssigned, ZoneChanged
 from table_runtime.game.events import Event, RoundStarted
 from table_runtime.game.inputs import BetsLocked, CardDrawn
 from table_runtime.game.round import INSURANCE, SETTLEMENT
@@ -38,6 +40,8 @@ class TableCore:
         self.table = Table(rules, limits)
         self.chips = ChipWatch(tuple(zones))
         self.alarms = AlarmLedger()
+        self.hyper = HyperField()  # who owns the chips on the hyper black jack field before the deal (55-4 6°)
+        self._order_warned: set[str] = set()  # zones named by a settlement_order alarm this round
 
     @property
     def halted(self) -> str:
@@ -54,7 +58,9 @@ class TableCore:
     def apply(self, item: CoreInput) -> list[Event]:
         """The one transition: the events `item` caused (chip alarms included)."""
         if isinstance(item, ZoneChanged):
-            return list(self.chips.zone_changed(item))
+            return [*self.chips.zone_changed(item), *self._settlement_order(item.zone)]
+        if isinstance(item, HyperAssigned):
+            return self._hyper_assigned(item)
         halted = self.alarms.halted
         if halted and isinstance(item, CardDrawn):
             return self.table.hold_while_stopped(item.card, halted)
@@ -63,9 +69,34 @@ class TableCore:
             return events
         round_ = self.table.round
         if isinstance(item, BetsLocked):
-            events += self.chips.bets_locked(round_, any(isinstance(event, RoundStarted) for event in events))
+            started = any(isinstance(event, RoundStarted) for event in events)
+            if started and self.table.rules.hyper_blackjack:  # the first card's lock (55-4 6°)
+                events += hyper_field.unassigned_alarms(item.hyper, self.chips.totals())
+            if started:
+                self.hyper.clear()
+                self._order_warned = set()
+            events += self.chips.bets_locked(round_, started)
         events += self.chips.follow(round_, events)
         return events
+
+    def _hyper_assigned(self, item: HyperAssigned) -> list[Event]:
+        """A hyper assignment (commands.py checked it; a journal's row is checked again, as an alarm)."""
+        refusal = hyper_field.assignment_refusal(
+            item, self.table.rules, betting=self.chips.phase is ChipPhase.BETTING and not self.table.round_in_play,
+            seated_cents=self.chips.total(f"box{item.box}"), zones=self.chips.zones)
+        if refusal is not None:
+            return [hyper_field.assignment_alarm(item, refusal)]
+        self.hyper.assign(item)
+        return []
+
+    def _settlement_order(self, zone: str) -> list[Event]:
+        """While settling a round with hyper stakes: the text's order of collecting and paying (55-4 6°)."""
+        round_ = self.table.round
+        chips = self.chips
+        if chips.phase is not ChipPhase.SETTLING or round_ is None or not round_.hyper_bets:
+            return []
+        locks = {name: lock.cents for name, lock in chips.locks.items()}
+        return list(hyper_field.settlement_order(zone, chips.expected, locks, chips.totals(), self._order_warned))
 
     def decide(self, name: str, args: Mapping[str, Any], *, role: str, source: str) -> commands.Decision:
         return commands.decide(self, name, args, role=role, source=source)
@@ -94,6 +125,8 @@ class TableCore:
         if not self.chips.zones:
             return {}
         extra: dict[str, Any] = {"zones": self.chips.totals()}
+        if self.table.rules.hyper_blackjack:
+            extra["hyper_assigned"] = self.hyper.view()
         check = self.chips.payout_check()
         if check:
             extra["payout_check"] = check

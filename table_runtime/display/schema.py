@@ -14,8 +14,10 @@ from table_runtime.game.commands import ROUND_COMMANDS
 
 PHASES = ("betting", "dealing", "insurance", "playing", "bank", "settlement", "closed", "voided")
 HAND_STATUSES = ("waiting", "playing", "stood", "busted", "blackjack", "twenty_one", "doubled", "charlie", "done")
-OUTCOMES = ("blackjack", "win", "charlie", "push", "lose", "bust", "insurance_win", "insurance_lose", "void")
-STAKE_KINDS = ("original", "double", "split", "insurance")
+OUTCOMES = ("blackjack", "win", "charlie", "push", "lose", "bust", "insurance_win", "insurance_lose", "void",
+            "hyper_win", "hyper_lose")
+HYPER_CASES = ("17", "18", "19", "20", "21", "blackjack", "bust")  # game/hyper.py HyperCase (55-4 6°)
+STAKE_KINDS = ("original", "double", "split", "insurance", *(f"hyper.{case}" for case in HYPER_CASES))
 ALLOWED_COMMANDS = tuple(ROUND_COMMANDS)  # what a round may allow (game/commands.py)
 ROUND_RESULTS = ("settled", "voided", "in_progress")
 
@@ -90,9 +92,34 @@ _BOX = _object(
 # must end at and what is on it now. Absent outside settlement.
 _PAYOUT_CHECK: dict[str, Any] = {
     "type": "object",
-    "propertyNames": {"pattern": r"^box[1-7](\.behind|\.insurance)?$"},
+    "propertyNames": {"pattern": r"^(box[1-7](\.behind|\.insurance)?|hyper\.(1[7-9]|2[01]|blackjack|bust))$"},
     "additionalProperties": _object({"due_cents": _COUNT, "seen_cents": _COUNT}),
 }
+
+# The hyper black jack field (55-4 6°), where the rules open it: each case with its stakes locked by box and,
+# once settled, their payouts; the bank's final result; the settlement's four steps in the text's order.
+_HYPER: dict[str, Any] = _object({
+    "cases": {"type": "array", "minItems": 7, "maxItems": 7, "items": _object({
+        "case": {"enum": list(HYPER_CASES)},
+        "label": {"type": "string"},
+        "odds": {"type": "integer", "minimum": 1},
+        "zone": {"type": "string", "pattern": r"^hyper\."},
+        "stakes": {"type": "array",
+                   "items": _object({"box": _BOX_NUMBER, "owner": {"type": "string"}, "cents": _CENTS})},
+        "payouts": {"type": "array", "items": _object({"box": _BOX_NUMBER, "staked_cents": _CENTS,
+                                                       "outcome": {"enum": ["hyper_win", "hyper_lose"]},
+                                                       "net_cents": _CENTS})},
+    })},
+    "result": {"oneOf": [{"enum": list(HYPER_CASES)}, {"type": "null"}]},
+    "settlement": {"type": "array", "items": _object({
+        "step": {"enum": ["collect_hyper", "collect_main", "pay_main", "pay_hyper"]},
+        "zones": {"type": "object", "additionalProperties": _COUNT},
+        "cents": _COUNT,
+    })},
+})
+# Before the deal, the dealer's assignments of the field's chips to boxes (core/hyper_field.py).
+_HYPER_ASSIGNED: dict[str, Any] = {"type": "array", "items": _object(
+    {"case": {"enum": list(HYPER_CASES)}, "box": _BOX_NUMBER, "owner": {"type": "string"}, "cents": _CENTS})}
 
 SNAPSHOT_SCHEMA: dict[str, Any] = _object(
     {
@@ -132,7 +159,8 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
         "recovered": {"type": "boolean"},
         "devices": {"type": "object", "additionalProperties": {"type": "string"}},
     },
-    optional={"payout_check": _PAYOUT_CHECK, "alarms_hidden": _COUNT, "held_cards_hidden": _COUNT},
+    optional={"payout_check": _PAYOUT_CHECK, "alarms_hidden": _COUNT, "held_cards_hidden": _COUNT,
+              "hyper": _HYPER, "hyper_assigned": _HYPER_ASSIGNED},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

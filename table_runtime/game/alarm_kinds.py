@@ -59,6 +59,11 @@ class AlarmKind(enum.StrEnum):
     ANTENNA_FAULT = "antenna_fault"
     # The display (table_runtime/display/).
     SUPERVISOR_PIN_LOCKED = "supervisor_pin_locked"
+    # The hyper black jack field (55-4 6°): the round's (game/hyper_settlement.py), the chip watch's
+    # (core/hyper_field.py).
+    HYPER_BET_REFUSED = "hyper_bet_refused"
+    HYPER_UNASSIGNED = "hyper_unassigned"
+    SETTLEMENT_ORDER = "settlement_order"
 
 
 # Kinds a hostile or broken input can raise by the thousand (junk tags, a card storm, a flapping antenna, a

@@ -18,11 +18,15 @@ SECOND_CARD: Final = 2
 TO_17: Final = 17
 
 
-def bank_draw_target(hands: list[Hand], boxes: list[BoxState], paid_early: set[int], charlie: bool) -> int:
+def bank_draw_target(hands: list[Hand], boxes: list[BoxState], paid_early: set[int], charlie: bool,
+                     *, hyper: bool = False) -> int:
     """NO_CARD, SECOND_CARD or TO_17 for the bank of `hands` (in play order) once they are all finished.
 
     `paid_early` holds the id() of hands whose blackjack was paid at once (002:62); an insurance of one of the
-    `boxes` needs the bank's second card to be settled."""
+    `boxes` needs the bank's second card to be settled. `hyper`: stakes lie on the hyper black jack field, which
+    the bank's final result settles (55-4 6°): the bank completes its hand even when every box is decided."""
+    if hyper:
+        return TO_17
     waiting = False
     for hand in hands:
         if hand.busted or hand.charlie(charlie):

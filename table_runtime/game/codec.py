@@ -12,7 +12,16 @@ from typing import Any
 from table_runtime.errors import TableError
 from table_runtime.game.cards import Card
 from table_runtime.game.events import Alarm, Event
-from table_runtime.game.inputs import INPUT_TYPES, SCHEMA_VERSION, BehindBet, BetsLocked, BoxBet, CardDrawn, Input
+from table_runtime.game.inputs import (
+    INPUT_TYPES,
+    SCHEMA_VERSION,
+    BehindBet,
+    BetsLocked,
+    BoxBet,
+    CardDrawn,
+    HyperBet,
+    Input,
+)
 
 
 class CodecError(TableError, ValueError):
@@ -36,6 +45,8 @@ def to_dict(item: Input | Event) -> dict[str, Any]:
     body: dict[str, Any] = _plain(item)
     if isinstance(item, Alarm) and not item.reason:
         del body["reason"]  # only a refused command's alarm has one: every other alarm reads as before it
+    if isinstance(item, BetsLocked) and not item.hyper:
+        del body["hyper"]  # bets with none on the hyper field read as before it
     body["type"] = type(item).__name__
     body["schema_version"] = SCHEMA_VERSION
     return body
@@ -54,7 +65,9 @@ def input_from_dict(body: dict[str, Any]) -> Input:
             return BetsLocked(bets=tuple(
                 BoxBet(box=bet["box"], seated_cents=bet["seated_cents"], owner=bet.get("owner", ""),
                        behind=tuple(BehindBet(owner=b["owner"], cents=b["cents"]) for b in bet.get("behind", ())))
-                for bet in data["bets"]))
+                for bet in data["bets"]),
+                hyper=tuple(HyperBet(case=str(bet["case"]), box=int(bet["box"]), cents=int(bet["cents"]),
+                                     owner=str(bet.get("owner", ""))) for bet in data.get("hyper", ())))
         if cls is CardDrawn:
             return CardDrawn(card=Card.parse(data["card"]), manual=data.get("manual", False), by=data.get("by", ""))
         fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}

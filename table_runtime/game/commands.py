@@ -27,6 +27,8 @@ class Command(enum.StrEnum):
     DISCARD = "DISCARD"
     MANUAL_CARD = "MANUAL_CARD"
     ACK_ALARM = "ACK_ALARM"
+    # The hyper black jack field (55-4 6°): the dealer assigns a case's stake to a box on the display.
+    HYPER_ASSIGN = "HYPER_ASSIGN"
 
 
 class Role(enum.StrEnum):

@@ -160,6 +160,16 @@ class RoundSettled:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HyperFieldSettled:
+    """55-4 6°: the bank's final result, named once (``17`` ... ``21``, ``blackjack``, ``bust``), settles the hyper
+    black jack field; its stakes' payouts are in the RoundSettled that follows (kind ``hyper.<case>``)."""
+
+    round: int
+    result: str
+    staked_cents: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RoundClosed:
     round: int
 
@@ -174,5 +184,5 @@ class RoundVoided:
 Event = (
     Alarm | ShoeStarted | CardBurned | CutCardSeen | RoundStarted | CardAssigned | CardHeld | CardsDiscarded
     | PhaseChanged | TurnChanged | InsuranceTaken | HandStood | HandDoubled | HandSplit | ActionUndone
-    | BlackjackPaidEarly | RoundSettled | RoundClosed | RoundVoided
+    | BlackjackPaidEarly | RoundSettled | RoundClosed | RoundVoided | HyperFieldSettled
 )

@@ -40,6 +40,17 @@ class BoxBet:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HyperBet:
+    """A stake on one case of the hyper black jack field (55-4 6°), as the dealer assigned it to a box's player:
+    `owner` is the box's seated player (``box3``) or a player behind it (``box3.behind``)."""
+
+    case: str
+    box: int
+    cents: int
+    owner: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ShoeShuffled:
     """A new shoe is loaded and shuffled; the next `burn_cards` cards are burned."""
 
@@ -53,9 +64,11 @@ class CutCardReached:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BetsLocked:
-    """No more bets: the stakes of every box in play."""
+    """No more bets: the stakes of every box in play, and those on the hyper black jack field (none in a journal
+    written before it, or where the field is not open)."""
 
     bets: tuple[BoxBet, ...]
+    hyper: tuple[HyperBet, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -44,6 +44,13 @@ class RefusalReason(enum.StrEnum):
     NO_CHIP_READER = "no_chip_reader"  # DEAL with no zones to lock the bets from
     NO_SUCH_ALARM = "no_such_alarm"
     BAD_CARD = "bad_card"  # MANUAL_CARD with a card code that is none
+    # The hyper black jack field (55-4 6°: game/round.py, core/hyper_field.py).
+    HYPER_BANK_MUST_DRAW = "hyper_bank_must_draw"  # CONFIRM while the bank must still draw for the hyper field
+    HYPER_UNASSIGNED = "hyper_unassigned"  # DEAL while chips on a hyper case are not all assigned to a box
+    HYPER_CLOSED = "hyper_closed"  # a hyper assignment where the rules do not open the field, or after the lock
+    HYPER_NO_MAIN_BET = "hyper_no_main_bet"  # a hyper assignment to a box with no main bet
+    HYPER_SEATED_ONLY = "hyper_seated_only"  # a hyper assignment to a player behind where the field is seated-only
+    BAD_HYPER_ASSIGNMENT = "bad_hyper_assignment"  # an unknown case, a box outside the table, a bad amount
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,6 @@ from table_runtime.game.box import BoxState
 from table_runtime.game.cards import Card
 from table_runtime.game.commands import ROUND_COMMANDS
 from table_runtime.game.decisions import (
-    bet_problems,
     double_refusal,
     insurance_cents,
     insurance_fault,
@@ -77,7 +76,7 @@ from table_runtime.game.phases import SETTLEMENT as SETTLEMENT
 from table_runtime.game.phases import VOIDED as VOIDED
 from table_runtime.game.recurring import PHASE_CHANGED, card_assigned, hand_stood, turn_changed
 from table_runtime.game.round_state import RoundState
-from table_runtime.game.settlement import early_blackjack_payouts, round_payouts
+from table_runtime.game.settlement import early_blackjack_payouts
 from table_runtime.game.undo import CARD, DOUBLE, NOTHING_TO_UNDO, SPLIT, STAND, take_back, undo_refusal
 
 COMMANDS: Final = ROUND_COMMANDS  # defined once, in game/commands.py (Final: a constant to a mypyc build)
@@ -93,12 +92,13 @@ class Round(RoundState):
         if self.phase is not BETTING:
             out.append(_wrong_phase("BetsLocked", self.phase))
             return
-        problems = bet_problems(event.bets, self.rules, self.limits)
+        problems = self._bet_problems(event)
         if problems:
             out.extend(problems)
             return
         self.boxes = [BoxState(bet) for bet in sorted(event.bets, key=lambda bet: bet.box)]
         self._box_by_number = {box.number: box for box in self.boxes}
+        self.hyper_bets = event.hyper
         self.hands = [box.hands[0] for box in self.boxes]
         self._deal_order = [*self.hands, self.bank, *self.hands]  # box order, the bank, box order (000:10)
         self.deal_count = len(self._deal_order)
@@ -248,7 +248,7 @@ class Round(RoundState):
 
     def _settle(self, out: list[Event]) -> None:
         bank = self.bank
-        self.payouts = round_payouts(self.boxes, bank, self.paid_early, self.rules)
+        self.payouts = self._final_payouts(out)
         self._set_phase(SETTLEMENT, out)
         out.append(RoundSettled(round=self.number, bank_total=bank.total, bank_blackjack=bank.blackjack,
                                 payouts=self.payouts))
@@ -371,9 +371,7 @@ class Round(RoundState):
             self._set_phase(CLOSED, out)
             out.append(RoundClosed(round=self.number))
         elif phase is BANK:
-            out.append(Alarm(kind=AlarmKind.BANK_MUST_DRAW,
-                             message=f"CONFIRM refused: the bank has {self.bank.total} and must draw",
-                             rule="RULES.md The bank; 000:16", amounts=(("bank_total", self.bank.total),)))
+            out.append(self._bank_must_draw())
         else:
             self._refuse("CONFIRM", refusals.nothing_to_confirm(phase), out, "TABLE.md A round")
 

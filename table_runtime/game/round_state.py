@@ -5,16 +5,21 @@ The transitions that change it are in round.py (`Round`, a `RoundState`).
 
 from __future__ import annotations
 
+from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.bank import bank_draw_target, bank_needs_card
 from table_runtime.game.box import BoxState
 from table_runtime.game.cards import Card
 from table_runtime.game.commands import Command
-from table_runtime.game.decisions import double_refusal, split_refusal, stand_refusal
-from table_runtime.game.events import Payout
+from table_runtime.game.decisions import bet_problems, double_refusal, split_refusal, stand_refusal
+from table_runtime.game.events import Alarm, Event, HyperFieldSettled, Payout
 from table_runtime.game.hand import Hand
 from table_runtime.game.held import HeldCards
+from table_runtime.game.hyper import bank_result
+from table_runtime.game.hyper_settlement import hyper_bank_alarm, hyper_bet_problems, hyper_payouts, ordered_payouts
+from table_runtime.game.inputs import BetsLocked, HyperBet
 from table_runtime.game.phases import BANK, BETTING, DEALING, IN_PLAY, INSURANCE, PLAYING, SETTLEMENT, Phase
 from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.game.settlement import round_payouts
 from table_runtime.game.undo import UndoEntry, undo_refusal
 
 
@@ -35,7 +40,8 @@ class RoundState:
         self.deal_count = 0
         self._held = HeldCards() if held is None else held  # the table's (held.py)
         self.paid_early: set[int] = set()  # id() of hands whose blackjack was paid at once (002:62)
-        self.payouts: tuple[Payout, ...] = ()
+        self.payouts: tuple[Payout, ...] = ()  # in the settlement's order (game/hyper_settlement.py)
+        self.hyper_bets: tuple[HyperBet, ...] = ()  # the stakes on the hyper black jack field (55-4 6°)
         self._undo: list[UndoEntry] = []  # undo.py
         self._cursor = 0
         self._turn: tuple[int, int] | None = None
@@ -77,13 +83,39 @@ class RoundState:
 
     def bank_draw_target(self) -> int:
         """How far the bank draws once the hands are finished (bank.py)."""
-        return bank_draw_target(self.hands, self.boxes, self.paid_early, self._charlie)
+        return bank_draw_target(self.hands, self.boxes, self.paid_early, self._charlie, hyper=bool(self.hyper_bets))
 
     @property
     def bank_must_draw(self) -> bool:
         if self.phase is not BANK:
             return False
         return bank_needs_card(self.bank, self._bank_target, self._hits_soft_17)
+
+    def _bet_problems(self, event: BetsLocked) -> list[Event]:
+        """Every reason the bets cannot be locked: the boxes' (decisions.py) and the hyper field's (55-4 6°)."""
+        return [*bet_problems(event.bets, self.rules, self.limits),
+                *hyper_bet_problems(event.hyper, event.bets, self.rules, self.limits)]
+
+    def _final_payouts(self, out: list[Event]) -> tuple[Payout, ...]:
+        """Every payout once the bank has finished (settlement.py), in the settlement's order with the hyper
+        field's (hyper_settlement.py: the hyper stakes lost first, won last), the bank's final result named."""
+        payouts = round_payouts(self.boxes, self.bank, self.paid_early, self.rules)
+        if not self.hyper_bets:
+            return payouts
+        result = bank_result(self.bank.total, len(self.bank.cards))  # final: the bank drew to 17 for the field
+        out.append(HyperFieldSettled(round=self.number, result=result,
+                                     staked_cents=sum(bet.cents for bet in self.hyper_bets)))
+        return ordered_payouts(payouts, hyper_payouts(self.hyper_bets, result))
+
+    def _bank_must_draw(self) -> Alarm:
+        """CONFIRM while the bank must draw; with the hyper field's reason when only the field makes it draw (every
+        box decided: 55-4 6°, the bank completes its hand for the field)."""
+        total = self.bank.total
+        without_field = bank_draw_target(self.hands, self.boxes, self.paid_early, self._charlie)
+        if self.hyper_bets and not bank_needs_card(self.bank, without_field, self._hits_soft_17):
+            return hyper_bank_alarm(total, self.hyper_bets)
+        return Alarm(kind=AlarmKind.BANK_MUST_DRAW, message=f"CONFIRM refused: the bank has {total} and must draw",
+                     rule="RULES.md The bank; 000:16", amounts=(("bank_total", total),))
 
     def _deal_target(self) -> Hand:
         """Box order, the bank, box order again (000:10; no hole card: 002:34)."""

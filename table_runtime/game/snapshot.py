@@ -10,7 +10,9 @@ from typing import Any
 
 from table_runtime.game.events import Payout
 from table_runtime.game.hand import Hand
-from table_runtime.game.phases import INSURANCE
+from table_runtime.game.hyper import bank_result
+from table_runtime.game.hyper_settlement import field_view, is_hyper
+from table_runtime.game.phases import CLOSED, INSURANCE, SETTLEMENT
 from table_runtime.game.round import Round
 from table_runtime.game.table import Table
 
@@ -34,7 +36,7 @@ def _boxes(round_: Round) -> list[dict[str, Any]]:
     settled = bool(round_.payouts)
     boxes = []
     for box in round_.boxes:
-        payouts = [payout_dict(p) for p in round_.payouts if p.box == box.number]
+        payouts = [payout_dict(p) for p in round_.payouts if p.box == box.number and not is_hyper(p)]
         boxes.append({
             "box": box.number, "owner": box.bet.owner, "seated_cents": box.bet.seated_cents,
             "behind": [{"owner": b.owner, "cents": b.cents} for b in box.bet.behind],
@@ -76,4 +78,14 @@ def table_snapshot(table: Table) -> dict[str, Any]:
                      "blackjack": bank.blackjack, "busted": bank.busted, "must_draw": round_.bank_must_draw},
             "boxes": _boxes(round_),
         })
+    if table.rules.hyper_blackjack:  # 55-4 6°: the field, its stakes, the bank's final result
+        snapshot["hyper"] = _hyper(round_)
     return snapshot
+
+
+def _hyper(round_: Round | None) -> dict[str, Any]:
+    if round_ is None:
+        return field_view((), (), None)
+    bank = round_.bank
+    final = round_.phase in (SETTLEMENT, CLOSED) and bank.total >= 17 and len(bank.cards) >= 2
+    return field_view(round_.hyper_bets, round_.payouts, bank_result(bank.total, len(bank.cards)) if final else None)

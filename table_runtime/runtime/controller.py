@@ -274,7 +274,8 @@ class TableController(AlarmSteps):
                 reply = {"ok": False, "message": decision.message, "reason": decision.reason}
         except JournalUnwritableError as error:  # not done; the journal_unwritable alarm is on already
             return {"ok": False, "message": f"not done: {error}", "alarmed": True}
-        if refusal_alarm and not reply["ok"] and not reply.get("alarmed"):
+        if (refusal_alarm or reply.get("reason") in commands.ALARMED_REFUSALS) and not reply["ok"] \
+                and not reply.get("alarmed"):
             yield from self.plan_raise_alarms([commands.refusal_alarm(reply["message"], str(reply.get("reason", "")))])
         return reply
 

@@ -24,6 +24,7 @@ from table_runtime.game.events import (
     HandDoubled,
     HandSplit,
     HandStood,
+    HyperFieldSettled,
     InsuranceTaken,
     RoundSettled,
     RoundStarted,
@@ -72,6 +73,8 @@ def describe(item: Input, events: list[Event]) -> str:
             parts.append(f"settled: bank {event.bank_total}" + (" blackjack" if event.bank_blackjack else ""))
         elif isinstance(event, RoundVoided):
             parts.append(f"round voided by {event.by}: {event.reason}")
+        elif isinstance(event, HyperFieldSettled):  # 55-4 6°
+            parts.append(f"hyper black jack: the bank's result {event.result}")
         elif isinstance(event, Alarm):
             parts.append(f"ALARM {event.kind}: {event.message}")
     return "; ".join(parts) or type(item).__name__

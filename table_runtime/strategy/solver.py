@@ -12,7 +12,9 @@ cards come from it unchanged (see `situation`). Then, per up card:
    for totals no other hand makes (4, 20, soft 12), playing on by step 1;
 3. split or not, per pair: the split EV (resplits up to the number of hands
    allowed, each hand played by steps 1-2) against the pair's best other play;
-4. the house edge: every starting hand played by the chart, weighted by its
+4. surrender where the rules offer it (see `surrender`): -0.5 against each
+   hand's value from steps 1-3;
+5. the house edge: every starting hand played by the chart, weighted by its
    exact chance off the top of the shoe.
 
 Nothing here knows a profile: no-hole-card play comes from the bank's
@@ -24,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from table_runtime.strategy import surrender
 from table_runtime.strategy.chart import CHART_WIDTH, UP_VALUES, Strategy
 from table_runtime.strategy.composition import VALUES, full_shoe, two_card_hand, without
 from table_runtime.strategy.dealer import Distribution, bank_distribution
@@ -93,6 +96,8 @@ def solve(terms: PlayTerms) -> Solution:
     hits = [False] * (KEYS * CHART_WIDTH)
     doubles = [False] * (KEYS * CHART_WIDTH)
     splits = [False] * (CHART_WIDTH * CHART_WIDTH)
+    surrenders = [False] * (KEYS * CHART_WIDTH)
+    pair_surrenders = [False] * (CHART_WIDTH * CHART_WIDTH)
     ev_by_upcard: dict[int, float] = {}
     bank_by_upcard: dict[int, Distribution] = {}
     full = full_shoe(terms.decks)
@@ -110,8 +115,14 @@ def solve(terms: PlayTerms) -> Solution:
         up_splits = _split_decisions(terms, hands, up_hits, up_doubles)
         for pair, split in up_splits.items():
             splits[pair * CHART_WIDTH + up] = split
-        ev_by_upcard[up] = _expected_return(terms, hands, up_hits, up_doubles, up_splits)
-    strategy = Strategy(terms, hits, doubles, splits)
+        played = _played(terms, hands, up_hits, up_doubles, up_splits)
+        gives_up = surrender.choose(up, played, terms.surrender)
+        for k in gives_up.keys:
+            surrenders[k * CHART_WIDTH + up] = True
+        for pair in gives_up.pairs:
+            pair_surrenders[pair * CHART_WIDTH + up] = True
+        ev_by_upcard[up] = _expected_return(terms, hands, surrender.expected(played, gives_up))
+    strategy = Strategy(terms, hits, doubles, splits, surrenders, pair_surrenders)
     total = sum(full)
     player_ev = sum(full[up - 1] / total * ev for up, ev in ev_by_upcard.items())
     return Solution(terms, strategy, player_ev, ev_by_upcard, bank_by_upcard)
@@ -178,9 +189,10 @@ def _split_decisions(terms: PlayTerms, hands: list[_Start], hits: list[bool], do
     return decisions
 
 
-def _expected_return(terms: PlayTerms, hands: list[_Start], hits: list[bool], doubles: list[bool],
-                     splits: dict[int, bool]) -> float:
-    ev = 0.0
+def _played(terms: PlayTerms, hands: list[_Start], hits: list[bool], doubles: list[bool],
+            splits: dict[int, bool]) -> list[surrender.Played]:
+    """Each starting hand with its value played by the chart (before any surrender)."""
+    played = []
     for hand in hands:
         situation = hand.situation
         if hand.natural:
@@ -189,10 +201,18 @@ def _expected_return(terms: PlayTerms, hands: list[_Start], hits: list[bool], do
             value = situation.split(hand.first, doubles)
         else:
             value = _chart_ev(terms, hand, hits, doubles)
+        played.append(surrender.Played(key(*two_card_hand(hand.first, hand.second)),
+                                       hand.first if hand.pair else None, hand.weight, value, hand.natural))
+    return played
+
+
+def _expected_return(terms: PlayTerms, hands: list[_Start], values: list[float]) -> float:
+    ev = 0.0
+    for hand, value in zip(hands, values, strict=True):
+        situation = hand.situation
         if terms.peek and situation.up in (1, 10):
             # The bank checked: with blackjack it takes one stake (pushes a natural).
             chance = situation.bank_blackjack
             value = chance * (0.0 if hand.natural else -1.0) + (1.0 - chance) * value
         ev += hand.weight * value
     return ev
-

@@ -28,6 +28,9 @@ class PlayTerms:
     pay_blackjack_before_bank: bool = False
     ten_card_charlie: bool = False
     bank_blackjack_takes_all: bool = True  # False: only the original stake is lost
+    # 55-4 1° (6 May 2020): give up an unsplit two-card hand for half the stake, not against an ace; with
+    # no hole card the choice comes before the bank's second card (see `surrender`).
+    surrender: bool = False
     # Internal, for cross-checking against published peek-game figures only: the
     # bank checks for blackjack before the players act (a hole-card game).
     peek: bool = False
@@ -45,6 +48,7 @@ class PlayTerms:
             pay_blackjack_before_bank=options.pay_blackjack_before_bank,
             ten_card_charlie=options.ten_card_charlie,
             bank_blackjack_takes_all=options.bank_blackjack_takes == "all",
+            surrender=options.surrender,
         )
 
     def may_double(self, total: int, soft: bool) -> bool:

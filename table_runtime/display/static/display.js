@@ -4,6 +4,7 @@
 import { $, el } from "./dom.js";
 import { refusal } from "./alarm.js";
 import { renderRecallBar } from "./recall.js";
+import { hyperTouch } from "./hyper.js";
 import { RANKS, cardNode, normalize, renderActions, renderTable } from "./table.js";
 import { SUIT_SYMBOL, applyStaticText, lang, setLanguage, t } from "./text.js";
 
@@ -325,6 +326,7 @@ function wire() {
       command(name);
     }
   });
+  $("hyper").addEventListener("click", (event) => hyperTouch(event, command));
   $("held").addEventListener("click", (event) => {
     const button = event.target.closest("button.command");
     if (button && !button.disabled) command(button.dataset.command);

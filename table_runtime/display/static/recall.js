@@ -28,6 +28,7 @@ function eventText(event) {
     case "RoundSettled": return event.bank_blackjack ? t("event_settled_blackjack") : t("event_settled", { bank_total: event.bank_total });
     case "RoundVoided": return t("event_voided", voidWords(event));
     case "RoundClosed": return t("event_closed");
+    case "HyperFieldSettled": return t("event_hyper_settled", { result: event.result === "blackjack" ? "BLACK JACK" : String(event.result).toUpperCase() });
     case "Alarm": return t("event_alarm", { kind: tOr("alarm_" + event.kind, event.kind) });
     default: return null; // phase and turn changes: the step's snapshot shows them
   }

@@ -2,6 +2,7 @@
 // Pure DOM work from the snapshot and a `view` ({role, recall, connected, busy, supervisor}); no state here.
 import { renderAlarms } from "./alarm.js";
 import { $, el, replaceChildren } from "./dom.js";
+import { renderHyper } from "./hyper.js";
 import { SUIT_SYMBOL, money, ownerName, t, tOr, totalText } from "./text.js";
 
 export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
@@ -308,6 +309,7 @@ export function renderTable(snapshot, view) {
   renderAlarms(snapshot, view);
   renderBank(snapshot);
   renderBoxes(snapshot);
+  renderHyper(snapshot, view);
   renderActions(snapshot, view);
   $("recovered").hidden = !snapshot.recovered;
   $("recovered").textContent = t("recovered", { round: snapshot.round });

@@ -13,7 +13,8 @@ from table_runtime.cli import main
 def test_house_edge_json_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["house-edge", "--profile", "fr-casino", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert set(document) == {"profile", "house_edge", "dealer_bust_by_upcard"}
+    assert set(document) == {"profile", "house_edge", "dealer_bust_by_upcard", "surrender", "bank_final_result",
+                             "hyper_blackjack"}
     assert document["profile"] == "fr-casino"
     assert 0.004 < document["house_edge"] < 0.006
     bust = document["dealer_bust_by_upcard"]
@@ -57,3 +58,35 @@ def test_a_bad_rules_file_is_a_clear_error(tmp_path: Path, capsys: pytest.Captur
     rules.write_text('[rules]\ndouble_on = "always"\n', encoding="utf-8")
     assert main(["strategy", "--rules", str(rules)]) == 2
     assert "rules.double_on" in capsys.readouterr().err
+
+
+def test_fr_2020_json_has_surrender_the_bank_s_final_result_and_each_hyper_case(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["house-edge", "--profile", "fr-2020", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    surrender = document["surrender"]
+    assert surrender["offered"] is True
+    assert document["house_edge"] == surrender["house_edge_with"]  # 55-4 1°: on in fr-2020
+    assert surrender["house_edge_without"] - surrender["house_edge_with"] > 0.002
+    final = document["bank_final_result"]
+    assert list(final) == ["17", "18", "19", "20", "21", "blackjack", "bust"]
+    assert sum(final.values()) == pytest.approx(1.0, abs=1e-12)
+    hyper = document["hyper_blackjack"]
+    assert hyper["offered"] is True
+    assert [case["pays"] for case in hyper["cases"].values()] == [4, 5, 5, 4, 10, 19, 2]  # 55-4 6°
+    for name, case in hyper["cases"].items():
+        assert case["probability"] == final[name]
+        assert case["ev"] == pytest.approx(final[name] * (case["pays"] + 1) - 1, abs=1e-12)
+
+
+def test_fr_2020_text_and_chart_show_surrender_and_the_hyper_field(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["house-edge", "--profile", "fr-2020"]) == 0
+    out = capsys.readouterr().out
+    assert "surrender (55-4 1°) offered: house edge" in out
+    assert "hyper black jack (55-4 6°, offered)" in out
+    assert any(line.split()[:3] == ["BLACK", "JACK", "4.749%"] for line in out.splitlines())
+    assert main(["strategy", "--profile", "fr-2020"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "   16   S  S  S  S  S  H  H Rh Rh  H" in lines
+    assert "  8,8   P  P  P  P  P  P  P  P Rh  H" in lines
+    assert any(line.startswith("Rh surrender (else hit)") for line in lines)

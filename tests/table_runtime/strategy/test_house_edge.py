@@ -7,6 +7,7 @@ and the rule-effect tables quoted in bench/README.md "Published figures".
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -60,7 +61,8 @@ def test_no_hole_card_costs_about_a_tenth_of_a_percent() -> None:
 
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_every_profile_has_a_house_edge_in_the_known_range(name: str) -> None:
-    solution = solve(PlayTerms.from_options(profile(name)))
+    # Without surrender (55-4 1°, 2020), which takes about a quarter of a percent off (test_surrender.py).
+    solution = solve(dataclasses.replace(PlayTerms.from_options(profile(name)), surrender=False))
     assert 0.003 < solution.house_edge < 0.008
     assert set(solution.bank_bust_by_upcard) == set(range(1, 11))
     for distribution in solution.bank_by_upcard.values():
