@@ -31,13 +31,12 @@ from table_runtime.core import commands
 from table_runtime.core.alarm_ledger import AlarmLedger, AlarmStep
 from table_runtime.core.core_state import checkpoint_state
 from table_runtime.core.inputs import CoreInput, ZoneChanged
-from table_runtime.core.journal_outage import JournalOutage, TimedRow
+from table_runtime.core.journal_outage import JournalOutage
 from table_runtime.core.journal_rows import (
     InputRow,
     JournalRow,
     NoteRow,
     row_to_json,
-    rows_to_json,
     with_step_origin,
 )
 from table_runtime.core.record import fold
@@ -139,38 +138,6 @@ class TableController(AlarmSteps):
                       "version": installed_version()}
         self.journal.append(*row_to_json(NoteRow.of(RowKind.STATUS, {**status, "schema_version": SCHEMA_VERSION})),
                             ts=self.clock())
-
-    # ------------------------------------------------------------- steps
-
-    async def step(self, plan: Plan[T]) -> T:
-        """Run one change (a `plan_*`) after those asked for before it, its journal calls off the loop: the loop
-        serves the display, the feed and the devices while the disk commits; readers see the committed view."""
-        return await self.writer.run(plan, before=self._keep_view, after=self._step_over)
-
-    def _keep_view(self) -> None:
-        if self._view is None:  # the core is the journal's now: what readers see until the step is over
-            self._view = self._build_view()
-
-    def _step_over(self) -> None:
-        """The step is over (its last commit durable, or the core put back): readers and listeners see it whole,
-        never half (a reader gone offline and its alarm, a registry's zones and its note, are one step)."""
-        if self._step_changed:
-            self._step_changed = False
-            self._changed()
-
-    @property
-    def last_seq(self) -> int:
-        """The last durable row's seq, read without waiting for a commit in flight (`Journal.written_seq`)."""
-        return self.journal.written_seq
-
-    def _append(self, rows: Sequence[JournalRow]) -> Plan[list[JournalEntry]]:
-        """Rows in one fsynced transaction, in the writer's thread (`step`) or this one."""
-        entries: list[JournalEntry] = yield partial(self.journal.append_many, rows_to_json(rows), ts=self.clock())
-        return entries
-
-    def _append_timed(self, rows: Sequence[TimedRow]) -> Plan[list[JournalEntry]]:
-        entries: list[JournalEntry] = yield partial(self.journal.append_timed, rows)
-        return entries
 
     # ------------------------------------------------------------- changes
 
@@ -381,15 +348,6 @@ class TableController(AlarmSteps):
             yield from self.plan_note({"type": "DeviceStatus", "device": name, "status": status})
 
     # -------------------------------------------------------------- views
-
-    @property
-    def committed(self) -> CommittedView:
-        """The table as the journal has it (committed_view.py): what the display, lamps and metrics read, even while
-        a step is being journaled."""
-        if self._view is None:
-            assert not self.writer.stepping, "a step keeps the view before it changes the core"
-            self._view = self._build_view()
-        return self._view
 
     def _build_view(self) -> CommittedView:
         return committed_view(self.core, table_id=self.table_id, seq=self.last_seq, recovered=self.recovered,

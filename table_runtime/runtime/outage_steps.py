@@ -8,26 +8,24 @@ refused so far (not a line per refused card: the shoe resends each twice a secon
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 
 from table_runtime.core.alarm_ledger import AlarmLedger
-from table_runtime.core.journal_outage import JournalOutage, TimedRow, outage_alarm
+from table_runtime.core.journal_outage import JournalOutage, outage_alarm
 from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated, JournalRow
 from table_runtime.game.events import Alarm
-from table_runtime.journal import RESUME_RESERVE_BYTES, Journal, JournalEntry, JournalUnwritableError, short_of_room
-from table_runtime.runtime.journal_writer import JournalWriter, Plan
+from table_runtime.journal import RESUME_RESERVE_BYTES, JournalEntry, JournalUnwritableError, short_of_room
+from table_runtime.runtime.journal_steps import JournalSteps
+from table_runtime.runtime.journal_writer import Plan
 
 log = logging.getLogger(__name__)
 OUTAGE_LOG_SECONDS = 60.0  # while an outage lasts, how often the log says so (with the inputs refused so far)
 
 
-class JournalOutageSteps:
+class JournalOutageSteps(JournalSteps):
     """Mixed into the table controller: what it does with rows its journal refuses."""
 
-    journal: Journal
-    clock: Callable[[], float]
-    writer: JournalWriter
     outage: JournalOutage[JournalUnwritableError] | None
     resume_reserve: int = RESUME_RESERVE_BYTES  # bytes free on the journal's file system before play resumes
 
@@ -35,20 +33,7 @@ class JournalOutageSteps:
     def alarms(self) -> AlarmLedger:
         raise NotImplementedError
 
-    def _changed(self) -> None:
-        raise NotImplementedError
-
     def _alarm_round(self) -> int:
-        raise NotImplementedError
-
-    @property
-    def last_seq(self) -> int:
-        raise NotImplementedError
-
-    def _append(self, rows: Sequence[JournalRow]) -> Plan[list[JournalEntry]]:
-        raise NotImplementedError
-
-    def _append_timed(self, rows: Sequence[TimedRow]) -> Plan[list[JournalEntry]]:
         raise NotImplementedError
 
     def _hold_alarms(self, alarms: Sequence[Alarm]) -> list[int]:
