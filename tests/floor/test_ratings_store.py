@@ -33,7 +33,7 @@ async def sessions(dsn: str) -> dict[str, dict[str, Any]]:
 
 async def lines(dsn: str) -> list[tuple[str, str, int, int]]:
     async with connected(dsn) as connection:
-        return [tuple(row.values()) for row in await connection.fetch(  # type: ignore[misc]
+        return [tuple(row.values()) for row in await connection.fetch(
             "SELECT session, round_id, stake_cents, theo_skill_cents FROM rated_rounds ORDER BY session, round_id")]
 
 
