@@ -204,6 +204,21 @@ async def forget_player(connection: asyncpg.Connection, player: str) -> tuple[in
     return int(sessions.split()[-1]), int(buy_ins.split()[-1])
 
 
+async def open_sessions(connection: asyncpg.Connection, since: float) -> list[dict[str, Any]]:
+    """The sessions still open that the store heard of at or after `since` (seconds since the epoch), each as the
+    contract's message of its last seq (a page starting again shows who sits now; one both stored and heard
+    counts once, by seq)."""
+    rows = await connection.fetch(
+        "SELECT * FROM rated_sessions WHERE ended_at IS NULL AND updated_at >= to_timestamp($1) "
+        "ORDER BY table_id, session", since)
+    return [{"type": "session_updated", "table": row["table_id"], "session": row["session"], "player": row["player"],
+             "box": row["box"], "started_at": row["started_at"].isoformat(), "ended_at": None,
+             **{name: row[name] for name in ("seconds_played", "rounds", "hands", "handle_cents",
+                                             "average_bet_cents", "buy_in_cents", "win_cents", "theo_cents",
+                                             "theo_skill_cents", "edge_pct", "skill_edge_pct")},
+             "seq": row["last_seq"], "round": None} for row in rows]
+
+
 @dataclass(slots=True)
 class Retention:
     """When the ratings' purge is due: at the first look, then every `every` seconds of the clock given."""
