@@ -84,11 +84,11 @@ async def ratings(connection: asyncpg.Connection, shifts: Shifts, by: Grouping, 
     sessions = await connection.fetch(
         "SELECT * FROM rated_sessions WHERE started_at >= $1 AND started_at < $2", low, high)
     lines = await connection.fetch(
-        "SELECT r.table_id, r.session, r.round_id FROM rated_rounds r JOIN rated_sessions s USING (table_id, session) "
-        "WHERE s.started_at >= $1 AND s.started_at < $2", low, high)
-    named: dict[tuple[str, str], list[str]] = defaultdict(list)
+        "SELECT table_id, session, started_at, round_id FROM rated_rounds WHERE started_at >= $1 AND started_at < $2",
+        low, high)
+    named: dict[tuple[str, str, dt.datetime], list[str]] = defaultdict(list)
     for line in lines:
-        named[(line["table_id"], line["session"])].append(line["round_id"])
+        named[(line["table_id"], line["session"], line["started_at"])].append(line["round_id"])
     groups: dict[str, RatingGroup] = defaultdict(RatingGroup)
     for session in sessions:
         began = session["started_at"].timestamp()
@@ -99,7 +99,7 @@ async def ratings(connection: asyncpg.Connection, shifts: Shifts, by: Grouping, 
         for name in _SUMMED:
             group.sums[name] += session[name]
         table = session["table_id"]
-        group.rounds_by_table[table].update(named[(table, session["session"])])
+        group.rounds_by_table[table].update(named[(table, session["session"], session["started_at"])])
         ended = session["ended_at"].timestamp() if session["ended_at"] else began + session["seconds_played"]
         group.spans_by_table[table].append((began, max(ended, began)))
     column = "table_id" if by == "table" else by

@@ -3,9 +3,10 @@
 A table publishes each rated session on ``{prefix}/tables/{tableId}/ratings`` (QoS 1, not retained): a message
 when it starts, one per settled round it had a stake in (with that round's line) and when a pause, a resume or a
 move changes it, and one when it closes (docs/floor.md, "Player ratings"). Counts are totals so far, so the store
-upserts the session by (table, session id), replacing it only with a message of a journal seq as high as the one
-it holds: a duplicate (QoS 1), a replay or a late message never takes a session back. A round's line is stored
-once by (table, session, round id).
+upserts the session by (table, session id, start), replacing it only with a message of a journal seq as high as the one
+it holds: a duplicate (QoS 1), a replay or a late message never takes a session back. (The start is in the key:
+a session id is the journal seq of its first row, and a table whose journal starts again numbers from 1 again.) A
+round's line is stored once by (table, session, start, round id).
 
 `parse_rating` turns one decoded payload into a `RatingMessage` or raises `RatingError` naming what is wrong (the
 service logs it in one line and counts it). `write_ratings` stores a batch's messages in the batch's transaction.
@@ -157,8 +158,8 @@ _UPSERT_SESSION = (
     "INSERT INTO rated_sessions (table_id, session, player, box, started_at, ended_at, seconds_played, rounds, hands, "
     "handle_cents, average_bet_cents, buy_in_cents, win_cents, theo_cents, theo_skill_cents, edge_pct, "
     "skill_edge_pct, last_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
-    "$18) ON CONFLICT (table_id, session) DO UPDATE SET player = excluded.player, box = excluded.box, "
-    "started_at = excluded.started_at, ended_at = excluded.ended_at, seconds_played = excluded.seconds_played, "
+    "$18) ON CONFLICT (table_id, session, started_at) DO UPDATE SET player = excluded.player, box = excluded.box, "
+    "ended_at = excluded.ended_at, seconds_played = excluded.seconds_played, "
     "rounds = excluded.rounds, hands = excluded.hands, handle_cents = excluded.handle_cents, "
     "average_bet_cents = excluded.average_bet_cents, buy_in_cents = excluded.buy_in_cents, "
     "win_cents = excluded.win_cents, theo_cents = excluded.theo_cents, theo_skill_cents = excluded.theo_skill_cents, "
@@ -168,8 +169,9 @@ _UPSERT_SESSION = (
     "OR (excluded.last_seq = rated_sessions.last_seq AND excluded.ended_at IS NOT NULL "
     "AND rated_sessions.ended_at IS NULL)")
 _UPSERT_ROUND = (
-    "INSERT INTO rated_rounds (table_id, session, round_id, seq, stake_cents, win_cents, theo_cents, "
-    "theo_skill_cents) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (table_id, session, round_id) DO UPDATE "
+    "INSERT INTO rated_rounds (table_id, session, started_at, round_id, seq, stake_cents, win_cents, theo_cents, "
+    "theo_skill_cents) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
+    "ON CONFLICT (table_id, session, started_at, round_id) DO UPDATE "
     "SET seq = excluded.seq, stake_cents = excluded.stake_cents, win_cents = excluded.win_cents, "
     "theo_cents = excluded.theo_cents, theo_skill_cents = excluded.theo_skill_cents "
     "WHERE excluded.seq > rated_rounds.seq")
@@ -180,7 +182,7 @@ async def write_ratings(connection: asyncpg.Connection, messages: Sequence[Ratin
     if not messages:
         return
     await connection.executemany(_UPSERT_SESSION, [message.session_row() for message in messages])
-    lines = [(m.table_id, m.session, m.round.round_id, m.seq, m.round.stake_cents, m.round.win_cents,
+    lines = [(m.table_id, m.session, m.started_at, m.round.round_id, m.seq, m.round.stake_cents, m.round.win_cents,
               m.round.theo_cents, m.round.theo_skill_cents) for m in messages if m.round is not None]
     if lines:
         await connection.executemany(_UPSERT_ROUND, lines)

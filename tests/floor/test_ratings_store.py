@@ -68,6 +68,18 @@ async def test_a_late_update_never_reopens_a_closed_session(store: FloorStore, d
     assert rated["ended_at"] is not None and rated["rounds"] == 3 and rated["last_seq"] == sent[-1]["seq"]
 
 
+async def test_a_session_id_a_new_journal_numbers_again_is_another_session(store: FloorStore, database: str
+                                                                          ) -> None:
+    before = session_messages("T04", 10, "p-dd", 1, START, ROUNDS)  # the old journal: rows up to seq 34
+    after = session_messages("T04", 10, "p-ee", 2, START + dt.timedelta(days=1), ROUNDS[:1])  # the same id again
+    await store_messages(store, Ingest(), [("ratings", message) for message in [*before, *after]], now=0.0)
+    async with connected(database) as connection:
+        held = [tuple(row.values()) for row in await connection.fetch(
+            "SELECT player, rounds, (SELECT count(*) FROM rated_rounds r WHERE r.session = s.session "
+            "AND r.started_at = s.started_at) FROM rated_sessions s ORDER BY started_at")]
+    assert held == [("p-dd", 3, 3), ("p-ee", 1, 1)]
+
+
 async def test_a_bad_message_is_one_line_counted_and_the_good_ones_beside_it_are_stored(
         store: FloorStore, database: str, caplog: pytest.LogCaptureFixture) -> None:
     sent = session_messages("T03", 10, "p-bb", 2, START, ROUNDS[:1])
