@@ -90,7 +90,13 @@ async def test_forget_erases_a_players_sessions_lines_and_buy_in_ids(tmp_path: P
     assert [row["player"] for row in rows] == [None]
 
 
-async def test_bad_input_is_one_line(tmp_path: Path, database: str) -> None:
+async def test_bad_input_is_one_line_and_check_config_says_the_retention(tmp_path: Path, database: str) -> None:
+    path = config(tmp_path, database)
+    code, out, _ = await table_floor(path, "check-config")
+    assert code == 0 and "rated sessions kept 365 days" in out
+    path.write_text(path.read_text(encoding="utf-8") + "[ratings]\nretention_days = 0\n", encoding="utf-8")
+    code, _, err = await table_floor(path, "check-config")
+    assert code == 2 and err.count("\n") == 1 and "ratings.retention_days" in err and "Traceback" not in err
     path = config(tmp_path, database)
     code, _, err = await table_floor(path, "query", "ratings", "--by", "seat", "--from", "2026-12-01T00:00",
                                        "--to", "2026-12-02T00:00")
