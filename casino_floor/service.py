@@ -37,7 +37,7 @@ from table_runtime.feed.backoff import Backoff
 
 logger = logging.getLogger("casino_floor.service")
 
-TOPIC_NAMES = frozenset({"events", "state", "status", "head", RATINGS_TOPIC})
+TOPIC_NAMES = frozenset({"events", "state", "status", "head"})  # and RATINGS_TOPIC (`_rating`)
 
 Observer = Callable[[str, dict[str, Any]], None]  # (topic name, payload) of each message of a followed table
 
@@ -203,23 +203,37 @@ class FloorService:
             payload = decode_payload(raw)
         except ValueError:
             logger.warning("not JSON on %s: dropped", message.topic)
+            if levels[-1] == RATINGS_TOPIC:
+                self.counters.ratings_rejected += 1
             return
         if not isinstance(payload, dict):
+            if levels[-1] == RATINGS_TOPIC:
+                logger.warning("not a JSON object on %s: dropped", message.topic)
+                self.counters.ratings_rejected += 1
             return
         if len(levels) >= 3 and levels[-3] == "floor" and levels[-1] == "replay":  # a replay reply
             self._reply(payload, batch)
             return
         name, table_id = levels[-1], payload.get("table_id")
-        if name == RATINGS_TOPIC:  # the ratings contract names the table "table"
-            table_id = payload.get("table", table_id)
+        if name == RATINGS_TOPIC:
+            self._rating(payload, batch)
+            return
         if name in TOPIC_NAMES and isinstance(table_id, str) and self.config.follows(table_id):
             for observer in self.observers:
                 observer(name, payload)
-            if name == RATINGS_TOPIC:
-                if not self.ingest.take_rating(payload, batch):
-                    self.counters.ratings_rejected += 1
-            else:
-                self.ingest.take(name, payload, batch)
+            self.ingest.take(name, payload, batch)
+
+    def _rating(self, payload: dict[str, Any], batch: Batch) -> None:
+        """A ``ratings`` message (the contract names its table "table") into the batch and to the observers when
+        its table is followed; one off the contract is one log line, counted (`Counters.ratings_rejected`)."""
+        table_id = payload.get("table", payload.get("table_id"))
+        if isinstance(table_id, str) and table_id and not self.config.follows(table_id):
+            return  # another floor process's table
+        if self.ingest.take_rating(payload, batch):
+            for observer in self.observers:
+                observer(RATINGS_TOPIC, payload)
+        else:
+            self.counters.ratings_rejected += 1
 
     def _reply(self, payload: dict[str, object], batch: Batch) -> None:
         type_ = payload.get("type")

@@ -58,9 +58,12 @@ async def test_the_service_stores_the_ratings_channel_and_drops_a_bad_message_in
     service = FloorService(floor_config(database, [floor_broker.url], prefix), store)
     with caplog.at_level(logging.WARNING):
         async with following(service), aiomqtt.Client("127.0.0.1", floor_broker.port) as table:
+            # The bad ones before the last good one: once that is stored, every one before it was taken.
+            await table.publish(f"{prefix}/tables/T02/ratings", b"\xff not json", qos=1)
+            await table.publish(f"{prefix}/tables/T02/ratings", b"[1, 2]", qos=1)
+            await table.publish(f"{prefix}/tables/T02/ratings", json.dumps({**second[0], "table": None}), qos=1)
             for message in [*first, first[1], second[0], {**second[1], "box": "six"}, *second[1:], first[0]]:
                 await table.publish(f"{prefix}/tables/{message['table']}/ratings", json.dumps(message), qos=1)
-            await table.publish(f"{prefix}/tables/T02/ratings", b"\xff not json", qos=1)
             await until(database, "SELECT count(*) FROM rated_sessions WHERE ended_at IS NOT NULL", 2)
             await until(database, "SELECT count(*) FROM rated_rounds", 3)
             async with asyncio.timeout(10):  # counted once the write has returned, just after its commit
@@ -71,10 +74,11 @@ async def test_the_service_stores_the_ratings_channel_and_drops_a_bad_message_in
     assert rows["T01-100"]["handle_cents"] == 15_000 and rows["T01-100"]["buy_in_cents"] == 50_000
     assert rows["T01-100"]["last_seq"] == first[-1]["seq"]
     assert rows["T02-8"]["player"] is None and rows["T02-8"]["box"] == 6 and rows["T02-8"]["rounds"] == 1
-    assert service.counters.ratings_rejected == 1
+    assert service.counters.ratings_rejected == 4  # the box in words, not JSON, not an object, no table
     dropped = [record.getMessage() for record in caplog.records if "ratings message" in record.getMessage()]
-    assert dropped == ["table 'T02': dropped a ratings message (session 'T02-8'): box must be a whole number, "
-                       "not 'six'"]
+    assert dropped == ["table None: dropped a ratings message (session 'T02-8'): table must be a non-empty text, "
+                       "not None", "table 'T02': dropped a ratings message (session 'T02-8'): box must be a whole "
+                       "number, not 'six'"]
     assert not [record for record in caplog.records if record.exc_info]
 
 
