@@ -60,6 +60,26 @@ async def test_each_session_is_stored_once_with_its_last_totals_however_often_an
                                      ("T01-130", "T01-r42", 10000, 118)]
 
 
+async def test_any_order_of_delivery_with_duplicates_leaves_the_last_message(store: FloorStore, database: str
+                                                                            ) -> None:
+    """Twenty tables each get one session's messages in another order, some twice, in batches of 3: each ends with
+    the closing message's totals and every round line once."""
+    expected = {}
+    delivered: list[tuple[str, dict[str, Any]]] = []
+    for seed in range(20):
+        sent = session_messages(f"P{seed}", 10, f"p-{seed}", 1 + seed % 7, START, ROUNDS)
+        rng = random.Random(seed)
+        order = rng.sample(sent, len(sent)) + rng.choices(sent, k=3)
+        delivered += [("ratings", message) for message in order]
+        expected[f"P{seed}-10"] = (sent[-1]["seq"], sent[-1]["rounds"], sent[-1]["theo_skill_cents"], True)
+    await store_messages(store, Ingest(), delivered, now=0.0, batch_rows=3)
+    held = await sessions(database)
+    assert {key: (row["last_seq"], row["rounds"], row["theo_skill_cents"], row["ended_at"] is not None)
+            for key, row in held.items()} == expected
+    async with connected(database) as connection:
+        assert await connection.fetchval("SELECT count(*) FROM rated_rounds") == 20 * len(ROUNDS)
+
+
 async def test_a_late_update_never_reopens_a_closed_session(store: FloorStore, database: str) -> None:
     sent = session_messages("T02", 10, "p-aa", 1, START, ROUNDS)
     await store_messages(store, Ingest(), [("ratings", message) for message in sent], now=0.0)
