@@ -262,7 +262,7 @@ class DisplayServer(ScreenServer[_Screen]):
         # ACK_ALARM carries the PIN when the alarm needs the supervisor (the snapshot says which); the
         # runtime refuses such an alarm from the dealer, so a page that leaves the PIN out changes nothing.
         if name in SUPERVISOR_COMMANDS or (name == "ACK_ALARM" and "pin" in request):
-            refusal = self._pin.check(name, request.get("pin"), screen.pin)
+            refusal = await self._pin.check(name, request.get("pin"), screen.pin)
             if refusal is not None:
                 return {**base, "ok": False, **refusal}
             acting = "supervisor"
