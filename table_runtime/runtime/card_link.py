@@ -8,10 +8,11 @@ controller, the journal, the feed and the display are given the pseudonym, never
   (core/player_cards.py);
 - at a reader configured for one box: `PlayerSeated(box, player, source="card")` at once.
 
-A read the decoder refused is a `player_card_unreadable` alarm (the player swipes again); a reader gone is a
-`card_reader_offline` alarm, a warning line naming the reader and why, and the device `player_cards` offline on
-the display until every reader reads again. A card read while the journal cannot be written is lost (a warning
-line says so): the player swipes it again once the table plays again.
+Each event is one step of the table (`TableController.step`: journaled in the writer's thread, in turn with the
+other devices' steps). A read the decoder refused is a `player_card_unreadable` alarm (the player swipes again);
+a reader gone is a `card_reader_offline` alarm, a warning line naming the reader and why, and the device
+`player_cards` offline on the display until every reader reads again. A card read while the journal cannot be
+written is lost (a warning line says so): the player swipes it again once the table plays again.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from table_runtime.game.events import Alarm
 from table_runtime.journal import JournalUnwritableError
 from table_runtime.rating.pseudonym import pseudonym
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.journal_writer import Plan
 
 DEVICE: Final = "player_cards"  # the name of the readers on the display's device list
 RULE: Final = "TABLE.md Devices: a player card reader at the table identifies a rated player at a box"
@@ -83,10 +85,15 @@ class PlayerCardLink:
 
     async def _follow(self, at: CardReaderAt) -> None:
         async for event in at.reader.reads():
-            self.take(event, at.box)
+            await self.controller.step(self.plan_event(event, at.box))
 
     def take(self, event: CardReaderEvent, box: int | None) -> None:
-        """One event of a reader serving `box` (None: the table's reader)."""
+        """`plan_event` on the caller's thread (no step in flight: a test's own loop)."""
+        self.controller.writer.run_now(self.plan_event(event, box))
+
+    def plan_event(self, event: CardReaderEvent, box: int | None) -> Plan[None]:
+        """One event of a reader serving `box` (None: the table's reader), as one step of the table."""
+        controller = self.controller
         where = f"box{box}" if box is not None else "the table"
         if isinstance(event, CardRead):
             player = pseudonym(self._secret, event.number)
@@ -94,26 +101,26 @@ class PlayerCardLink:
                 PlayerSeated(box=box, player=player, by=f"card reader {event.reader}", source=CARD_SOURCE)
                 if box is not None else PlayerCardRead(player=player, reader=event.reader))
             try:
-                self.controller.submit(item, source="card")
+                yield from controller.plan_submit_all([(item, "card")])
             except JournalUnwritableError as error:
                 log.warning("player card reader %s: a card read at %s is lost (the journal cannot be written: %s); "
                             "the player swipes it again", event.reader, where, error)
         elif isinstance(event, CardUnreadable):
             log.warning("player card reader %s: a card could not be read: %s", event.reader, event.reason)
-            self.controller.raise_alarm(Alarm(
+            yield from controller.plan_raise_alarms([Alarm(
                 kind=AlarmKind.PLAYER_CARD_UNREADABLE, box=box, rule=RULE,
                 message=f"player card reader {event.reader} ({where}): the card could not be read ({event.reason}); "
-                        f"the player swipes it again"))
+                        f"the player swipes it again")])
         elif isinstance(event, CardReaderOffline):
             log.warning("player card reader %s offline: %s", event.reader, event.reason)
             self._online.discard(event.reader)
-            self.controller.set_device(DEVICE, "offline")
-            self.controller.raise_alarm(Alarm(
+            yield from controller.plan_set_device(DEVICE, "offline")
+            yield from controller.plan_raise_alarms([Alarm(
                 kind=AlarmKind.CARD_READER_OFFLINE, box=box, rule=RULE,
                 message=f"player card reader {event.reader} ({where}) offline: {event.reason}; players are rated "
-                        f"anonymously by box until it reads again, or the dealer names them on the display"))
+                        f"anonymously by box until it reads again, or the dealer names them on the display")])
         elif isinstance(event, CardReaderOnline):
             log.info("player card reader %s online: %s", event.reader, event.device)
             self._online.add(event.reader)
             if self._online >= {at.reader.name for at in self.readers}:
-                self.controller.set_device(DEVICE, "online")
+                yield from controller.plan_set_device(DEVICE, "online")

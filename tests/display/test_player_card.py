@@ -60,8 +60,9 @@ async def test_a_card_read_asks_for_the_box_and_a_touch_on_the_box_seats_its_pla
     await expect(page.locator("#card-waiting-text")).to_have_text(prompt)
     await expect(page.locator("#card-waiting-player")).to_have_text(named)
     await box(page, 3).locator("header").click()  # a round is in play: the card is placed all the same
-    await until(lambda: controller.core.seats.players == {3: PLAYER}, "the card placed on box 3")
-    assert controller.core.card_waiting is None
+    # the table as its journal has it (the committed view): the step is durable
+    await until(lambda: controller.snapshot()["seats"] == {"3": PLAYER}, "the card placed on box 3")
+    assert "card_waiting" not in controller.snapshot() and controller.core.card_waiting is None
     (seated,) = [entry.body for entry in controller.journal.entries(kinds=("input",))
                  if entry.body["type"] == "PlayerSeated"]
     assert (seated["box"], seated["seat_source"], seated["by"], seated["source"]) == (3, "card", "dealer", "display")

@@ -60,9 +60,11 @@ async def test_a_card_read_at_the_table_waits_for_its_box_and_the_journal_never_
         async with following(PlayerCardLink(controller, [CardReaderAt(reader)], secret=SECRET)):
             await until(lambda: controller.devices.get("player_cards") == "online", "the reader online")
             card.swipe(CARD, track=2)
-            await until(lambda: controller.core.card_waiting is not None, "the card waiting")
+            await until(lambda: "card_waiting" in controller.snapshot(), "the card waiting")  # durable: shown
             assert controller.snapshot()["card_waiting"] == {"player": player, "reader": "table"}
-            assert controller.press("SEAT_CARD", {"box": 5}, role="dealer", source="display")["ok"]
+            reply = await controller.step(controller.plan_press("SEAT_CARD", {"box": 5}, role="dealer",
+                                                                source="display"))
+            assert reply["ok"], reply
             assert controller.snapshot()["seats"] == {"5": player}
     assert files_holding(tmp_path, CARD.encode()) == []
     with Journal.open(journal_path(tmp_path)) as journal:
@@ -80,14 +82,16 @@ async def test_a_box_reader_seats_at_once_and_a_bad_read_or_an_unplug_is_an_alar
         async with following(PlayerCardLink(controller, [CardReaderAt(reader, box=3)], secret=SECRET)):
             await until(lambda: controller.devices.get("player_cards") == "online", "the reader online")
             card.swipe("AB-77")
-            await until(lambda: 3 in controller.core.seats.players, "the player seated on box 3")
+            await until(lambda: "3" in controller.snapshot()["seats"], "the player seated on box 3")
             assert controller.core.seats.players == {3: pseudonym(SECRET, "AB-77")}
             assert controller.core.card_waiting is None  # a box's reader places its card itself
             card.write(typed("1" * 30))
             await until(lambda: any(alarm["kind"] == AlarmKind.PLAYER_CARD_UNREADABLE
                                     for alarm in controller.snapshot()["alarms"]), "the unreadable card's alarm")
             card.unplug()
-            await until(lambda: controller.devices.get("player_cards") == "offline", "the reader offline")
+            await until(lambda: any(alarm["kind"] == AlarmKind.CARD_READER_OFFLINE
+                                    for alarm in controller.snapshot()["alarms"]), "the reader's offline alarm")
+            assert controller.snapshot()["devices"]["player_cards"] == "offline"  # the same step
             (offline,) = [alarm for alarm in controller.snapshot()["alarms"]
                           if alarm["kind"] == AlarmKind.CARD_READER_OFFLINE]
             assert offline["box"] == 3 and "box3 (box3) offline" in offline["message"]
