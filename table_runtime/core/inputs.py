@@ -12,6 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from table_runtime.core.buy_ins import BUY_IN_TYPE, BuyIn, buy_in_from_dict, buy_in_to_dict
+from table_runtime.core.seat_changes import (
+    SEAT_CHANGE_CLASSES,
+    SEAT_CHANGE_TYPES,
+    SeatChange,
+    seat_change_from_dict,
+    seat_change_to_dict,
+)
 from table_runtime.core.seating import (
     SEAT_INPUT_TYPES,
     PlayerSeated,
@@ -70,7 +77,8 @@ class HyperAssigned:
 REFUSED_LISTED = 32  # refused chips a ZoneChanged lists at most (the others are counted by kind)
 # The chips' own inputs, folded but not a round's steps (recall): a zone's chips, and whose the chips on a hyper
 # black jack case are.
-CoreInput = Input | ZoneChanged | HyperAssigned | SeatInput | BuyIn  # SeatInput: who sits where (core/seating.py)
+CoreInput = Input | ZoneChanged | HyperAssigned | SeatInput | BuyIn | SeatChange  # SeatInput: who sits where
+# (core/seating.py); SeatChange: a pause, a move, a player behind (core/seat_changes.py)
 CHIP_INPUT_TYPES = frozenset({"ZoneChanged", "HyperAssigned"})
 SEAT_INPUT_CLASSES: Final = (PlayerSeated, SeatCleared)
 
@@ -88,6 +96,8 @@ def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
             raise CodecError(f"bad HyperAssigned input: {error}") from error
     if body.get("type") in SEAT_INPUT_TYPES:
         return seat_from_dict(body)
+    if body.get("type") in SEAT_CHANGE_TYPES:
+        return seat_change_from_dict(body)
     if body.get("type") != "ZoneChanged":
         return input_from_dict(body)
     try:
@@ -117,4 +127,6 @@ def core_to_dict(item: CoreInput) -> dict[str, Any]:
             **({"unlisted": dict(item.unlisted)} if item.unlisted else {})}
     if isinstance(item, SEAT_INPUT_CLASSES):
         return seat_to_dict(item)
+    if isinstance(item, SEAT_CHANGE_CLASSES):
+        return seat_change_to_dict(item)
     return to_dict(item)

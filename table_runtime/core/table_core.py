@@ -27,6 +27,7 @@ from table_runtime.core.chip_watch import ChipWatch
 from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.hyper_field import HyperField
 from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssigned, ZoneChanged
+from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES, SeatChanges
 from table_runtime.core.seating import Seating
 from table_runtime.game.events import Event, RoundStarted
 from table_runtime.game.inputs import BetsLocked, CardDrawn
@@ -45,6 +46,7 @@ class TableCore:
         self.hyper = HyperField()  # who owns the chips on the hyper black jack field before the deal (55-4 6°)
         self._order_warned: set[str] = set()  # zones named by a settlement_order alarm this round
         self.seats = Seating()  # who sits where, for the director's options (core/seating.py)
+        self.seat_changes = SeatChanges()  # the paused boxes and the players behind (core/seat_changes.py)
 
     @property
     def halted(self) -> str:
@@ -68,6 +70,10 @@ class TableCore:
             return [recorded(item)]
         if isinstance(item, SEAT_INPUT_CLASSES):
             self.seats.apply(item)
+            self.seat_changes.apply(item, self.seats.players)
+            return []
+        if isinstance(item, SEAT_CHANGE_CLASSES):  # a pause, a move, a player behind: nothing of the game
+            self.seat_changes.apply(item, self.seats.players)
             return []
         halted = self.alarms.halted
         if halted and isinstance(item, CardDrawn):
@@ -136,7 +142,7 @@ class TableCore:
     def snapshot_extra(self) -> dict[str, Any]:
         """What the core adds to the table snapshot: who sits where, the zone totals, and the payout check while
         settling."""
-        seats = {"seats": self.seats.state()}
+        seats = {"seats": self.seats.state(), **self.seat_changes.view()}
         if not self.chips.zones:
             return seats
         extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}

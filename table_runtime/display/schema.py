@@ -164,7 +164,11 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
               "hyper": _HYPER, "hyper_assigned": _HYPER_ASSIGNED,
               # who sits where (core/seating.py): box number -> the player's label the dealer gave
               "seats": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
-                        "additionalProperties": {"type": "string", "minLength": 1}}},
+                        "additionalProperties": {"type": "string", "minLength": 1}},
+              # the paused seated players and the players behind (core/seat_changes.py), when there are any
+              "seats_paused": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 7}},
+              "behind_players": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
+                                 "additionalProperties": {"type": "string", "minLength": 1}}},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(
