@@ -41,7 +41,7 @@ def test_a_seat_change_names_a_seated_player_and_a_free_box(tmp_path: Path) -> N
     table = ChipTable(tmp_path, "fr-2020")
     table.press("SEAT", box=1, player="A")
     table.press("SEAT", box=3, player="C")
-    refused = [("PAUSE", {"box": 2}, "no player is seated on box 2"),
+    refused: list[tuple[str, dict[str, object], str]] = [("PAUSE", {"box": 2}, "no player is seated on box 2"),
                ("RESUME", {"box": 1}, "not paused"),
                ("MOVE", {"from_box": 1, "to_box": 3}, "box 3 is not free"),
                ("MOVE", {"from_box": 1, "to_box": 8}, "not a box of the table"),
