@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from table_runtime.core.core_state import core_state, restore
 from table_runtime.core.inputs import core_input_from_dict, core_to_dict
@@ -41,7 +42,7 @@ def test_a_seat_change_names_a_seated_player_and_a_free_box(tmp_path: Path) -> N
     table = ChipTable(tmp_path, "fr-2020")
     table.press("SEAT", box=1, player="A")
     table.press("SEAT", box=3, player="C")
-    refused: list[tuple[str, dict[str, object], str]] = [("PAUSE", {"box": 2}, "no player is seated on box 2"),
+    refused: list[tuple[str, dict[str, Any], str]] = [("PAUSE", {"box": 2}, "no player is seated on box 2"),
                ("RESUME", {"box": 1}, "not paused"),
                ("MOVE", {"from_box": 1, "to_box": 3}, "box 3 is not free"),
                ("MOVE", {"from_box": 1, "to_box": 8}, "not a box of the table"),
