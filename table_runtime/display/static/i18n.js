@@ -477,6 +477,12 @@ export const STRINGS = {
     reason_hyper_behind_refused: "hyper {case} : le joueur derrière la case {box} ne peut pas miser, réservé aux joueurs assis",
     // --- buy-ins: cash or a marker exchanged for chips at the table (the table's drop)
     cmd_BUY_IN: "ACHAT",
+    // --- a rated session's seat changes (core/seat_changes.py)
+    cmd_PAUSE: "PAUSE",
+    cmd_RESUME: "REPRISE",
+    cmd_MOVE: "CHANGER DE CASE",
+    cmd_BEHIND: "JOUEUR DERRIÈRE",
+    cmd_BEHIND_CLEAR: "LIBÉRER DERRIÈRE",
     buy_in_title: "Achat de jetons : montant remis",
     buy_in_tender: "Payé en",
     tender_cash: "Espèces",
@@ -966,6 +972,12 @@ export const STRINGS = {
     reason_hyper_behind_refused: "hyper {case}: the player behind box {box} may not bet, seated players only",
     // --- buy-ins: cash or a marker exchanged for chips at the table (the table's drop)
     cmd_BUY_IN: "BUY-IN",
+    // --- a rated session's seat changes (core/seat_changes.py)
+    cmd_PAUSE: "PAUSE",
+    cmd_RESUME: "RESUME",
+    cmd_MOVE: "MOVE BOX",
+    cmd_BEHIND: "PLAYER BEHIND",
+    cmd_BEHIND_CLEAR: "CLEAR BEHIND",
     buy_in_title: "Buy-in: amount handed over",
     buy_in_tender: "Paid with",
     tender_cash: "Cash",
