@@ -67,6 +67,8 @@ class AlarmKind(enum.StrEnum):
     # The director's options at DEAL (table_runtime/core/seating.py; 55-4 as amended on 6 May 2020).
     BEHIND_WHILE_SEAT_VACANT = "behind_while_seat_vacant"
     TOO_MANY_BOXES = "too_many_boxes"
+    # The rated sessions' advice to the supervisor (table_runtime/rating/session_flags.py, issue 23).
+    ADVANTAGE_PLAY = "advantage_play"
 
 
 # Kinds a hostile or broken input can raise by the thousand (junk tags, a card storm, a flapping antenna, a

@@ -15,6 +15,7 @@ from table_runtime.core.journal_rows import InputRow, row_from_json
 from table_runtime.core.record import Row, fold
 from table_runtime.core.table_core import TableCore
 from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.rating.sessions import RatedSessions
 
 
@@ -29,9 +30,9 @@ class SessionFold:
     """A table core and its rated sessions, fed the journal's rows in order."""
 
     def __init__(self, table_id: str, rules: RuleOptions, limits: TableLimits | None = None, *,
-                 zones: Iterable[str] = ()) -> None:
+                 zones: Iterable[str] = (), advice: AdviceSettings | None = None) -> None:
         self.core = TableCore(rules, limits, zones=zones)
-        self.sessions = RatedSessions(table_id, rules)
+        self.sessions = RatedSessions(table_id, rules, advice=advice)
         self.last_seq = 0
 
     def take(self, seq: int, ts: float, kind: str, body: Mapping[str, Any]) -> list[dict[str, Any]]:

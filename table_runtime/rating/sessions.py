@@ -33,6 +33,7 @@ from table_runtime.game.events import Event, RoundClosed, RoundStarted, RoundVoi
 from table_runtime.game.round import Round
 from table_runtime.game.rules import RuleOptions
 from table_runtime.rating.decision_cost import hand_cost, house_edge, split_cost
+from table_runtime.rating.session_flags import AdviceSettings, SessionAdvice
 from table_runtime.strategy.terms import PlayTerms
 
 STARTED: Final = "session_started"
@@ -95,10 +96,12 @@ class RatedSession:
 class RatedSessions:
     """The open sessions of one table, by (box, behind), and what they have recorded."""
 
-    def __init__(self, table_id: str, rules: RuleOptions) -> None:
+    def __init__(self, table_id: str, rules: RuleOptions, *, advice: AdviceSettings | None = None) -> None:
         self.table_id = table_id
         self.terms = PlayTerms.from_options(rules)
         self.edge = house_edge(self.terms)  # computed once per set of play terms
+        # The detection's scores of the seated sessions and their flags (session_flags.py), when asked for.
+        self.advice = None if advice is None else SessionAdvice(self.terms, advice)
         self.open: dict[Seat, RatedSession] = {}
         self.closed: list[RatedSession] = []
         self._round: dict[Seat, RatedSession] = {}  # who held each staked seat when the bets were locked
@@ -130,6 +133,8 @@ class RatedSessions:
         elif isinstance(item, BuyIn):
             self._buy_in(item)
         for event in events:
+            if self.advice is not None:
+                self.advice.event(event)
             if isinstance(event, RoundStarted) and round_ is not None:
                 self._round_started(round_, seq, ts, out)
             elif isinstance(event, RoundClosed) and round_ is not None:
@@ -153,6 +158,8 @@ class RatedSessions:
         session.ended_at = ts
         session.last_round = None
         self.closed.append(session)
+        if self.advice is not None and not session.behind:
+            self.advice.session_closed(session.session, session.box, session.player)
         out.append(self._message(CLOSED, session, seq, ts))
 
     def _move(self, item: PlayerMoved, seq: int, ts: float, out: list[dict[str, Any]]) -> None:
@@ -208,6 +215,11 @@ class RatedSessions:
             if session is self.open.get((session.box, session.behind)):
                 out.append(self._message(UPDATED, session, seq, ts))
             session.last_round = None
+        if self.advice is not None:  # every seated session open, his stake's owner or None when he watched
+            played = {id(session): boxes[number].bet.owner for (number, behind), session in self._round.items()
+                      if not behind and number in boxes}
+            self.advice.round_settled(round_, [(session.session, session.box, session.player, played.get(id(session)))
+                                               for seat, session in sorted(self.open.items()) if not seat[1]])
         self._round = {}
 
     def _figures(self, round_: Round, box: BoxState, behind: bool) -> tuple[int, int, int, float]:

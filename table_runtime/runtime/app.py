@@ -30,6 +30,7 @@ from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.heap import frozen_heap
 from table_runtime.runtime.journal_audit import audit_journal
+from table_runtime.runtime.rating_watch import watch_ratings
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 from table_runtime.runtime.shoe_link import CommitHook, ShoeLink
@@ -97,7 +98,8 @@ class TableApp:
             async with asyncio.TaskGroup() as tasks:
                 workers = [tasks.create_task(self._publish_loop()),  # cancelled at the stop
                            tasks.create_task(audit_journal(self.controller)),  # the rows the start did not verify
-                           tasks.create_task(self._journal_retry_loop())]
+                           tasks.create_task(self._journal_retry_loop()),
+                           tasks.create_task(watch_ratings(self.controller))]  # advice to the supervisor
                 if self.feed is not None:
                     tasks.create_task(self.feed.run())  # ends by itself once the feed is stopped
                     workers.append(tasks.create_task(self._broker_loop(self.feed)))
