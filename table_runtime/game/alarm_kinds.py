@@ -79,3 +79,7 @@ AGGREGATED_KINDS: frozenset[AlarmKind] = frozenset({
     AlarmKind.TAG_MISMATCH, AlarmKind.ANTENNA_FAULT, AlarmKind.CARD_NO_HAND, AlarmKind.CARD_OVERCOUNT,
     AlarmKind.UNREADABLE_CARD, AlarmKind.COMMAND_REFUSED, AlarmKind.PLAY_STOPPED,
 })
+
+# Advice for the supervisor and the pit only (a rated session's flags, issue 23): the dealer's screen leaves
+# them out (display/server.py); the pit's view, the supervisor's ratings view and the feed carry them.
+ADVICE_KINDS: frozenset[AlarmKind] = frozenset({AlarmKind.ADVANTAGE_PLAY})

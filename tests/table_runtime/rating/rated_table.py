@@ -8,13 +8,23 @@ from typing import Any
 
 from table_runtime.core.inputs import CoreInput
 from table_runtime.game.cards import parse_cards
-from table_runtime.game.inputs import BehindBet, BetsLocked, BoxBet, CardDrawn, Confirm, ShoeShuffled
+from table_runtime.game.inputs import BehindBet, BetsLocked, BoxBet, CardDrawn, Confirm, Next, ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal
+from table_runtime.rating.detection import DetectionSettings
+from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.rating.session_fold import SessionFold
 from table_runtime.runtime.controller import TableController
 
 T0 = 1_800_000_000.0  # 2027-01-15T08:00:00Z
+# Six rounds of one shoe: each round's cards are lower than the last, so the true count before each rises
+# (0, -0.17, 0, +0.53, +1.80, +3.13); the bank's draws finish every round.
+ROUNDS = (("TH 6S 9D", "TC 8C"), ("TH 6S 8D", "3C 8H"), ("5H 2S TD", "4C 3C 8S"), ("5H 2S 6D", "3C 4C 5C 3D"),
+          ("4H 3S 6D", "2C 4S 6C 2D"), ("2H 3H 4H", "5S 6D 2C 3C"))
+RAMP = (1000, 1200, 1700, 2700, 5200, 8200)  # his stake climbs with the count
+FLAT = (1000,) * 6
+LOWERED = AdviceSettings(  # thresholds lowered to a six-round session
+    every=6, detection=DetectionSettings(min_changes=5, z_threshold=1.0))
 
 
 class RatedTable:
@@ -56,3 +66,19 @@ class RatedTable:
     def messages(self) -> list[dict[str, Any]]:
         """The `ratings` messages of the whole journal, by a fold of its rows from the first."""
         return SessionFold("T01", self.rules).take_all(self.journal.entries())
+
+
+def play_round(table: RatedTable, stake: int, cards: str, bank: str) -> None:
+    """Box 1 stakes `stake`, takes two cards (the bank one between), stands; the bank draws; CONFIRM."""
+    table.lock({1: stake})
+    table.draw(cards)
+    table.submit(Next())
+    table.draw(bank)
+    assert table.controller.table.phase == "settlement"
+    table.confirm()
+
+
+def play_ramp(table: RatedTable, stakes: tuple[int, ...]) -> None:
+    """The six rounds of `ROUNDS` on box 1 at these stakes."""
+    for stake, (cards, bank) in zip(stakes, ROUNDS, strict=True):
+        play_round(table, stake, cards, bank)

@@ -13,22 +13,12 @@ from pathlib import Path
 import pytest
 
 from table_runtime.game.alarm_kinds import AlarmKind
-from table_runtime.game.inputs import Next
 from table_runtime.game.refusals import RefusalReason
-from table_runtime.rating.detection import DetectionSettings
 from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.rating.session_fold import SessionFold
-from table_runtime.runtime.rating_watch import watch_ratings
+from table_runtime.runtime.rating_watch import RatingWatch
 
-from .rated_table import RatedTable
-
-# Six rounds of one shoe: each round's cards are lower than the last, so the true count before each rises
-# (0, -0.17, 0, +0.53, +1.80, +3.13); the bank's draws finish every round.
-ROUNDS = (("TH 6S 9D", "TC 8C"), ("TH 6S 8D", "3C 8H"), ("5H 2S TD", "4C 3C 8S"), ("5H 2S 6D", "3C 4C 5C 3D"),
-          ("4H 3S 6D", "2C 4S 6C 2D"), ("2H 3H 4H", "5S 6D 2C 3C"))
-RAMP = (1000, 1200, 1700, 2700, 5200, 8200)  # his stake climbs with the count
-FLAT = (1000,) * 6
-LOWERED = AdviceSettings(every=6, detection=DetectionSettings(min_changes=5, z_threshold=1.0))
+from .rated_table import FLAT, LOWERED, RAMP, ROUNDS, RatedTable, play_ramp, play_round
 
 
 @pytest.fixture
@@ -36,21 +26,6 @@ def table(tmp_path: Path) -> Iterator[RatedTable]:
     rated = RatedTable(tmp_path)
     yield rated
     rated.close()
-
-
-def _round(table: RatedTable, stake: int, cards: str, bank: str) -> None:
-    """Box 1 stakes `stake`, takes two cards (the bank one between), stands; the bank draws; CONFIRM."""
-    table.lock({1: stake})
-    table.draw(cards)
-    table.submit(Next())
-    table.draw(bank)
-    assert table.controller.table.phase == "settlement"
-    table.confirm()
-
-
-def _play(table: RatedTable, stakes: tuple[int, ...]) -> None:
-    for stake, (cards, bank) in zip(stakes, ROUNDS, strict=True):
-        _round(table, stake, cards, bank)
 
 
 def _advice(table: RatedTable, settings: AdviceSettings) -> SessionFold:
@@ -61,7 +36,7 @@ def _advice(table: RatedTable, settings: AdviceSettings) -> SessionFold:
 
 def test_a_stake_that_climbs_with_the_count_is_advised_with_its_figures(table: RatedTable) -> None:
     table.press("SEAT", box=1, player="A")
-    _play(table, RAMP)
+    play_ramp(table, RAMP)
     fold = _advice(table, LOWERED)
     advice = fold.sessions.advice
     assert advice is not None
@@ -83,7 +58,7 @@ def test_a_stake_that_climbs_with_the_count_is_advised_with_its_figures(table: R
 
 def test_a_flat_bettor_on_the_same_cards_is_not_advised(table: RatedTable) -> None:
     table.press("SEAT", box=1, player="A")
-    _play(table, FLAT)
+    play_ramp(table, FLAT)
     table.press("SEAT_CLEAR", box=1)  # the last look, at the session's end
     advice = _advice(table, LOWERED).sessions.advice
     assert advice is not None and advice.raised == []
@@ -93,14 +68,14 @@ async def test_live_the_advice_is_a_supervisor_alarm_and_the_game_goes_on(table:
     controller = table.controller
     table.press("SEAT", box=1, player="A")
     for stake, (cards, bank) in zip(RAMP[:3], ROUNDS[:3], strict=True):  # before the watch: folded, not advised
-        _round(table, stake, cards, bank)
-    caught_up = asyncio.Event()
-    watch = asyncio.create_task(watch_ratings(controller, settings=LOWERED, poll_s=0.01, caught_up=caught_up))
+        play_round(table, stake, cards, bank)
+    watcher = RatingWatch(controller, settings=LOWERED, poll_s=0.01)
+    watch = asyncio.create_task(watcher.run())
     try:
         async with asyncio.timeout(30):
-            await caught_up.wait()
+            await watcher.caught_up.wait()
         for stake, (cards, bank) in zip(RAMP[3:], ROUNDS[3:], strict=True):
-            _round(table, stake, cards, bank)
+            play_round(table, stake, cards, bank)
         async with asyncio.timeout(30):
             while not [a for a in controller.snapshot()["alarms"] if a["kind"] == AlarmKind.ADVANTAGE_PLAY]:
                 await asyncio.sleep(0.02)
@@ -114,3 +89,6 @@ async def test_live_the_advice_is_a_supervisor_alarm_and_the_game_goes_on(table:
     assert reply["reason"] == RefusalReason.NEEDS_SUPERVISOR
     table.lock({1: 1000})
     assert controller.table.round_in_play
+    (seated,) = watcher.sessions  # the supervisor's view: the rated player of box 1
+    assert (seated["player"], seated["box"], seated["rounds"], seated["handle_cents"]) == ("A", 1, 6, sum(RAMP))
+    assert seated["theo_skill_cents"] >= seated["theo_cents"] > 0
