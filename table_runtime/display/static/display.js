@@ -6,6 +6,7 @@ import { refusal } from "./alarm.js";
 import { buildBuyInDialog } from "./buy_in.js";
 import { REFUSAL_KEYS } from "./i18n.js";
 import { renderRecallBar } from "./recall.js";
+import { buildRatingsDialog, showRatings } from "./ratings.js";
 import { hyperTouch } from "./hyper.js";
 import { RANKS, cardNode, normalize, renderActions, renderTable } from "./table.js";
 import { SUIT_SYMBOL, applyStaticText, lang, setLanguage, t } from "./text.js";
@@ -161,13 +162,14 @@ function receive(message) {
   if (message.type === "hello") {
     state.role = message.role;
     state.supervisor = !!message.supervisor;
+    $("ratings-open").hidden = !(state.supervisor || state.role === "pit"); // the rated players: supervisor, pit
     state.keepalive = message.keepalive_s || 5;
     setLanguage({ table: message.language || "fr" });
     render();
   } else if (message.type === "snapshot") {
     state.live = message.snapshot;
     if (!state.recall) scheduleRender();
-  } else if (message.type === "result" || message.type === "recall") {
+  } else if (message.type === "result" || message.type === "recall" || message.type === "ratings") {
     const callback = state.pending.get(message.request);
     state.pending.delete(message.request);
     if (callback) callback(message);
@@ -324,6 +326,13 @@ function buildPinDialog() {
     state.pin = "";
     updatePin();
     const { name, args } = state.pinFor;
+    if (name === "RATINGS") { // not a command: the supervisor's view, shown once the server has checked the PIN
+      send({ type: "ratings", pin }, (result) => {
+        if (result.ok) { $("pin-dialog").close(); showRatings(result); }
+        else $("pin-error").replaceChildren(refusalText("ratings_open", result));
+      });
+      return;
+    }
     command(name, args, { pin }, (result) => {
       if (result.ok) $("pin-dialog").close();
       else $("pin-error").replaceChildren(refusalText("cmd_" + name, result), ...(details(result.message, result.reason) ? [details(result.message, result.reason)] : []));
@@ -394,6 +403,10 @@ function wire() {
     render();
   });
   $("recall-open").addEventListener("click", openRecall);
+  $("ratings-open").addEventListener("click", () => {
+    if (state.role === "pit") send({ type: "ratings" }, (result) => { if (result.ok) showRatings(result); });
+    else askPin("RATINGS", {}, "pin_title_ratings", "pin_send_ratings");
+  });
   $("recall-exit").addEventListener("click", () => { state.recall = null; render(); });
   $("recall-prev-round").addEventListener("click", () => recallMove(-1, 0));
   $("recall-next-round").addEventListener("click", () => recallMove(1, 0));
@@ -408,6 +421,7 @@ function wire() {
   buildManualDialog();
   buildSeatDialog();
   buildPinDialog();
+  buildRatingsDialog();
   buildBuyInDialog({
     send: (args, onResult) => command("BUY_IN", args, null, onResult),
     refusal: (result) => refusalText("cmd_BUY_IN", result),
