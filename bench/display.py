@@ -65,7 +65,7 @@ class BenchBackend:
     def recall(self, last: int) -> list[dict[str, Any]]:
         return []
 
-    def security_alarm(self, kind: str, message: str, rule: str) -> None:
+    async def security_alarm(self, kind: str, message: str, rule: str) -> None:
         raise AssertionError(f"the bench enters no PIN, yet: {message}")
 
     def ratings(self) -> dict[str, Any]:

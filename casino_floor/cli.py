@@ -7,6 +7,8 @@
     table-floor query money --shift 2026-12-01T06
     table-floor query round --table T01 --round 412
     table-floor query verify --table T01
+    table-floor query ratings --by player --from 2026-12-01T06:00 --to 2026-12-02T06:00
+    table-floor ratings forget p-3f9a0c1b2d4e
 
 Bad input (a configuration key, a date, a database that cannot be reached) is one line on stderr and exit 2.
 """
@@ -26,7 +28,7 @@ from typing import Any
 
 import asyncpg
 
-from casino_floor import queries
+from casino_floor import queries, rating_commands, rating_queries
 from casino_floor.config import FloorConfig, load_config
 from casino_floor.pit.serve import run_pit
 from casino_floor.service import FloorService
@@ -60,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
         "money": ("handle, drop, win, hold (win / drop) and win / handle per table for a shift", ("shift",)),
         "round": ("one round in full, as the table's recall shows it", ("table", "round")),
         "verify": ("recompute a table's hash chain from the stored rows", ("table",)),
+        "ratings": ("rated sessions started between two times, by player, table or shift", ("from", "to", "by")),
     }
     for name, (text, needs) in asks.items():
         ask = query.add_parser(name, help=text)
@@ -74,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
             ask.add_argument("--shift", required=True, help="YYYY-MM-DDTHH: the shift starting at that UTC hour")
         if "round" in needs:
             ask.add_argument("--round", type=int, required=True)
+        if "by" in needs:
+            ask.add_argument("--by", choices=rating_queries.GROUPINGS, default="player")
+    rating_commands.register(commands)  # `ratings forget PLAYER`
     # Commands other packages add without casino_floor importing them: the simulators' `demo`.
     for entry in entry_points(group=COMMANDS_GROUP):
         entry.load().register(commands)
@@ -118,7 +124,7 @@ def describe(config: FloorConfig) -> str:
     brokers = ", ".join(f"{broker.address.url} ({broker.prefix})" for broker in config.brokers)
     return (f"floor {config.floor_id}: {tables}, partition {config.partition.index}/{config.partition.count}, "
             f"brokers {brokers}, replay {'signed' if config.replay_secret else 'off (no secret)'}, "
-            f"pit on {config.pit_bind}")
+            f"pit on {config.pit_bind}, rated sessions kept {config.ratings_retention_days} days")
 
 
 def partition_warning(config: FloorConfig) -> str | None:
@@ -157,6 +163,8 @@ async def ask(config: FloorConfig, args: argparse.Namespace) -> list[dict[str, A
             return await queries.shift_money(connection, config.shifts, args.shift)
         if args.question == "round":
             return [await queries.round_record(connection, args.table, args.round)]
+        if args.question == "ratings":
+            return await rating_queries.ratings(connection, config.shifts, args.by, args.start, args.end)
         return await queries.verify_chain(connection, args.table)
     finally:
         await connection.close()

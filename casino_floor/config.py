@@ -29,6 +29,9 @@
 
     [shifts]
     starts = [6, 14, 22]                    # UTC hours
+
+    [ratings]
+    retention_days = 365                    # rated sessions erased this long after they end (docs/floor.md)
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from casino_floor.ratings import DEFAULT_RETENTION_DAYS
 from casino_floor.shifts import Shifts
 from table_runtime.errors import ConfigError
 from table_runtime.feed.messages import DEFAULT_PREFIX, topic_filter
@@ -97,13 +101,14 @@ class FloorConfig:
     pit_allowed_hosts: tuple[str, ...] = ()
     shifts: Shifts = field(default_factory=Shifts)
     write_method: str = "copy"
+    ratings_retention_days: int = DEFAULT_RETENTION_DAYS
 
     def follows(self, table_id: str) -> bool:
         return (self.tables is None or table_id in self.tables) and self.partition.owns(table_id)
 
     def filters(self, broker: Broker) -> list[str]:
         """The subscriptions on `broker`: one per topic and table listed, else the wildcard (never $share)."""
-        names = ("events", "state", "status", "head")
+        names = ("events", "state", "status", "head", "ratings")
         tables: list[str | None] = [t for t in self.tables if self.partition.owns(t)] if self.tables else [None]
         return [topic_filter(broker.prefix, table, name) for table in tables for name in names]  # type: ignore[arg-type]
 
@@ -151,7 +156,7 @@ def _secret_from_env(key: str, name: Any, environ: Mapping[str, str]) -> Secret 
 
 
 def config_from_mapping(data: Mapping[str, Any], *, environ: Mapping[str, str]) -> FloorConfig:
-    _check_keys("config", data, {"floor", "brokers", "pit", "shifts"})
+    _check_keys("config", data, {"floor", "brokers", "pit", "shifts", "ratings"})
     floor = _section(data, "floor")
     _check_keys("floor", floor, {"floor_id", "dsn", "tables", "partition", "batch_rows", "batch_ms", "check_interval",
                                  "gap_grace", "replay_retry", "replay_secret_env", "write_method"})
@@ -212,6 +217,11 @@ def config_from_mapping(data: Mapping[str, Any], *, environ: Mapping[str, str]) 
     if "starts" in shifts:
         starts = shifts["starts"]
         kwargs["shifts"] = Shifts(tuple(starts) if isinstance(starts, list) else ())
+    ratings = _section(data, "ratings")
+    _check_keys("ratings", ratings, {"retention_days"})
+    if "retention_days" in ratings:
+        kwargs["ratings_retention_days"] = int(_number("ratings.retention_days", ratings["retention_days"],
+                                                       whole=True))
     return FloorConfig(dsn=dsn, **kwargs)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from casino_floor.integrity import FloorAlarm, JournalTrack, PayloadError, Row, new_journal_alarm
+from casino_floor.ratings import RATINGS_TOPIC, RatingError, parse_rating
 from casino_floor.store import Batch
 
 logger = logging.getLogger("casino_floor.ingest")
@@ -30,6 +31,7 @@ class Ingest:
     open_alarms: set[AlarmKey] = field(default_factory=set)
     gap_grace: float = 5.0
     rejected: int = 0  # payloads that were no journal row
+    ratings_rejected: int = 0  # ``ratings`` messages the contract does not allow (each one log line)
     # Heads to check against the store: (track, seq, hash, ts).
     lookups: list[tuple[JournalTrack, int, str, float | None]] = field(default_factory=list)
     _touched: dict[tuple[str, str], JournalTrack] = field(default_factory=dict)
@@ -48,7 +50,10 @@ class Ingest:
         return track
 
     def take(self, name: str, payload: dict[str, Any], batch: Batch) -> None:
-        """Fold one message off ``events``, ``state``, ``status`` or ``head`` into `batch`."""
+        """Fold one message off ``events``, ``state``, ``status``, ``head`` or ``ratings`` into `batch`."""
+        if name == RATINGS_TOPIC:
+            self.take_rating(payload, batch)
+            return
         table_id = payload.get("table_id")
         if not isinstance(table_id, str) or not table_id:
             self.rejected += 1
@@ -82,6 +87,18 @@ class Ingest:
                     self.lookups.append((track, seq, hash_, when))
                 else:
                     batch.alarms.extend(track.head(seq, hash_, ts=when))
+
+    def take_rating(self, payload: dict[str, Any], batch: Batch) -> bool:
+        """A rated session's message into `batch`; one the contract does not allow is one log line, counted
+        (False)."""
+        try:
+            batch.ratings.append(parse_rating(payload))
+        except RatingError as error:
+            self.ratings_rejected += 1
+            logger.warning("table %r: dropped a ratings message (session %r): %s", payload.get("table"),
+                           payload.get("session"), error)
+            return False
+        return True
 
     def finish(self, batch: Batch, now: float) -> None:
         """Advance the journals the batch touched, add their alarms and tracks; alarms already open are dropped."""

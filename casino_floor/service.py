@@ -24,10 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiomqtt
+import asyncpg
 
 from casino_floor.config import Broker, FloorConfig
 from casino_floor.ingest import Ingest
 from casino_floor.integrity import JournalTrack, decode_payload
+from casino_floor.ratings import RATINGS_TOPIC, Retention, purge_ratings
 from casino_floor.replay import pieces, replay_request, reply_topic, request_topic
 from casino_floor.session_refusal import fail_fast_on_refusal
 from casino_floor.store import Batch, FloorStore
@@ -35,7 +37,7 @@ from table_runtime.feed.backoff import Backoff
 
 logger = logging.getLogger("casino_floor.service")
 
-TOPIC_NAMES = frozenset({"events", "state", "status", "head"})
+TOPIC_NAMES = frozenset({"events", "state", "status", "head"})  # and RATINGS_TOPIC (`_rating`)
 
 Observer = Callable[[str, dict[str, Any]], None]  # (topic name, payload) of each message of a followed table
 
@@ -97,6 +99,9 @@ class Counters:
     replay_refused: int = 0
     sessions: int = 0
     last_error: str | None = None
+    ratings_stored: int = 0  # rated sessions' messages committed
+    ratings_rejected: int = 0  # ``ratings`` messages the contract does not allow (each logged in one line)
+    ratings_purged: int = 0  # rated sessions erased by the retention
 
 
 @dataclass
@@ -112,6 +117,7 @@ class FloorService:
     _asked: dict[tuple[str, str, int], float] = field(default_factory=dict)
     # Told each message of a followed table as it is taken (the pit page beside the service: one session).
     observers: list[Observer] = field(default_factory=list)
+    retention: Retention | None = None  # when the ratings' purge is due (set from the config on the first run)
 
     async def run(self) -> None:
         """Follow the feeds until cancelled; every failure is logged and retried with a backoff."""
@@ -148,6 +154,7 @@ class FloorService:
                 for _, client in self._clients:
                     tasks.create_task(self._watch(client))
                 tasks.create_task(self._write())
+                tasks.create_task(self._keep_ratings())
 
     def _client(self, index: int, broker: Broker) -> aiomqtt.Client:
         partition = self.config.partition
@@ -196,17 +203,37 @@ class FloorService:
             payload = decode_payload(raw)
         except ValueError:
             logger.warning("not JSON on %s: dropped", message.topic)
+            if levels[-1] == RATINGS_TOPIC:
+                self.counters.ratings_rejected += 1
             return
         if not isinstance(payload, dict):
+            if levels[-1] == RATINGS_TOPIC:
+                logger.warning("not a JSON object on %s: dropped", message.topic)
+                self.counters.ratings_rejected += 1
             return
         if len(levels) >= 3 and levels[-3] == "floor" and levels[-1] == "replay":  # a replay reply
             self._reply(payload, batch)
             return
         name, table_id = levels[-1], payload.get("table_id")
+        if name == RATINGS_TOPIC:
+            self._rating(payload, batch)
+            return
         if name in TOPIC_NAMES and isinstance(table_id, str) and self.config.follows(table_id):
             for observer in self.observers:
                 observer(name, payload)
             self.ingest.take(name, payload, batch)
+
+    def _rating(self, payload: dict[str, Any], batch: Batch) -> None:
+        """A ``ratings`` message (the contract names its table "table") into the batch and to the observers when
+        its table is followed; one off the contract is one log line, counted (`Counters.ratings_rejected`)."""
+        table_id = payload.get("table", payload.get("table_id"))
+        if isinstance(table_id, str) and table_id and not self.config.follows(table_id):
+            return  # another floor process's table
+        if self.ingest.take_rating(payload, batch):
+            for observer in self.observers:
+                observer(RATINGS_TOPIC, payload)
+        else:
+            self.counters.ratings_rejected += 1
 
     def _reply(self, payload: dict[str, object], batch: Batch) -> None:
         type_ = payload.get("type")
@@ -228,6 +255,7 @@ class FloorService:
         if len(batch):
             await self.store.write(batch)
             self.counters.stored += len(batch.rows)
+            self.counters.ratings_stored += len(batch.ratings)
             self.counters.batches += 1
         self.ingest.committed(batch)
 
@@ -255,3 +283,25 @@ class FloorService:
             await client.publish(request_topic(broker.prefix, track.table_id), json.dumps(request), qos=1)
             self.counters.replay_requests += 1
         logger.info("table %s: replay of rows %d..%d asked", track.table_id, start, end)
+
+    async def _keep_ratings(self) -> None:
+        """The ratings' retention: the purge at the first look, then daily by the service's clock (checked every
+        `check_interval`); a purge that fails is one log line and is tried again at the next look."""
+        if self.retention is None:
+            self.retention = Retention(days=self.config.ratings_retention_days)
+        retention = self.retention
+        while True:
+            now = self.clock()
+            if retention.due(now):
+                try:
+                    async with self.store.pool.acquire() as connection:
+                        purged = await purge_ratings(connection, now, retention.days)
+                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+                    logger.warning("ratings retention: the purge failed: %s", error)
+                else:
+                    retention.done(now)
+                    self.counters.ratings_purged += purged
+                    if purged:
+                        logger.info("ratings retention: %d rated session(s) older than %d days erased", purged,
+                                    retention.days)
+            await asyncio.sleep(self.config.check_interval)

@@ -20,6 +20,7 @@ import asyncpg
 from casino_floor.integrity import FloorAlarm, JournalTrack, Row
 from casino_floor.migrate import migrate
 from casino_floor.money import BUY_IN_EVENT, buy_in_cents, round_handle_cents, round_win_cents
+from casino_floor.ratings import RatingMessage, write_ratings
 
 WriteMethod = Literal["unnest", "copy", "executemany"]
 _COLUMNS = ("table_id", "journal", "seq", "ts", "kind", "type", "body", "prev_hash", "hash")
@@ -39,9 +40,11 @@ class Batch:
     statuses: dict[str, dict[str, Any]] = field(default_factory=dict)
     tracks: list[JournalTrack] = field(default_factory=list)
     alarms: list[FloorAlarm] = field(default_factory=list)
+    ratings: list[RatingMessage] = field(default_factory=list)  # the tables' rated sessions (casino_floor/ratings.py)
 
     def __len__(self) -> int:
-        return len(self.rows) + len(self.states) + len(self.statuses) + len(self.tracks) + len(self.alarms)
+        return (len(self.rows) + len(self.states) + len(self.statuses) + len(self.tracks) + len(self.alarms)
+                + len(self.ratings))
 
 
 def _int(value: Any) -> int:
@@ -140,6 +143,7 @@ class FloorStore:
                     [(t.table_id, t.journal, t.contiguous_seq) for t in batch.tracks])
             if batch.alarms:
                 await self._raise(connection, batch.alarms)
+            await write_ratings(connection, batch.ratings)
 
     async def _insert_rows(self, connection: asyncpg.Connection, rows: Sequence[Row]) -> None:
         records = [(r.table_id, r.journal, r.seq, r.ts, r.kind, r.type, r.body, r.prev_hash, r.hash) for r in rows]

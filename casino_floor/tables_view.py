@@ -22,6 +22,8 @@ from typing import Any
 from casino_floor.money import BUY_IN_EVENT, ShiftMoney
 from casino_floor.shifts import Shifts
 from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS
+from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated
+from table_runtime.game.codec import CodecError
 
 TOPICS = frozenset({"status", "state", "events", "alarms", "rounds", "head", "floor_alarms"})
 SHIFTS_KEPT = 3  # a table's money and counted rounds are kept for its last three shifts (the pit shows the current)
@@ -31,6 +33,22 @@ _SUPERVISOR = frozenset(str(kind) for kind in SUPERVISOR_ACK_KINDS)
 
 def _int(value: Any, default: int = 0) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def counted(open_alarm: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """An open alarm after an `alarm_updated` body, as the table's own alarm ledger counts it
+    (`AlarmRaised.counted`): its count, last message and amounts change; its rule, round and first row stay. An
+    update older than what is shown (a lower count, delivered late) changes nothing, nor does one that does not
+    decode."""
+    try:
+        update_row = AlarmUpdated.from_json(update)
+        if update_row.count < _int(open_alarm.get("count"), 1):
+            return open_alarm
+        if open_alarm.get("type") == "AlarmUpdated":  # two updates before their raise: the later one, whole
+            return update
+        return {**open_alarm, **AlarmRaised.from_json(open_alarm).counted(update_row).to_json()}
+    except (CodecError, KeyError, TypeError, ValueError):
+        return open_alarm
 
 
 @dataclass(slots=True)
@@ -50,6 +68,7 @@ class TableView:
     round: int = 0
     alarms: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # open, by (journal, id)
     cleared: dict[tuple[str, int], None] = field(default_factory=dict)  # the last CLEARED_KEPT, oldest first
+    counted_ahead: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # an update before its raise
     rounds_seen: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # by shift, as `money`
     buy_ins_seen: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # (journal, seq) by shift
     money: dict[str, ShiftMoney] = field(default_factory=dict)  # the last SHIFTS_KEPT shifts
@@ -160,8 +179,20 @@ class FloorView:
             if len(view.cleared) > CLEARED_KEPT:
                 del view.cleared[next(iter(view.cleared))]
             view.alarms.pop(key, None)
-        elif key not in view.cleared:
-            view.alarms[key] = alarm
+        elif key in view.cleared:
+            return
+        elif type_ == "AlarmUpdated":  # a storm counting on its open alarm: the alarm as the core counts it
+            open_alarm = view.alarms.get(key)
+            if open_alarm is not None:
+                view.alarms[key] = counted(open_alarm, alarm)
+            else:  # its raise is still on its way (another topic, a reconnect): kept until it comes
+                ahead = view.counted_ahead.get(key)
+                view.counted_ahead[key] = alarm if ahead is None else counted(ahead, alarm)
+                if len(view.counted_ahead) > CLEARED_KEPT:
+                    del view.counted_ahead[next(iter(view.counted_ahead))]
+        else:
+            ahead = view.counted_ahead.pop(key, None)
+            view.alarms[key] = alarm if ahead is None else counted(alarm, ahead)
 
     def _shift_money(self, view: TableView, ts: Any, seen: dict[str, set[tuple[str, int]]], key: tuple[str, int]
                      ) -> ShiftMoney | None:

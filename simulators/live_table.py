@@ -173,7 +173,10 @@ class LiveHands:
     async def until(self, what: str, condition: Callable[[], bool], seconds: float = 10.0) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + seconds
-        while not condition():
+        while True:
+            await self.controller.writer.settled()  # the table as the journal has it, no step half done
+            if condition():
+                return
             left = deadline - loop.time()
             if left <= 0:
                 raise TimeoutError(f"the table did not see: {what}")
@@ -210,10 +213,10 @@ class LiveHands:
     # buttons -----------------------------------------------------------------------------
     async def press(self, command: str) -> None:
         """A panel button (pressed and released on its mock pin), or a touch on the display."""
-        seq = self.controller.journal.last_seq
+        seq = self.controller.last_seq
         if command not in self.devices.pins.buttons:
             await self.app.command(command, {}, role="dealer")
-            await self.until(f"the {command} touch", lambda: self.controller.journal.last_seq > seq)
+            await self.until(f"the {command} touch", lambda: self.controller.last_seq > seq)
             return
         pin = self.devices.pins.buttons[command]
         factory = self.devices.pin_factory
@@ -227,7 +230,7 @@ class LiveHands:
         factory.pin(pin).drive_high()  # type: ignore[attr-defined]
         async with asyncio.timeout(10):
             await panel.wait_for_release(command)
-        await self.until(f"the {command} button", lambda: self.controller.journal.last_seq > seq)
+        await self.until(f"the {command} button", lambda: self.controller.last_seq > seq)
 
     # the dealer's intents ------------------------------------------------------------------
     async def act(self, intent: Intent) -> None:
@@ -322,10 +325,12 @@ async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | Non
     await hands.until("the chip reader online", lambda: controller.devices.get("chips") == "online", 20)
     done = 0
     while rounds is None or done < rounds:
+        await controller.writer.settled()  # the dealer looks at the table as the journal has it
         closed_before = controller.table.rounds_started if controller.table.round_closed else -1
         refused = controller.alarms.counts.get(AlarmKind.COMMAND_REFUSED, 0)
         intent = dealer.next_intent(controller.table)
         await hands.act(intent)
+        await controller.writer.settled()
         dealer.saw(intent, _refusal(controller) if controller.alarms.counts.get(AlarmKind.COMMAND_REFUSED, 0) > refused
                    else None)
         table = controller.table

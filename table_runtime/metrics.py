@@ -3,8 +3,9 @@
 Needs the optional extra ``metrics`` (prometheus_client). ``[metrics] host, port``
 in the table's configuration turns it on; it listens on its own address (not
 the display's), ``GET /metrics`` in Prometheus' text format. Every value is read
-from the app at scrape time, on the event loop, so it is what the display would
-show at that moment:
+from the app at scrape time, on the event loop, from the committed view (what the
+journal holds, even while a step is being journaled), so it is what the display
+would show at that moment:
 
 | metric | what |
 |---|---|
@@ -69,20 +70,22 @@ class TableMetrics(Collector):
 
     def collect(self) -> Iterator[Metric]:
         controller = self.app.controller
+        view = controller.committed
+        committed_devices: dict[str, str] = view.snapshot["devices"]
         feed = self.app.feed
         devices = GaugeMetricFamily("table_device_online", "1 when the device is online", labels=["device"])
-        for device, status in sorted(controller.devices.items()):
+        for device, status in sorted(committed_devices.items()):
             if status != "disabled":
                 devices.add_metric([device], 1.0 if status == "online" else 0.0)
         yield devices
         alarms = GaugeMetricFamily("table_alarms_open", "Alarms raised and not yet acknowledged", labels=["kind"])
         kinds: dict[str, int] = {}
-        for alarm in controller.alarms.active:
-            kinds[str(alarm["kind"])] = kinds.get(str(alarm["kind"]), 0) + 1
+        for kind in view.alarm_kinds:
+            kinds[kind] = kinds.get(kind, 0) + 1
         for kind, count in sorted(kinds.items()):
             alarms.add_metric([kind], float(count))
         yield alarms
-        head = controller.journal.last_seq
+        head = controller.last_seq  # never waits for a commit in flight
         yield GaugeMetricFamily("table_journal_seq", "The journal's last seq", value=float(head))
         reconnects = dict(self._reconnects)
         if feed is not None:
@@ -95,7 +98,7 @@ class TableMetrics(Collector):
                                     value=1.0 if feed.connected else 0.0)
         counter = CounterMetricFamily("table_reconnects", "Times a device or the broker came back after being online",
                                       labels=["device"])
-        listed = {device for device, status in controller.devices.items() if status != "disabled"} | set(reconnects)
+        listed = {device for device, status in committed_devices.items() if status != "disabled"} | set(reconnects)
         for device in sorted(listed):
             counter.add_metric([device], float(reconnects.get(device, 0)))
         yield counter

@@ -1,7 +1,7 @@
 """The pit page's link to the tables' feed: every table's messages, folded into the view as they come.
 
 Subscribes to ``<prefix>/tables/+/+`` (status, state, events, alarms, rounds,
-head of every table), hands each JSON message to the view's ``apply`` and tells
+head, ratings of every table), hands each JSON message to the view's ``apply`` and tells
 the page which table changed. The connection lives as long as `run()`;
 a lost or unreachable broker is retried with a capped, jittered backoff, and
 only cancelling `run()` ends it. A payload that is not a JSON object is one log
@@ -89,7 +89,7 @@ class FeedLink:
         if not isinstance(payload, dict):
             log.warning("pit: %s: not a JSON object, skipped", topic)
             return
-        if not self._follows(str(payload.get("table_id", ""))):
+        if not self._follows(str(payload.get("table_id", payload.get("table", "")))):  # ratings name "table"
             return  # another floor process's part of the tables
         changed = self._view.apply(topic.rsplit("/", 1)[-1], payload)
         if changed is not None:

@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from casino_floor.money import ShiftMoney
+from casino_floor.pit.rated_players import RatedPlayers
+from casino_floor.ratings import RATINGS_TOPIC
 from casino_floor.tables_view import FloorView
 
 # The shift's money on the pit page, as finance names it (casino_floor/money.py).
@@ -90,8 +92,11 @@ class FloorPicture:
         self.view = view if view is not None else FloorView()
         self._clock = clock
         self._tables: set[str] = set()
+        self.rated = RatedPlayers()  # the rated players seated at each table (the ``ratings`` channel)
 
     def apply(self, topic_name: str, payload: dict[str, Any]) -> str | None:
+        if topic_name == RATINGS_TOPIC:
+            return self.rated.apply(payload)
         table_id = payload.get("table_id")
         if not isinstance(table_id, str) or not table_id:
             return None
@@ -100,7 +105,8 @@ class FloorPicture:
         return table_id
 
     def overview(self) -> dict[str, Any]:
-        return pit_picture(self.view.overview(), self.view.shifts.name_of(self._clock()))
+        return {**pit_picture(self.view.overview(), self.view.shifts.name_of(self._clock())),
+                "rated": self.rated.overview()}
 
     def snapshot(self, table_id: str) -> dict[str, Any] | None:
         """The table's newest snapshot; None for a table the feed never named (a page does not create one)."""

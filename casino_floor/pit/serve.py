@@ -25,6 +25,7 @@ from casino_floor.money import BUY_IN_EVENT
 from casino_floor.pit.feed_link import FeedLink
 from casino_floor.pit.picture import FloorPicture
 from casino_floor.pit.server import PitServer
+from casino_floor.ratings import RATINGS_TOPIC, open_sessions
 from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
 from casino_floor.tables_view import FloorView
@@ -74,6 +75,18 @@ async def seed_shift(picture: FloorPicture, store: FloorStore, now: float) -> in
     return len(rows) + len(buy_ins)
 
 
+SEATED_WITHIN_S = 12 * 3600.0  # an open session heard of longer ago than this is not shown at start (a table down)
+
+
+async def seed_rated(picture: FloorPicture, store: FloorStore, now: float) -> int:
+    """Fold the rated sessions the store holds open (heard of in the last `SEATED_WITHIN_S`); how many."""
+    async with store.pool.acquire() as connection:
+        sessions = await open_sessions(connection, now - SEATED_WITHIN_S)
+    for payload in sessions:
+        picture.apply(RATINGS_TOPIC, payload)
+    return len(sessions)
+
+
 async def serve_pit(
     config: FloorConfig,
     *,
@@ -115,6 +128,7 @@ async def serve_pit(
                     await link.subscribed.wait()
             if store is not None:  # after subscribing: a round closed meanwhile is in one or the other, or both
                 await seed_shift(picture, store, clock())
+                await seed_rated(picture, store, clock())
                 server.changed()
                 tasks.create_task(show_floor_alarms(store, fold, config.check_interval, follows=config.follows))
             if started is not None:

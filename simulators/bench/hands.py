@@ -1,7 +1,7 @@
 """The bench's hands: what the dealer, the players and the technician do to the devices.
 
 `BenchHands` is the half of `BenchTable` (runner.py) that acts: buttons on mock
-pins, touches through `TableApp.apply_command`, cards from the simulated shoe,
+pins, touches through `TableApp.command` (as the display), cards from the simulated shoe,
 settlement, device faults; the chips are placed and taken by `ChipHands`
 (chip_hands.py). With a real device (devices.py) each action becomes a prompt
 to the person at the bench. Every action then waits, bounded, for its effect in
@@ -31,7 +31,7 @@ class BenchHands(ChipHands):
     # buttons and touches -------------------------------------------------------------------
 
     async def _press(self, button: str, where: str, *, wait: bool = True) -> None:
-        seq = self.ctl.journal.last_seq
+        seq = self.ctl.last_seq
         if self.choice.real("panel"):
             self.operator.ask(f"press {button}")
         else:
@@ -58,7 +58,7 @@ class BenchHands(ChipHands):
         return any(row["seq"] > seq and row["row"] == "input" and row.get("source") == "panel"
                    for row in reversed(self.rows()))
 
-    def _touch(self, args: dict[str, Any], where: str) -> list[Difference]:
+    async def _touch(self, args: dict[str, Any], where: str) -> list[Difference]:
         assert self.app is not None
         command = args["command"]
         extra: dict[str, Any] = {}
@@ -70,15 +70,15 @@ class BenchHands(ChipHands):
             if key in args:
                 extra[key] = args[key]
         if command == "ACK_ALARM":
+            await self.ctl.writer.settled()
             ids = self.ctl.alarms.active_of_kind(args["alarm"])
             if not ids:
                 return [Difference(f"{where}.alarm", f"an active {args['alarm']} alarm", None,
                                    f"active: {[a['kind'] for a in self.ctl.alarms.active]}")]
-            results = [self.app.apply_command("ACK_ALARM", {"id": alarm_id}, role=args["role"], source="display")
-                       for alarm_id in ids]
+            results = [await self.app.command("ACK_ALARM", {"id": alarm_id}, role=args["role"]) for alarm_id in ids]
             result = {"ok": all(r["ok"] for r in results), "message": results[-1]["message"]}
         else:
-            result = self.app.apply_command(command, extra, role=args["role"], source="display")
+            result = await self.app.command(command, extra, role=args["role"])
         if "ok" in args and result["ok"] != args["ok"]:
             return [Difference(f"{where}.ok", args["ok"], result["ok"], str(result["message"]))]
         return []

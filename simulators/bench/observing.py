@@ -126,7 +126,10 @@ class BenchObserving:
             seconds = self.choice.operator_timeout
         loop = asyncio.get_running_loop()
         deadline = loop.time() + seconds
-        while not condition():
+        while True:
+            await self.ctl.writer.settled()  # the table as the journal has it, no step half done
+            if condition():
+                return
             if self.app_task is not None and self.app_task.done():
                 error = self.app_task.exception()
                 raise StepFailed(where, "the runtime stopped: " + (describe(error) if error else "it returned"))

@@ -316,7 +316,7 @@ class BenchTable(BenchHands):
         elif action == "press":
             await self._press(args["button"], step.key, wait=args["wait"])
         elif action == "touch":
-            return self._touch(args, step.key)
+            return await self._touch(args, step.key)
         elif action == "draw":
             await self._draw(args["count"], step.key, wait=args["wait"])
         elif action == "settle":
@@ -337,7 +337,7 @@ class BenchTable(BenchHands):
             seqs = self.feed_seqs
             with contextlib.suppress(StepFailed):
                 await self.until("the feed catching up", lambda: bool(seqs) and max(seqs) >= last, where, seconds=20)
-        await asyncio.sleep(0)
+        await self.ctl.writer.settled(yielding=True)  # what is ready runs; then the table as the journal has it
         seen = self.seen()
         if "display" in expected:
             seen.display_snapshot = await self._display_snapshot(where)

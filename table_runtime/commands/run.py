@@ -169,7 +169,9 @@ class ClockState:
 
     def synchronised_now(self, table: AssembledTable) -> None:
         self.synchronised = True
-        table.controller.note({"type": "ClockSynchronised", "table_id": table.config.table_id})
+        controller = table.controller
+        table.app.later(lambda: controller.step(controller.plan_note({"type": "ClockSynchronised",
+                                                                      "table_id": table.config.table_id})))
         log.info("the clock is synchronised (NTP): the journal's times are trusted again")
 
 
@@ -215,8 +217,8 @@ async def _announce_ready(first_change: asyncio.Event, notifier: Notifier, table
 def status_line(table: AssembledTable) -> str:
     """What `systemctl status` shows while the table runs."""
     controller = table.controller
-    round_ = controller.table.round
-    play = "between rounds" if round_ is None else f"round {round_.number} {round_.phase}"
-    devices = ", ".join(f"{name} {status}" for name, status in controller.devices.items())
-    alarms = len(controller.alarms.active)
-    return f"table {controller.table_id}: {play}; {devices}; {alarms} alarm{'s' if alarms != 1 else ''} open"
+    view = controller.committed  # as the journal has it, even while a step is being journaled
+    devices = ", ".join(f"{name} {status}" for name, status in view.snapshot["devices"].items())
+    alarms = len(view.alarm_kinds)
+    return (f"table {controller.table_id}: {view.round_label}; {devices}; "
+            f"{alarms} alarm{'s' if alarms != 1 else ''} open")

@@ -44,8 +44,9 @@ class DisplayBackend(Protocol):
         """
         ...
 
-    def security_alarm(self, kind: str, message: str, rule: str) -> None:
-        """A security event at the display (supervisor PIN locked): journaled as an alarm, shown, published."""
+    async def security_alarm(self, kind: str, message: str, rule: str) -> None:
+        """A security event at the display (supervisor PIN locked): journaled as an alarm, shown, published; returns
+        once it is durable."""
         ...
 
     def ratings(self) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hmac
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,7 @@ PIN_LOCKOUT_S = 60.0  # the first lockout of a screen; each next one doubles
 PIN_LOCKOUT_MAX_S = 900.0
 PIN_RULE = "TABLE.md Corrections and recall (only a supervisor voids a round)"
 
-SecurityAlarm = Callable[[str, str, str], None]  # (kind, message, rule)
+SecurityAlarm = Callable[[str, str, str], Awaitable[None]]  # (kind, message, rule); returns once journaled
 
 
 @dataclass(eq=False, slots=True)
@@ -59,7 +59,7 @@ class SupervisorPin:
     def configured(self) -> bool:
         return self._pin is not None
 
-    def check(self, name: str, pin: object, attempts: PinAttempts) -> dict[str, Any] | None:
+    async def check(self, name: str, pin: object, attempts: PinAttempts) -> dict[str, Any] | None:
         """Why the supervisor command `name` from the screen of `attempts` is refused (message, reason code,
         and `seconds` to wait), or None."""
         if self._pin is None:
@@ -87,7 +87,7 @@ class SupervisorPin:
         attempts.failures = 0
         attempts.lockouts += 1
         attempts.waits_until = now + lockout
-        self.security_alarm(
+        await self.security_alarm(
             AlarmKind.SUPERVISOR_PIN_LOCKED,
             f"{PIN_ATTEMPTS} wrong supervisor PINs in a row for {name} on {attempts.screen}: supervisor commands "
             f"locked for {lockout:g} s on that screen (lockout {attempts.lockouts} of that screen)", PIN_RULE)

@@ -234,7 +234,7 @@ class DisplayServer(ScreenServer[_Screen]):
             elif kind == "recall":
                 screen.push_text(await self._recall(screen, request))
             elif kind == "ratings":
-                screen.push_message(self._ratings(screen, request))
+                screen.push_message(await self._ratings(screen, request))
             else:
                 screen.push_message({"type": "error", "message": f"unknown message type {kind!r}"})
 
@@ -251,12 +251,12 @@ class DisplayServer(ScreenServer[_Screen]):
             reply = {**envelope, "rounds": [], "message": f"recall failed: {error!r}", "reason": "recall_failed"}
         return json.dumps(reply, separators=(",", ":"))
 
-    def _ratings(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
+    async def _ratings(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
         """The supervisor's view of the rated players and the advice (docs/rating.md): the pit's view sees it, a
         dealer's screen only with the supervisor's PIN (pin_guard.py: its wrong PINs count like VOID's)."""
         reply: dict[str, Any] = {"type": "ratings", "request": request.get("request")}
         if screen.role != "pit":
-            refusal = self._pin.check("RATINGS", request.get("pin"), screen.pin)
+            refusal = await self._pin.check("RATINGS", request.get("pin"), screen.pin)
             if refusal is not None:
                 return {**reply, "ok": False, **refusal}
         return {**reply, "ok": True, **self._backend.ratings()}
@@ -279,7 +279,7 @@ class DisplayServer(ScreenServer[_Screen]):
         # ACK_ALARM carries the PIN when the alarm needs the supervisor (the snapshot says which); the
         # runtime refuses such an alarm from the dealer, so a page that leaves the PIN out changes nothing.
         if name in SUPERVISOR_COMMANDS or (name == "ACK_ALARM" and "pin" in request):
-            refusal = self._pin.check(name, request.get("pin"), screen.pin)
+            refusal = await self._pin.check(name, request.get("pin"), screen.pin)
             if refusal is not None:
                 return {**base, "ok": False, **refusal}
             acting = "supervisor"

@@ -3,9 +3,7 @@ and the writer's claim on the file."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -37,9 +35,9 @@ from table_runtime.journal.schema import (
     read_journal_id,
     write_transaction,
 )
+from table_runtime.journal.writer_claim import claim
 
 __all__ = ["Journal", "JournalClosedError", "JournalUnwritableError"]
-
 
 
 class JournalClosedError(JournalError):
@@ -60,6 +58,8 @@ class Journal:
         self._writer_lock: TextIO | None = None  # the writer's claim on <journal>.lock (`claim_writer`)
         self._start_checkpoint: Checkpoint | None = None
         self._verified = (0, GENESIS_HASH)  # the head (seq, hash) as the open verified the chain up to it
+        self._written_seq = 0  # the head's seq as this connection last read or wrote it (`written_seq`)
+        self._before_close: list[Callable[[], None]] = []  # `before_close`
         # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
         self.commit_observer: Callable[[float], None] | None = None
 
@@ -141,6 +141,7 @@ class Journal:
             raise JournalBrokenError(self._path, result.first_bad_seq, result.reason)
         self._start_checkpoint = checkpoint
         self._verified = (int(head_seq), str(head_hash))
+        self._written_seq = int(head_seq)
 
     @property
     def start_checkpoint(self) -> Checkpoint | None:
@@ -214,6 +215,12 @@ class Journal:
             row = self._db().execute("SELECT MAX(seq) FROM entries").fetchone()
         return int(row[0] or 0)
 
+    @property
+    def written_seq(self) -> int:
+        """The last row's seq as this connection read it at the open or wrote it since; takes no lock (the loop reads
+        it while the writer's thread commits). The one writer's: a reader's connection asks `last_seq`."""
+        return self._written_seq
+
     def append(self, kind: str, body: Mapping[str, Any], *, ts: float) -> JournalEntry:
         """Append one row; committed and fsynced when this returns."""
         return self.append_many([(kind, body)], ts=ts)[0]
@@ -245,6 +252,7 @@ class Journal:
                         entries.append(JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest))
                         prev_hash = digest
                     db.execute("UPDATE head SET seq = ?, hash = ? WHERE id = 1", (seq, prev_hash))
+                self._written_seq = seq  # committed: durable
             except sqlite3.Error as error:
                 raise unwritable(self._path, error) or JournalError(f"{self._path}: append failed: {error}") from error
             if self.commit_observer is not None:
@@ -353,28 +361,8 @@ class Journal:
         """Make this the only writer of the file: a second runtime on the same journal is refused, since two
         writers would interleave two tables in one chain. Held until `close` (or the process ends, even by kill -9).
         Readers (recall, verify, the feed of another process) need no claim."""
-        if self._writer_lock is not None:
-            return
-        lock_path = self._path.with_name(self._path.name + ".lock")
-        handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the journal's lifetime
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            handle.close()
-            raise JournalError(f"{self._path} is written by another runtime ({holder}): one journal, one writer"
-                               ) from None
-        try:
-            handle.seek(0)
-            handle.truncate()
-            handle.write(f"pid {os.getpid()}")
-            handle.flush()
-        except OSError as error:  # a full card: the claim (the flock) holds, the pid note is only for the message
-            if unwritable(lock_path, error) is None:
-                handle.close()
-                raise
-        self._writer_lock = handle
+        if self._writer_lock is None:
+            self._writer_lock = claim(self._path)
 
     def release_writer(self) -> None:
         """Give the claim up (what the end of the process does; an in-process power-loss simulation uses it)."""
@@ -382,7 +370,15 @@ class Journal:
             self._writer_lock.close()
             self._writer_lock = None
 
+    def before_close(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` when the journal is closed, before the connection is (the writer's thread ends there:
+        it may be finishing a commit)."""
+        self._before_close.append(callback)
+
     def close(self) -> None:
+        callbacks, self._before_close = self._before_close, []
+        for callback in callbacks:
+            callback()
         with self._lock:
             if self._connection is not None:
                 self._connection.close()

@@ -8,13 +8,21 @@ pushes the snapshot to the display, wakes the feed and sets the lamps.
 
 The shoe's events go through the shoe link (runtime/shoe_link.py): journaled
 with their alarms in one step, acknowledged to the shoe only once durable.
+
+Every change is a step of the controller (`await controller.step(plan)`), journaled in
+the writer's thread one after the other (runtime/journal_writer.py): a slow or stalled
+disk holds the step, never the loop. A panel press waits its turn (the panel keeps the
+next ones), a display command is answered once its rows are durable, and the display,
+lamps and feed see the committed view meanwhile. What must change the table from a
+callback that cannot wait (a supervisor PIN locked out, the clock synchronised, the
+zones to report again after an outage) is queued (`later`) and stepped in order.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from drivers.ports import CardShoe, ChipReader, ChipsScanned, DealerPanel, ReaderOffline, ReaderOnline, Tower
@@ -27,10 +35,12 @@ from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.game.alarm_kinds import ADVICE_KINDS
 from table_runtime.game.events import Alarm
 from table_runtime.journal import RETRY_SECONDS, JournalUnwritableError
+from table_runtime.runtime.committed_view import CommittedView
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.heap import frozen_heap
 from table_runtime.runtime.journal_audit import audit_journal
+from table_runtime.runtime.journal_writer import Plan
 from table_runtime.runtime.rating_watch import RatingWatch
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
@@ -74,6 +84,7 @@ class TableApp:
         self._dirty = asyncio.Event()
         self._stopping = asyncio.Event()
         self._stop_reason = "shutdown"
+        self._later: asyncio.Queue[Callable[[], Awaitable[Any]]] = asyncio.Queue()  # `later`, in order
         controller.subscribe(self._on_change)
 
     # ------------------------------------------------------------- lifetime
@@ -97,11 +108,13 @@ class TableApp:
             for reader in self.readers:
                 await stack.enter_async_context(reader)
             stack.enter_context(frozen_heap())  # a full garbage collection would block the loop (runtime/heap.py)
+            stack.callback(self.controller.writer.close)  # after the last step: the writer's thread ends
             async with asyncio.TaskGroup() as tasks:
                 workers = [tasks.create_task(self._publish_loop()),  # cancelled at the stop
                            tasks.create_task(audit_journal(self.controller)),  # the rows the start did not verify
                            tasks.create_task(self._journal_retry_loop()),
-                           tasks.create_task(self.rating_watch.run())]  # the rated sessions, off the loop
+                           tasks.create_task(self.rating_watch.run()),  # the rated sessions, off the loop
+                           tasks.create_task(self._later_loop())]
                 if self.feed is not None:
                     tasks.create_task(self.feed.run())  # ends by itself once the feed is stopped
                     workers.append(tasks.create_task(self._broker_loop(self.feed)))
@@ -115,19 +128,21 @@ class TableApp:
                     workers.append(tasks.create_task(self.registry.run()))
                 self._on_change()
                 await self._stopping.wait()
-                self.controller.note({"type": "Stopping", "table_id": self.controller.table_id})
+                await self.controller.step(self.controller.plan_note({"type": "Stopping",
+                                                                      "table_id": self.controller.table_id}))
                 if self.feed is not None:
                     with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(5):
-                            await self.feed.wait_published(self.controller.journal.last_seq)
+                            await self.feed.wait_published(self.controller.last_seq)
                     self.feed.stop(self._stop_reason)
                 for worker in workers:
                     worker.cancel()
 
     async def _broker_loop(self, feed: FeedPublisher) -> None:
         """The broker's state on the display: the table keeps playing while it is down (the journal holds all)."""
+        controller = self.controller
         while True:
-            self.controller.set_device("broker", "online" if feed.connected else "offline")
+            await controller.step(controller.plan_set_device("broker", "online" if feed.connected else "offline"))
             await asyncio.sleep(1.0)
 
     # -------------------------------------------------------------- changes
@@ -136,46 +151,67 @@ class TableApp:
         self._dirty.set()
         outage = self.controller.outage is not None
         if self._in_outage and not outage:
-            asyncio.get_running_loop().call_soon(self._after_outage)  # not from inside the controller's call
+            self.later(self._after_outage)  # not from inside the controller's step
         self._in_outage = outage
+
+    def later(self, change: Callable[[], Awaitable[Any]]) -> None:
+        """Run `change()` (which steps the controller) after the changes queued before it: for callbacks that
+        cannot wait for a step (a display's security alarm, a clock found synchronised)."""
+        self._later.put_nowait(change)
+
+    async def _later_loop(self) -> None:
+        while True:
+            change = await self._later.get()
+            await change()
+
+    async def run_queued(self) -> int:
+        """Run the changes `later` queued so far, in order, and say how many (what `run` does as they come; for a
+        caller that drives the table without `run`)."""
+        done = 0
+        while not self._later.empty():
+            await self._later.get_nowait()()
+            done += 1
+        return done
 
     async def _journal_retry_loop(self) -> None:
         """While the journal cannot be written, try again every `journal_retry_seconds` (the alarm is on)."""
+        controller = self.controller
         while True:
             await asyncio.sleep(self.journal_retry_seconds)
-            if self.controller.outage is not None:
-                self.controller.retry_journal()
+            if controller.outage is not None:
+                await controller.step(controller.plan_retry_journal())
 
-    def _after_outage(self) -> None:
+    async def _after_outage(self) -> None:
         """The journal takes rows again: the zones the readers reported meanwhile were refused; report them again
         (the shoe resends its unacknowledged events by itself)."""
-        if self.chips is not None and not self._stopping.is_set():
-            self.report_chips(self.chips.reported())
+        chips = self.chips
+        if chips is not None and not self._stopping.is_set():
+            await self.controller.step(self.plan_report_chips(chips.reported()))
 
     async def _publish_loop(self) -> None:
         while True:
             await self._dirty.wait()
             self._dirty.clear()
-            snapshot = self.controller.snapshot()
+            view = self.controller.committed  # the last durable state, even while a step is being journaled
+            snapshot = view.snapshot
             if self.feed is not None:
                 self.feed.notify()
                 self.feed.offer_state(snapshot)
             if self.panel is not None:
-                self._lamps(snapshot)
+                self._lamps(view)
             if self.display is not None:
                 await self.display.publish(snapshot)
             self.changed.set()
             self.changed = asyncio.Event()
 
-    def _lamps(self, snapshot: dict[str, Any]) -> None:
+    def _lamps(self, view: CommittedView) -> None:
         assert self.panel is not None
-        core = self.controller.core
-        self.panel.show_turn(core.turn_box)
-        if snapshot["alarms"]:
+        self.panel.show_turn(view.turn_box)
+        if view.snapshot["alarms"]:
             self.panel.alarm_on()
         else:
             self.panel.alarm_off()
-        self.panel.set_tower(Tower.WAITING if core.waiting_for_dealer else Tower.PLAY)
+        self.panel.set_tower(Tower.WAITING if view.waiting_for_dealer else Tower.PLAY)
 
     async def wait_for_change(self, seconds: float = 5.0) -> None:
         """For simulators and tests: until the next published snapshot."""
@@ -195,36 +231,50 @@ class TableApp:
             # of the loop: nobody (display, bench, feed) sees the chips offline without the reader_offline alarm.
             items = (await asyncio.to_thread(self.chips.reader_event, event)
                      if isinstance(event, (ChipsScanned, ReaderOffline)) else None)
-            if isinstance(event, ReaderOffline):
-                self._readers_online.discard(event.reader)
-                self.controller.set_device("chips", "offline")  # an offline reader: the chips are offline
-            elif isinstance(event, ReaderOnline):
-                self._readers_online.add(event.reader)
-                if self._readers_online >= {other.name for other in self.readers}:
-                    self.controller.set_device("chips", "online")  # only once every reader reads its zones
-            if items is not None:
-                self.report_chips(items)
+            await self.controller.step(self._plan_reader_event(event, items))
+
+    def _plan_reader_event(self, event: object, items: Sequence[ZoneChanged | Alarm] | None) -> Plan[None]:
+        """A reader's event as one step: its status and what the edge made of it (a reader gone offline is its
+        status and its alarm together)."""
+        controller = self.controller
+        if isinstance(event, ReaderOffline):
+            self._readers_online.discard(event.reader)
+            yield from controller.plan_set_device("chips", "offline")  # an offline reader: the chips are offline
+        elif isinstance(event, ReaderOnline):
+            self._readers_online.add(event.reader)
+            if self._readers_online >= {other.name for other in self.readers}:
+                yield from controller.plan_set_device("chips", "online")  # only once every reader reads its zones
+        if items is not None:
+            yield from self.plan_report_chips(items)
 
     def report_chips(self, items: Sequence[ZoneChanged | Alarm]) -> None:
+        """`plan_report_chips` on the caller's thread (no step in flight: the tests' own loop)."""
+        self.controller.writer.run_now(self.plan_report_chips(items))
+
+    def plan_report_chips(self, items: Sequence[ZoneChanged | Alarm]) -> Plan[None]:
         """What the readers' edge made of an event: the zones that changed go to the core as one step (the
         core raises the chip alarms) and the readers' own alarms (the device's), all in one transaction. While the
         journal cannot be written the zones are refused (reported again once it is back) and the alarms held."""
         alarms = [item for item in items if isinstance(item, Alarm)]
         try:
-            self.controller.report_zones([item for item in items if isinstance(item, ZoneChanged)], alarms)
+            yield from self.controller.plan_report_zones([item for item in items if isinstance(item, ZoneChanged)],
+                                                         alarms)
         except JournalUnwritableError:
             if alarms:
-                self.controller.raise_alarms(alarms)
+                yield from self.controller.plan_raise_alarms(alarms)
 
     # ------------------------------------------------------------- commands
 
     async def _panel_loop(self, panel: DealerPanel) -> None:
-        async for command in panel.commands():
-            self.apply_command(str(command), {}, role=panel_role(str(command)), source="panel", refusal_alarm=True)
+        controller = self.controller
+        async for command in panel.commands():  # the next presses wait in the panel, in order, while this one steps
+            await controller.step(controller.plan_press(str(command), {}, role=panel_role(str(command)),
+                                                        source="panel", refusal_alarm=True))
 
     def apply_command(self, name: str, args: dict[str, Any], *, role: str, source: str,
                       refusal_alarm: bool = False) -> dict[str, Any]:
-        """A command from the panel or the display: the core decides, the controller journals and applies."""
+        """A command from the panel or the display on the caller's thread (no step in flight: the tests' own loop):
+        the core decides, the controller journals and applies."""
         return self.controller.press(name, args, role=role, source=source, refusal_alarm=refusal_alarm)
 
     # -------------------------------------------------------- display backend
@@ -233,10 +283,11 @@ class TableApp:
         return self.controller.snapshot()
 
     async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
-        return self.apply_command(name, args, role=role, source="display")
+        """A touch on the display, answered once its rows are durable."""
+        return await self.controller.step(self.controller.plan_press(name, args, role=role, source="display"))
 
-    def security_alarm(self, kind: str, message: str, rule: str) -> None:
-        self.controller.raise_alarm(Alarm(kind=kind, message=message, rule=rule))
+    async def security_alarm(self, kind: str, message: str, rule: str) -> None:
+        await self.controller.step(self.controller.plan_raise_alarms([Alarm(kind=kind, message=message, rule=rule)]))
 
     def ratings(self) -> dict[str, Any]:
         flags = [alarm for alarm in self.controller.snapshot()["alarms"] if alarm["kind"] in ADVICE_KINDS]

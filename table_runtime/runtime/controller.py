@@ -4,12 +4,17 @@ The controller owns the table core (the game `Table` and the chip watch), the
 journal and the alarm board. A press is decided by the core's command table
 (`press`), a card may bring the bet lock (`draw`), the readers' zones come as
 `ZoneChanged` (`report_zones`); an input and the events it causes (chip alarms
-included) are committed to the journal in one transaction (synchronous, fsynced)
-before anyone sees them: the display, the feed and the lamps are told only after
-the commit. A journal that cannot be written (full, read-only, failing) stops play
-safely instead: the input is refused (`JournalUnwritableError`), a
-`journal_unwritable` alarm is held in memory (core/journal_outage.py) and
-`retry_journal` writes what was held once the card takes rows again. At
+included) are committed to the journal in one transaction (fsynced) before anyone
+sees them: the display, the feed and the lamps are told only after the commit.
+Each change is a *plan* (`plan_submit_all`, `plan_press`, ...; runtime/journal_writer.py):
+the running table awaits `step(plan)`, which journals it in the writer's thread, one
+step after the other, while the loop goes on; readers meanwhile see the committed
+view (runtime/committed_view.py). The plain methods (`submit_all`, `press`, ...) run
+the same plan on the caller's thread (the start, the fast table, the tests).
+A journal that cannot be written (full, read-only, failing) stops play safely
+instead: the input is refused (`JournalUnwritableError`), a `journal_unwritable`
+alarm is held in memory (core/journal_outage.py) and `retry_journal` writes what
+was held once the card takes rows again. At
 start-up the journal is replayed: the same round, cards, stakes, turn and chips
 come back, and if a round was in play the controller says "recovered"
 (journal, display, feed).
@@ -19,7 +24,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from table_runtime.core import commands
 from table_runtime.core.alarm_ledger import AlarmLedger, AlarmStep
@@ -27,40 +33,40 @@ from table_runtime.core.core_state import checkpoint_state
 from table_runtime.core.inputs import CoreInput, ZoneChanged
 from table_runtime.core.journal_outage import JournalOutage
 from table_runtime.core.journal_rows import (
-    AlarmCleared,
     InputRow,
     JournalRow,
     NoteRow,
     row_to_json,
-    rows_to_json,
     with_step_origin,
 )
 from table_runtime.core.record import fold
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
-from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
 from table_runtime.game.inputs import SCHEMA_VERSION, CardDrawn
 from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.round import IN_PLAY
 from table_runtime.game.rules import RuleOptions, TableLimits
-from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import CHECKPOINT_ROWS, Journal, JournalEntry, JournalUnwritableError
+from table_runtime.runtime.alarm_steps import AlarmSteps
 from table_runtime.runtime.checkpointing import checkpoint_due, rebuild
-from table_runtime.runtime.outage_steps import JournalOutageSteps
+from table_runtime.runtime.committed_view import CommittedView, committed_view
+from table_runtime.runtime.journal_writer import JournalWriter, Plan
 from table_runtime.runtime.terms import check_terms, round_record
 from table_runtime.version import installed_version
 
 Listener = Callable[[], None]
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
 
-class TableController(JournalOutageSteps):
-    """The one place where the table changes. Not thread-safe: call it from the event loop only."""
+class TableController(AlarmSteps):
+    """The one place where the table changes. Not thread-safe: call it from the event loop only (its journal
+    calls run in the writer's thread, runtime/journal_writer.py)."""
 
     def __init__(
         self,
@@ -86,6 +92,10 @@ class TableController(JournalOutageSteps):
         self.checkpoint_rows = checkpoint_rows  # rows between two checkpoints (checkpointing.py)
         self._checkpoint_seq = 0  # the newest checkpoint's row (0: none), where a rebuild starts
         self.outage: JournalOutage[JournalUnwritableError] | None = None  # set while the journal cannot be written
+        self.writer = JournalWriter()  # the journal's thread and the order of the steps
+        journal.before_close(self.writer.close)  # the thread ends with the journal (or with the app's run)
+        self._view: CommittedView | None = None  # the last committed state, once built (committed_view.py)
+        self._step_changed = False  # a step in flight committed a change: told when the step is over
         journal.claim_writer()
         check_terms(journal, table_id, rules, limits)
         self._replay()
@@ -136,6 +146,10 @@ class TableController(JournalOutageSteps):
         self._listeners.append(listener)
 
     def _changed(self) -> None:
+        if self.writer.stepping:  # told once the whole step is over (`_step_over`)
+            self._step_changed = True
+            return
+        self._view = None  # built again when a reader asks, or when the next step starts
         for listener in self._listeners:
             listener()
 
@@ -147,6 +161,11 @@ class TableController(JournalOutageSteps):
 
     def submit_all(self, items: Iterable[tuple[CoreInput, str] | Alarm], *, alarms: Sequence[Alarm] = (),
                    origin: Mapping[str, Any] | None = None) -> list[list[Event]]:
+        """`plan_submit_all` on this thread."""
+        return self.writer.run_now(self.plan_submit_all(items, alarms=alarms, origin=origin))
+
+    def plan_submit_all(self, items: Iterable[tuple[CoreInput, str] | Alarm], *, alarms: Sequence[Alarm] = (),
+                        origin: Mapping[str, Any] | None = None) -> Plan[list[list[Event]]]:
         """Apply inputs (each with its source) as one step: all journaled in one transaction, the
         listeners told once, after the last (CONFIRM of the insurance window places every box's
         insurance and closes the window at once: a crash keeps all or none). The events per input.
@@ -159,13 +178,15 @@ class TableController(JournalOutageSteps):
         journal has it and the `JournalError` is raised: nothing is shown or acted on that a
         restart would not replay.
         """
-        if self.outage is not None and not self.retry_journal():
+        if self.outage is not None and not (yield from self.plan_retry_journal()):
             self.outage.refused_inputs += 1
             raise self.outage.error  # refused before the core saw it: nothing to put back
         try:
-            applied, closed = self._apply_and_journal(items, alarms, origin)
+            applied, closed = yield from self._apply_and_journal(items, alarms, origin)
         except BaseException as error:
-            self.core = self._journaled_core()
+            if isinstance(error, GeneratorExit):  # the plan itself is dropped: nothing more may be yielded
+                raise
+            self.core = yield from self._journaled_core()
             if isinstance(error, JournalUnwritableError):
                 self._start_outage(error, refused_input=True)
             raise
@@ -174,22 +195,32 @@ class TableController(JournalOutageSteps):
         self._changed()
         return applied
 
-    def _journaled_core(self) -> TableCore:
+    def _journaled_core(self) -> Plan[TableCore]:
         """The core as the journal has it (the one fold, from the newest checkpoint), and the rows a journal
-        outage holds for it (its alarms are on the banner already)."""
-        core = rebuild(self.journal, self.journal.checkpoint_before(self._checkpoint_seq + 1), self.rules,
-                       self.limits, zones=self.zones)
-        if self.outage is not None:
-            for held in self.outage.held:
-                fold(core, 0, held.row)
+        outage holds for it (its alarms are on the banner already); folded in the writer's thread."""
+        after = self._checkpoint_seq + 1
+        held = [] if self.outage is None else [item.row for item in self.outage.held]
+
+        def replay() -> TableCore:
+            core = rebuild(self.journal, self.journal.checkpoint_before(after), self.rules, self.limits,
+                           zones=self.zones)
+            for row in held:
+                fold(core, 0, row)
+            return core
+
+        core: TableCore = yield replay
         return core
 
     def report_zones(self, changes: Sequence[ZoneChanged], alarms: Sequence[Alarm] = ()) -> None:
+        """`plan_report_zones` on this thread."""
+        self.writer.run_now(self.plan_report_zones(changes, alarms))
+
+    def plan_report_zones(self, changes: Sequence[ZoneChanged], alarms: Sequence[Alarm] = ()) -> Plan[None]:
         """Zones as the readers' edge judged them (those that differ from the core's) and the readers' own
         alarms of the same scan: one journaled step."""
         items = [(change, "chips") for change in changes if self.core.chips.differs(change)]
         if items or alarms:
-            self.submit_all(items, alarms=alarms)
+            yield from self.plan_submit_all(items, alarms=alarms)
 
     def draw(self, item: CardDrawn, *, source: str, origin: Mapping[str, Any] | None = None) -> list[Event]:
         """A card out of the shoe (or entered by hand): the first of a round may lock the bets first."""
@@ -197,14 +228,19 @@ class TableController(JournalOutageSteps):
 
     def press(self, name: str, args: dict[str, Any], *, role: str, source: str,
               refusal_alarm: bool = False) -> dict[str, Any]:
+        """`plan_press` on this thread."""
+        return self.writer.run_now(self.plan_press(name, args, role=role, source=source, refusal_alarm=refusal_alarm))
+
+    def plan_press(self, name: str, args: dict[str, Any], *, role: str, source: str,
+                   refusal_alarm: bool = False) -> Plan[dict[str, Any]]:
         """A dealer's or supervisor's command: the core decides what it means, the inputs are journaled and
         applied as one step. `refusal_alarm`: a refusal is also an alarm (the panel has no screen to say it)."""
         decision = self.core.decide(name, args, role=role, source=source)
         try:
             if isinstance(decision, commands.Submit):
-                reply = commands.result(decision, self.submit_all(decision.inputs))
+                reply = commands.result(decision, (yield from self.plan_submit_all(decision.inputs)))
             elif isinstance(decision, commands.Acknowledge):
-                acknowledged = self.acknowledge(decision.alarm_id, by=decision.by)
+                acknowledged = yield from self.plan_acknowledge(decision.alarm_id, by=decision.by)
                 reply = {"ok": acknowledged, "message": "acknowledged" if acknowledged else "no such alarm"}
                 if not acknowledged:
                     reply["reason"] = RefusalReason.NO_SUCH_ALARM
@@ -216,13 +252,13 @@ class TableController(JournalOutageSteps):
             return {"ok": False, "message": f"not done: {error}", "alarmed": True}
         if (refusal_alarm or reply.get("reason") in commands.ALARMED_REFUSALS) and not reply["ok"] \
                 and not reply.get("alarmed"):
-            self.raise_alarm(commands.refusal_alarm(reply["message"], str(reply.get("reason", ""))))
+            yield from self.plan_raise_alarms([commands.refusal_alarm(reply["message"], str(reply.get("reason", "")))])
         return reply
 
     def _apply_and_journal(
         self, items: Iterable[tuple[CoreInput, str] | Alarm], device_alarms: Sequence[Alarm],
         origin: Mapping[str, Any] | None = None
-    ) -> tuple[list[list[Event]], bool]:
+    ) -> Plan[tuple[list[list[Event]], bool]]:
         """Apply the step to the core and journal its rows (inputs, events, alarms, round records) in one
         transaction; raises what the journal raises (the caller rebuilds the core from the journal)."""
         core = self.core
@@ -230,7 +266,7 @@ class TableController(JournalOutageSteps):
         step = AlarmStep(core.alarms, rows)
         applied: list[list[Event]] = []
         closed = False
-        seq = self.journal.last_seq
+        seq = self.last_seq
         checkpoint: tuple[int, dict[str, Any]] | None = None
         for entry in items:
             if isinstance(entry, Alarm):
@@ -267,15 +303,15 @@ class TableController(JournalOutageSteps):
         step.flush(seq)
         if origin:  # the device message the step was: on its last input (a card after its bet lock), else alarm
             rows = with_step_origin(rows, origin)
-        self.journal.append_many(rows_to_json(rows), ts=self.clock())
+        yield from self._append(rows)
         if checkpoint is not None:
-            self._checkpoint(*checkpoint)
+            yield from self._checkpoint(*checkpoint)
         return applied, closed
 
-    def _checkpoint(self, seq: int, state: dict[str, Any]) -> None:
+    def _checkpoint(self, seq: int, state: dict[str, Any]) -> Plan[None]:
         """Seal the state after row `seq`; a start replays from there. A checkpoint that fails costs only time."""
         try:
-            written = self.journal.write_checkpoint(seq, state)
+            written = yield partial(self.journal.write_checkpoint, seq, state)
         except JournalError as error:
             log.warning("no checkpoint at row %d: %s", seq, error)
             return
@@ -285,66 +321,16 @@ class TableController(JournalOutageSteps):
         round_ = self.table.round
         return round_.number if round_ is not None and self.table.round_in_play else 0  # 0: between rounds
 
-    def raise_alarm(self, alarm: Alarm) -> int:
-        """A device or chip alarm (not from the game): journaled, shown, published. Returns its id (the open
-        alarm's when one counts its kind on its box; a provisional, negative one while the journal cannot be
-        written)."""
-        return self.raise_alarms([alarm])[-1]
-
-    def raise_alarms(self, alarms: Sequence[Alarm]) -> list[int]:
-        """Device alarms (not from the game) of one moment: one transaction, then shown and published; their ids.
-
-        While the journal cannot be written they are shown at once and held (core/journal_outage.py) until
-        the outage ends; one of a storm kind whose alarm is open only counts on it."""
-        if self.outage is not None and not self.retry_journal():
-            return self._hold_alarms(alarms)
-        rows: list[JournalRow] = []
-        step = AlarmStep(self.core.alarms, rows)
-        seq = self.journal.last_seq
-        for alarm in alarms:
-            seq = step.add(alarm, seq, self._alarm_round())
-        step.flush(seq)
-        try:
-            self._write_rows(rows)
-        except JournalUnwritableError:
-            self.core = self._journaled_core()  # the ledger as the journal (and the outage) has it
-            return self._hold_alarms(alarms)
-        self._changed()
-        return [self._alarm_id(alarm) for alarm in alarms]
-
-    def _alarm_id(self, alarm: Alarm) -> int:
-        counting = self.alarms.counting(str(alarm.kind), alarm.box)
-        return counting.id if counting is not None else self.journal.last_seq
-
-    def journal_broken(self, seq: int | None, reason: str) -> None:
-        """The background audit found the rows before the start's checkpoint broken: a supervisor's alarm, and
-        play stops (a halting kind, core/alarm_ledger.py) until the supervisor clears it: every command but the
-        clearing is refused, a card out of the shoe is held."""
-        if self.halted:
-            return
-        self.raise_alarm(Alarm(kind=AlarmKind.JOURNAL_BROKEN, rule="TABLE.md Corrections and recall",
-                               message=f"{self.journal.path}: {reason}; play is stopped until the journal is restored",
-                               amounts=(("row", seq or 0),)))
-
-    def acknowledge(self, alarm_id: int, *, by: str = "dealer") -> bool:
-        """An alarm acknowledged `by` the dealer or the supervisor: it leaves the banner (and stays in the journal).
-
-        Who may acknowledge which kind (SUPERVISOR_ACK_KINDS) is checked by the command table
-        (core/commands.py), which knows who is acting.
-        """
-        if alarm_id not in self.alarms:
-            return False
-        self._write(AlarmCleared(id=alarm_id, by=by))
-        self.alarms.cleared(alarm_id)
-        self._changed()
-        return True
-
     def note(self, body: dict[str, Any]) -> JournalEntry | None:
+        """`plan_note` on this thread."""
+        return self.writer.run_now(self.plan_note(body))
+
+    def plan_note(self, body: dict[str, Any]) -> Plan[JournalEntry | None]:
         """A lifecycle fact (`status` row): started, stopping, device online/offline. During a journal outage
         it is held and written when the outage ends (None)."""
         row = NoteRow.of(RowKind.STATUS, {**body, "schema_version": SCHEMA_VERSION})
         try:
-            entry: JournalEntry | None = self._write(row)
+            entry: JournalEntry | None = yield from self._write(row)
         except JournalUnwritableError:
             assert self.outage is not None
             self.outage.hold(row, self.clock())
@@ -353,24 +339,20 @@ class TableController(JournalOutageSteps):
         return entry
 
     def set_device(self, name: str, status: str) -> None:
+        """`plan_set_device` on this thread."""
+        self.writer.run_now(self.plan_set_device(name, status))
+
+    def plan_set_device(self, name: str, status: str) -> Plan[None]:
         if self.devices.get(name) != status:
             self.devices[name] = status
-            self.note({"type": "DeviceStatus", "device": name, "status": status})
+            yield from self.plan_note({"type": "DeviceStatus", "device": name, "status": status})
 
     # -------------------------------------------------------------- views
 
+    def _build_view(self) -> CommittedView:
+        return committed_view(self.core, table_id=self.table_id, seq=self.last_seq, recovered=self.recovered,
+                              devices=self.devices)
+
     def snapshot(self) -> dict[str, Any]:
-        """The whole snapshot contract of docs/display.md."""
-        snapshot = table_snapshot(self.table)
-        snapshot["shoe"]["online"] = self.devices.get("shoe") == "online"
-        snapshot.update({
-            "schema_version": SCHEMA_VERSION,
-            "table_id": self.table_id,
-            "seq": self.journal.last_seq,
-            "alarms": self.alarms.shown,
-            "alarms_hidden": self.alarms.hidden,
-            "recovered": self.recovered,
-            "devices": dict(self.devices),
-            **self.core.snapshot_extra(),
-        })
-        return snapshot
+        """The whole snapshot contract of docs/display.md, as the journal has the table (shared: read only)."""
+        return self.committed.snapshot

@@ -15,7 +15,6 @@ A break stops play with a `journal_broken` alarm (`TableController.journal_broke
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from collections.abc import Callable
 
@@ -36,7 +35,13 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
     """Check the rows before the start's checkpoint, then the checkpoints' states; a break stops play (or is
     passed to `on_broken`, for a caller that refuses the journal instead)."""
     journal = controller.journal
-    broken = on_broken if on_broken is not None else functools.partial(_broken, controller)
+
+    async def broken(finding: AuditBreak) -> None:
+        if on_broken is not None:
+            on_broken(finding)
+        else:
+            await _broken(controller, finding)
+
     start = journal.start_checkpoint
     if start is None:
         return  # the start verified every row
@@ -44,7 +49,7 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
     while not audit.done:
         finding = await asyncio.to_thread(audit.step)
         if finding is not None:
-            broken(finding)
+            await broken(finding)
             return
         await asyncio.sleep(pause_s)
     log.info("journal audit: rows 1..%d verified (chain)", start.seq)
@@ -53,16 +58,16 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
     for checkpoint in sealed:
         finding = await asyncio.to_thread(replay_check, controller, previous, checkpoint)
         if finding is not None:
-            broken(finding)
+            await broken(finding)
             return
         previous = checkpoint
         await asyncio.sleep(pause_s)
     log.info("journal audit: %d checkpoint(s) replayed and equal", len(sealed))
 
 
-def _broken(controller: TableController, finding: AuditBreak) -> None:
+async def _broken(controller: TableController, finding: AuditBreak) -> None:
     log.error("journal audit: %s: %s", controller.journal.path, finding.reason)
-    controller.journal_broken(finding.seq, finding.reason)
+    await controller.step(controller.plan_journal_broken(finding.seq, finding.reason))
 
 
 def replay_check(controller: TableController, previous: Checkpoint | None, checkpoint: Checkpoint) -> AuditBreak | None:

@@ -8,31 +8,29 @@ refused so far (not a line per refused card: the shoe resends each twice a secon
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from functools import partial
 
 from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.journal_outage import JournalOutage, outage_alarm
-from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated, JournalRow, rows_to_json
+from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated, JournalRow
 from table_runtime.game.events import Alarm
-from table_runtime.journal import RESUME_RESERVE_BYTES, Journal, JournalEntry, JournalUnwritableError, short_of_room
+from table_runtime.journal import RESUME_RESERVE_BYTES, JournalEntry, JournalUnwritableError, short_of_room
+from table_runtime.runtime.journal_steps import JournalSteps
+from table_runtime.runtime.journal_writer import Plan
 
 log = logging.getLogger(__name__)
 OUTAGE_LOG_SECONDS = 60.0  # while an outage lasts, how often the log says so (with the inputs refused so far)
 
 
-class JournalOutageSteps:
+class JournalOutageSteps(JournalSteps):
     """Mixed into the table controller: what it does with rows its journal refuses."""
 
-    journal: Journal
-    clock: Callable[[], float]
     outage: JournalOutage[JournalUnwritableError] | None
     resume_reserve: int = RESUME_RESERVE_BYTES  # bytes free on the journal's file system before play resumes
 
     @property
     def alarms(self) -> AlarmLedger:
-        raise NotImplementedError
-
-    def _changed(self) -> None:
         raise NotImplementedError
 
     def _alarm_round(self) -> int:
@@ -58,19 +56,19 @@ class JournalOutageSteps:
         self._changed()
         return ids
 
-    def _write_rows(self, rows: Sequence[JournalRow]) -> list[JournalEntry]:
+    def _write_rows(self, rows: Sequence[JournalRow]) -> Plan[list[JournalEntry]]:
         """Rows outside an input's transaction (alarms, a note); refused at once during an outage that a retry
         does not end."""
-        if self.outage is not None and not self.retry_journal():
+        if self.outage is not None and not (yield from self.plan_retry_journal()):
             raise self.outage.error
         try:
-            return self.journal.append_many(rows_to_json(rows), ts=self.clock())
+            return (yield from self._append(rows))
         except JournalUnwritableError as error:
             self._start_outage(error)
             raise
 
-    def _write(self, row: JournalRow) -> JournalEntry:
-        return self._write_rows([row])[0]
+    def _write(self, row: JournalRow) -> Plan[JournalEntry]:
+        return (yield from self._write_rows([row]))[0]
 
     def _start_outage(self, error: JournalUnwritableError, *, refused_input: bool = False) -> None:
         """A write was refused: the outage starts (its alarm shown at once and held) or goes on with this error.
@@ -90,6 +88,10 @@ class JournalOutageSteps:
         self._changed()
 
     def retry_journal(self) -> bool:
+        """`plan_retry_journal` on this thread."""
+        return self.writer.run_now(self.plan_retry_journal())
+
+    def plan_retry_journal(self) -> Plan[bool]:
         """Write what the outage held, in order; True once the journal takes the table's rows again (the outage
         is over: its alarm is journaled, then cleared `by: "journal"`, and a `JournalWritable` note says how long
         it lasted, all in one transaction). False while it still cannot: the alarm stays on."""
@@ -101,11 +103,11 @@ class JournalOutageSteps:
         try:
             # A small row fitting proves nothing (journal/failures.py): the reserve first, then every held row and
             # the outage's end in one transaction; only then is the ledger told.
-            short = short_of_room(self.journal.path, self.resume_reserve)
+            short = yield partial(short_of_room, self.journal.path, self.resume_reserve)  # a stat of a slow disk
             if short is not None:
                 raise short
-            rows, alarm_id = outage.closing_rows(self.journal.last_seq, now)
-            self.journal.append_timed(rows)
+            rows, alarm_id = outage.closing_rows(self.last_seq, now)
+            yield from self._append_timed(rows)
         except JournalUnwritableError as error:
             outage.error = error
             if now - outage.logged_at >= OUTAGE_LOG_SECONDS:

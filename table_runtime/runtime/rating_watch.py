@@ -74,8 +74,8 @@ class RatingWatch:
                 return
             self.sessions = session_view(fold, controller.clock())
             alarms, advice.raised = advice.raised, []
-            if self.caught_up.is_set() and alarms:
-                controller.raise_alarms(alarms)
+            if self.caught_up.is_set() and alarms:  # journaled through the writer, after the steps before
+                await controller.step(controller.plan_raise_alarms(alarms))
             if folded < self.chunk_rows:
                 self.caught_up.set()
                 await asyncio.sleep(self.poll_s)

@@ -8,12 +8,14 @@
   (core/shoe_watch.py) say which events are alarms (a door opened in a round, a jam, an unreadable card). The
   inputs and the alarms of a step are journaled in one transaction, in the order of the events.
 - **Acknowledge after commit.** A sequenced event is acknowledged to the shoe only once the step that holds it
-  is durable; a journal that refuses the step (`JournalUnwritableError`) hands every event of it back
-  (`CardShoe.redeliver`): the shoe resends it, nothing is acknowledged while it is only in memory.
+  is durable (the step is journaled in the writer's thread, runtime/journal_writer.py: the link awaits it while
+  the loop goes on, and reads the next burst only after it); a journal that refuses the step
+  (`JournalUnwritableError`) hands every event of it back (`CardShoe.redeliver`): the shoe resends it, nothing is
+  acknowledged while it is only in memory.
 - **Resends.** The step's last row carries the `origin` of its last event (the shoe's boot id and sequence,
   runtime/shoe_marks.py): an event journaled before a restart and resent is acknowledged again, not taken twice.
 - **The count check.** The shoe's rules decide when the count check after a HELLO is due (`ShoeWatch.next_due`);
-  the link only schedules a wake-up on the loop's clock and asks them then.
+  the link only schedules a wake-up on the loop's clock, which queues the check behind the events before it.
 - The driver's own events (online, offline, missed cards) and the shoe's unsequenced gate status (its full resend
   buffer, `BufferGateChanged`) are not the shoe's to resend: their alarms are raised at once (held in memory
   during a journal outage, core/journal_outage.py) and the device status noted.
@@ -44,6 +46,13 @@ BURST_MAX = 64  # shoe events journaled in one step at most
 CommitHook = Callable[[str, Sequence[shoe_events.SequencedShoeEvent]], None]
 
 
+class CountCheckDue:
+    """Queued by the count check's wake-up: the check is stepped in its turn among the shoe's events."""
+
+
+Arrival = shoe_events.ShoeEvent | CountCheckDue
+
+
 class ShoeLink:
     """One shoe wired to the controller: its events read, journaled, acknowledged; its count check woken up."""
 
@@ -53,15 +62,17 @@ class ShoeLink:
         self.shoe = shoe
         self.watch = watch or ShoeWatch()
         self.marks = ShoeMarks(controller.journal)  # which shoe events are journaled already
+        self.marks.read()  # now, before any step: never on the loop while the writer's thread holds the journal
         self.on_commit = on_commit  # the tests' assembly may set it (module docstring)
         self._timer: asyncio.TimerHandle | None = None
+        self._arrived: asyncio.Queue[Arrival] | None = None  # while `run` runs
         self.stopping = False
 
     async def run(self) -> None:
         """Read the shoe's events until it ends, in bursts (see the module docstring)."""
         assert self.shoe is not None
         shoe = self.shoe
-        arrived: asyncio.Queue[shoe_events.ShoeEvent] = asyncio.Queue()
+        self._arrived = arrived = asyncio.Queue[Arrival]()
 
         async def pump() -> None:
             async for event in shoe.events():
@@ -82,7 +93,7 @@ class ShoeLink:
                     burst = [getting.result()]
                     while len(burst) < BURST_MAX and not arrived.empty():
                         burst.append(arrived.get_nowait())
-                    if not self.take(burst):  # refused: the driver took back what came after it too
+                    if not await self.take(burst):  # refused: the driver took back what came after it too
                         for _ in range(arrived.qsize()):  # the shoe resends those after the refused one
                             event = arrived.get_nowait()
                             if not isinstance(event, shoe_events.SequencedShoeEvent):
@@ -93,7 +104,7 @@ class ShoeLink:
             if self._timer is not None:
                 self._timer.cancel()
 
-    def take(self, burst: Sequence[shoe_events.ShoeEvent]) -> bool:
+    async def take(self, burst: Sequence[Arrival]) -> bool:
         """Events that arrived together, in order: each run of the shoe's own events one journaled step, each of
         the driver's events alone. False once the journal refused a step: none of the shoe's events after it is
         taken (the driver took them back, the shoe resends them after it; one journaled before it would pass it
@@ -105,14 +116,16 @@ class ShoeLink:
                 run.append(event)
                 continue
             if run and not refused:
-                refused = not self._step(run)
+                refused = not await self._step(run)
             run = []
-            if event is not None:
-                self._driver_event(event)
+            if isinstance(event, CountCheckDue):
+                await self._check_due()
+            elif event is not None:
+                await self._driver_event(event)
         return not refused
 
     # -- the shoe's own events -------------------------------------------------------------------------
-    def _step(self, run: Sequence[shoe_events.SequencedShoeEvent]) -> bool:
+    async def _step(self, run: Sequence[shoe_events.SequencedShoeEvent]) -> bool:
         """A run of the shoe's events as one journaled step, acknowledged once durable (see the module docstring);
         False when the journal refused it (handed back)."""
         fresh: list[shoe_events.SequencedShoeEvent] = []
@@ -125,9 +138,10 @@ class ShoeLink:
             return True
         loop = asyncio.get_running_loop()
         self._reached("before-commit", fresh)
+        controller = self.controller
         try:
-            self.controller.submit_all(self._items(fresh, loop.time()),
-                                       origin=self.marks.origin(fresh[-1].sequence))
+            await controller.step(controller.plan_submit_all(self._items(fresh, loop.time()),
+                                                             origin=self.marks.origin(fresh[-1].sequence)))
         except JournalUnwritableError:  # the journal_unwritable alarm is on; the shoe resends them
             if self.shoe is not None:
                 for item in fresh:
@@ -165,18 +179,20 @@ class ShoeLink:
             self.on_commit(point, events)
 
     # -- the driver's events ---------------------------------------------------------------------------
-    def _driver_event(self, event: shoe_events.ShoeEvent) -> None:
+    async def _driver_event(self, event: shoe_events.ShoeEvent) -> None:
         """Online, offline, missed cards: the device status and the shoe's rules' alarms, raised at once."""
         log_device_event(event)
         controller = self.controller
         if isinstance(event, shoe_events.ShoeOnline):
             self.marks.boot_id = event.identity.boot_id
         if isinstance(event, (shoe_events.ShoeOnline, shoe_events.ShoeOffline)):
-            controller.set_device("shoe", "online" if isinstance(event, shoe_events.ShoeOnline) else "offline")
+            status = "online" if isinstance(event, shoe_events.ShoeOnline) else "offline"
+            await controller.step(controller.plan_set_device("shoe", status))
         loop = asyncio.get_running_loop()
-        alarms = self.watch.on_event(event, TableCounts.of(controller.table), loop.time())
-        if alarms:
-            controller.raise_alarms(alarms)
+        now = loop.time()
+        # The rules read the table when the step's turn comes: the core is the journal's then.
+        await controller.step(controller.plan_raise_alarms(
+            lambda: self.watch.on_event(event, TableCounts.of(controller.table), now)))
         self._schedule_check(loop)
 
     # -- the count check ---------------------------------------------------------------------------------
@@ -187,13 +203,17 @@ class ShoeLink:
             self._timer = None
         due = self.watch.next_due
         if due is not None:
-            self._timer = loop.call_at(due, self._check_due, loop)
+            self._timer = loop.call_at(due, self._wake)
 
-    def _check_due(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _wake(self) -> None:
         self._timer = None
-        if self.stopping:
-            return
-        alarms = self.watch.due(TableCounts.of(self.controller.table), loop.time())
-        if alarms:
-            self.controller.raise_alarms(alarms)
+        if not self.stopping and self._arrived is not None:
+            self._arrived.put_nowait(CountCheckDue())  # stepped in its turn (`take`)
+
+    async def _check_due(self) -> None:
+        loop = asyncio.get_running_loop()
+        controller = self.controller
+        now = loop.time()
+        await controller.step(controller.plan_raise_alarms(
+            lambda: self.watch.due(TableCounts.of(controller.table), now)))
         self._schedule_check(loop)  # a timer a hair early: the check is still pending

@@ -33,14 +33,19 @@ class ShoeMarks:
         if self.boot_id is not None:
             self._journaled = (self.boot_id, sequence)
 
+    def read(self) -> None:
+        """Read the last journaled event from the journal (once; `journaled_already` does it if not done)."""
+        if self._read:
+            return
+        self._read = True
+        found = [entry for kind in ORIGIN_KINDS if (entry := self._journal.last_entry_with(kind, "origin"))]
+        entry = max(found, key=lambda row: row.seq, default=None)
+        origin = entry.body["origin"] if entry is not None else None
+        if isinstance(origin, dict) and origin.get("device") == "shoe" and origin.get("boot_id") is not None:
+            self._journaled = (int(origin["boot_id"]), int(origin["sequence"]))
+
     def journaled_already(self, sequence: int) -> bool:
         """True when the event `sequence` of this boot is at or before the last one journaled."""
-        if not self._read:
-            self._read = True
-            found = [entry for kind in ORIGIN_KINDS if (entry := self._journal.last_entry_with(kind, "origin"))]
-            entry = max(found, key=lambda row: row.seq, default=None)
-            origin = entry.body["origin"] if entry is not None else None
-            if isinstance(origin, dict) and origin.get("device") == "shoe" and origin.get("boot_id") is not None:
-                self._journaled = (int(origin["boot_id"]), int(origin["sequence"]))
+        self.read()
         last = self._journaled
         return last is not None and last[0] == self.boot_id and sequence_distance(sequence, last[1]) <= 0

@@ -38,15 +38,15 @@ class ControllerBackend:
         return self.controller.snapshot()
 
     async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
-        return self.controller.press(name, args, role=role, source="display")
+        return await self.controller.step(self.controller.plan_press(name, args, role=role, source="display"))
 
     def recall(self, last: int) -> list[dict[str, Any]]:
         controller = self.controller
         return recall_rounds(controller.journal, controller.rules, controller.limits, last=last,
                              table_id=controller.table_id)
 
-    def security_alarm(self, kind: str, message: str, rule: str) -> None:
-        self.controller.raise_alarm(Alarm(kind=kind, message=message, rule=rule))
+    async def security_alarm(self, kind: str, message: str, rule: str) -> None:
+        await self.controller.step(self.controller.plan_raise_alarms([Alarm(kind=kind, message=message, rule=rule)]))
 
     def ratings(self) -> dict[str, Any]:
         """The rated players as the runtime's watch has them (when the test runs one), and the advice raised."""

@@ -58,7 +58,7 @@ class ScriptedBackend:
     def recall(self, last: int) -> list[dict[str, Any]]:
         return self.rounds[-last:]
 
-    def security_alarm(self, kind: str, message: str, rule: str) -> None:
+    async def security_alarm(self, kind: str, message: str, rule: str) -> None:
         self.alarms.append((kind, message, rule))
 
     def ratings(self) -> dict[str, Any]:

@@ -24,7 +24,7 @@ async def store_messages(store: FloorStore, ingest: Ingest, messages: Iterable[t
     batch = Batch()
     for name, payload in messages:
         ingest.take(name, payload, batch)
-        if len(batch.rows) >= batch_rows:
+        if len(batch.rows) + len(batch.ratings) >= batch_rows:
             await commit(store, ingest, batch, now)
             batch = Batch()
     await commit(store, ingest, batch, now)

@@ -101,7 +101,8 @@ def test_shifts_name_and_bound_a_moment() -> None:
 def test_a_storms_count_on_the_events_topic_updates_the_open_alarm() -> None:
     """Beside the service the view reads ``events`` only: an ``alarm_updated`` row counts on the open alarm."""
     view = FloorView(shifts=Shifts((0,)))
-    alarm = {"id": 3, "kind": str(AlarmKind.COUNTERFEIT_CHIP), "box": 2, "message": "counterfeit chip", "count": 1}
+    alarm = {"id": 3, "kind": str(AlarmKind.COUNTERFEIT_CHIP), "box": 2, "message": "counterfeit chip", "count": 1,
+             "rule": "TABLE.md Chips", "amounts": {}, "seq": 3}
     header = {"schema_version": 1, "table_id": "T1", "journal": "j1", "ts": time.time()}
     view.apply("events", {**header, "seq": 3, "type": "AlarmRaised", "kind": "alarm", "body": alarm})
     view.apply("events", {**header, "seq": 4, "type": "AlarmUpdated", "kind": "alarm_updated",
@@ -132,3 +133,30 @@ def test_the_view_keeps_three_shifts_of_money_and_counts_a_round_once_within_the
     assert [shift["rounds"] for shift in table["shifts"]] == [3, 3, 3]
     assert all(shift["handle_cents"] == 3000 and shift["win_cents"] == 3000 for shift in table["shifts"])
     assert sum(len(seen) for seen in view.table("T1").rounds_seen.values()) == 9
+
+
+def test_a_storms_real_update_keeps_the_alarms_rule_and_round_in_any_order() -> None:
+    """An ``alarm_updated`` row carries the count, the last message and amounts, not the rule or the round: the
+    pit shows the open alarm as the table's own ledger counts it (AlarmRaised.counted), whichever arrives first,
+    and a late, older count does not take it back."""
+    from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated
+    from table_runtime.game.events import Alarm
+
+    first = Alarm(kind=AlarmKind.COUNTERFEIT_CHIP, box=2, rule="TABLE.md Chips", message="1 counterfeit chip",
+                  amounts=(("chips", 1),))
+    raised = AlarmRaised.of(first, 3, 7)
+    storm = [Alarm(kind=AlarmKind.COUNTERFEIT_CHIP, box=2, rule="TABLE.md Chips",
+                   message=f"{count} counterfeit chips", amounts=(("chips", count),)) for count in (40, 41)]
+    later = [AlarmUpdated.of(raised, alarm, alarm.amounts[0][1] - 1) for alarm in storm]
+    header = {"schema_version": 1, "table_id": "T1", "journal": "j1", "ts": time.time()}
+    messages = [("events", {**header, "seq": 3, "type": "AlarmRaised", "kind": "alarm", "body": raised.to_json()}),
+                *(("alarms", {**header, "seq": 4 + index, "type": "AlarmUpdated", "alarm": update.to_json()})
+                  for index, update in enumerate(later))]
+    for order in ([0, 1, 2], [1, 0, 2], [2, 1, 0], [0, 2, 1]):
+        view = FloorView(shifts=Shifts((0,)))
+        for index in order:
+            view.apply(*messages[index])
+        (shown,) = view.overview()["tables"][0]["alarms"]
+        assert (shown["count"], shown["message"], shown["rule"], shown["round"], shown["id"]) == (
+            41, "41 counterfeit chips", "TABLE.md Chips", 7, 3), order
+        assert shown["amounts"] == {"chips": 41}

@@ -137,7 +137,7 @@ async def test_a_card_storm_is_one_alarm_and_a_few_commits(table: Table) -> None
                                    card_number=n + 1, raw_code=0x11) for n in range(1000)]
     burns = table.controller.table.shoe.burns_left
     for start in range(0, len(cards), BURST_MAX):  # as the shoe loop takes them: bursts of BURST_MAX
-        table.app.shoe_link.take(cards[start : start + BURST_MAX])
+        await table.app.shoe_link.take(cards[start : start + BURST_MAX])
     kinds = {alarm["kind"]: alarm["count"] for alarm in table.controller.alarms.active}
     stray = 1000 - burns
     assert kinds == {AlarmKind.CARD_NO_HAND: 312 - burns, AlarmKind.CARD_OVERCOUNT: stray - (312 - burns)}
@@ -152,7 +152,8 @@ async def test_a_card_storm_is_one_alarm_and_a_few_commits(table: Table) -> None
 
 
 async def test_unreadable_cards_in_a_burst_are_counted_by_one_alarm(table: Table) -> None:
-    table.app.shoe_link.take([shoe_events.UnreadableCard(sequence=n, card_number=n + 1) for n in range(BURST_MAX)])
+    await table.app.shoe_link.take([shoe_events.UnreadableCard(sequence=n, card_number=n + 1)
+                                    for n in range(BURST_MAX)])
     (alarm,) = table.controller.alarms.active
     assert (alarm["kind"], alarm["count"]) == (AlarmKind.UNREADABLE_CARD, BURST_MAX)
     assert len(table.commits) == 1

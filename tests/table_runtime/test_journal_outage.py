@@ -179,7 +179,7 @@ def test_during_an_outage_no_shoe_event_is_acknowledged_and_a_storm_count_is_jou
         draw_until_refused(controller)
 
         async def jam(sequence: int) -> None:
-            link.take([shoe_events.Jam(sequence=sequence)])
+            await link.take([shoe_events.Jam(sequence=sequence)])
 
         asyncio.run(jam(7))
         assert recording.redelivered == [7] and recording.acknowledged == []
@@ -269,7 +269,7 @@ def test_a_refused_step_takes_none_of_the_shoe_events_after_it(disk: SmallDisk) 
         offline = shoe_events.ShoeOffline(reason="unplugged", device="/dev/ttyACM0")
 
         async def take(burst: Sequence[shoe_events.ShoeEvent]) -> bool:
-            return link.take(burst)
+            return await link.take(burst)
 
         dealt = controller.table.shoe.dealt
         taken = asyncio.run(take([first, offline, second]))

@@ -1,5 +1,6 @@
 // The pit overview: every table at a glance, the pit's open alarms, the shift's figures. Read-only.
 import { $, el, runPage, withQuery } from "./dom.js";
+import { renderRated, sortOnClick } from "./rated.js";
 import { applyStaticText, hold, lang, money, t, tableText } from "./text.js";
 
 const params = new URLSearchParams(location.search);
@@ -147,6 +148,7 @@ function render() {
   else if (shown.some((card, index) => list.children[index] !== card) || list.children.length !== shown.length) {
     list.replaceChildren(...shown);
   }
+  renderRated(overview.rated || []);
   applyStaticText();
   document.body.dataset.tables = String(overview.tables.length);
 }
@@ -158,4 +160,5 @@ function receive(message) {
   return true;
 }
 
+sortOnClick(render);
 runPage(params, null, state, receive, render);
