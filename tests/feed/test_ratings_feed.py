@@ -1,7 +1,7 @@
 """The `ratings` channel through a real Mosquitto: the table's publisher sends the rated sessions of its journal,
 each valid by the schema the AsyncAPI document names, the same messages a fold of the journal gives; a publisher
 started again on the same journal catches up from the first row and resends the same messages for the rows it
-sends again."""
+sends again; the floor's reading of the contract takes every message."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from casino_floor.ratings import parse_rating
 from simulators.mosquitto import MosquittoBroker
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.game.inputs import Next
@@ -87,6 +88,9 @@ async def test_the_table_publishes_its_rated_sessions_as_the_fold_makes_them(
     validator = validators_by_topic()["ratings"]
     for message in sent:
         validator.validate(message)
+        parsed = parse_rating(message)  # the floor's reading of the shared contract takes it as sent
+        assert (parsed.session, parsed.seq, parsed.theo_skill_cents) == (
+            message["session"], message["seq"], message["theo_skill_cents"])
     assert [(m["type"], m["player"], m["box"]) for m in sent] == [
         ("session_started", "A", 1), ("session_started", None, 3), ("session_updated", "A", 1),
         ("session_updated", None, 3), ("session_updated", "A", 1), ("session_updated", "A", 1),
