@@ -302,6 +302,27 @@ function buildSeatDialog() {
     $("seat-dialog").close();
     command("SEAT_CLEAR", { box: state.seat.box });
   });
+  // A rated session's seat changes (core/seat_changes.py): the seated player pauses or is back, moves to a free
+  // box (the same session), a player bets behind the box or leaves it.
+  $("seat-move").replaceChildren(...[1, 2, 3, 4, 5, 6, 7].map((box) => el("button", { type: "button", "data-box": box, text: String(box) })));
+  $("seat-move").addEventListener("click", (event) => {
+    const to = event.target.closest("button");
+    if (!to || to.disabled) return;
+    $("seat-dialog").close();
+    command("MOVE", { from_box: state.seat.box, to_box: Number(to.dataset.box) });
+  });
+  $("seat-pause").addEventListener("click", () => {
+    $("seat-dialog").close();
+    command($("seat-pause").dataset.i18n === "cmd_RESUME" ? "RESUME" : "PAUSE", { box: state.seat.box });
+  });
+  $("seat-behind").addEventListener("click", () => {
+    $("seat-dialog").close();
+    command("BEHIND", { box: state.seat.box, player: state.seat.player });
+  });
+  $("seat-behind-clear").addEventListener("click", () => {
+    $("seat-dialog").close();
+    command("BEHIND_CLEAR", { box: state.seat.box });
+  });
 }
 
 function updateSeat() {
@@ -310,6 +331,15 @@ function updateSeat() {
   for (const b of $("seat-players").children) b.classList.toggle("selected", b.dataset.player === player);
   $("seat-send").disabled = !(box && player);
   $("seat-clear").disabled = !box;
+  const seats = state.live?.seats || {};
+  const seated = box !== null && String(box) in seats;
+  const paused = seated && (state.live?.seats_paused || []).includes(box);
+  $("seat-pause").dataset.i18n = paused ? "cmd_RESUME" : "cmd_PAUSE";
+  $("seat-pause").textContent = t($("seat-pause").dataset.i18n);
+  $("seat-pause").disabled = !seated;
+  $("seat-behind").disabled = !(box && player);
+  $("seat-behind-clear").disabled = !(box !== null && String(box) in (state.live?.behind_players || {}));
+  for (const b of $("seat-move").children) b.disabled = !seated || b.dataset.box in seats;
 }
 
 function buildPinDialog() {
