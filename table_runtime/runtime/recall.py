@@ -10,10 +10,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from table_runtime.core.buy_ins import BuyIn, buy_in_text
-from table_runtime.core.inputs import CHIP_INPUT_TYPES
+from table_runtime.core.inputs import CHIP_INPUT_TYPES, SEAT_INPUT_CLASSES
 from table_runtime.core.journal_rows import AlarmRaised, InputRow, NoteRow, row_from_json
 from table_runtime.core.record import fold
 from table_runtime.core.row_kinds import DERIVED_KINDS, RowKind
+from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import (
     ActionUndone,
@@ -113,6 +114,8 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
         events = fold(core, entry.seq, row)
         if not isinstance(row, InputRow) or type(row.item).__name__ in CHIP_INPUT_TYPES:
             continue  # the alarms, the chips on the zones, whose the chips on the hyper field are: not steps
+        if isinstance(row.item, SEAT_INPUT_CLASSES + SEAT_CHANGE_CLASSES):
+            continue  # who sits where, a pause, a move, a player behind: not steps of a round either
         item = row.item
         assert isinstance(item, Input | BuyIn)
         round_ = table.round

@@ -119,3 +119,20 @@ async def test_the_supervisor_opens_the_rated_players_with_his_pin_in_french_and
     await expect(ratings.locator("th").nth(6)).to_have_text("Theo (his decisions)")
     await expect(row.locator(".ratings-handle")).to_contain_text("200.00")
     await expect(ratings.locator(".ratings-flag")).to_contain_text("Advice, box 1")
+
+
+async def test_advice_raised_in_a_round_is_left_out_of_the_dealer_s_recall(
+        rated: tuple[RatedTable, DisplayServer], http: aiohttp.ClientSession) -> None:
+    table, server = rated
+    table.press("SEAT", box=1, player="A")
+    play_ramp(table, RAMP)
+    table.lock({1: 1000})  # the next round starts before the watch has read the last one: the advice is in it
+    async with asyncio.timeout(30):
+        while not any(a["kind"] == AlarmKind.ADVANTAGE_PLAY for a in table.controller.snapshot()["alarms"]):
+            await asyncio.sleep(0.02)
+    async with http.ws_connect(f"{server.url}ws") as dealer, http.ws_connect(f"{server.url}ws?pit={PIT_TOKEN}") as pit:
+        pit_round = (await ask(pit, {"type": "recall", "last": 1}))["rounds"][-1]
+        dealer_round = (await ask(dealer, {"type": "recall", "last": 1}))["rounds"][-1]
+    assert pit_round["round"] == dealer_round["round"] == 7
+    assert [a["kind"] for a in pit_round["alarms"]] == [AlarmKind.ADVANTAGE_PLAY]
+    assert dealer_round["alarms"] == [] and dealer_round["steps"] == pit_round["steps"]

@@ -13,10 +13,13 @@ from table_runtime.core.inputs import core_input_from_dict, core_to_dict
 from table_runtime.core.record import replay
 from table_runtime.core.seat_changes import BehindJoined, PlayerMoved, PlayerPaused
 from table_runtime.core.table_core import TableCore
+from table_runtime.game.inputs import Next
 from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.rules import TableLimits, profile
+from table_runtime.runtime.recall import recall_rounds
 
 from ..chip_table import ChipTable
+from ..rating.rated_table import RatedTable
 
 
 def test_a_pause_a_move_and_a_player_behind_are_journaled_and_shown(tmp_path: Path) -> None:
@@ -84,3 +87,26 @@ def test_a_journal_row_of_each_seat_change_reads_back_as_written() -> None:
     for item in (PlayerPaused(box=3, by="supervisor"), PlayerMoved(from_box=1, to_box=7),
                  BehindJoined(box=2, player="Zoé")):
         assert core_input_from_dict(core_to_dict(item)) == item
+
+
+def test_recall_replays_a_round_with_seat_inputs_around_it(tmp_path: Path) -> None:
+    """Who sits where, a pause, a move and a player behind are not steps of a round: recall steps over them (it
+    used to stop at its check that every input is a game input or a buy-in)."""
+    table = RatedTable(tmp_path)
+    try:
+        table.press("SEAT", box=1, player="A")
+        table.press("BEHIND", box=1, player="B")
+        table.lock({1: 1000})
+        table.press("PAUSE", box=1)
+        table.draw("TH 6S 9D")
+        table.press("MOVE", from_box=1, to_box=4)
+        table.submit(Next())
+        table.draw("TC 8C")
+        table.confirm()
+        table.press("SEAT_CLEAR", box=4)
+        (recalled,) = recall_rounds(table.journal, table.rules, TableLimits(), last=1, table_id="T01")
+        steps = [step["type"] for step in recalled["steps"]]
+        assert steps == ["BetsLocked", "CardDrawn", "CardDrawn", "CardDrawn", "Next", "CardDrawn", "CardDrawn",
+                         "Confirm"]
+    finally:
+        table.close()
