@@ -77,12 +77,16 @@ async def test_pause_move_and_a_player_behind_from_the_seat_dialog(
     assert (await _journaled(table, "BehindJoined"))["player"] == "B"
     snapshot = table.controller.snapshot()
     assert (snapshot["seats"], snapshot["seats_paused"], snapshot["behind_players"]) == ({"5": "A"}, [5], {"5": "B"})
+    await publish_and_wait(page, server, snapshot)
+    await expect(box(page, 5).locator("header .owner")).to_have_text("joueur A (en pause) + B derrière")
 
     await page.locator("#lang-en").click()
     await _touch_box(page, server, table, 5)
     await expect(page.locator("#seat-pause")).to_have_text("RESUME")
     await page.locator("#seat-pause").click()
     await _journaled(table, "PlayerResumed")
+    await publish_and_wait(page, server, table.controller.snapshot())
+    await expect(box(page, 5).locator("header .owner")).to_have_text("player A + B behind")
     await _touch_box(page, server, table, 5)
     await page.locator("#seat-behind-clear").click()
     await _journaled(table, "BehindLeft")
