@@ -14,7 +14,7 @@ minus that round's edge for a basic-strategy player from the cards left (`Linear
 flags by score, the money figures, the cost per round of each part on this machine, and the linear and
 quick edges against the exact one on rounds of real shoes. Then the command.
 
-    python -m bench.rating [--sessions 1000] [--rounds 1000] [--workers CORES] [--seed 1]
+    python -m bench.rating [--sessions 1000] [--rounds 1000] [--workers CORES] [--seed 1] [--profile fr-2020]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from simulators.ap_players import COUNTERS, KINDS
+from simulators.ap_players import COUNTERS, HYPER_KINDS, KINDS
 from simulators.ap_sessions import SessionResult, play_session
 from table_runtime.errors import RuleOptionError
 from table_runtime.game.cards import new_shoe
@@ -42,7 +42,7 @@ from table_runtime.rating.shoe_state import ShoeState
 from table_runtime.strategy import PlayTerms, Strategy, solve
 
 CHECKPOINTS = (100, 300, 1000)
-ORDER = ("counter", "cover", "wonger", "chaser", "flat")  # the ones a flag ends early first
+ORDER = ("counter", "cover", "wonger", "hyper", "chaser", "hyperfan", "flat")  # the ones a flag ends early first
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="processes (default: the cores)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", default="fr-casino")
-    parser.add_argument("--kinds", default=",".join(KINDS), help="kinds of player, comma-separated")
+    parser.add_argument("--kinds", default="", help="kinds of player, comma-separated (default: all that the "
+                                                   "profile's rules allow; hyper and hyperfan need hyper black jack)")
     parser.add_argument("--scores", default="", help="count only these scores' flags, comma-separated "
                                                       "(default: all four)")
     parser.add_argument("--cost-samples", type=int, default=40, help="compositions timed and compared (exact_edge)")
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.sessions < 1 or args.rounds < 1 or args.workers < 1:
         print("rating: --sessions, --rounds and --workers must be at least 1", file=sys.stderr)
         return 2
-    unknown = sorted(set(args.kinds.split(",")) - set(KINDS))
+    unknown = sorted(set(args.kinds.split(",")) - set(KINDS)) if args.kinds else []
     if unknown:
         print(f"rating: unknown kinds {unknown}; known: {', '.join(KINDS)}", file=sys.stderr)
         return 2
@@ -187,10 +188,16 @@ def main(argv: list[str] | None = None) -> int:
     except RuleOptionError as error:
         print(f"rating: {error}", file=sys.stderr)
         return 2
+    wanted = args.kinds.split(",") if args.kinds else [kind for kind in KINDS
+                                                         if rules.hyper_blackjack or kind not in HYPER_KINDS]
+    if not rules.hyper_blackjack and HYPER_KINDS & set(wanted):
+        print(f"rating: {', '.join(sorted(HYPER_KINDS & set(wanted)))} bet the hyper field: give a profile with "
+              "hyper_blackjack (--profile fr-2020)", file=sys.stderr)
+        return 2
     strategy = Strategy.for_rules(rules)
     linear = LinearEdge.fitted(strategy)
     setup = _Setup(rules, linear, solve(PlayTerms.from_options(rules)).house_edge, args.rounds, scores)
-    kinds = [kind for kind in ORDER if kind in args.kinds.split(",")]
+    kinds = [kind for kind in ORDER if kind in wanted]
     command = "python -m bench.rating " + " ".join(argv if argv is not None else sys.argv[1:])
     print(f"# command: {command}", flush=True)
     print(f"# house edge {100 * setup.house_edge:.3f} %, LinearEdge full shoe {100 * linear.full:+.3f} %", flush=True)

@@ -9,7 +9,10 @@ Kinds: `flat` (one unit, basic strategy), `counter` (Hi-Lo, a 1-8 spread, the Il
 insurance at +3), `cover` (Hi-Lo, a 1-4 spread with random noise, the same indices), `wonger` (watches
 until the true count reaches +1, plays one box, a second from +3, leaves below 0; flat stakes, basic
 strategy), `chaser` (a random base stake, doubled after each loss up to 16 units, basic strategy with one
-hit-or-stand decision in twenty reversed at random).
+hit-or-stand decision in twenty reversed at random). Where the rules have hyper black jack (55-4 6°, the
+`fr-2020` profile): `hyper` (flat on his box, basic strategy, and one unit on the BLACK JACK case whenever the
+cards he has seen make it a positive bet: the bank's blackjack chance over 1/20, the case paying 19 to 1) and
+`hyperfan` (the same player betting the BLACK JACK case in a random fifth of the rounds, whatever the cards).
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from __future__ import annotations
 import random
 from typing import Final
 
+from table_runtime.game.hyper import ODDS, HyperCase
 from table_runtime.rating.indexes import INSURANCE_INDEX, index_for, indexed_action
 from table_runtime.strategy.chart import Action, Strategy
 
 UNIT_CENTS: Final = 2500
-KINDS: Final = ("flat", "counter", "cover", "wonger", "chaser")
-COUNTERS: Final = frozenset({"counter", "cover", "wonger"})
+KINDS: Final = ("flat", "counter", "cover", "wonger", "chaser", "hyper", "hyperfan")
+COUNTERS: Final = frozenset({"counter", "cover", "wonger", "hyper"})  # the advantage players
+HYPER_KINDS: Final = frozenset({"hyper", "hyperfan"})  # they need rules with hyper black jack
 
 
 class SimulatedPlayer:
@@ -44,6 +49,11 @@ class SimulatedPlayer:
 
     def insures(self, true_count: float) -> bool:
         return False
+
+    def hyper_blackjack(self, bank_blackjack_chance: float) -> int:
+        """His stake on the hyper field's BLACK JACK case this round, from the bank's blackjack chance given the
+        cards he has seen (0: none)."""
+        return 0
 
     def settled(self, net_cents: int) -> None:
         """What the round paid him (the chaser reacts to it)."""
@@ -146,6 +156,25 @@ class LossChaser(SimulatedPlayer):
             self.next_cents = self.base()
 
 
+class HyperPlayer(SimulatedPlayer):
+    """Flat on his box; one unit on the BLACK JACK case whenever it is a positive bet for the cards left."""
+
+    kind = "hyper"
+
+    def hyper_blackjack(self, bank_blackjack_chance: float) -> int:
+        return UNIT_CENTS if bank_blackjack_chance * (ODDS[HyperCase.BLACKJACK] + 1) > 1.0 else 0
+
+
+class HyperFan(SimulatedPlayer):
+    """Flat on his box; one unit on the BLACK JACK case in a random fifth of the rounds."""
+
+    kind = "hyperfan"
+
+    def hyper_blackjack(self, bank_blackjack_chance: float) -> int:
+        return UNIT_CENTS if self.rng.random() < 0.2 else 0
+
+
 PLAYERS: Final[dict[str, type[SimulatedPlayer]]] = {
     "flat": SimulatedPlayer, "counter": Counter, "cover": CoverCounter, "wonger": Wonger, "chaser": LossChaser,
+    "hyper": HyperPlayer, "hyperfan": HyperFan,
 }

@@ -19,7 +19,19 @@ from simulators.simulation_errors import ShoeExhaustedError, SimulationError
 from table_runtime.game.decisions import insurance_cents
 from table_runtime.game.events import Alarm, Event
 from table_runtime.game.hand import Hand
-from table_runtime.game.inputs import BetsLocked, BoxBet, Confirm, Double, Input, InsurancePlaced, Next, Split, Void
+from table_runtime.game.hyper import HyperCase
+from table_runtime.game.inputs import (
+    BetsLocked,
+    BoxBet,
+    Confirm,
+    Double,
+    HyperBet,
+    Input,
+    InsurancePlaced,
+    Next,
+    Split,
+    Void,
+)
 from table_runtime.game.round import BANK, DEALING, INSURANCE, PLAYING, SETTLEMENT, Round
 from table_runtime.game.rules import RuleOptions
 from table_runtime.game.table import Table
@@ -136,9 +148,12 @@ def play_session(kind: str, rules: RuleOptions, strategy: Strategy, linear: Line
         chance = record.bank_blackjack_chance
         stakes = player.stakes(eyes.true_count)
         bets = [BoxBet(box=box, seated_cents=cents, owner=SUBJECT) for box, cents in enumerate(stakes, start=1)]
+        hyper: tuple[HyperBet, ...] = ()
         if not bets:  # the dealer deals to the other player while the subject watches
             bets.append(BoxBet(box=FILLER_BOX, seated_cents=UNIT_CENTS, owner=FILLER))
-        table.apply(BetsLocked(bets=tuple(bets)))
+        elif rules.hyper_blackjack and (cents := player.hyper_blackjack(eyes.bank_blackjack_chance)):
+            hyper = (HyperBet(case=str(HyperCase.BLACKJACK), box=bets[0].box, cents=cents, owner=SUBJECT),)
+        table.apply(BetsLocked(bets=tuple(bets), hyper=hyper))
         round_ = table.round
         if round_ is None or round_.phase != DEALING:
             raise SimulationError(f"bets refused: {stakes}")

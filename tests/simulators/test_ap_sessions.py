@@ -37,3 +37,19 @@ def test_a_wonger_watches_rounds_and_is_flagged_for_it(setup: tuple[Strategy, Li
     wonger = play_session("wonger", RULES, strategy, linear, 300, 3, (300,), house_edge)
     assert wonger.rounds == 300 and 0 < wonger.stake_cents < 300 * 2 * 2500  # he sat out rounds
     assert "wonging" in wonger.flags_at[300]
+
+
+def test_a_hyper_blackjack_player_betting_on_the_cards_left_is_flagged_and_a_fan_is_not() -> None:
+    """55-4 6° (arrêté of 6 May 2020): the BLACK JACK case pays 19 to 1, a positive bet when the bank's blackjack
+    chance from the cards left is over 1/20. The player who bets it only then is flagged by the hyper score; the
+    one who bets it in a random fifth of the rounds is not (seeded sessions; rates: bench/rating.py)."""
+    rules = PROFILES["fr-2020"]
+    strategy = Strategy.for_rules(rules)
+    linear, house_edge = LinearEdge.fitted(strategy), solve(PlayTerms.from_options(rules)).house_edge
+    for seed in (1, 2):
+        sharp = play_session("hyper", rules, strategy, linear, 300, seed, (100, 300), house_edge)
+        fan = play_session("hyperfan", rules, strategy, linear, 300, seed, (100, 300), house_edge)
+        assert "hyper_blackjack" in sharp.flags_at[300]
+        assert fan.first_flagged == 0 and fan.rounds == 300
+    without = play_session("hyper", RULES, strategy, linear, 100, 1, (100,), house_edge)  # no hyper field
+    assert without.flags_at[100] == ()

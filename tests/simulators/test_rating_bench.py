@@ -27,7 +27,18 @@ def test_one_line_per_kind_with_the_flagged_fractions(capsys: pytest.CaptureFixt
 
 def test_an_unknown_kind_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--kinds", "flat,gambler"]) == 2
-    assert capsys.readouterr().err == "rating: unknown kinds ['gambler']; known: flat, counter, cover, wonger, chaser\n"
+    assert capsys.readouterr().err == ("rating: unknown kinds ['gambler']; known: flat, counter, cover, wonger, "
+                                       "chaser, hyper, hyperfan\n")
+
+
+def test_the_hyper_players_need_a_profile_with_the_hyper_field(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--kinds", "flat,hyper", "--sessions", "1"]) == 2
+    assert capsys.readouterr().err == ("rating: hyper bet the hyper field: give a profile with hyper_blackjack "
+                                       "(--profile fr-2020)\n")
+    assert main(["--profile", "fr-2020", "--kinds", "hyper", "--sessions", "2", "--rounds", "100", "--workers", "1",
+                 "--cost-samples", "2"]) == 0
+    (line,) = [found for found in map(LINE.match, capsys.readouterr().out.splitlines()) if found]
+    assert line.group(1) == "hyper" and line.group(2) == "yes" and float(line.group(4)) == 1.0
 
 
 def test_an_unknown_score_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
