@@ -68,6 +68,9 @@ class BenchBackend:
     async def security_alarm(self, kind: str, message: str, rule: str) -> None:
         raise AssertionError(f"the bench enters no PIN, yet: {message}")
 
+    def ratings(self) -> dict[str, Any]:
+        return {"sessions": [], "flags": []}  # the bench's table rates nobody
+
 
 def table_snapshot(seq: int) -> dict[str, Any]:
     """A full seven-box table in play; which cards and stakes change with `seq`."""

@@ -116,9 +116,18 @@ def test_the_checks_see_an_upward_import(tmp_path: Path) -> None:
 
 def test_the_rating_reads_only_the_game_and_the_strategy() -> None:
     """table_runtime/rating is folds over the game's record with the strategy's mathematics: no runtime,
-    core, journal or feed under it, so the journal's fold can call it."""
+    journal or feed under it. The rated sessions (sessions.py, session_fold.py) also read the table core: the
+    seat inputs and the journal's one fold (core/record.py), which they call rather than walk the rows again;
+    the core never imports the rating."""
     allowed = ("table_runtime.game", "table_runtime.strategy", "table_runtime.rating", "table_runtime.errors")
+    reads_core = {"table_runtime/rating/sessions.py", "table_runtime/rating/session_fold.py"}
     found = [f"{relative(path)}:{line} imports {module}"
              for path in modules("table_runtime/rating") for line, module in imported_modules(path)
-             if module.split(".")[0] in LAYERS and not module.startswith(allowed)]
+             if module.split(".")[0] in LAYERS and not module.startswith(allowed)
+             and not (relative(path) in reads_core and module.startswith("table_runtime.core"))]
     assert not found, "the rating imports only table_runtime.game and table_runtime.strategy: " + "; ".join(found)
+    upward = [f"{relative(path)}:{line} imports {module}"
+              for package in ("table_runtime/core", "table_runtime/game", "table_runtime/strategy")
+              for path in modules(package) for line, module in imported_modules(path)
+              if module.startswith("table_runtime.rating")]
+    assert not upward, "the core, the game and the strategy never import the rating: " + "; ".join(upward)

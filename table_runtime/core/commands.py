@@ -18,6 +18,7 @@ from table_runtime.core.buy_ins import buy_in_of, buy_in_refusal, buy_in_text
 from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.inputs import CoreInput, HyperAssigned
 from table_runtime.core.player_cards import seat_card_input
+from table_runtime.core.seat_changes import SEAT_CHANGE_COMMANDS, seat_change, seat_change_text
 from table_runtime.core.seating import DEAL_REFUSALS, SEAT_COMMANDS, seat_input
 from table_runtime.errors import CardCodeError
 from table_runtime.game.alarm_kinds import AlarmKind
@@ -202,6 +203,12 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
         if isinstance(seat, Refusal):
             return Refused(seat.text, seat.reason)
         return Submit(command, ((seat, source),), f"{command} box{seat.box}")
+    if command in SEAT_CHANGE_COMMANDS:  # a pause, a move, a player behind (core/seat_changes.py)
+        change = seat_change(command, args, by=role, boxes=table.rules.boxes, players=core.seats.players,
+                             changes=core.seat_changes)
+        if isinstance(change, Refusal):
+            return Refused(f"{command} refused: {change.text}", change.reason)
+        return Submit(command, ((change, source),), seat_change_text(change))
     if command == Command.CONFIRM and round_ is not None and round_.phase == INSURANCE:
         # The chips on the lines and the CONFIRM that closes them are one step: a crash keeps all or none.
         placed = tuple((InsurancePlaced(box=box, cents=cents), "chips")

@@ -16,6 +16,7 @@ from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.inputs import ZoneChip
+from table_runtime.core.seat_changes import SeatChanges
 from table_runtime.core.seating import Seating
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
@@ -50,6 +51,8 @@ def core_state(core: TableCore) -> dict[str, Any]:
         "unlisted": {zone: [[kind, count] for kind, count in chips.unlisted[zone]] for zone in sorted(chips.unlisted)},
         # who sits where (core/seating.py), only when someone is seated: a checkpoint from before it reads the same
         **({"seats": core.seats.state()} if core.seats.players else {}),
+        # the paused boxes and the players behind (core/seat_changes.py), only when there are any
+        **({"seat_changes": core.seat_changes.state()} if core.seat_changes else {}),
     }
 
 
@@ -113,6 +116,7 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
         raise JournalError(f"a checkpoint's zones are unreadable: {error!r}") from error
     try:
         core.seats = Seating.restore(state.get("seats", {}))
+        core.seat_changes = SeatChanges.restore(state.get("seat_changes", {}))
     except (TypeError, ValueError, AttributeError) as error:
         raise JournalError(f"a checkpoint's seats are unreadable: {error!r}") from error
     return core

@@ -18,6 +18,13 @@ from table_runtime.core.player_cards import (
     card_read_from_dict,
     card_read_to_dict,
 )
+from table_runtime.core.seat_changes import (
+    SEAT_CHANGE_CLASSES,
+    SEAT_CHANGE_TYPES,
+    SeatChange,
+    seat_change_from_dict,
+    seat_change_to_dict,
+)
 from table_runtime.core.seating import (
     SEAT_INPUT_TYPES,
     PlayerSeated,
@@ -76,8 +83,9 @@ class HyperAssigned:
 REFUSED_LISTED = 32  # refused chips a ZoneChanged lists at most (the others are counted by kind)
 # The chips' own inputs, folded but not a round's steps (recall): a zone's chips, and whose the chips on a hyper
 # black jack case are.
-CoreInput = Input | ZoneChanged | HyperAssigned | SeatInput | BuyIn | PlayerCardRead  # SeatInput: who sits where
-# (core/seating.py); PlayerCardRead: a card read at the table, waiting for its box (core/player_cards.py)
+CoreInput = Input | ZoneChanged | HyperAssigned | SeatInput | BuyIn | PlayerCardRead | SeatChange  # SeatInput: who
+# sits where (core/seating.py); PlayerCardRead: a card read at the table, waiting for its box (core/player_cards.py);
+# SeatChange: a pause, a move, a player behind (core/seat_changes.py)
 CHIP_INPUT_TYPES = frozenset({"ZoneChanged", "HyperAssigned"})
 SEAT_INPUT_CLASSES: Final = (PlayerSeated, SeatCleared)
 
@@ -97,6 +105,8 @@ def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
         return seat_from_dict(body)
     if body.get("type") == PLAYER_CARD_READ_TYPE:
         return card_read_from_dict(body)
+    if body.get("type") in SEAT_CHANGE_TYPES:
+        return seat_change_from_dict(body)
     if body.get("type") != "ZoneChanged":
         return input_from_dict(body)
     try:
@@ -128,4 +138,6 @@ def core_to_dict(item: CoreInput) -> dict[str, Any]:
         return seat_to_dict(item)
     if isinstance(item, PlayerCardRead):
         return card_read_to_dict(item)
+    if isinstance(item, SEAT_CHANGE_CLASSES):
+        return seat_change_to_dict(item)
     return to_dict(item)

@@ -28,6 +28,7 @@ from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.hyper_field import HyperField
 from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssigned, ZoneChanged
 from table_runtime.core.player_cards import PlayerCardRead, waiting_after, waiting_view
+from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES, SeatChanges
 from table_runtime.core.seating import PlayerSeated, Seating
 from table_runtime.game.events import Event, RoundStarted
 from table_runtime.game.inputs import BetsLocked, CardDrawn
@@ -47,6 +48,7 @@ class TableCore:
         self._order_warned: set[str] = set()  # zones named by a settlement_order alarm this round
         self.seats = Seating()  # who sits where, for the director's options (core/seating.py)
         self.card_waiting: PlayerCardRead | None = None  # a card read, waiting for its box (core/player_cards.py)
+        self.seat_changes = SeatChanges()  # the paused boxes and the players behind (core/seat_changes.py)
 
     @property
     def halted(self) -> str:
@@ -70,11 +72,15 @@ class TableCore:
             return [recorded(item)]
         if isinstance(item, SEAT_INPUT_CLASSES):
             self.seats.apply(item)
+            self.seat_changes.apply(item, self.seats.players)
             if isinstance(item, PlayerSeated):
                 self.card_waiting = waiting_after(self.card_waiting, item)
             return []
         if isinstance(item, PlayerCardRead):  # the card waits for the dealer's box (core/player_cards.py)
             self.card_waiting = waiting_after(self.card_waiting, item)
+            return []
+        if isinstance(item, SEAT_CHANGE_CLASSES):  # a pause, a move, a player behind: nothing of the game
+            self.seat_changes.apply(item, self.seats.players)
             return []
         halted = self.alarms.halted
         if halted and isinstance(item, CardDrawn):
@@ -145,7 +151,7 @@ class TableCore:
     def snapshot_extra(self) -> dict[str, Any]:
         """What the core adds to the table snapshot: who sits where, the zone totals, and the payout check while
         settling."""
-        seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting)}
+        seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting), **self.seat_changes.view()}
         if not self.chips.zones:
             return seats
         extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}

@@ -48,3 +48,9 @@ class DisplayBackend(Protocol):
         """A security event at the display (supervisor PIN locked): journaled as an alarm, shown, published; returns
         once it is durable."""
         ...
+
+    def ratings(self) -> dict[str, Any]:
+        """The supervisor's view of the rated players (asked with the PIN, or by the pit): ``sessions`` (each
+        open session: box, player, time played, rounds, handle, win, theo, skill theo) and ``flags`` (the
+        advice alarms, as the snapshot has them)."""
+        ...

@@ -166,7 +166,11 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
               "seats": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
                         "additionalProperties": {"type": "string", "minLength": 1}},
               # a player card read at the table, waiting for the dealer's box (core/player_cards.py)
-              "card_waiting": _object({"player": {"type": "string", "minLength": 1}, "reader": {"type": "string"}})},
+              "card_waiting": _object({"player": {"type": "string", "minLength": 1}, "reader": {"type": "string"}}),
+              # the paused seated players and the players behind (core/seat_changes.py), when there are any
+              "seats_paused": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 7}},
+              "behind_players": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
+                                 "additionalProperties": {"type": "string", "minLength": 1}}},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

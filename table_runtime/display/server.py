@@ -52,6 +52,7 @@ from table_runtime.display.request_guard import (
 )
 from table_runtime.display.web_common import Screen, ScreenServer, foreign_origin, page_url
 from table_runtime.errors import ConfigError, TableError
+from table_runtime.game.alarm_kinds import ADVICE_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -142,10 +143,12 @@ class DisplayServer(ScreenServer[_Screen]):
         return self
 
     async def publish(self, snapshot: dict[str, Any]) -> None:
-        """Send `snapshot` to every connected page; returns at once, a slow page gets only the newest."""
+        """Send `snapshot` to every connected page; returns at once, a slow page gets only the newest. The dealer's
+        screens get it without the advice for the supervisor (`ADVICE_KINDS`); the pit's, whole."""
         text = _snapshot_message(snapshot)
+        dealer = _snapshot_message(_dealer_view(snapshot)) if _has_advice(snapshot) else text
         for screen in self._screens:
-            screen.push_picture(text)
+            screen.push_picture(text if screen.role == "pit" else dealer)
 
     # --- HTTP ---------------------------------------------------------------------------------
 
@@ -154,8 +157,9 @@ class DisplayServer(ScreenServer[_Screen]):
         return web.FileResponse(STATIC_DIR / "index.html")
 
     async def _api_snapshot(self, request: web.Request) -> web.Response:
-        self._role_of(request)
-        return web.json_response(self._backend.snapshot())
+        role = self._role_of(request)
+        snapshot = self._backend.snapshot()
+        return web.json_response(snapshot if role == "pit" else _dealer_view(snapshot))
 
     async def _api_recall(self, request: web.Request) -> web.Response:
         role = self._role_of(request)
@@ -209,7 +213,8 @@ class DisplayServer(ScreenServer[_Screen]):
             }
         )
         # No await between reading the snapshot and joining: no publish can slip in between.
-        screen.push_picture(_snapshot_message(self._backend.snapshot()))
+        snapshot = self._backend.snapshot()
+        screen.push_picture(_snapshot_message(snapshot if role == "pit" else _dealer_view(snapshot)))
         await self._serve(screen, self._receive_loop)
         return ws
 
@@ -228,6 +233,8 @@ class DisplayServer(ScreenServer[_Screen]):
                 screen.push_message({"type": "result", "request": request.get("request"), **reply})
             elif kind == "recall":
                 screen.push_text(await self._recall(screen, request))
+            elif kind == "ratings":
+                screen.push_message(await self._ratings(screen, request))
             else:
                 screen.push_message({"type": "error", "message": f"unknown message type {kind!r}"})
 
@@ -243,6 +250,16 @@ class DisplayServer(ScreenServer[_Screen]):
             log.exception("display: the backend failed to recall rounds")
             reply = {**envelope, "rounds": [], "message": f"recall failed: {error!r}", "reason": "recall_failed"}
         return json.dumps(reply, separators=(",", ":"))
+
+    async def _ratings(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
+        """The supervisor's view of the rated players and the advice (docs/rating.md): the pit's view sees it, a
+        dealer's screen only with the supervisor's PIN (pin_guard.py: its wrong PINs count like VOID's)."""
+        reply: dict[str, Any] = {"type": "ratings", "request": request.get("request")}
+        if screen.role != "pit":
+            refusal = await self._pin.check("RATINGS", request.get("pin"), screen.pin)
+            if refusal is not None:
+                return {**reply, "ok": False, **refusal}
+        return {**reply, "ok": True, **self._backend.ratings()}
 
     async def _command(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
         """Check a command from a page and hand it to the runtime; every refusal says why."""
@@ -289,6 +306,18 @@ def _recall_count(value: object) -> int:
     except ValueError:
         count = RECALL_DEFAULT_ROUNDS
     return max(1, min(RECALL_MAX_ROUNDS, count))
+
+
+def _has_advice(snapshot: dict[str, Any]) -> bool:
+    return any(alarm.get("kind") in ADVICE_KINDS for alarm in snapshot.get("alarms", ()))
+
+
+def _dealer_view(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot as a dealer's screen gets it: without the advice for the supervisor (a rated session's flags:
+    only the supervisor and the pit see them)."""
+    if not _has_advice(snapshot):
+        return snapshot
+    return {**snapshot, "alarms": [alarm for alarm in snapshot["alarms"] if alarm.get("kind") not in ADVICE_KINDS]}
 
 
 def _snapshot_message(snapshot: dict[str, Any]) -> str:

@@ -241,8 +241,9 @@ class FeedConsumer:
             findings = self.check.head(decoded)
             self._follow(findings)
             return Received(str(message.topic), decoded, Observation("new", decoded["seq"]), tuple(findings))
-        if self.topic in LATEST_VALUE_TOPICS:
-            # The latest known seq, not an entry's: a newer status or state may repeat it.
+        if self.topic in LATEST_VALUE_TOPICS or self.topic == "ratings":
+            # The latest known seq, not an entry's: a newer status or state may repeat it (and one journal row
+            # may make several `ratings` messages, which carry no journal header).
             return Received(str(message.topic), decoded, Observation("new", decoded["seq"]))
         findings = self.check.event(decoded)
         self._follow(findings)

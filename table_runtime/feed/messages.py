@@ -7,7 +7,8 @@ Topics live under ``<prefix>/tables/<table_id>/`` (docs/feed/asyncapi.yaml):
 - ``events``  every journal entry, QoS 1, in journal order;
 - ``alarms``  alarms raised and cleared;
 - ``rounds``  one record per settled or voided round;
-- ``head``    retained: the journal's id and the seq and hash of the last row the broker acknowledged.
+- ``head``    retained: the journal's id and the seq and hash of the last row the broker acknowledged;
+- ``ratings`` the rated sessions, from the rating fold over the journal (feed/ratings.py).
 
 Every payload is a JSON object with ``schema_version``, ``table_id``, ``journal``
 (the journal's id: a new data directory is a new journal, its seq from 1 again),
@@ -31,8 +32,8 @@ from table_runtime.version import installed_version
 SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "casino"
 
-TopicName = Literal["status", "state", "events", "alarms", "rounds", "head"]
-TOPIC_NAMES: tuple[TopicName, ...] = ("status", "state", "events", "alarms", "rounds", "head")
+TopicName = Literal["status", "state", "events", "alarms", "rounds", "head", "ratings"]
+TOPIC_NAMES: tuple[TopicName, ...] = ("status", "state", "events", "alarms", "rounds", "head", "ratings")
 _FORBIDDEN = frozenset("+#/\0")
 
 
@@ -86,6 +87,10 @@ class Topics:
     @property
     def head(self) -> str:
         return self.topic("head")
+
+    @property
+    def ratings(self) -> str:
+        return self.topic("ratings")
 
 
 def topic_filter(prefix: str, table_id: str | None, name: TopicName | Literal["#"]) -> str:

@@ -38,10 +38,11 @@ from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.heads import HeadSchedule
 from table_runtime.feed.messages import FeedMessage, head_message, messages_for_entry, state_message, status_message
 from table_runtime.feed.pipeline import publish_all, watch
+from table_runtime.feed.ratings import RatingFeed
 from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
 from table_runtime.feed.replay_server import ReplayResponder
 from table_runtime.feed.settings import FeedSettings
-from table_runtime.journal import GENESIS_HASH, Journal, JournalEntry, JournalUnwritableError
+from table_runtime.journal import GENESIS_HASH, Journal, JournalUnwritableError
 
 logger = logging.getLogger("table_runtime.feed")
 
@@ -73,12 +74,14 @@ class FeedPublisher:
         rng: random.Random | None = None,
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], float] = time.time,
+        ratings: bool = True,
     ) -> None:
         self.settings = settings
         self.topics = settings.topics
         self._journal = journal
         self._journal_id = journal.journal_id
         self._heads = HeadSchedule(settings.head_interval)
+        self._rows = RatingFeed(journal, settings, enabled=ratings)  # the rows, with their `ratings` messages
         self.replay = (ReplayResponder(settings.replay_secret.reveal().encode(), journal, self.topics,
                                        publish_timeout=settings.publish_timeout)
                        if settings.replay_secret is not None else None)
@@ -277,9 +280,9 @@ class FeedPublisher:
                 self._wake.clear()
                 if self._state is not None:
                     await self._publish_state(client, watcher)
-                entries = await asyncio.to_thread(self._read, position, self.settings.batch_size)
-                for entry in entries:
-                    messages = messages_for_entry(self.topics, entry, self._journal_id)
+                entries = await asyncio.to_thread(self._rows.read, position, self.settings.batch_size)
+                for entry, ratings in entries:  # each row with its `ratings` messages (feed/ratings.py)
+                    messages = [*messages_for_entry(self.topics, entry, self._journal_id), *ratings]
                     for index, message in enumerate(messages):
                         while len(inflight) >= window:
                             await self._settle_oldest(inflight, watcher)
@@ -288,7 +291,7 @@ class FeedPublisher:
                                                                   retain=message.retain, timeout=math.inf))
                         inflight.append((entry.seq if index == len(messages) - 1 else 0, task))
                 if entries:
-                    position = entries[-1].seq
+                    position = entries[-1][0].seq
                     await self._save_cursor()
                     if self._heads.due(position, idle=False, now=asyncio.get_running_loop().time()):
                         await self._publish_head(client, watcher)
@@ -371,9 +374,6 @@ class FeedPublisher:
             if self._state is None:
                 self._state = snapshot  # still the latest: send it after reconnecting
             raise
-
-    def _read(self, after_seq: int, limit: int) -> list[JournalEntry]:
-        return list(self._journal.entries(after_seq, limit))
 
     def _journal_head(self) -> tuple[int, str]:
         last = self._journal.last_seq

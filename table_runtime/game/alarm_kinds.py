@@ -70,6 +70,8 @@ class AlarmKind(enum.StrEnum):
     # The player card readers (table_runtime/runtime/card_link.py; issue 23).
     CARD_READER_OFFLINE = "card_reader_offline"
     PLAYER_CARD_UNREADABLE = "player_card_unreadable"
+    # The rated sessions' advice to the supervisor (table_runtime/rating/session_flags.py, issue 23).
+    ADVANTAGE_PLAY = "advantage_play"
 
 
 # Kinds a hostile or broken input can raise by the thousand (junk tags, a card storm, a flapping antenna, a
@@ -81,3 +83,7 @@ AGGREGATED_KINDS: frozenset[AlarmKind] = frozenset({
     AlarmKind.UNREADABLE_CARD, AlarmKind.COMMAND_REFUSED, AlarmKind.PLAY_STOPPED,
     AlarmKind.PLAYER_CARD_UNREADABLE, AlarmKind.CARD_READER_OFFLINE,
 })
+
+# Advice for the supervisor and the pit only (a rated session's flags, issue 23): the dealer's screen leaves
+# them out (display/server.py); the pit's view, the supervisor's ratings view and the feed carry them.
+ADVICE_KINDS: frozenset[AlarmKind] = frozenset({AlarmKind.ADVANTAGE_PLAY})

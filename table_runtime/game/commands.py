@@ -35,6 +35,12 @@ class Command(enum.StrEnum):
     SEAT_CLEAR = "SEAT_CLEAR"  # the player of a box left (args {"box": N})
     BUY_IN = "BUY_IN"  # cash or a marker exchanged for chips at the table (core/buy_ins.py)
     SEAT_CARD = "SEAT_CARD"  # the player card just read placed on a box (args {"box": N}; core/player_cards.py)
+    # A rated session's seat changes (core/seat_changes.py, issue 23).
+    PAUSE = "PAUSE"  # the seated player of a box steps away (args {"box": N})
+    RESUME = "RESUME"  # he is back (args {"box": N})
+    MOVE = "MOVE"  # the seated player moves to a free box (args {"from_box": N, "to_box": M})
+    BEHIND = "BEHIND"  # a player bets behind a box (args {"box": N, "player": "label"})
+    BEHIND_CLEAR = "BEHIND_CLEAR"  # the player behind a box left (args {"box": N})
 
 
 class Role(enum.StrEnum):

@@ -32,6 +32,7 @@ from table_runtime.core.inputs import ZoneChanged
 from table_runtime.display.server import DisplayServer
 from table_runtime.errors import ConfigError
 from table_runtime.feed.publisher import FeedPublisher
+from table_runtime.game.alarm_kinds import ADVICE_KINDS
 from table_runtime.game.events import Alarm
 from table_runtime.journal import RETRY_SECONDS, JournalUnwritableError
 from table_runtime.runtime.card_link import PlayerCardLink
@@ -41,6 +42,7 @@ from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.heap import frozen_heap
 from table_runtime.runtime.journal_audit import audit_journal
 from table_runtime.runtime.journal_writer import Plan
+from table_runtime.runtime.rating_watch import RatingWatch
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 from table_runtime.runtime.shoe_link import CommitHook, ShoeLink
@@ -80,6 +82,7 @@ class TableApp:
         self.display = display
         self.feed = feed
         self.player_cards = player_cards  # the player card readers (runtime/card_link.py)
+        self.rating_watch = RatingWatch(controller)  # advice to the supervisor and his view of the rated players
         self.changed = asyncio.Event()
         self._dirty = asyncio.Event()
         self._stopping = asyncio.Event()
@@ -115,6 +118,7 @@ class TableApp:
                 workers = [tasks.create_task(self._publish_loop()),  # cancelled at the stop
                            tasks.create_task(audit_journal(self.controller)),  # the rows the start did not verify
                            tasks.create_task(self._journal_retry_loop()),
+                           tasks.create_task(self.rating_watch.run()),  # the rated sessions, off the loop
                            tasks.create_task(self._later_loop())]
                 if self.feed is not None:
                     tasks.create_task(self.feed.run())  # ends by itself once the feed is stopped
@@ -291,6 +295,10 @@ class TableApp:
 
     async def security_alarm(self, kind: str, message: str, rule: str) -> None:
         await self.controller.step(self.controller.plan_raise_alarms([Alarm(kind=kind, message=message, rule=rule)]))
+
+    def ratings(self) -> dict[str, Any]:
+        flags = [alarm for alarm in self.controller.snapshot()["alarms"] if alarm["kind"] in ADVICE_KINDS]
+        return {"sessions": self.rating_watch.sessions, "flags": flags}
 
     def recall(self, last: int) -> list[dict[str, Any]]:
         controller = self.controller

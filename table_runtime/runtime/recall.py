@@ -113,8 +113,9 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
         events = fold(core, entry.seq, row)
         if not isinstance(row, InputRow) or type(row.item).__name__ in CHIP_INPUT_TYPES \
                 or not isinstance(row.item, Input | BuyIn):
-            continue  # the alarms, the chips on the zones, whose the chips on the hyper field are, who sits where and
-            # the player cards read (core/seating.py, core/player_cards.py; a restart folds them all): not steps
+            continue  # the alarms, the chips on the zones, whose the chips on the hyper field are, who sits where,
+            # the player cards read, a pause, a move, a player behind (core/seating.py, core/player_cards.py,
+            # core/seat_changes.py; a restart folds them all): not steps of a round
         item = row.item
         assert isinstance(item, Input | BuyIn)
         round_ = table.round

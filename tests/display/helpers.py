@@ -9,8 +9,10 @@ import aiohttp
 from playwright.async_api import Locator, Page, expect
 
 from table_runtime.display import DisplayServer
+from table_runtime.game.alarm_kinds import ADVICE_KINDS
 from table_runtime.game.events import Alarm
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.rating_watch import RatingWatch
 from table_runtime.runtime.recall import recall_rounds
 
 
@@ -28,8 +30,9 @@ class ControllerBackend:
     """The display's backend over a real controller, as runtime/app.py's TableApp is: its snapshot, its command
     table's replies, its journal's recall."""
 
-    def __init__(self, controller: TableController) -> None:
+    def __init__(self, controller: TableController, watch: RatingWatch | None = None) -> None:
         self.controller = controller
+        self.watch = watch
 
     def snapshot(self) -> dict[str, Any]:
         return self.controller.snapshot()
@@ -44,6 +47,11 @@ class ControllerBackend:
 
     async def security_alarm(self, kind: str, message: str, rule: str) -> None:
         await self.controller.step(self.controller.plan_raise_alarms([Alarm(kind=kind, message=message, rule=rule)]))
+
+    def ratings(self) -> dict[str, Any]:
+        """The rated players as the runtime's watch has them (when the test runs one), and the advice raised."""
+        flags = [alarm for alarm in self.controller.snapshot()["alarms"] if alarm["kind"] in ADVICE_KINDS]
+        return {"sessions": [] if self.watch is None else self.watch.sessions, "flags": flags}
 
 
 async def open_display(page: Page, server: DisplayServer, query: str = "") -> None:

@@ -61,6 +61,9 @@ class ScriptedBackend:
     async def security_alarm(self, kind: str, message: str, rule: str) -> None:
         self.alarms.append((kind, message, rule))
 
+    def ratings(self) -> dict[str, Any]:
+        return {"sessions": [], "flags": []}  # a scripted table rates nobody
+
     async def next_command(self, timeout: float = 5.0) -> ReceivedCommand:
         async with asyncio.timeout(timeout):
             return await self.received.get()

@@ -8,7 +8,7 @@ import { cardText, has, lang, money, t, tOr } from "./text.js";
 import { $, el, replaceChildren } from "./dom.js";
 
 const COMMANDS = new Set(["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD", "MANUAL_CARD", "ACK_ALARM", "DEAL", "SURRENDER", "SEAT", "SEAT_CLEAR",
-  "BUY_IN", "SEAT_CARD"]);
+  "BUY_IN", "SEAT_CARD", "PAUSE", "RESUME", "MOVE", "BEHIND", "BEHIND_CLEAR"]);
 const CITATION = /\b\d{3}:\d+(?:-\d+)?\b/g;
 
 // The facts a reason's wording names, as the runtime's `why` ("the round is in phase playing") states them for

@@ -6,6 +6,7 @@ import { refusal } from "./alarm.js";
 import { buildBuyInDialog } from "./buy_in.js";
 import { REFUSAL_KEYS } from "./i18n.js";
 import { renderRecallBar } from "./recall.js";
+import { buildRatingsDialog, showRatings } from "./ratings.js";
 import { hyperTouch } from "./hyper.js";
 import { placingCard } from "./player_card.js";
 import { RANKS, cardNode, normalize, renderActions, renderTable } from "./table.js";
@@ -162,13 +163,14 @@ function receive(message) {
   if (message.type === "hello") {
     state.role = message.role;
     state.supervisor = !!message.supervisor;
+    $("ratings-open").hidden = !(state.supervisor || state.role === "pit"); // the rated players: supervisor, pit
     state.keepalive = message.keepalive_s || 5;
     setLanguage({ table: message.language || "fr" });
     render();
   } else if (message.type === "snapshot") {
     state.live = message.snapshot;
     if (!state.recall) scheduleRender();
-  } else if (message.type === "result" || message.type === "recall") {
+  } else if (message.type === "result" || message.type === "recall" || message.type === "ratings") {
     const callback = state.pending.get(message.request);
     state.pending.delete(message.request);
     if (callback) callback(message);
@@ -301,6 +303,27 @@ function buildSeatDialog() {
     $("seat-dialog").close();
     command("SEAT_CLEAR", { box: state.seat.box });
   });
+  // A rated session's seat changes (core/seat_changes.py): the seated player pauses or is back, moves to a free
+  // box (the same session), a player bets behind the box or leaves it.
+  $("seat-move").replaceChildren(...[1, 2, 3, 4, 5, 6, 7].map((box) => el("button", { type: "button", "data-box": box, text: String(box) })));
+  $("seat-move").addEventListener("click", (event) => {
+    const to = event.target.closest("button");
+    if (!to || to.disabled) return;
+    $("seat-dialog").close();
+    command("MOVE", { from_box: state.seat.box, to_box: Number(to.dataset.box) });
+  });
+  $("seat-pause").addEventListener("click", () => {
+    $("seat-dialog").close();
+    command($("seat-pause").dataset.i18n === "cmd_RESUME" ? "RESUME" : "PAUSE", { box: state.seat.box });
+  });
+  $("seat-behind").addEventListener("click", () => {
+    $("seat-dialog").close();
+    command("BEHIND", { box: state.seat.box, player: state.seat.player });
+  });
+  $("seat-behind-clear").addEventListener("click", () => {
+    $("seat-dialog").close();
+    command("BEHIND_CLEAR", { box: state.seat.box });
+  });
 }
 
 function updateSeat() {
@@ -309,6 +332,15 @@ function updateSeat() {
   for (const b of $("seat-players").children) b.classList.toggle("selected", b.dataset.player === player);
   $("seat-send").disabled = !(box && player);
   $("seat-clear").disabled = !box;
+  const seats = state.live?.seats || {};
+  const seated = box !== null && String(box) in seats;
+  const paused = seated && (state.live?.seats_paused || []).includes(box);
+  $("seat-pause").dataset.i18n = paused ? "cmd_RESUME" : "cmd_PAUSE";
+  $("seat-pause").textContent = t($("seat-pause").dataset.i18n);
+  $("seat-pause").disabled = !seated;
+  $("seat-behind").disabled = !(box && player);
+  $("seat-behind-clear").disabled = !(box !== null && String(box) in (state.live?.behind_players || {}));
+  for (const b of $("seat-move").children) b.disabled = !seated || b.dataset.box in seats;
 }
 
 function buildPinDialog() {
@@ -325,6 +357,13 @@ function buildPinDialog() {
     state.pin = "";
     updatePin();
     const { name, args } = state.pinFor;
+    if (name === "RATINGS") { // not a command: the supervisor's view, shown once the server has checked the PIN
+      send({ type: "ratings", pin }, (result) => {
+        if (result.ok) { $("pin-dialog").close(); showRatings(result); }
+        else $("pin-error").replaceChildren(refusalText("ratings_open", result));
+      });
+      return;
+    }
     command(name, args, { pin }, (result) => {
       if (result.ok) $("pin-dialog").close();
       else $("pin-error").replaceChildren(refusalText("cmd_" + name, result), ...(details(result.message, result.reason) ? [details(result.message, result.reason)] : []));
@@ -397,6 +436,10 @@ function wire() {
     render();
   });
   $("recall-open").addEventListener("click", openRecall);
+  $("ratings-open").addEventListener("click", () => {
+    if (state.role === "pit") send({ type: "ratings" }, (result) => { if (result.ok) showRatings(result); });
+    else askPin("RATINGS", {}, "pin_title_ratings", "pin_send_ratings");
+  });
   $("recall-exit").addEventListener("click", () => { state.recall = null; render(); });
   $("recall-prev-round").addEventListener("click", () => recallMove(-1, 0));
   $("recall-next-round").addEventListener("click", () => recallMove(1, 0));
@@ -411,6 +454,7 @@ function wire() {
   buildManualDialog();
   buildSeatDialog();
   buildPinDialog();
+  buildRatingsDialog();
   buildBuyInDialog({
     send: (args, onResult) => command("BUY_IN", args, null, onResult),
     refusal: (result) => refusalText("cmd_BUY_IN", result),

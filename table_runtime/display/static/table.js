@@ -261,7 +261,10 @@ function boxNode(box, s) {
 // there (SEAT, `seats` in the snapshot) is named first: the director's options count boxes per player.
 function headerName(box, s) {
   const seated = (s.seats || {})[String(box.box)];
-  if (seated) return t("seated_as", { name: seated });
+  const behind = (s.behind_players || {})[String(box.box)]; // a player betting behind (BEHIND, core/seat_changes.py)
+  const after = behind ? " " + t("behind_as", { name: behind }) : "";
+  if (seated) return t("seated_as", { name: seated }) + ((s.seats_paused || []).includes(box.box) ? " " + t("seat_paused") : "") + after;
+  if (behind) return after.trim();
   if (!box.owner) return box.hands.length || box.seated_cents ? "" : t("open_box");
   return ownerName(box.owner, box.box, "seated") === t("seated_player") ? "" : ownerName(box.owner, box.box, "seated");
 }

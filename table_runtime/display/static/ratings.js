@@ -1,0 +1,39 @@
+// The supervisor's view of the rated players (docs/rating.md): the open sessions by box with the time played,
+// theo and the theo of the player's own decisions, and the advice on a session (advantage_play alarms). The
+// server answers it to the pit, and to a dealer's screen only with the supervisor's PIN; the page shows what it
+// is sent, in its language.
+import { $, el } from "./dom.js";
+import { alarmBody } from "./alarm.js";
+import { money, t } from "./text.js";
+
+function duration(seconds) {
+  const minutes = Math.floor(seconds / 60);
+  return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, "0")}`;
+}
+
+function who(session) {
+  const name = session.player === null ? t("ratings_anonymous") : session.player;
+  return session.behind ? t("ratings_behind", { player: name }) : name;
+}
+
+// `reply`: the server's {"type": "ratings", "sessions": [...], "flags": [...]}.
+export function showRatings(reply) {
+  const rows = reply.sessions.map((session) => el("tr", { "data-session": session.session, "data-box": String(session.box) }, [
+    el("td", { text: String(session.box) }),
+    el("td", { class: "ratings-player", text: who(session) }),
+    el("td", { class: "ratings-time", text: duration(session.seconds_played) }),
+    el("td", { text: String(session.rounds) }),
+    el("td", { class: "ratings-handle", text: money(session.handle_cents) }),
+    el("td", { class: "ratings-theo", text: money(session.theo_cents) }),
+    el("td", { class: "ratings-skill", text: money(session.theo_skill_cents) }),
+  ]));
+  $("ratings-rows").replaceChildren(...rows);
+  $("ratings-empty").hidden = rows.length > 0;
+  $("ratings-flags").replaceChildren(...reply.flags.map((flag) => el("p", { class: "ratings-flag", "data-alarm": String(flag.id) },
+    [t("ratings_flag", { box: flag.box, text: alarmBody(flag).text })])));
+  $("ratings-dialog").showModal();
+}
+
+export function buildRatingsDialog() {
+  $("ratings-close").addEventListener("click", () => $("ratings-dialog").close());
+}
