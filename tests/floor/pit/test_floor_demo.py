@@ -61,10 +61,17 @@ async def test_the_demo_shows_a_live_floor_of_n_tables_and_stops_cleanly(page: P
         # Each table's players bought in as its shoe started: the pit shows the drop and the hold over it.
         await expect(page.locator("#pit-totals .drop")).to_have_text(f"{TABLES}\u202f000,00\u00a0€", timeout=60_000)
         await expect(page.locator("#pit-totals .hold")).not_to_have_text("—")
+        # A regular swipes his player card at each new shoe and the dealer taps his box: a rated session, on the
+        # table's ratings channel, shown on the pit page by his pseudonym (never his card number) with its theo.
+        rated = page.locator("#rated tr[data-player^='p-']")
+        await expect(rated.first).to_be_visible(timeout=60_000)
+        await expect(rated.first.locator(".theo")).to_have_text(re.compile(r"\d+,\d\d\u00a0€"))
         # The floor service stored the tables' journals meanwhile, in the throwaway database.
         async with connected(dsn) as connection:
             stored = await connection.fetch("SELECT table_id, count(*) AS rows FROM events GROUP BY table_id")
             bought = await connection.fetch("SELECT table_id, cents FROM buy_ins ORDER BY seq")
+            sessions = await connection.fetch("SELECT table_id, player FROM rated_sessions WHERE player LIKE 'p-%'")
+        assert sessions and all(re.fullmatch(r"p-[0-9a-f]{12}", row["player"]) for row in sessions)
         assert {row["table_id"] for row in stored if row["rows"] > 0} == {"T01", "T02", "T03"}
         assert {row["table_id"] for row in bought} == {"T01", "T02", "T03"}  # a new shoe: another buy-in
         assert {row["cents"] for row in bought} == {100_000}
