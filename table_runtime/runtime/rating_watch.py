@@ -14,52 +14,48 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from functools import partial
 from typing import Any
 
-from table_runtime.errors import TableError
+from table_runtime.journal import Journal, JournalEntry
 from table_runtime.rating.session_flags import AdviceSettings
-from table_runtime.runtime import rating_worker
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.rating_worker import NICE, RatingWorker, RatingWorkerError
 
 log = logging.getLogger(__name__)
 CHUNK_ROWS = 2000
+
+
+def _rows(journal: Journal, after: int, chunk_rows: int) -> list[JournalEntry]:
+    return list(journal.entries(after, chunk_rows))
 
 
 class RatingWatch:
     """The live rating of one table (see the module): `run()` until cancelled, `sessions` for the view."""
 
     def __init__(self, controller: TableController, *, settings: AdviceSettings | None = None,
-                 poll_s: float = 1.0, chunk_rows: int = CHUNK_ROWS) -> None:
+                 poll_s: float = 1.0, chunk_rows: int = CHUNK_ROWS, nice: int = NICE) -> None:
         self.controller = controller
         self.settings = settings or AdviceSettings()
         self.poll_s = poll_s
         self.chunk_rows = chunk_rows
+        self.nice = nice  # the worker process's niceness (runtime/rating_worker.py)
         self.caught_up = asyncio.Event()  # the rows there were at the start are folded: flags are advised
         self.sessions: list[dict[str, Any]] = []
 
     async def run(self) -> None:
         controller = self.controller
-        loop = asyncio.get_running_loop()
-        worker = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        worker = RatingWorker(controller.table_id, controller.rules, controller.limits, self.settings, nice=self.nice)
         last_seq = 0
         try:
-            await loop.run_in_executor(worker, partial(rating_worker.start, controller.table_id, controller.rules,
-                                                       controller.limits, self.settings, controller.journal.path))
             while True:
-                folded, last_seq, self.sessions, alarms = await loop.run_in_executor(
-                    worker, rating_worker.step, self.chunk_rows, controller.clock())
+                rows = await asyncio.to_thread(_rows, controller.journal, last_seq, self.chunk_rows)
+                last_seq, self.sessions, alarms = await asyncio.to_thread(worker.step, rows, controller.clock())
                 if self.caught_up.is_set() and alarms:  # journaled through the writer, after the steps before
                     await controller.step(controller.plan_raise_alarms(alarms))
-                if folded < self.chunk_rows:
+                if len(rows) < self.chunk_rows:
                     self.caught_up.set()
                     await asyncio.sleep(self.poll_s)
-        except (TableError, KeyError, TypeError, ValueError) as error:
-            log.error("rating watch stopped: row %d does not fold: %s", last_seq + 1, error)
-        except (BrokenProcessPool, OSError) as error:
-            log.error("rating watch stopped: its worker process ended: %s", error)
+        except RatingWorkerError as error:
+            log.error("rating watch stopped: %s", error)
         finally:
-            worker.shutdown(wait=False, cancel_futures=True)
+            worker.close()  # a kill and a wait of milliseconds: never half a step to finish

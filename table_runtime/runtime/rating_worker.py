@@ -4,31 +4,38 @@ The rated sessions fold the whole journal again (the table's one fold, then the 
 and each decision's cost: about 1.4 ms of CPU a round, and 1.8 s to fit the edge model at the start). In a
 thread of the runtime that work holds the GIL for up to the interpreter's switch interval at a time while a card
 waits for the loop: measured, it moved card -> screen p99 from about 9 ms to 25 ms on the Pi's proxy
-(bench/README.md). In a process of its own the operating system shares the cores instead, and the loop, asleep
-until a card comes, is woken at once.
+(bench/README.md). In a process of its own, at the lowest CPU priority (nice 19), the operating system gives it
+only what the table's process leaves, and the loop, asleep until a card comes, is woken at once.
 
-The process (`spawn`: nothing of the runtime's threads or open files is copied) keeps one `SessionFold` and its
-own read-only connection to the journal (SQLite in WAL mode: readers never block the writer), both made by
-`start`, at the lowest CPU priority (nice 19: the scheduler gives it what the table's process leaves); each
-`step` folds the next rows and gives back what the watch shows and journals. The asyncio side is
-runtime/rating_watch.py.
+`RatingWorker` (the runtime's side) starts the process (`spawn`: nothing of the runtime's threads or open files
+is copied, the journal's included), hands it the journal's rows it reads itself, and gets back what the watch
+shows and journals. The process holds no journal connection: a power cut or a kill of the table leaves nothing
+of it on the journal's files, and it is killed with the watch (a daemon: with the runtime too).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-from pathlib import Path
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
 from typing import Any
 
+from table_runtime.errors import TableError
 from table_runtime.game.events import Alarm
 from table_runtime.game.rules import RuleOptions, TableLimits
-from table_runtime.journal import Journal
+from table_runtime.journal import JournalEntry
 from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.rating.session_fold import SessionFold
 from table_runtime.rating.sessions import half_up
 
 NICE = 19  # the worker's niceness: it takes the CPU the table leaves
-_state: tuple[SessionFold, Journal] | None = None  # the worker process's fold and journal (`start`)
+Row = tuple[int, float, str, dict[str, Any]]  # seq, ts, kind, body: a journal row as the worker folds it
+Step = tuple[int, list[dict[str, Any]], list[Alarm]]  # the last row folded, the open sessions, the advice
+
+
+class RatingWorkerError(TableError):
+    """The worker refused a row (the message names it) or ended."""
 
 
 def session_view(fold: SessionFold, now: float) -> list[dict[str, Any]]:
@@ -42,37 +49,60 @@ def session_view(fold: SessionFold, now: float) -> list[dict[str, Any]]:
             for _, session in sorted(sessions.open.items())]
 
 
-def fold_rows(fold: SessionFold, journal: Journal, chunk_rows: int) -> int:
-    """Fold the next rows (at most `chunk_rows`) into `fold`; how many there were."""
-    rows = list(journal.entries(fold.last_seq, chunk_rows))
-    for row in rows:
-        fold.take(row.seq, row.ts, row.kind, row.body)
-    return len(rows)
-
-
-def start(table_id: str, rules: RuleOptions, limits: TableLimits, settings: AdviceSettings, path: Path) -> None:
-    """In the worker: the lowest CPU priority (the table's own process first, on a Pi whose cores are all busy
-    too), the fold (the house edge, the chart and the edge model computed here) and the journal."""
-    global _state
-    os.nice(NICE)
-    _state = (SessionFold(table_id, rules, limits, advice=settings), Journal.open(path))
-
-
-def step(chunk_rows: int, now: float) -> tuple[int, int, list[dict[str, Any]], list[Alarm]]:
-    """In the worker: fold the next rows; how many, the last row folded, the open sessions as the supervisor's view
-    shows them, and the advice raised by these rows (each once)."""
-    assert _state is not None, "start() first"
-    fold, journal = _state
-    folded = fold_rows(fold, journal, chunk_rows)
+def fold_step(fold: SessionFold, rows: Sequence[Row], now: float) -> Step:
+    """Fold `rows` into `fold`: the last row folded, the open sessions as the supervisor's view shows them at
+    `now`, and the advice these rows raised (each once)."""
+    for seq, ts, kind, body in rows:
+        fold.take(seq, ts, kind, body)
     advice = fold.sessions.advice
     assert advice is not None
     alarms, advice.raised = advice.raised, []
-    return folded, fold.last_seq, session_view(fold, now), alarms
+    return fold.last_seq, session_view(fold, now), alarms
 
 
-def stop() -> None:
-    """In the worker: close its journal connection."""
-    global _state
-    if _state is not None:
-        _state[1].close()
-        _state = None
+def _serve(connection: Connection, table_id: str, rules: RuleOptions, limits: TableLimits,
+           settings: AdviceSettings, nice: int) -> None:
+    """The worker process: its priority, its fold (the house edge, the chart and the edge model computed here),
+    then one answer per batch of rows until the runtime closes the pipe."""
+    os.nice(nice)
+    fold = SessionFold(table_id, rules, limits, advice=settings)
+    while True:
+        try:
+            rows, now = connection.recv()
+        except EOFError:
+            return
+        try:
+            answer: Step | str = fold_step(fold, rows, now)
+        except (TableError, KeyError, TypeError, ValueError) as error:
+            answer = f"row {fold.last_seq + 1} does not fold: {error}"
+        connection.send(answer)
+
+
+class RatingWorker:
+    """The runtime's side of the worker process: `step(rows, now)` blocks (call it off the loop); `close()`."""
+
+    def __init__(self, table_id: str, rules: RuleOptions, limits: TableLimits, settings: AdviceSettings, *,
+                 nice: int = NICE) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._connection, theirs = context.Pipe()
+        self._process = context.Process(target=_serve, args=(theirs, table_id, rules, limits, settings, nice),
+                                        name=f"rating-{table_id}", daemon=True)
+        self._process.start()
+        theirs.close()
+
+    def step(self, entries: Sequence[JournalEntry], now: float) -> Step:
+        """Fold `entries` in the worker; what it gives back (RatingWorkerError if it refused a row or ended)."""
+        try:
+            self._connection.send(([(entry.seq, entry.ts, entry.kind, dict(entry.body)) for entry in entries], now))
+            answer: Step | str = self._connection.recv()
+        except (EOFError, OSError) as error:
+            raise RatingWorkerError(f"the rating worker ended: {error or type(error).__name__}") from error
+        if isinstance(answer, str):
+            raise RatingWorkerError(answer)
+        return answer
+
+    def close(self) -> None:
+        """Kill the worker (whatever it was folding: the journal has it all) and wait for it."""
+        self._connection.close()
+        self._process.kill()
+        self._process.join()

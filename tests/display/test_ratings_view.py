@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(90)
 @pytest_asyncio.fixture(loop_scope="session")
 async def rated(tmp_path: Path) -> AsyncIterator[tuple[RatedTable, DisplayServer]]:
     table = RatedTable(tmp_path)
-    watch = RatingWatch(table.controller, settings=LOWERED, poll_s=0.01)
+    watch = RatingWatch(table.controller, settings=LOWERED, poll_s=0.01, nice=0)  # not starved here
     running = asyncio.create_task(watch.run())
     try:
         async with asyncio.timeout(30):

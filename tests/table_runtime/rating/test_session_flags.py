@@ -69,7 +69,7 @@ async def test_live_the_advice_is_a_supervisor_alarm_and_the_game_goes_on(table:
     table.press("SEAT", box=1, player="A")
     for stake, (cards, bank) in zip(RAMP[:3], ROUNDS[:3], strict=True):  # before the watch: folded, not advised
         play_round(table, stake, cards, bank)
-    watcher = RatingWatch(controller, settings=LOWERED, poll_s=0.01)
+    watcher = RatingWatch(controller, settings=LOWERED, poll_s=0.01, nice=0)  # not starved on a busy test machine
     watch = asyncio.create_task(watcher.run())
     try:
         async with asyncio.timeout(30):
