@@ -11,6 +11,7 @@ export function placingCard(s, view) {
 
 export function renderCardWaiting(s, view) {
   const banner = $("card-waiting");
+  if (!banner) return; // the pit's read-only live view draws the table without the dealer's card prompt
   const waiting = !view.recall && s.card_waiting;
   banner.hidden = !waiting;
   document.body.dataset.cardWaiting = placingCard(s, view) ? "yes" : "no";
