@@ -40,6 +40,7 @@ from table_runtime.game.shoe_count import shoe_id_of
 from table_runtime.journal import JournalUnwritableError
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.device_log import log_device_event
+from table_runtime.runtime.journal_writer import Plan
 from table_runtime.runtime.shoe_marks import ShoeMarks
 
 BURST_MAX = 64  # shoe events journaled in one step at most
@@ -185,14 +186,19 @@ class ShoeLink:
         controller = self.controller
         if isinstance(event, shoe_events.ShoeOnline):
             self.marks.boot_id = event.identity.boot_id
-        if isinstance(event, (shoe_events.ShoeOnline, shoe_events.ShoeOffline)):
-            status = "online" if isinstance(event, shoe_events.ShoeOnline) else "offline"
-            await controller.step(controller.plan_set_device("shoe", status))
         loop = asyncio.get_running_loop()
         now = loop.time()
-        # The rules read the table when the step's turn comes: the core is the journal's then.
-        await controller.step(controller.plan_raise_alarms(
-            lambda: self.watch.on_event(event, TableCounts.of(controller.table), now)))
+
+        def plan() -> Plan[None]:
+            """One step: the device's status and its alarms are seen together (a shoe offline with its alarm)."""
+            if isinstance(event, (shoe_events.ShoeOnline, shoe_events.ShoeOffline)):
+                status = "online" if isinstance(event, shoe_events.ShoeOnline) else "offline"
+                yield from controller.plan_set_device("shoe", status)
+            # The rules read the table when the step's turn comes: the core is the journal's then.
+            yield from controller.plan_raise_alarms(
+                lambda: self.watch.on_event(event, TableCounts.of(controller.table), now))
+
+        await controller.step(plan())
         self._schedule_check(loop)
 
     # -- the count check ---------------------------------------------------------------------------------
