@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from bench.runtime_latency import Clocks, Hands, bench_table, latencies, percentile, watch_screen
+from bench.runtime_latency import Clocks, latencies, percentile, running_table, watch_screen
 from simulators.live_table import LiveDevices, deal_rounds
 
 TICK_S = 0.001
@@ -67,45 +67,33 @@ async def tick(lateness: list[tuple[float, float]]) -> None:
 
 async def measure(rounds: int, seed: int, data_dir: Path, stall: float, every: float
                   ) -> tuple[list[tuple[float, float]], list[tuple[float, float]], Clocks, int]:
-    table, tray = bench_table(data_dir, seed)
     clocks = Clocks()
     lateness: list[tuple[float, float]] = []
-    stalls = Stalls(table.config.journal_path, stall, every)
-    with table:
-        display = table.app.display
-        assert table.simulated_shoe is not None and display is not None
-        table.simulated_shoe.on_frame_written = clocks.on_frame_written
-        hands = Hands(shoe_sim=table.simulated_shoe, reader_sim=table.simulated_readers["bench"], tray=tray,
-                      zones=table.config.zones)
-        app = table.app
-        async with asyncio.TaskGroup() as tasks:
-            runner = tasks.create_task(app.run())
-            async with asyncio.timeout(20):
-                while app.snapshot()["devices"].get("shoe") != "online" or not display.port:
-                    await asyncio.sleep(0.05)
-            screen_ready = asyncio.Event()
-            watchers = [tasks.create_task(watch_screen(f"{display.url}ws", clocks, screen_ready))]
-            async with asyncio.timeout(10):
-                await screen_ready.wait()
-            dealing = tasks.create_task(deal_rounds(app, cast(LiveDevices, hands), rounds=rounds, seed=seed,
-                                                    pace=0.0, error_rate=0.0))
-            async with asyncio.timeout(60):  # the simulated dealer's strategy chart is built (on the loop) first
-                while not clocks.written:
-                    await asyncio.sleep(0.05)
-            watchers.append(tasks.create_task(tick(lateness)))
-            stalling = threading.Thread(target=stalls.run, name="bench-stall")
-            stalling.start()
-            try:
-                async with asyncio.timeout(rounds * 30 + 120):
-                    played = await dealing
-            finally:
-                stalls.stop.set()
-                await asyncio.to_thread(stalling.join)
-            await asyncio.sleep(0.2)  # the last snapshot reaches the screen
-            for watcher in watchers:
-                watcher.cancel()
-            app.stop("bench finished")
-            await runner
+    async with running_table(data_dir, seed, clocks) as (table, hands, tasks):
+        app, display = table.app, table.app.display
+        assert display is not None
+        stalls = Stalls(table.config.journal_path, stall, every)
+        screen_ready = asyncio.Event()
+        watchers = [tasks.create_task(watch_screen(f"{display.url}ws", clocks, screen_ready))]
+        async with asyncio.timeout(10):
+            await screen_ready.wait()
+        dealing = tasks.create_task(deal_rounds(app, cast(LiveDevices, hands), rounds=rounds, seed=seed,
+                                                pace=0.0, error_rate=0.0))
+        async with asyncio.timeout(60):  # the simulated dealer's strategy chart is built (on the loop) first
+            while not clocks.written:
+                await asyncio.sleep(0.05)
+        watchers.append(tasks.create_task(tick(lateness)))
+        stalling = threading.Thread(target=stalls.run, name="bench-stall")
+        stalling.start()
+        try:
+            async with asyncio.timeout(rounds * 30 + 120):
+                played = await dealing
+        finally:
+            stalls.stop.set()
+            await asyncio.to_thread(stalling.join)
+        await asyncio.sleep(0.2)  # the last snapshot reaches the screen
+        for watcher in watchers:
+            watcher.cancel()
     return lateness, stalls.windows, clocks, played
 
 

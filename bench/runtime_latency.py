@@ -31,6 +31,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -192,9 +194,12 @@ def bench_table(data_dir: Path, seed: int) -> tuple[AssembledTable, ChipTray]:
     return assemble(config), tray
 
 
-async def measure(rounds: int, seed: int, data_dir: Path) -> tuple[Clocks, int]:
+@asynccontextmanager
+async def running_table(data_dir: Path, seed: int, clocks: Clocks
+                        ) -> AsyncIterator[tuple[AssembledTable, Hands, asyncio.TaskGroup]]:
+    """The bench table running (its shoe online, its display serving, the shoe's frames stamped in `clocks`), the
+    simulated dealer's hands on it and the task group its tasks run in; stopped when the block ends."""
     table, tray = bench_table(data_dir, seed)
-    clocks = Clocks()
     with table:
         display = table.app.display
         assert table.simulated_shoe is not None and display is not None
@@ -205,22 +210,30 @@ async def measure(rounds: int, seed: int, data_dir: Path) -> tuple[Clocks, int]:
         async with asyncio.TaskGroup() as tasks:
             runner = tasks.create_task(app.run())
             async with asyncio.timeout(20):
-                while app.controller.devices.get("shoe") != "online" or not display.port:
+                while app.snapshot()["devices"].get("shoe") != "online" or not display.port:
                     await asyncio.sleep(0.05)
-            watch_committed(app, clocks)
-            screen_ready = asyncio.Event()
-            watchers = [tasks.create_task(watch_published(app, clocks)),
-                        tasks.create_task(watch_screen(f"{display.url}ws", clocks, screen_ready))]
-            async with asyncio.timeout(10):
-                await screen_ready.wait()
-            async with asyncio.timeout(rounds * 30 + 60):
-                played = await deal_rounds(app, cast(LiveDevices, hands), rounds=rounds, seed=seed, pace=0.0,
-                                           error_rate=0.0)
-            await asyncio.sleep(0.2)  # the last snapshot reaches the screen
-            for watcher in watchers:
-                watcher.cancel()
+            yield table, hands, tasks
             app.stop("bench finished")
             await runner
+
+
+async def measure(rounds: int, seed: int, data_dir: Path) -> tuple[Clocks, int]:
+    clocks = Clocks()
+    async with running_table(data_dir, seed, clocks) as (table, hands, tasks):
+        app, display = table.app, table.app.display
+        assert display is not None
+        watch_committed(app, clocks)
+        screen_ready = asyncio.Event()
+        watchers = [tasks.create_task(watch_published(app, clocks)),
+                    tasks.create_task(watch_screen(f"{display.url}ws", clocks, screen_ready))]
+        async with asyncio.timeout(10):
+            await screen_ready.wait()
+        async with asyncio.timeout(rounds * 30 + 60):
+            played = await deal_rounds(app, cast(LiveDevices, hands), rounds=rounds, seed=seed, pace=0.0,
+                                       error_rate=0.0)
+        await asyncio.sleep(0.2)  # the last snapshot reaches the screen
+        for watcher in watchers:
+            watcher.cancel()
     return clocks, played
 
 

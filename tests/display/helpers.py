@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -10,7 +11,11 @@ from playwright.async_api import Locator, Page, expect
 
 from table_runtime.display import DisplayServer
 from table_runtime.game.alarm_kinds import ADVICE_KINDS
+from table_runtime.game.cards import Card
 from table_runtime.game.events import Alarm
+from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, ShoeShuffled
+from table_runtime.game.rules import TableLimits, profile
+from table_runtime.journal import Journal
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.rating_watch import RatingWatch
 from table_runtime.runtime.recall import recall_rounds
@@ -24,6 +29,21 @@ class ManualClock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def dealt_to_box_3(journal: Journal, limits: TableLimits | None = None) -> TableController:
+    """A controller on `journal` in round 1: the shoe shuffled and burned, box 3's 10.00 locked, its two cards and
+    the bank's card dealt (a clock that ticks a second a call)."""
+    ticks = itertools.count()
+    controller = TableController(table_id="T01", rules=profile("fr-casino"), limits=limits or TableLimits(),
+                                 journal=journal, clock=lambda: 1_800_000_000.0 + next(ticks))
+    controller.submit(ShoeShuffled(shoe_id="S1"), source="shoe")
+    for code in ("9C", "9D", "9H", "9S", "8C"):
+        controller.draw(CardDrawn(card=Card.parse(code)), source="shoe")
+    controller.submit(BetsLocked(bets=(BoxBet(box=3, seated_cents=1000, owner="box3"),)), source="chips")
+    for code in ("TD", "TC", "6D"):
+        controller.draw(CardDrawn(card=Card.parse(code)), source="shoe")
+    return controller
 
 
 class ControllerBackend:

@@ -5,7 +5,6 @@ no keypad can (a negative amount, text) gets one line back, never a traceback; r
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,13 +16,11 @@ from playwright.async_api import Page, expect
 
 from table_runtime.display import DisplayServer
 from table_runtime.game.alarm_kinds import AlarmKind
-from table_runtime.game.cards import Card
-from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, ShoeShuffled
-from table_runtime.game.rules import TableLimits, profile
+from table_runtime.game.rules import TableLimits
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.controller import TableController
 from tests.display.conftest import screenshot
-from tests.display.helpers import ControllerBackend, ask, open_display
+from tests.display.helpers import ControllerBackend, ask, dealt_to_box_3, open_display
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
 
@@ -34,15 +31,7 @@ LIMITS = TableLimits(buy_in_max_cents=200_000)
 async def table(tmp_path: Path) -> AsyncIterator[tuple[TableController, DisplayServer]]:
     """A table in round 1, cards dealt (a buy-in is taken during a round), its display listening."""
     with Journal.open(journal_path(tmp_path)) as journal:
-        ticks = itertools.count()
-        controller = TableController(table_id="T01", rules=profile("fr-casino"), limits=LIMITS, journal=journal,
-                                     clock=lambda: 1_800_000_000.0 + next(ticks))
-        controller.submit(ShoeShuffled(shoe_id="S1"), source="shoe")
-        for code in ("9C", "9D", "9H", "9S", "8C"):
-            controller.draw(CardDrawn(card=Card.parse(code)), source="shoe")
-        controller.submit(BetsLocked(bets=(BoxBet(box=3, seated_cents=1000, owner="box3"),)), source="chips")
-        for code in ("TD", "TC", "6D"):
-            controller.draw(CardDrawn(card=Card.parse(code)), source="shoe")
+        controller = dealt_to_box_3(journal, LIMITS)
         server = DisplayServer(ControllerBackend(controller), port=0, supervisor_pin="2468")
         async with server:
             controller.subscribe(lambda: None)

@@ -4,7 +4,6 @@ header places the card there (SEAT_CARD), during a round too, and the banner goe
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -14,13 +13,10 @@ from playwright.async_api import Page, expect
 
 from table_runtime.core.player_cards import PlayerCardRead
 from table_runtime.display import DisplayServer
-from table_runtime.game.cards import Card
-from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, ShoeShuffled
-from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.rating.pseudonym import pseudonym
 from table_runtime.runtime.controller import TableController
-from tests.display.helpers import ControllerBackend, box, open_display
+from tests.display.helpers import ControllerBackend, box, dealt_to_box_3, open_display
 from tests.polling import until
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
@@ -32,15 +28,7 @@ PLAYER = pseudonym(b"the casino's own secret", "6012345678901234")
 async def table(tmp_path: Path) -> AsyncIterator[tuple[TableController, DisplayServer]]:
     """A table in round 1, cards dealt to box 3, its display listening."""
     with Journal.open(journal_path(tmp_path)) as journal:
-        ticks = itertools.count()
-        controller = TableController(table_id="T01", rules=profile("fr-casino"), limits=TableLimits(),
-                                     journal=journal, clock=lambda: 1_800_000_000.0 + next(ticks))
-        controller.submit(ShoeShuffled(shoe_id="S1"), source="shoe")
-        for code in ("9C", "9D", "9H", "9S", "8C"):
-            controller.draw(CardDrawn(card=Card.parse(code)), source="shoe")
-        controller.submit(BetsLocked(bets=(BoxBet(box=3, seated_cents=1000, owner="box3"),)), source="chips")
-        for code in ("TD", "TC", "6D"):
-            controller.draw(CardDrawn(card=Card.parse(code)), source="shoe")
+        controller = dealt_to_box_3(journal)
         async with DisplayServer(ControllerBackend(controller), port=0) as server:
             yield controller, server
 
