@@ -375,16 +375,16 @@ class FeedPublisher:
                 self._state = snapshot  # still the latest: send it after reconnecting
             raise
 
-    def _journal_head(self) -> tuple[int, str]:
-        last = self._journal.last_seq
-        row = next(iter(self._journal.entries(last - 1, 1)), None) if last else None
-        return (row.seq, row.hash) if row is not None else (0, GENESIS_HASH)
+    def _journal_head(self) -> tuple[int, str, float]:
+        ts = self._clock()  # before the read: a row journaled before `ts` is in the head (else: a cut tail)
+        row = next(iter(self._journal.entries(last - 1, 1)), None) if (last := self._journal.last_seq) else None
+        return (row.seq, row.hash, ts) if row is not None else (0, GENESIS_HASH, ts)
 
     async def _publish_head(self, client: aiomqtt.Client, watcher: asyncio.Task[None]) -> None:
         """The retained ``head``: the journal's last row as it is now (seq 0 and 64 zeros when empty)."""
-        seq, hash_ = await asyncio.to_thread(self._journal_head)
+        seq, hash_, ts = await asyncio.to_thread(self._journal_head)
         await self._publish(client, watcher, [head_message(self.topics, journal=self._journal_id, seq=seq,
-                                                           hash_=hash_, ts=self._clock())])
+                                                           hash_=hash_, ts=ts)])
         self._heads.sent(seq, asyncio.get_running_loop().time())
 
     def _on_message(self, client: aiomqtt.Client, message: aiomqtt.Message) -> None:
