@@ -29,6 +29,15 @@ JournalCall: TypeAlias = Callable[[], Any]
 Plan: TypeAlias = Generator[JournalCall, Any, T]  # yields the journal's calls, returns the step's result
 
 
+def _advance(plan: Plan[Any], result: Any, error: BaseException | None) -> tuple[bool, Any]:
+    """Hand the plan its last journal call's result (or error, raised at its `yield`): (False, the next call), or
+    (True, the plan's return value) once it is over."""
+    try:
+        return False, plan.send(result) if error is None else plan.throw(error)
+    except StopIteration as done:
+        return True, done.value
+
+
 class StepOrderError(RuntimeError):
     """A step was run on the caller's thread while another runs on the writer's: ours, never the devices'."""
 
@@ -72,12 +81,11 @@ class JournalWriter:
         result: Any = None
         error: BaseException | None = None
         while True:
-            try:
-                call = plan.send(result) if error is None else plan.throw(error)
-            except StopIteration as done:
+            over, call = _advance(plan, result, error)
+            if over:
                 if cancelled:
                     raise asyncio.CancelledError from None
-                return done.value  # type: ignore[no-any-return]
+                return call  # type: ignore[no-any-return]
             result, error = None, None
             running = loop.run_in_executor(self._thread(), call)
             while not running.done():
@@ -97,10 +105,9 @@ class JournalWriter:
         result: Any = None
         error: BaseException | None = None
         while True:
-            try:
-                call = plan.send(result) if error is None else plan.throw(error)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
+            over, call = _advance(plan, result, error)
+            if over:
+                return call  # type: ignore[no-any-return]
             result, error = None, None
             try:
                 result = call()
