@@ -47,6 +47,12 @@ def half_up(value: float) -> int:
     return math.floor(value + 0.5)
 
 
+def theo_cents(stake: int, edge: float, cost: float) -> tuple[int, int]:
+    """Theo both ways, in cents: `stake` x the house edge, and that plus what his own decisions gave away."""
+    theo = stake * edge
+    return half_up(theo), half_up(theo + cost)
+
+
 def iso(ts: float) -> str:
     """A journal `ts` as ISO-8601 UTC to the millisecond: "2026-12-01T21:04:05.123Z". Computed (the civil date of
     a day number, proleptic Gregorian), not through the time libraries, which the pure core does not import."""
@@ -209,9 +215,9 @@ class RatedSessions:
             session.handle += stake
             session.win += win
             session.cost += cost
-            session.last_round = {
-                "round_id": f"{self.table_id}-{round_.number}", "stake_cents": stake, "win_cents": win,
-                "theo_cents": half_up(stake * self.edge), "theo_skill_cents": half_up(stake * self.edge + cost)}
+            theo, theo_skill = theo_cents(stake, self.edge, cost)
+            session.last_round = {"round_id": f"{self.table_id}-{round_.number}", "stake_cents": stake,
+                                  "win_cents": win, "theo_cents": theo, "theo_skill_cents": theo_skill}
             if session is self.open.get((session.box, session.behind)):
                 out.append(self._message(UPDATED, session, seq, ts))
             session.last_round = None
@@ -242,8 +248,8 @@ class RatedSessions:
 
     # -- the messages -------------------------------------------------------------------------
     def _message(self, kind: str, session: RatedSession, seq: int, ts: float) -> dict[str, Any]:
-        theo = session.handle * self.edge
-        skill = theo + session.cost
+        skill = session.handle * self.edge + session.cost
+        theo, theo_skill = theo_cents(session.handle, self.edge, session.cost)
         return {
             "type": kind, "table": self.table_id, "session": session.session, "player": session.player,
             "box": session.box, "started_at": iso(session.started_at),
@@ -252,7 +258,7 @@ class RatedSessions:
             "handle_cents": session.handle,
             "average_bet_cents": session.handle // session.hands if session.hands else 0,
             "buy_in_cents": session.buy_in, "win_cents": session.win,
-            "theo_cents": half_up(theo), "theo_skill_cents": half_up(skill),
+            "theo_cents": theo, "theo_skill_cents": theo_skill,
             "edge_pct": round(self.edge * 100, 3),
             "skill_edge_pct": round((skill / session.handle if session.handle else self.edge) * 100, 3),
             "seq": seq, "round": session.last_round,

@@ -27,7 +27,7 @@ from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.journal import JournalEntry
 from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.rating.session_fold import SessionFold
-from table_runtime.rating.sessions import half_up
+from table_runtime.rating.sessions import theo_cents
 
 NICE = 19  # the worker's niceness: it takes the CPU the table leaves
 Row = tuple[int, float, str, dict[str, Any]]  # seq, ts, kind, body: a journal row as the worker folds it
@@ -41,12 +41,14 @@ class RatingWorkerError(TableError):
 def session_view(fold: SessionFold, now: float) -> list[dict[str, Any]]:
     """The open sessions by box, seated first: player, time played, rounds, handle, win, theo and skill theo."""
     sessions = fold.sessions
-    return [{"session": session.session, "box": session.box, "behind": session.behind, "player": session.player,
-             "seconds_played": session.seconds(now), "rounds": session.rounds, "hands": session.hands,
-             "handle_cents": session.handle, "win_cents": session.win,
-             "theo_cents": half_up(session.handle * sessions.edge),
-             "theo_skill_cents": half_up(session.handle * sessions.edge + session.cost)}
-            for _, session in sorted(sessions.open.items())]
+    view = []
+    for _, session in sorted(sessions.open.items()):
+        theo, theo_skill = theo_cents(session.handle, sessions.edge, session.cost)
+        view.append({"session": session.session, "box": session.box, "behind": session.behind,
+                     "player": session.player, "seconds_played": session.seconds(now), "rounds": session.rounds,
+                     "hands": session.hands, "handle_cents": session.handle, "win_cents": session.win,
+                     "theo_cents": theo, "theo_skill_cents": theo_skill})
+    return view
 
 
 def fold_step(fold: SessionFold, rows: Sequence[Row], now: float) -> Step:
