@@ -99,7 +99,7 @@ async def test_reconnecting_between_guesses_locks_within_five_wrong_pins_with_an
         assert backend.commands == []
 
 
-def test_every_loopback_address_is_one_source_and_another_address_its_own() -> None:
+async def test_every_loopback_address_is_one_source_and_another_address_its_own() -> None:
     assert {pin_source(a) for a in ("127.0.0.1", "127.0.0.2", "127.9.9.9", "::1", "::ffff:127.0.0.1")} == {
         THIS_MACHINE}
     assert pin_source("10.0.4.21") == "10.0.4.21"
