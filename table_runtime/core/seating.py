@@ -11,7 +11,13 @@ The amended text lets the director « interdire de jouer debout lorsque des plac
 (rule option `no_behind_while_seat_vacant`) and « limiter le nombre de cases sur lesquelles peut miser un
 joueur » (`max_boxes_per_player`). Both are checked when the bets are locked (DEAL, or the first card out of
 the shoe): a breach is an alarm naming the box and the rule, and the bets are not locked (the round does not
-start) until the dealer has it corrected, as for the table's limits (game/decisions.py `bet_problems`).
+start) until the dealer has it corrected, as for the table's limits (game/decisions.py `bet_problems`). Once the
+bets are locked, a SEAT that would put a player on more staked boxes of the round than allowed is refused
+(`seat_refusal`): the round's stakes are fixed, so the check at DEAL cannot see it.
+
+Who a label names: labels that differ only in case (« A » and « a ») are one player (`player_key`). A seat is
+vacant when nobody bets on it and nobody sits at it; one player sits at one seat, so a label written on every free
+box occupies one of them, not all (a player may bet a second box, 000, from the seat he sits at).
 
 Pure: no clock, no I/O.
 """
@@ -97,6 +103,11 @@ def seat_from_dict(body: Mapping[str, Any]) -> SeatInput:
     raise CodecError(f"unknown input type {name!r}")
 
 
+def player_key(label: str) -> str:
+    """Who a label names, for the director's options: labels that differ only in case are one player."""
+    return label.casefold()
+
+
 def seat_input(command: Command, args: Mapping[str, Any], *, by: str, boxes: int) -> SeatInput | Refusal:
     """The input a SEAT or SEAT_CLEAR touch means, or why it is refused (a box of the table, a label)."""
     box = args.get("box")
@@ -138,13 +149,48 @@ class Seating:
     def restore(cls, state: Mapping[str, Any]) -> Seating:
         return cls({int(box): str(player) for box, player in state.items()})
 
+    def occupied(self, staked: set[int]) -> set[int]:
+        """The boxes nobody bets on where a player sits: one per player (the lowest box labelled with him)."""
+        seated: dict[str, int] = {}
+        for box, player in sorted(self.players.items()):
+            if box not in staked:
+                seated.setdefault(player_key(player), box)
+        return set(seated.values())
+
+    def boxes_of(self, staked: set[int]) -> dict[str, list[int]]:
+        """Each named player's staked boxes (by `player_key`), in box order."""
+        by_player: dict[str, list[int]] = {}
+        for box in sorted(staked):
+            player = self.players.get(box)
+            if player is not None:
+                by_player.setdefault(player_key(player), []).append(box)
+        return by_player
+
+    def seat_refusal(self, item: PlayerSeated, staked: set[int], rules: RuleOptions) -> Refusal | None:
+        """A SEAT (or a card placed) while a round is in play, `staked` its boxes with a seated stake: refused if
+        it puts the player on more of them than `max_boxes_per_player`; None otherwise (and between rounds, where
+        DEAL checks it)."""
+        limit = rules.max_boxes_per_player
+        if limit is None or item.box not in staked:
+            return None
+        key = player_key(item.player)
+        held = sorted({box for box, player in self.players.items()
+                       if box in staked and box != item.box and player_key(player) == key} | {item.box})
+        if len(held) <= limit:
+            return None
+        named = ", ".join(f"box{box}" for box in held)
+        return Refusal(RefusalReason.TOO_MANY_BOXES,
+                       f"player {item.player} would bet on {len(held)} boxes of this round ({named}); at most "
+                       f"{limit} per player")
+
     def deal_problems(self, locked: BetsLocked, rules: RuleOptions) -> list[Alarm]:
         """The director's options against the bets about to be locked: an alarm per breach (none when both
         options are off)."""
         problems: list[Alarm] = []
         staked = {bet.box for bet in locked.bets if bet.seated_cents > 0}
         if rules.no_behind_while_seat_vacant:
-            vacant = [box for box in range(1, rules.boxes + 1) if box not in staked and box not in self.players]
+            occupied = self.occupied(staked)
+            vacant = [box for box in range(1, rules.boxes + 1) if box not in staked and box not in occupied]
             for bet in locked.bets:
                 behind = sum(stake.cents for stake in bet.behind)
                 if vacant and behind:
@@ -157,13 +203,9 @@ class Seating:
                                 f"the bet back"))
         limit = rules.max_boxes_per_player
         if limit is not None:
-            by_player: dict[str, list[int]] = {}
-            for box in sorted(staked):
-                player = self.players.get(box)
-                if player is not None:
-                    by_player.setdefault(player, []).append(box)
-            for player, held in by_player.items():
+            for held in self.boxes_of(staked).values():
                 if len(held) > limit:
+                    player = self.players[held[0]]
                     named = ", ".join(f"box{box}" for box in held)
                     problems.append(Alarm(
                         kind=AlarmKind.TOO_MANY_BOXES, box=held[limit], rule=RULE_BOXES,
