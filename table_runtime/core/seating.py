@@ -37,6 +37,7 @@ from table_runtime.game.refusals import Refusal, RefusalReason
 from table_runtime.game.rules import RuleOptions
 
 PLAYER_LABEL_MAX = 16  # characters of a player's label: it is shown on a box of the display
+LABEL_DIGITS_MAX: Final = 6  # digits in a label ("12" is one; a card's number has more)
 RULE_VACANT: Final = ("55-4 as amended on 6 May 2020: the director may « interdire de jouer debout lorsque des "
                       "places assises sont vacantes » (option no_behind_while_seat_vacant)")
 RULE_BOXES: Final = ("55-4 as amended on 6 May 2020: the director may « limiter le nombre de cases sur lesquelles "
@@ -108,6 +109,19 @@ def player_key(label: str) -> str:
     return label.casefold()
 
 
+def player_label(player: object) -> str | Refusal:
+    """A label the dealer gives a player (SEAT, BEHIND), stripped, or why it is none: 1 to `PLAYER_LABEL_MAX`
+    printable characters, and not a card's number (more than `LABEL_DIGITS_MAX` digits): a player card is read
+    by the reader, which gives the table its pseudonym, never typed (issue 30)."""
+    label = player.strip() if isinstance(player, str) else ""
+    if not label or len(label) > PLAYER_LABEL_MAX or not label.isprintable():
+        return Refusal(RefusalReason.BAD_SEAT, f"a player is named by 1 to {PLAYER_LABEL_MAX} printable characters")
+    if sum(char.isdigit() for char in label) > LABEL_DIGITS_MAX:
+        return Refusal(RefusalReason.BAD_SEAT, f"a player's label holds at most {LABEL_DIGITS_MAX} digits: a card "
+                                               "number is never typed, the card is read")
+    return label
+
+
 def seat_input(command: Command, args: Mapping[str, Any], *, by: str, boxes: int) -> SeatInput | Refusal:
     """The input a SEAT or SEAT_CLEAR touch means, or why it is refused (a box of the table, a label)."""
     box = args.get("box")
@@ -115,11 +129,10 @@ def seat_input(command: Command, args: Mapping[str, Any], *, by: str, boxes: int
         return Refusal(RefusalReason.BAD_SEAT, f"box {box!r} is not a box of the table (1 to {boxes})")
     if command == Command.SEAT_CLEAR:
         return SeatCleared(box=box, by=by)
-    player = args.get("player")
-    if not isinstance(player, str) or not player.strip() or len(player.strip()) > PLAYER_LABEL_MAX \
-            or not player.strip().isprintable():
-        return Refusal(RefusalReason.BAD_SEAT, f"a player is named by 1 to {PLAYER_LABEL_MAX} printable characters")
-    return PlayerSeated(box=box, player=player.strip(), by=by)
+    label = player_label(args.get("player"))
+    if isinstance(label, Refusal):
+        return label
+    return PlayerSeated(box=box, player=label, by=by)
 
 
 class Seating:

@@ -72,6 +72,18 @@ def test_a_seat_names_a_box_of_the_table_and_a_player_and_the_pit_only_looks(tmp
     assert table.controller.snapshot()["seats"] == {}
 
 
+def test_a_card_number_is_never_a_label(tmp_path: Path) -> None:
+    """A player card is read, never typed: a label with a card's number (more digits than a label needs) is
+    refused for SEAT and BEHIND alike, and the refusal does not repeat it."""
+    table = ChipTable(tmp_path, "fr-2020")
+    for name, number in (("SEAT", "6011987654321012"), ("BEHIND", "6011 9876 5432")):
+        reply = table.press(name, box=1, player=number)
+        assert (reply["ok"], reply["reason"]) == (False, RefusalReason.BAD_SEAT) and number not in reply["message"]
+        assert "a card number is never typed" in reply["message"]
+    assert table.press("SEAT", box=1, player="12")["ok"]  # a short number is a label
+    assert table.controller.snapshot()["seats"] == {"1": "12"}
+
+
 def test_who_sits_where_is_the_fold_of_the_journal_and_of_a_checkpoint(tmp_path: Path) -> None:
     table = ChipTable(tmp_path, "fr-2020")
     table.press("SEAT", box=2, player="A")
