@@ -3,7 +3,8 @@
 `decide(core, name, args, role=..., source=...)` is pure: it reads the table and the
 chip watcher and returns a `Decision`: inputs to journal and apply (`Submit`), an
 alarm to acknowledge (`Acknowledge`), nothing to do (`Done`) or a refusal saying why
-(`Refused`). The shell journals and applies what it says, then acts.
+(`Refused`). The shell journals and applies what it says, then acts. Before anything else
+the arguments keep the bounds of every input (core/input_bounds.py: no row the floor cannot store).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from table_runtime.core import hyper_field
 from table_runtime.core.alarm_ledger import needs_supervisor
 from table_runtime.core.buy_ins import buy_in_of, buy_in_refusal, buy_in_text
 from table_runtime.core.chip_watch import Phase as ChipPhase
-from table_runtime.core.inputs import CoreInput, HyperAssigned
+from table_runtime.core.input_bounds import args_problem
+from table_runtime.core.inputs import CoreInput
 from table_runtime.core.player_cards import seat_card_input
 from table_runtime.core.seat_changes import SEAT_CHANGE_COMMANDS, seat_change, seat_change_text
-from table_runtime.core.seating import DEAL_REFUSALS, SEAT_COMMANDS, seat_input
+from table_runtime.core.seating import DEAL_REFUSALS, SEAT_COMMANDS, PlayerSeated, seat_input
 from table_runtime.errors import CardCodeError
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
@@ -149,16 +151,21 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
         if role == Role.PIT:
             return Refused("pit view is read-only", RefusalReason.READ_ONLY)
         return Refused(f"{command} needs the supervisor", RefusalReason.NEEDS_SUPERVISOR)
+    out_of_bounds = args_problem(args)
+    if out_of_bounds is not None:
+        return Refused(f"{command} refused: {out_of_bounds}", RefusalReason.INPUT_OUT_OF_BOUNDS)
     halted = core.halted
     if halted and command != Command.ACK_ALARM:
         return Refused(f"{command} refused: play is stopped: {halted}", RefusalReason.PLAY_STOPPED)
     table = core.table
     round_ = table.round
     if command == Command.BUY_IN:  # at any time, in a round or between: a buy-in is not a bet
-        problem = buy_in_refusal(args, max_cents=table.limits.buy_in_max_cents, boxes=table.rules.boxes)
+        waiting = None if core.card_waiting is None else core.card_waiting.player  # BUY_IN {"card": true}
+        problem = buy_in_refusal(args, max_cents=table.limits.buy_in_max_cents, boxes=table.rules.boxes,
+                                 card_waiting=waiting)
         if problem is not None:
             return Refused(f"{command} refused: {problem.text}", problem.reason)
-        buy_in = buy_in_of(args, by=role)
+        buy_in = buy_in_of(args, by=role, card_waiting=waiting)
         return Submit(command, ((buy_in, source),), f"{buy_in_text(buy_in)} recorded")
     if command == Command.DEAL:
         if not core.chips.zones:
@@ -172,7 +179,9 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
     if command == Command.HYPER_ASSIGN:
         return _hyper_assign(core, args, role, source)
     if command == Command.ACK_ALARM:
-        alarm_id = int(args.get("id", 0))
+        alarm_id = args.get("id", 0)
+        if isinstance(alarm_id, bool) or not isinstance(alarm_id, int):
+            return Refused("ACK_ALARM needs the alarm id", RefusalReason.NO_SUCH_ALARM)
         alarm = core.alarms.get(alarm_id)
         kind = None if alarm is None else alarm.kind
         if kind is None:
@@ -195,11 +204,15 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
         return Submit(command, ((command_input(command, by=role, behind_following=following), source),))
     if command == Command.SEAT_CARD:  # the card read waiting, placed on a box (core/player_cards.py)
         by_card = seat_card_input(core.card_waiting, args, by=role, boxes=table.rules.boxes)
+        if not isinstance(by_card, Refusal):
+            by_card = core.seats.seat_refusal(by_card, _staked_in_play(core), table.rules) or by_card
         if isinstance(by_card, Refusal):
             return Refused(by_card.text, by_card.reason)
         return Submit(command, ((by_card, source),), f"{command} box{by_card.box}")
     if command in SEAT_COMMANDS:  # who sits where (core/seating.py)
         seat = seat_input(command, args, by=role, boxes=table.rules.boxes)
+        if isinstance(seat, PlayerSeated):  # in a round, its stakes are fixed: DEAL cannot see this one
+            seat = core.seats.seat_refusal(seat, _staked_in_play(core), table.rules) or seat
         if isinstance(seat, Refusal):
             return Refused(seat.text, seat.reason)
         return Submit(command, ((seat, source),), f"{command} box{seat.box}")
@@ -214,16 +227,24 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
         placed = tuple((InsurancePlaced(box=box, cents=cents), "chips")
                        for box, cents in sorted(core.chips.insurance_lines().items()))
         return Submit(command, (*placed, (Confirm(), source)))
-    return Submit(command, ((command_input(command, by=role, reason=str(args.get("reason", "misdeal"))), source),))
+    why = args.get("reason", "misdeal")  # VOID's reason, journaled: text (its bounds were checked above)
+    return Submit(command, ((command_input(command, by=role, reason=why if isinstance(why, str) else "misdeal"),
+                             source),))
+
+
+def _staked_in_play(core: TableCore) -> set[int]:
+    """The boxes with a seated stake in the round in play (none between rounds)."""
+    round_ = core.table.round
+    if round_ is None or not core.table.round_in_play:
+        return set()
+    return {box.number for box in round_.boxes if box.bet.seated_cents > 0}
 
 
 def _hyper_assign(core: TableCore, args: Mapping[str, Any], role: str, source: str) -> Decision:
     """HYPER_ASSIGN {case, box, cents, behind}: whose the stake on a hyper case is (core/hyper_field.py)."""
-    try:
-        item = HyperAssigned(case=str(args.get("case", "")), box=int(args.get("box", 0)),
-                             cents=int(args.get("cents", -1)), behind=bool(args.get("behind", False)), by=role)
-    except (TypeError, ValueError):
-        return Refused("HYPER_ASSIGN needs case, box and cents (whole numbers)", RefusalReason.BAD_HYPER_ASSIGNMENT)
+    item = hyper_field.assignment_of(args, by=role)
+    if isinstance(item, Refusal):
+        return Refused(f"HYPER_ASSIGN refused: {item.text}", item.reason)
     chips = core.chips
     refusal = hyper_field.assignment_refusal(
         item, core.table.rules, betting=chips.phase is ChipPhase.BETTING and not core.table.round_in_play,

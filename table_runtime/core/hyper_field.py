@@ -5,6 +5,8 @@ The field is shared: seven zones along the insurance line (``hyper.17`` ... ``hy
 so the dealer says whose each case's stake is, on the display, before the deal (`HyperAssigned`, a journaled
 input; docs/rules.md "Who owns a chip on the hyper field"):
 
+- an assignment's arguments are what they say (`assignment_of`): a case's name, a box and cents as whole numbers,
+  `behind` true or false; nothing is coerced (10.5 cents, ``true`` as cents, ``"yes"`` as behind are refused);
 - an assignment is taken only while bets are open, where the rules open the field, for a box of the table with
   a main bet on its zone, and for the player behind only where the casino does not keep the field to seated
   players (`hyper_seated_only`);
@@ -25,8 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from table_runtime.core import chip_alarms
+from table_runtime.core.input_bounds import BIGINT_MAX
 from table_runtime.core.inputs import HyperAssigned, ZoneChip
 from table_runtime.core.zones_due import zone_box
 from table_runtime.game.alarm_kinds import AlarmKind
@@ -107,6 +111,26 @@ class HyperField:
     def view(self) -> list[dict[str, object]]:
         """The assignments as the display shows them."""
         return [{"case": bet.case, "box": bet.box, "owner": bet.owner, "cents": bet.cents} for bet in self.bets()]
+
+
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def assignment_of(args: Mapping[str, Any], *, by: str) -> HyperAssigned | Refusal:
+    """HYPER_ASSIGN's arguments as the input they say (``case``, ``box``, ``cents``, ``behind``), or why they say
+    none: a number that is not whole (10.5), a truth value as a number (``true``), text as a truth value
+    (``"yes"``), cents past the floor's 64-bit numbers. Whether the field takes it is `assignment_refusal`."""
+    case, box, cents, behind = args.get("case"), _whole(args.get("box")), _whole(args.get("cents")), \
+        args.get("behind", False)
+    if not isinstance(case, str) or box is None or cents is None:
+        return Refusal(RefusalReason.BAD_HYPER_ASSIGNMENT, "HYPER_ASSIGN needs case (its name), box and cents "
+                                                           "(whole numbers)")
+    if not isinstance(behind, bool):
+        return Refusal(RefusalReason.BAD_HYPER_ASSIGNMENT, "HYPER_ASSIGN's behind is true or false")
+    if cents > BIGINT_MAX:  # core/input_bounds.py refuses it first; a negative amount: `assignment_refusal`
+        return Refusal(RefusalReason.BAD_HYPER_ASSIGNMENT, f"{cents} cents is past the floor's 64-bit numbers")
+    return HyperAssigned(case=case, box=box, cents=cents, behind=behind, by=by)
 
 
 def assignment_refusal(item: HyperAssigned, rules: RuleOptions, *, betting: bool, seated_cents: int,

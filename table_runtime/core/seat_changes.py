@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from table_runtime.core.seating import PLAYER_LABEL_MAX, PlayerSeated, SeatCleared
+from table_runtime.core.seating import PlayerSeated, SeatCleared, player_label
 from table_runtime.game.codec import CodecError
 from table_runtime.game.commands import Command
 from table_runtime.game.inputs import SCHEMA_VERSION
@@ -179,10 +179,9 @@ def seat_change(command: Command, args: Mapping[str, Any], *, by: str, boxes: in
     if isinstance(box, Refusal):
         return box
     if command == Command.BEHIND:
-        player = args.get("player")
-        label = player.strip() if isinstance(player, str) else ""
-        if not label or len(label) > PLAYER_LABEL_MAX or not label.isprintable():
-            return Refusal(RefusalReason.BAD_SEAT, f"a player is named by 1 to {PLAYER_LABEL_MAX} printable characters")
+        label = player_label(args.get("player"))  # core/seating.py: the same labels as SEAT's
+        if isinstance(label, Refusal):
+            return label
         return BehindJoined(box=box, player=label, by=by)
     if command == Command.BEHIND_CLEAR:
         if box not in changes.behind:

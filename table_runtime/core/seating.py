@@ -11,7 +11,13 @@ The amended text lets the director « interdire de jouer debout lorsque des plac
 (rule option `no_behind_while_seat_vacant`) and « limiter le nombre de cases sur lesquelles peut miser un
 joueur » (`max_boxes_per_player`). Both are checked when the bets are locked (DEAL, or the first card out of
 the shoe): a breach is an alarm naming the box and the rule, and the bets are not locked (the round does not
-start) until the dealer has it corrected, as for the table's limits (game/decisions.py `bet_problems`).
+start) until the dealer has it corrected, as for the table's limits (game/decisions.py `bet_problems`). Once the
+bets are locked, a SEAT that would put a player on more staked boxes of the round than allowed is refused
+(`seat_refusal`): the round's stakes are fixed, so the check at DEAL cannot see it.
+
+Who a label names: labels that differ only in case (« A » and « a ») are one player (`player_key`). A seat is
+vacant when nobody bets on it and nobody sits at it; one player sits at one seat, so a label written on every free
+box occupies one of them, not all (a player may bet a second box, 000, from the seat he sits at).
 
 Pure: no clock, no I/O.
 """
@@ -31,6 +37,7 @@ from table_runtime.game.refusals import Refusal, RefusalReason
 from table_runtime.game.rules import RuleOptions
 
 PLAYER_LABEL_MAX = 16  # characters of a player's label: it is shown on a box of the display
+LABEL_DIGITS_MAX: Final = 6  # digits in a label ("12" is one; a card's number has more)
 RULE_VACANT: Final = ("55-4 as amended on 6 May 2020: the director may « interdire de jouer debout lorsque des "
                       "places assises sont vacantes » (option no_behind_while_seat_vacant)")
 RULE_BOXES: Final = ("55-4 as amended on 6 May 2020: the director may « limiter le nombre de cases sur lesquelles "
@@ -97,6 +104,24 @@ def seat_from_dict(body: Mapping[str, Any]) -> SeatInput:
     raise CodecError(f"unknown input type {name!r}")
 
 
+def player_key(label: str) -> str:
+    """Who a label names, for the director's options: labels that differ only in case are one player."""
+    return label.casefold()
+
+
+def player_label(player: object) -> str | Refusal:
+    """A label the dealer gives a player (SEAT, BEHIND), stripped, or why it is none: 1 to `PLAYER_LABEL_MAX`
+    printable characters, and not a card's number (more than `LABEL_DIGITS_MAX` digits): a player card is read
+    by the reader, which gives the table its pseudonym, never typed (issue 30)."""
+    label = player.strip() if isinstance(player, str) else ""
+    if not label or len(label) > PLAYER_LABEL_MAX or not label.isprintable():
+        return Refusal(RefusalReason.BAD_SEAT, f"a player is named by 1 to {PLAYER_LABEL_MAX} printable characters")
+    if sum(char.isdigit() for char in label) > LABEL_DIGITS_MAX:
+        return Refusal(RefusalReason.BAD_SEAT, f"a player's label holds at most {LABEL_DIGITS_MAX} digits: a card "
+                                               "number is never typed, the card is read")
+    return label
+
+
 def seat_input(command: Command, args: Mapping[str, Any], *, by: str, boxes: int) -> SeatInput | Refusal:
     """The input a SEAT or SEAT_CLEAR touch means, or why it is refused (a box of the table, a label)."""
     box = args.get("box")
@@ -104,11 +129,10 @@ def seat_input(command: Command, args: Mapping[str, Any], *, by: str, boxes: int
         return Refusal(RefusalReason.BAD_SEAT, f"box {box!r} is not a box of the table (1 to {boxes})")
     if command == Command.SEAT_CLEAR:
         return SeatCleared(box=box, by=by)
-    player = args.get("player")
-    if not isinstance(player, str) or not player.strip() or len(player.strip()) > PLAYER_LABEL_MAX \
-            or not player.strip().isprintable():
-        return Refusal(RefusalReason.BAD_SEAT, f"a player is named by 1 to {PLAYER_LABEL_MAX} printable characters")
-    return PlayerSeated(box=box, player=player.strip(), by=by)
+    label = player_label(args.get("player"))
+    if isinstance(label, Refusal):
+        return label
+    return PlayerSeated(box=box, player=label, by=by)
 
 
 class Seating:
@@ -138,13 +162,48 @@ class Seating:
     def restore(cls, state: Mapping[str, Any]) -> Seating:
         return cls({int(box): str(player) for box, player in state.items()})
 
+    def occupied(self, staked: set[int]) -> set[int]:
+        """The boxes nobody bets on where a player sits: one per player (the lowest box labelled with him)."""
+        seated: dict[str, int] = {}
+        for box, player in sorted(self.players.items()):
+            if box not in staked:
+                seated.setdefault(player_key(player), box)
+        return set(seated.values())
+
+    def boxes_of(self, staked: set[int]) -> dict[str, list[int]]:
+        """Each named player's staked boxes (by `player_key`), in box order."""
+        by_player: dict[str, list[int]] = {}
+        for box in sorted(staked):
+            player = self.players.get(box)
+            if player is not None:
+                by_player.setdefault(player_key(player), []).append(box)
+        return by_player
+
+    def seat_refusal(self, item: PlayerSeated, staked: set[int], rules: RuleOptions) -> Refusal | None:
+        """A SEAT (or a card placed) while a round is in play, `staked` its boxes with a seated stake: refused if
+        it puts the player on more of them than `max_boxes_per_player`; None otherwise (and between rounds, where
+        DEAL checks it)."""
+        limit = rules.max_boxes_per_player
+        if limit is None or item.box not in staked:
+            return None
+        key = player_key(item.player)
+        held = sorted({box for box, player in self.players.items()
+                       if box in staked and box != item.box and player_key(player) == key} | {item.box})
+        if len(held) <= limit:
+            return None
+        named = ", ".join(f"box{box}" for box in held)
+        return Refusal(RefusalReason.TOO_MANY_BOXES,
+                       f"player {item.player} would bet on {len(held)} boxes of this round ({named}); at most "
+                       f"{limit} per player")
+
     def deal_problems(self, locked: BetsLocked, rules: RuleOptions) -> list[Alarm]:
         """The director's options against the bets about to be locked: an alarm per breach (none when both
         options are off)."""
         problems: list[Alarm] = []
         staked = {bet.box for bet in locked.bets if bet.seated_cents > 0}
         if rules.no_behind_while_seat_vacant:
-            vacant = [box for box in range(1, rules.boxes + 1) if box not in staked and box not in self.players]
+            occupied = self.occupied(staked)
+            vacant = [box for box in range(1, rules.boxes + 1) if box not in staked and box not in occupied]
             for bet in locked.bets:
                 behind = sum(stake.cents for stake in bet.behind)
                 if vacant and behind:
@@ -157,13 +216,9 @@ class Seating:
                                 f"the bet back"))
         limit = rules.max_boxes_per_player
         if limit is not None:
-            by_player: dict[str, list[int]] = {}
-            for box in sorted(staked):
-                player = self.players.get(box)
-                if player is not None:
-                    by_player.setdefault(player, []).append(box)
-            for player, held in by_player.items():
+            for held in self.boxes_of(staked).values():
                 if len(held) > limit:
+                    player = self.players[held[0]]
                     named = ", ".join(f"box{box}" for box in held)
                     problems.append(Alarm(
                         kind=AlarmKind.TOO_MANY_BOXES, box=held[limit], rule=RULE_BOXES,

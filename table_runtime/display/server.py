@@ -8,7 +8,8 @@ queues up behind a stalled tablet), and `publish` never waits for a screen.
 Roles are decided here, on the server, never trusted from the page:
 - dealer: a connection from this machine (the kiosk browser) without a token;
 - supervisor: a dealer connection sending VOID, or ACK_ALARM with a PIN, with the right PIN (the
-  runtime acknowledges the serious alarms, alarms.SUPERVISOR_ACK_KINDS, only from the supervisor);
+  runtime acknowledges the serious alarms, alarms.SUPERVISOR_ACK_KINDS, only from the supervisor); its wrong
+  guesses counted per source across screens and reconnections (pin_guard.py);
 - pit: any connection carrying the pit token (`/?pit=<token>`); read-only.
 Anything else is refused with 403. The server binds to 127.0.0.1 unless told
 otherwise (beyond loopback only with a pit token). What is checked before a request
@@ -40,7 +41,7 @@ from table_runtime.display.backend import (
 )
 from table_runtime.display.pin_guard import PIN_ATTEMPTS as PIN_ATTEMPTS
 from table_runtime.display.pin_guard import PIN_LOCKOUT_S as PIN_LOCKOUT_S
-from table_runtime.display.pin_guard import PinAttempts, SupervisorPin
+from table_runtime.display.pin_guard import SupervisorPin
 from table_runtime.display.recall_gate import RecallClient, RecallGate, RecallRefused
 from table_runtime.display.request_guard import (
     HostAllowlist,
@@ -72,10 +73,11 @@ class DisplayAccessError(TableError, PermissionError):
 class _Screen(Screen):
     """One connected page (web_common.Screen: what waits to be sent to it), with its role."""
 
-    def __init__(self, ws: web.WebSocketResponse, request: web.Request, role: Role, pin: PinAttempts) -> None:
+    def __init__(self, ws: web.WebSocketResponse, request: web.Request, role: Role, name: str) -> None:
         super().__init__(ws, request)
         self.role = role
-        self.pin = pin  # this screen's wrong supervisor PINs (pin_guard.py)
+        self.name = name  # how the PIN's alarm and the log name the screen, e.g. "screen 3 (127.0.0.1)"
+        self.address = request.remote  # whose wrong supervisor PINs it counts on (pin_guard.py)
         self.recall = RecallClient()
 
 
@@ -202,7 +204,7 @@ class DisplayServer(ScreenServer[_Screen]):
         # Past max_msg_size aiohttp closes the connection; up to it a message too large gets an error reply.
         ws = web.WebSocketResponse(heartbeat=10.0, max_msg_size=1024 * 1024)
         await ws.prepare(request)
-        screen = _Screen(ws, request, role, PinAttempts(f"screen {next(self._screen_numbers)} ({request.remote})"))
+        screen = _Screen(ws, request, role, f"screen {next(self._screen_numbers)} ({request.remote})")
         screen.push_message(
             {
                 "type": "hello",
@@ -256,7 +258,8 @@ class DisplayServer(ScreenServer[_Screen]):
         dealer's screen only with the supervisor's PIN (pin_guard.py: its wrong PINs count like VOID's)."""
         reply: dict[str, Any] = {"type": "ratings", "request": request.get("request")}
         if screen.role != "pit":
-            refusal = await self._pin.check("RATINGS", request.get("pin"), screen.pin)
+            refusal = await self._pin.check("RATINGS", request.get("pin"), address=screen.address,
+                                            screen=screen.name)
             if refusal is not None:
                 return {**reply, "ok": False, **refusal}
         return {**reply, "ok": True, **self._backend.ratings()}
@@ -279,7 +282,7 @@ class DisplayServer(ScreenServer[_Screen]):
         # ACK_ALARM carries the PIN when the alarm needs the supervisor (the snapshot says which); the
         # runtime refuses such an alarm from the dealer, so a page that leaves the PIN out changes nothing.
         if name in SUPERVISOR_COMMANDS or (name == "ACK_ALARM" and "pin" in request):
-            refusal = await self._pin.check(name, request.get("pin"), screen.pin)
+            refusal = await self._pin.check(name, request.get("pin"), address=screen.address, screen=screen.name)
             if refusal is not None:
                 return {**base, "ok": False, **refusal}
             acting = "supervisor"

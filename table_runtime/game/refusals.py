@@ -44,6 +44,7 @@ class RefusalReason(enum.StrEnum):
     NO_CHIP_READER = "no_chip_reader"  # DEAL with no zones to lock the bets from
     NO_SUCH_ALARM = "no_such_alarm"
     BAD_CARD = "bad_card"  # MANUAL_CARD with a card code that is none
+    INPUT_OUT_OF_BOUNDS = "input_out_of_bounds"  # text with U+0000 or too long, a number past 64 bits: input_bounds.py
     # The hyper black jack field (55-4 6°: game/round.py, core/hyper_field.py).
     HYPER_BANK_MUST_DRAW = "hyper_bank_must_draw"  # CONFIRM while the bank must still draw for the hyper field
     HYPER_UNASSIGNED = "hyper_unassigned"  # DEAL while chips on a hyper case are not all assigned to a box
@@ -62,7 +63,8 @@ class RefusalReason(enum.StrEnum):
     # Buy-ins (core/buy_ins.py).
     BAD_AMOUNT = "bad_amount"  # a buy-in's amount that is not a whole number of cents above 0
     OVER_BUY_IN_MAXIMUM = "over_buy_in_maximum"  # a buy-in over the table's [limits] buy_in_max_cents
-    BAD_BUY_IN = "bad_buy_in"  # a buy-in paid with neither cash nor a marker, for no box of the table, a bad id
+    BAD_BUY_IN = "bad_buy_in"  # a buy-in paid with neither cash nor a marker, for no box of the table
+    PLAYER_NOT_PSEUDONYM = "player_not_pseudonym"  # a buy-in's player as free text (a card number), no pseudonym
     # Player cards (core/player_cards.py).
     NO_CARD_READ = "no_card_read"  # SEAT_CARD while no card read waits to be placed
 

@@ -18,8 +18,9 @@ import hashlib
 import hmac
 from typing import Final
 
-PREFIX: Final = "p-"
-HEX_DIGITS: Final = 12
+from table_runtime.game.player_ids import HEX_DIGITS, PREFIX
+from table_runtime.game.player_ids import is_pseudonym as is_pseudonym
+
 MIN_SECRET_BYTES: Final = 16  # a shorter secret could be found by trying them all
 
 
@@ -29,9 +30,3 @@ def pseudonym(secret: bytes, card_number: str) -> str:
         raise ValueError(f"the player card secret is {len(secret)} bytes; at least {MIN_SECRET_BYTES}")
     digest = hmac.new(secret, card_number.encode("utf-8"), hashlib.sha256).hexdigest()
     return PREFIX + digest[:HEX_DIGITS]
-
-
-def is_pseudonym(text: str) -> bool:
-    """Whether `text` has the shape of a card's pseudonym (a label the dealer typed has not)."""
-    digits = text[len(PREFIX):]
-    return text.startswith(PREFIX) and len(digits) == HEX_DIGITS and all(c in "0123456789abcdef" for c in digits)

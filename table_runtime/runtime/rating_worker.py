@@ -65,19 +65,23 @@ def fold_step(fold: SessionFold, rows: Sequence[Row], now: float) -> Step:
 def _serve(connection: Connection, table_id: str, rules: RuleOptions, limits: TableLimits,
            settings: AdviceSettings, nice: int) -> None:
     """The worker process: its priority, its fold (the house edge, the chart and the edge model computed here),
-    then one answer per batch of rows until the runtime closes the pipe."""
+    then one answer per batch of rows until the runtime closes the pipe. A runtime gone without closing it (kill -9)
+    ends the worker the same way, quietly: the pipe broken is its end, not an error to print."""
     os.nice(nice)
     fold = SessionFold(table_id, rules, limits, advice=settings)
     while True:
         try:
             rows, now = connection.recv()
-        except EOFError:
+        except (EOFError, ConnectionResetError):
             return
         try:
             answer: Step | str = fold_step(fold, rows, now)
         except (TableError, KeyError, TypeError, ValueError) as error:
             answer = f"row {fold.last_seq + 1} does not fold: {error}"
-        connection.send(answer)
+        try:
+            connection.send(answer)
+        except (BrokenPipeError, ConnectionResetError):  # nobody to answer: the runtime was killed
+            return
 
 
 class RatingWorker:

@@ -5,6 +5,7 @@ no keypad can (a negative amount, text) gets one line back, never a traceback; r
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,7 @@ async def test_what_no_keypad_sends_is_refused_in_one_line(table: tuple[TableCon
     async with aiohttp.ClientSession() as session, session.ws_connect(server.url.replace("http", "ws") + "ws") as ws:
         for cents in (-500, "abc", None, 10**30, 1.5, [1]):
             reply = await ask(ws, {"type": "command", "name": "BUY_IN", "args": {"cents": cents}})
-            words = "is over the buy-in maximum" if cents == 10**30 else "the amount must be"
+            words = "past the floor's 64-bit numbers" if cents == 10**30 else "the amount must be"
             assert reply["ok"] is False and reply["message"].startswith("BUY_IN refused: ")
             assert words in reply["message"] and "\n" not in reply["message"] and "Traceback" not in reply["message"]
         reply = await ask(ws, {"type": "command", "name": "BUY_IN", "args": {"cents": 500, "tender": "cheque"}})
@@ -111,6 +112,26 @@ async def test_what_no_keypad_sends_is_refused_in_one_line(table: tuple[TableCon
     assert controller.journal.last_seq == before + 2  # the input and its event, nothing for the refusals
     assert not [entry for entry in controller.journal.entries(kinds=("alarm",))
                 if entry.body["kind"] == AlarmKind.COMMAND_REFUSED]  # a refused touch is told, not an alarm
+
+
+async def test_a_card_number_as_the_player_is_refused_and_never_journaled(
+        table: tuple[TableController, DisplayServer]) -> None:
+    """Issue 30: BUY_IN's player was free text, and a card number was journaled, published and stored at the
+    floor. A client sending one (or any text that is not a pseudonym, or a NUL the floor's database cannot hold)
+    gets one line with its code; the number is neither in the reply nor anywhere in the journal."""
+    controller, server = table
+    before = controller.journal.last_seq
+    number = "6011987654321012"
+    async with aiohttp.ClientSession() as session, session.ws_connect(server.url.replace("http", "ws") + "ws") as ws:
+        for player, reason in ((number, "player_not_pseudonym"), ("Ann", "player_not_pseudonym"),
+                               (f"p-{number[:12]}\u0000", "input_out_of_bounds")):
+            reply = await ask(ws, {"type": "command", "name": "BUY_IN", "args": {"cents": 500, "player": player}})
+            assert (reply["ok"], reply["reason"]) == (False, reason) and number not in reply["message"]
+        reply = await ask(ws, {"type": "command", "name": "BUY_IN", "args": {"cents": 500, "player": "p-0123456789ab"}})
+        assert reply["ok"] is True
+    assert [(body["cents"], body["player"]) for body in buy_ins(controller)] == [(500, "p-0123456789ab")]
+    assert controller.journal.last_seq == before + 2
+    assert not [entry for entry in controller.journal.entries() if number in json.dumps(entry.body)]
 
 
 async def test_recall_words_the_buy_in_step(page: Page, table: tuple[TableController, DisplayServer]) -> None:

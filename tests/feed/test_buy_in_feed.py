@@ -29,7 +29,7 @@ async def test_the_table_publishes_a_buy_in_and_its_event_valid_by_the_schema(
     controller = TableController(table_id="T1", rules=profile("fr-casino"), limits=TableLimits(), journal=journal,
                                  clock=lambda: 1_800_000_000.0 + next(ticks))
     for args in ({"cents": 50_000, "tender": "cash", "box": 2}, {"cents": 100_000, "tender": "marker",
-                                                                 "player": "P-4471"}):
+                                                                 "player": "p-4471ab09cd3e"}):
         assert controller.press("BUY_IN", args, role="dealer", source="display")["ok"]
     last = journal.last_seq
     heard, ready = Heard(), asyncio.Event()
@@ -55,7 +55,8 @@ async def test_the_table_publishes_a_buy_in_and_its_event_valid_by_the_schema(
     assert buy_ins == [("input", "BuyIn", 50_000, "cash"), ("event", "BuyInRecorded", 50_000, "cash"),
                        ("input", "BuyIn", 100_000, "marker"), ("event", "BuyInRecorded", 100_000, "marker")]
     recorded = [event["body"] for event in events if event["type"] == "BuyInRecorded"]
-    assert [(body["box"], body["player"], body["round"]) for body in recorded] == [(2, "", 0), (None, "P-4471", 0)]
+    assert [(body["box"], body["player"], body["round"]) for body in recorded] == [
+        (2, "", 0), (None, "p-4471ab09cd3e", 0)]
 
 
 @pytest.mark.parametrize("change", [{"cents": 0}, {"cents": "500"}, {"tender": "cheque"}, {"box": 8},

@@ -106,9 +106,9 @@ async def test_wrong_pins_for_an_acknowledgement_lock_the_supervisor_commands(jo
         now[0] += 1.0
         locked = await ask(ws, _ack(stolen, PIN))
         assert (locked["ok"], locked["message"]) == (
-            False, "too many wrong PINs: ACK_ALARM locked on this screen for 59 s")
+            False, "too many wrong PINs from this machine: ACK_ALARM locked for 59 s")
         void = await ask(ws, {"type": "command", "name": "VOID", "pin": PIN})
-        assert void["ok"] is False and void["message"].startswith("too many wrong PINs: VOID locked")
+        assert void["ok"] is False and void["message"].startswith("too many wrong PINs from this machine: VOID locked")
 
         (pin_locked,) = [alarm for alarm in controller.snapshot()["alarms"] if alarm["kind"] == "supervisor_pin_locked"]
         assert pin_locked["supervisor"] is True

@@ -1,6 +1,6 @@
 """Buy-ins (core/buy_ins.py): the dealer's cash-for-chips exchange, journaled as an input of the table at any
-time, folded by the one fold (a replay makes the same events), refused in one line when the amount is bad,
-and shown in recall."""
+time, folded by the one fold (a replay makes the same events), refused in one line when the amount is bad or the
+player is free text (a card number in clear), and shown in recall."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from table_runtime.core.buy_ins import BuyIn, Tender
 from table_runtime.core.core_state import checkpoint_state
 from table_runtime.core.inputs import core_input_from_dict, core_to_dict
+from table_runtime.core.player_cards import PlayerCardRead
 from table_runtime.core.record import fold_row, replay
 from table_runtime.core.table_core import TableCore
 from table_runtime.display.schema import RECALLED_ROUND_SCHEMA
@@ -28,6 +29,8 @@ from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.recall import recall_rounds
 
 RULES = profile("fr-casino")
+PLAYER = "p-4471ab09cd3e"  # a card's pseudonym (rating/pseudonym.py)
+CARD_NUMBER = "6011987654321012"
 LIMITS = TableLimits(buy_in_max_cents=200_000)  # 2 000.00 at once
 
 
@@ -68,15 +71,15 @@ def test_a_buy_in_is_journaled_at_any_time_and_published_as_its_event(tmp_path: 
                                  source="display")  # before the shoe: nothing of the game is needed
         assert reply == {"ok": True, "message": "buy-in 500.00 € cash (box 1) recorded", "alarmed": False}
         shuffle(controller)
-        play_round(controller, buy_in_midway={"cents": 20_000, "tender": "marker", "player": "P-4471"})
+        play_round(controller, buy_in_midway={"cents": 20_000, "tender": "marker", "player": PLAYER})
         assert controller.table.round is not None and controller.table.round.phase == "closed"
         assert [payout.net_cents for payout in controller.table.round.payouts] == [1000]  # the round as without
         inputs, events = rows_of(journal, "BuyIn"), rows_of(journal, "BuyInRecorded")
     assert [(row["kind"], row["cents"], row["tender"], row.get("box"), row.get("player")) for row in inputs] == [
-        ("input", 50_000, "cash", 1, None), ("input", 20_000, "marker", None, "P-4471")]
+        ("input", 50_000, "cash", 1, None), ("input", 20_000, "marker", None, PLAYER)]
     assert [(row["kind"], row["cents"], row["tender"], row["box"], row["player"], row["by"], row["round"])
             for row in events] == [("event", 50_000, "cash", 1, "", "dealer", 0),
-                                   ("event", 20_000, "marker", None, "P-4471", "dealer", 1)]
+                                   ("event", 20_000, "marker", None, PLAYER, "dealer", 1)]
     assert all(row["source"] == "display" for row in inputs)
 
 
@@ -103,7 +106,7 @@ def test_replay_equals_live_and_makes_the_journaled_events_again(tmp_path: Path)
 
 
 def test_the_journal_body_round_trips_and_a_bad_row_is_an_error_naming_it() -> None:
-    item = BuyIn(cents=123_456, tender=Tender.MARKER, box=7, player="P-1", by="supervisor")
+    item = BuyIn(cents=123_456, tender=Tender.MARKER, box=7, player=PLAYER, by="supervisor")
     assert core_input_from_dict(core_to_dict(item)) == item
     assert core_input_from_dict({"type": "BuyIn", "cents": 100, "schema_version": 1}) == BuyIn(cents=100)
     with pytest.raises(JournalError, match=r"row 3 \(input\) does not replay: .*more than 0 cents"):
@@ -126,8 +129,19 @@ class _Row:
      "200001 cents is over the buy-in maximum of 200000 cents"),
     ({"cents": 500, "tender": "cheque"}, RefusalReason.BAD_BUY_IN, "paid with 'cheque': cash or marker only"),
     ({"cents": 500, "box": 8}, RefusalReason.BAD_BUY_IN, "box 8 is not a box of this table (1 to 7)"),
-    ({"cents": 500, "player": "x" * 65}, RefusalReason.BAD_BUY_IN,
-     "the player's id must be text of at most 64 characters"),
+    ({"cents": 500, "player": CARD_NUMBER}, RefusalReason.PLAYER_NOT_PSEUDONYM,
+     "a player is named by his card read (a pseudonym p- and 12 hex digits), never by a card number or other text"),
+    ({"cents": 500, "player": "Ann"}, RefusalReason.PLAYER_NOT_PSEUDONYM,
+     "a player is named by his card read (a pseudonym p- and 12 hex digits), never by a card number or other text"),
+    ({"cents": 500, "player": "P-4471AB09CD3E"}, RefusalReason.PLAYER_NOT_PSEUDONYM,
+     "a player is named by his card read (a pseudonym p- and 12 hex digits), never by a card number or other text"),
+    ({"cents": 500, "player": 6011987654321012}, RefusalReason.PLAYER_NOT_PSEUDONYM,
+     "a player is named by his card read (a pseudonym p- and 12 hex digits), never by a card number or other text"),
+    ({"cents": 500, "card": True}, RefusalReason.NO_CARD_READ, "no player card waits: the player swipes his card"),
+    ({"cents": 500, "card": "yes"}, RefusalReason.BAD_BUY_IN, "card is true (for the card read waiting) or false"),
+    ({"cents": 500, "player": "x\x00"}, RefusalReason.INPUT_OUT_OF_BOUNDS, "args.player holds the character U+0000"),
+    ({"cents": 2**63}, RefusalReason.INPUT_OUT_OF_BOUNDS,
+     f"args.cents is past the floor's 64-bit numbers (at most {2**63 - 1})"),
 ])  # fmt: skip
 def test_a_bad_buy_in_is_refused_in_one_line_and_journals_nothing(
         tmp_path: Path, args: dict[str, Any], reason: RefusalReason, words: str) -> None:
@@ -136,8 +150,30 @@ def test_a_bad_buy_in_is_refused_in_one_line_and_journals_nothing(
         before = journal.last_seq
         reply = controller.press("BUY_IN", args, role="dealer", source="display")
         assert reply == {"ok": False, "message": f"BUY_IN refused: {words}", "reason": reason}
+        assert CARD_NUMBER not in reply["message"]  # a refusal never repeats the number
         assert journal.last_seq == before
         assert controller.press("BUY_IN", {"cents": 200_000}, role="dealer", source="display")["ok"]  # the max
+
+
+def test_a_buy_in_for_the_card_read_waiting_names_its_pseudonym_and_leaves_the_card_waiting(tmp_path: Path) -> None:
+    with Journal.open(journal_path(tmp_path)) as journal:
+        controller = controller_on(journal)
+        controller.submit(PlayerCardRead(player=PLAYER, reader="table"), source="card")
+        assert controller.press("BUY_IN", {"cents": 30_000, "card": True}, role="dealer", source="display")["ok"]
+        refused = controller.press("BUY_IN", {"cents": 30_000, "card": True, "player": PLAYER}, role="dealer",
+                                   source="display")
+        assert (refused["ok"], refused["reason"]) == (False, RefusalReason.BAD_BUY_IN)
+        assert controller.snapshot()["card_waiting"] == {"player": PLAYER, "reader": "table"}  # still for a box
+        (recorded,) = rows_of(journal, "BuyInRecorded")
+    assert (recorded["cents"], recorded["player"]) == (30_000, PLAYER)
+
+
+def test_a_journal_of_before_the_pseudonyms_replays_its_free_text_player(tmp_path: Path) -> None:
+    """The journal is the table's record: a buy-in journaled with free text still replays as it was."""
+    old = {"type": "BuyIn", "cents": 500, "tender": "cash", "player": "P-4471", "by": "dealer", "schema_version": 1}
+    assert core_input_from_dict(old) == BuyIn(cents=500, player="P-4471")
+    (event,) = fold_row(TableCore(RULES, LIMITS), 1, "input", old)
+    assert to_dict(event)["player"] == "P-4471"
 
 
 def test_the_maximum_is_a_house_setting_a_journal_replays_under_any(tmp_path: Path) -> None:

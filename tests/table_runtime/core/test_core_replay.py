@@ -40,7 +40,7 @@ STEP = st.one_of(
 )
 # The boxes without zones are seated first: where the director forbids playing behind while a seat is vacant
 # (fr-2020), box1's behind stake plays.
-OPENING = [*(("seat", str(box), frozenset({"A"})) for box in range(3, 8)),
+OPENING = [*(("seat", str(box), frozenset({f"P{box}"})) for box in range(3, 8)),  # one player a seat
            ("zone", "box1", frozenset(CHIPS[:2])), ("zone", "box2", frozenset(CHIPS[2:3])),
            ("zone", "box1.behind", frozenset(CHIPS[3:4])), ("press", "DEAL", frozenset[str]())]
 

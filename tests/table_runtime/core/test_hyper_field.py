@@ -135,3 +135,23 @@ def test_the_first_card_locks_unassigned_chips_with_an_alarm() -> None:
     (alarm,) = table.alarms
     assert (alarm.kind, dict(alarm.amounts)) == ("hyper_unassigned", {"seen_cents": 500, "assigned_cents": 0})
     assert alarm.message.startswith("hyper.17:")
+
+
+def test_an_assignment_is_taken_as_sent_never_coerced() -> None:
+    """Issue 30: HYPER_ASSIGN took 10.5 cents as 10, `true` as 1 cent, "yes" as the player behind and 10^30
+    cents. Each is refused, names what is wrong, and the field keeps no assignment."""
+    table = Table()
+    table.set("box1", 1000)
+    for args, reason, words in (
+        ({"cents": 10.5}, "bad_hyper_assignment", "box and cents (whole numbers)"),
+        ({"cents": True}, "bad_hyper_assignment", "box and cents (whole numbers)"),
+        ({"box": 1.0}, "bad_hyper_assignment", "box and cents (whole numbers)"),
+        ({"case": 21}, "bad_hyper_assignment", "needs case (its name)"),
+        ({"behind": "yes"}, "bad_hyper_assignment", "behind is true or false"),
+        ({"cents": 10**30}, "input_out_of_bounds", "args.cents is past the floor's 64-bit numbers"),
+    ):
+        refused = table.press("HYPER_ASSIGN", **{"case": "21", "box": 1, "cents": 500, **args})
+        assert refused is not None and (refused.reason, words in refused.message) == (reason, True), args
+    assert table.core.hyper.assigned == {} and table.rows[-1].body["type"] != "HyperAssigned"
+    assert table.press("HYPER_ASSIGN", case="21", box=1, cents=500, behind=False) is None
+    assert table.core.hyper.assigned == {("21", "box1"): 500}
