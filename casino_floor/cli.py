@@ -9,6 +9,10 @@
     table-floor query verify --table T01
     table-floor query ratings --by player --from 2026-12-01T06:00 --to 2026-12-02T06:00
     table-floor ratings forget p-3f9a0c1b2d4e
+    table-floor group setup --config group.toml
+    table-floor group status --config group.toml
+    table-floor query money --group --by casino,shift --shift 2026-12-01T06 --config group.toml
+    table-floor query ratings --group --by player --from 2026-12-01T06:00 --to 2026-12-02T06:00 --config group.toml
 
 Bad input (a configuration key, a date, a database that cannot be reached) is one line on stderr and exit 2.
 """
@@ -28,8 +32,10 @@ from typing import Any
 
 import asyncpg
 
-from casino_floor import queries, rating_commands, rating_queries
+from casino_floor import group_commands, queries, rating_commands, rating_queries
 from casino_floor.config import FloorConfig, load_config
+from casino_floor.group_config import load_group_config
+from casino_floor.group_queries import MONEY_GROUPINGS
 from casino_floor.pit.serve import run_pit
 from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
@@ -78,8 +84,15 @@ def _parser() -> argparse.ArgumentParser:
         if "round" in needs:
             ask.add_argument("--round", type=int, required=True)
         if "by" in needs:
-            ask.add_argument("--by", choices=rating_queries.GROUPINGS, default="player")
+            ask.add_argument("--by", choices=rating_queries.GROUPINGS, default=None,
+                             help="default: player")
+        if name in ("money", "ratings"):
+            ask.add_argument("--group", action="store_true",
+                             help="ask the group's database, across casinos (--config: the group's TOML file)")
+        if name == "money":
+            ask.add_argument("--by", choices=MONEY_GROUPINGS, default=None, help="with --group: default casino,shift")
     rating_commands.register(commands)  # `ratings forget PLAYER`
+    group_commands.register(commands)  # `group setup|status`
     # Commands other packages add without casino_floor importing them: the simulators' `demo`.
     for entry in entry_points(group=COMMANDS_GROUP):
         entry.load().register(commands)
@@ -97,6 +110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"table-floor: {error}", file=sys.stderr)
             return 2
     try:
+        if getattr(args, "group", False):
+            rows = asyncio.run(group_commands.ask_group(load_group_config(args.config), args.question, args))
+            write(rows, args.format)
+            return 0
+        if args.command == "query" and args.question == "money" and args.by is not None:
+            raise ConfigError("--by", "money per table is the floor's own question: --by needs --group")
         config = load_config(args.config)
         if args.command == "check-config":
             print(describe(config))
@@ -164,7 +183,7 @@ async def ask(config: FloorConfig, args: argparse.Namespace) -> list[dict[str, A
         if args.question == "round":
             return [await queries.round_record(connection, args.table, args.round)]
         if args.question == "ratings":
-            return await rating_queries.ratings(connection, config.shifts, args.by, args.start, args.end)
+            return await rating_queries.ratings(connection, config.shifts, args.by or "player", args.start, args.end)
         return await queries.verify_chain(connection, args.table)
     finally:
         await connection.close()

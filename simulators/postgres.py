@@ -15,6 +15,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -57,7 +58,8 @@ def _unprivileged_user() -> str | None:
 class PostgresServer:
     """One PostgreSQL cluster; `dsn` for database ``postgres`` as superuser ``floor``."""
 
-    def __init__(self, *, bin_dir: Path | None = None, port: int | None = None, directory: Path | None = None) -> None:
+    def __init__(self, *, bin_dir: Path | None = None, port: int | None = None, directory: Path | None = None,
+                 settings: Mapping[str, str] | None = None) -> None:
         found = bin_dir or find_bin()
         if found is None:
             raise PostgresError("no initdb found (install the postgresql package, or set PG_BIN)")
@@ -68,6 +70,7 @@ class PostgresServer:
         self.data = self.directory / "data"
         self.log_file = self.directory / "postgres.log"
         self.user = _unprivileged_user()
+        self.settings = dict(settings or {})  # more postgresql.conf lines, e.g. wal_level = logical for the group
         self._initialized = False
 
     @property
@@ -96,6 +99,7 @@ class PostgresServer:
             conf.write(f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\n"
                        f"unix_socket_directories = '{self.directory}'\n"
                        "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 200\n")
+            conf.writelines(f"{name} = {value}\n" for name, value in self.settings.items())
         self._initialized = True
 
     def start(self, timeout: float = 60.0) -> None:
