@@ -7,7 +7,9 @@ the batch holding them is committed: a floor killed at any moment leaves every u
 broker, which sends it again to the next session of the same client id. A second floor process takes another
 part of the tables (``partition = "2/2"``) with its own client id.
 
-Any failure (broker, database) ends the round of sessions; the next round starts from what the store holds.
+Each broker's session lives on its own: a broker that goes away (killed, cut off) is followed again with a backoff
+while the others' sessions, and the writer, go on (the tables fail over to another broker: docs/floor.md). A
+failure of the database ends the round of sessions; the next round starts from what the store holds.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ TOPIC_NAMES = frozenset({"events", "state", "status", "head"})  # and RATINGS_TO
 Observer = Callable[[str, dict[str, Any]], None]  # (topic name, payload) of each message of a followed table
 
 
-Incoming = tuple[int, aiomqtt.Message]  # (the broker's index in the config, the message)
+SessionKey = tuple[int, int]  # (the broker's index in the config, the number of its session)
+Incoming = tuple[SessionKey, aiomqtt.Message]  # a message and the session it came by (acknowledged on that one)
 
 
 class Inbox:
@@ -60,12 +63,12 @@ class Inbox:
     def __len__(self) -> int:
         return len(self._items)
 
-    def queue_type(self, index: int) -> type[asyncio.Queue[aiomqtt.Message]]:
+    def queue_type(self, session: SessionKey) -> type[asyncio.Queue[aiomqtt.Message]]:
         inbox = self
 
         class BrokerQueue(asyncio.Queue[aiomqtt.Message]):
             def put_nowait(self, item: aiomqtt.Message) -> None:
-                inbox.put((index, item))
+                inbox.put((session, item))
 
         return BrokerQueue
 
@@ -113,7 +116,8 @@ class FloorService:
     ingest: Ingest = field(default_factory=Ingest)
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     _inbox: Inbox = field(default_factory=Inbox)
-    _clients: list[tuple[Broker, aiomqtt.Client]] = field(default_factory=list)
+    # Each broker's live session (its number and client), None while that broker is away.
+    _sessions: list[tuple[int, aiomqtt.Client] | None] = field(default_factory=list)
     _asked: dict[tuple[str, str, int], float] = field(default_factory=dict)
     # Told each message of a followed table as it is taken (the pit page beside the service: one session).
     observers: list[Observer] = field(default_factory=list)
@@ -139,30 +143,50 @@ class FloorService:
         self.ingest = Ingest(await self.store.load_tracks(), await self.store.open_alarms(),
                              gap_grace=self.config.gap_grace)
         self._inbox = Inbox()
-        self._clients = []
-        async with contextlib.AsyncExitStack() as stack:
+        self._sessions = [None] * len(self.config.brokers)
+        self.counters.sessions += 1
+        async with asyncio.TaskGroup() as tasks:
             for index, broker in enumerate(self.config.brokers):
-                client = self._client(index, broker)
-                await stack.enter_async_context(client)
-                for topic in [*self.config.filters(broker), reply_topic(broker.prefix, self.config.floor_id)]:
-                    await client.subscribe(topic, qos=1)
-                self._clients.append((broker, client))
-            self.counters.sessions += 1
-            self.connected.set()
-            logger.info("following the tables on %s", ", ".join(broker.address.url for broker, _ in self._clients))
-            async with asyncio.TaskGroup() as tasks:
-                for _, client in self._clients:
-                    tasks.create_task(self._watch(client))
-                tasks.create_task(self._write())
-                tasks.create_task(self._keep_ratings())
+                tasks.create_task(self._follow(index, broker))
+            tasks.create_task(self._write())
+            tasks.create_task(self._keep_ratings())
 
-    def _client(self, index: int, broker: Broker) -> aiomqtt.Client:
-        partition = self.config.partition
+    async def _follow(self, index: int, broker: Broker) -> None:
+        """One broker's sessions, one after the other, until cancelled: a session that ends (the broker killed, the
+        link cut) is one log line, and the next is tried with a backoff while the other brokers' go on."""
+        backoff = Backoff(0.2, 10.0, random.Random())
+        number = 0
+        while True:
+            number += 1
+            try:
+                async with self._client((index, number), broker) as client:
+                    for topic in [*self.config.filters(broker), reply_topic(broker.prefix, self.config.floor_id)]:
+                        await client.subscribe(topic, qos=1)
+                    self._sessions[index] = (number, client)
+                    backoff.reset()
+                    if all(self._sessions):
+                        self.connected.set()
+                        logger.info("following the tables on %s",
+                                    ", ".join(broker.address.url for broker in self.config.brokers))
+                    else:
+                        logger.info("following the tables on %s (%d of %d brokers)", broker.address.url,
+                                    sum(1 for session in self._sessions if session), len(self._sessions))
+                    await self._watch(client)
+            except aiomqtt.MqttError as error:
+                self.counters.last_error = f"{type(error).__name__}: {error} ({broker.address.url})"
+                logger.warning("floor session ended: %s", self.counters.last_error)
+            finally:
+                self._sessions[index] = None
+                self.connected.clear()
+            await asyncio.sleep(backoff.next_delay())
+
+    def _client(self, session: SessionKey, broker: Broker) -> aiomqtt.Client:
+        partition, index = self.config.partition, session[0]
         client = aiomqtt.Client(
             broker.address.host, broker.address.port, identifier=f"{self.config.floor_id}-{partition.index}of"
             f"{partition.count}-b{index}", clean_session=False, username=broker.username,
             password=broker.password.reveal() if broker.password else None, tls_context=broker.tls(), keepalive=15,
-            timeout=10.0, queue_type=self._inbox.queue_type(index))
+            timeout=10.0, queue_type=self._inbox.queue_type(session))
         client._client.manual_ack_set(True)  # acknowledged after the commit (`_ack`)
         return fail_fast_on_refusal(client)  # a refused TLS client certificate named at once, not a timeout
 
@@ -188,8 +212,11 @@ class FloorService:
             due = now - last_check >= interval
             if items or due:
                 await self._commit(batch, now)
-            for index, message in items:
-                self._clients[index][1]._client.ack(message.mid, message.qos)
+            for (index, number), message in items:
+                # On the session it came by only: a session since ended leaves it with the broker, which sends it
+                # again to the next one (stored once: the store keeps a row once).
+                if (session := self._sessions[index]) is not None and session[0] == number:
+                    session[1]._client.ack(message.mid, message.qos)
             if due:
                 last_check = now
                 await self._ask_replays(now)
@@ -199,6 +226,8 @@ class FloorService:
         message = item[1]
         levels = message.topic.value.split("/")
         raw = message.payload if isinstance(message.payload, (bytes, str)) else b""
+        if not raw:  # a retained message cleared (a table that left this broker for another): nothing to store
+            return
         try:
             payload = decode_payload(raw)
         except ValueError:
@@ -277,11 +306,15 @@ class FloorService:
                 await self._publish_request(track, start, end, secret.reveal())
 
     async def _publish_request(self, track: JournalTrack, start: int, end: int, secret: str) -> None:
-        for broker, client in self._clients:
+        for broker, session in zip(self.config.brokers, self._sessions, strict=True):
+            if session is None:
+                continue
+            client = session[1]
             request = replay_request(prefix=broker.prefix, floor_id=self.config.floor_id, journal=track.journal,
                                      from_seq=start, to_seq=end, secret=secret)
-            await client.publish(request_topic(broker.prefix, track.table_id), json.dumps(request), qos=1)
-            self.counters.replay_requests += 1
+            with contextlib.suppress(aiomqtt.MqttError):  # that broker's session ending: asked again next time
+                await client.publish(request_topic(broker.prefix, track.table_id), json.dumps(request), qos=1)
+                self.counters.replay_requests += 1
         logger.info("table %s: replay of rows %d..%d asked", track.table_id, start, end)
 
     async def _keep_ratings(self) -> None:

@@ -61,6 +61,8 @@ def register(subparsers: Any) -> None:
 
     publish = actions.add_parser("publish", help="publish a journal to the broker until stopped (SIGTERM/SIGINT)")
     _connection_options(publish)
+    publish.add_argument("--fallback-url", action="append", default=[], dest="fallback_urls", metavar="URL",
+                         help="a broker to use while --url cannot be (repeat for more, tried in order)")
     source = publish.add_mutually_exclusive_group(required=True)
     source.add_argument("--data-dir", type=Path, help="the table's data directory (holds journal.db)")
     source.add_argument("--journal", type=Path, help="a journal file")
@@ -75,6 +77,8 @@ def register(subparsers: Any) -> None:
 
 def _feed_mapping(args: argparse.Namespace) -> dict[str, Any]:
     mapping: dict[str, Any] = {"url": args.url, "prefix": args.prefix}
+    if getattr(args, "fallback_urls", None):
+        mapping["fallback_urls"] = list(args.fallback_urls)
     for key in ("username", "password_file", "ca_file", "cert_file", "key_file", "client_id"):
         value = getattr(args, key)
         if value is not None:

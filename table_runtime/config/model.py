@@ -94,6 +94,8 @@ class PanelPins:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MqttConfig:
     url: str | None = None  # mqtt://host:1883 or mqtts://host:8883; None: no feed
+    fallback_urls: tuple[str, ...] = ()  # tried in order while `url` cannot be used
+    failback_interval: float = 30.0  # seconds between two tries of `url` while on a fallback
     prefix: str = "casino"
     username: str | None = None
     password: str | None = field(default=None, repr=False)

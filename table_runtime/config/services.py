@@ -36,22 +36,26 @@ def redacted_url(url: str) -> str:
 
 def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttConfig:
     prefix = "mqtt"
-    table = reader.table(document, "mqtt", "", allowed={"url", "prefix", "username", "password_file", "ca_file",
-                                                        "cert_file", "key_file", "client_id", "replay_secret_env"})
+    table = reader.table(document, "mqtt", "", allowed={"url", "fallback_urls", "failback_interval", "prefix",
+                                                        "username", "password_file", "ca_file", "cert_file",
+                                                        "key_file", "client_id", "replay_secret_env"})
     url = reader.value(table, "url", prefix, str, "") or None
     if url is not None:
-        parts = urlsplit(url)
-        shown = redacted_url(url)  # a problem line is printed and logged: never the password
-        if parts.password is not None:
-            reader.problem("mqtt.url", f"{shown}: no password in the URL; put it in the file mqtt.password_file "
-                                       f"or in {ENV_MQTT_PASSWORD}")
-        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-            reader.problem("mqtt.url", f"{shown!r}: mqtt://host[:port] or mqtts://host[:port]")
-        else:
-            try:
-                parts.port  # noqa: B018 - raises on a bad port
-            except ValueError as error:
-                reader.problem("mqtt.url", f"{shown!r}: {error}")
+        _check_broker_url(reader, "mqtt.url", url)
+    fallback_urls: list[str] = reader.value(table, "fallback_urls", prefix, list, [])
+    for index, fallback in enumerate(fallback_urls):
+        key = f"mqtt.fallback_urls[{index}]"
+        if not isinstance(fallback, str):
+            reader.problem(key, f"expected a broker URL, not {kind_of(fallback)}")
+            continue
+        _check_broker_url(reader, key, fallback)
+        if urlsplit(fallback).username is not None:
+            reader.problem(key, "no user name in a fallback URL: mqtt.username serves every broker")
+    if fallback_urls and url is None:
+        reader.problem("mqtt.fallback_urls", "fallback brokers without mqtt.url (the preferred broker)")
+    failback_interval = reader.value(table, "failback_interval", prefix, float, 30.0)
+    if failback_interval <= 0:
+        reader.problem("mqtt.failback_interval", f"{failback_interval}: seconds, above 0")
     topic_prefix = reader.value(table, "prefix", prefix, str, "casino")
     if not _TOPIC_PREFIX.fullmatch(topic_prefix):
         reader.problem("mqtt.prefix", f"{topic_prefix!r}: topic levels of letters, digits, '-', '_' and '/'")
@@ -63,6 +67,9 @@ def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttCo
                        "a client certificate needs both cert_file and key_file")
     if url is not None and urlsplit(url).scheme == "mqtt" and (ca_file or cert_file):
         reader.problem("mqtt.url", "TLS files are set but the URL is mqtt://; use mqtts://")
+    for index, fallback in enumerate(fallback_urls):
+        if isinstance(fallback, str) and urlsplit(fallback).scheme == "mqtt" and (ca_file or cert_file):
+            reader.problem(f"mqtt.fallback_urls[{index}]", "TLS files are set but the URL is mqtt://; use mqtts://")
     replay_env = reader.value(table, "replay_secret_env", prefix, str, "") or None
     replay_secret = reader.environ.get(replay_env) if replay_env is not None else None
     if replay_env is not None and len((replay_secret or "").encode()) < MIN_SECRET_BYTES:
@@ -70,6 +77,8 @@ def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttCo
                                                  f"(or shorter than {MIN_SECRET_BYTES} bytes)")
     return MqttConfig(
         url=url,
+        fallback_urls=tuple(item for item in fallback_urls if isinstance(item, str)),
+        failback_interval=failback_interval,
         replay_secret=replay_secret,
         prefix=topic_prefix,
         username=reader.value(table, "username", prefix, str, "") or None,
@@ -79,6 +88,21 @@ def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttCo
         key_file=key_file,
         client_id=reader.value(table, "client_id", prefix, str, "") or f"table-{table_id}",
     )
+
+
+def _check_broker_url(reader: Reader, key: str, url: str) -> None:
+    parts = urlsplit(url)
+    shown = redacted_url(url)  # a problem line is printed and logged: never the password
+    if parts.password is not None:
+        reader.problem(key, f"{shown}: no password in the URL; put it in the file mqtt.password_file "
+                            f"or in {ENV_MQTT_PASSWORD}")
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+        reader.problem(key, f"{shown!r}: mqtt://host[:port] or mqtts://host[:port]")
+    else:
+        try:
+            parts.port  # noqa: B018 - raises on a bad port
+        except ValueError as error:
+            reader.problem(key, f"{shown!r}: {error}")
 
 
 def read_display(reader: Reader, document: dict[str, Any]) -> DisplayConfig:

@@ -41,7 +41,7 @@ from table_runtime.feed.pipeline import publish_all, watch
 from table_runtime.feed.ratings import RatingFeed
 from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
 from table_runtime.feed.replay_server import ReplayResponder
-from table_runtime.feed.settings import FeedSettings
+from table_runtime.feed.settings import BrokerAddress, FeedSettings
 from table_runtime.journal import GENESIS_HASH, Journal, JournalUnwritableError
 
 logger = logging.getLogger("table_runtime.feed")
@@ -99,6 +99,9 @@ class FeedPublisher:
         self._running = False
         self._run_finished = asyncio.Event()
         self.connections = 0
+        self._broker_index = 0  # of settings.brokers: the broker of this session, or of the next try
+        self._tried = 0  # brokers tried in a row since the last connection
+        self._failing_back = False  # this session on a fallback ends to go back to the preferred broker
         self.last_error: str | None = None  # why the last connection failed or dropped
         self.published = 0  # journal messages acknowledged by the broker, this process
 
@@ -128,6 +131,11 @@ class FeedPublisher:
     @property
     def connected(self) -> bool:
         return self._connected
+
+    @property
+    def broker(self) -> BrokerAddress:
+        """The broker of the session (while connected), else the one tried next."""
+        return self.settings.brokers[self._broker_index]
 
     async def wait_published(self, seq: int) -> None:
         """Return once every journal entry up to `seq` is acknowledged (bound it with asyncio.timeout)."""
@@ -167,29 +175,48 @@ class FeedPublisher:
         return cursor
 
     async def run(self) -> None:
-        """Connect, publish the backlog and then each new entry, reconnect on loss, until `stop()`."""
+        """Connect, publish the backlog and then each new entry, reconnect on loss, until `stop()`.
+
+        With fallback brokers, a broker that cannot be used (or is lost) is followed at once by the next one; once
+        every one was tried in a row, the backoff waits before the preferred is tried again. A session on a fallback
+        goes back to the preferred broker as soon as a try every `failback_interval` reaches it. Whichever broker
+        takes the rows, the journal's cursor says where to go on: the floor stores a row once, whichever way it came.
+        """
         self._running = True
         self._run_finished.clear()
         try:
             while not self._stopped.is_set():
                 try:
                     await self._session()
+                    if self._failing_back:  # the session ended to go back to the preferred broker
+                        self._failing_back, self._broker_index = False, 0
+                        continue
                     return
                 except aiomqtt.MqttError as error:
                     self.last_error = str(error) or type(error).__name__
                     if self._connected:
-                        logger.warning("feed: lost %s: %s", self.settings.broker.url, self.last_error)
+                        logger.warning("feed: lost %s: %s", self.broker.url, self.last_error)
                     self._connected = False
                 except Exception as error:
                     # Not the broker's (TLS files, the journal read, a bug): the table must not stop
                     # for the feed; the journal keeps everything, so retry like a lost broker.
                     self.last_error = f"{type(error).__name__}: {error}"
                     if self._backoff.attempts == 0:  # in full once, then one line per retry
-                        logger.exception("feed: session on %s failed", self.settings.broker.url)
+                        logger.exception("feed: session on %s failed", self.broker.url)
                     self._connected = False
+                self._failing_back = False
+                failed = self.broker
+                self._broker_index = (self._broker_index + 1) % len(self.settings.brokers)
+                self._tried += 1
+                if self._tried < len(self.settings.brokers):  # another broker not tried yet: at once
+                    logger.warning("feed: cannot use %s (%s), trying %s", failed.url, self.last_error,
+                                   self.broker.url)
+                    continue
+                self._tried = 0
                 delay = self._backoff.next_delay()
                 log = logger.warning if self._backoff.attempts == 1 else logger.info
-                log("feed: cannot use %s (%s), retrying in %.2fs", self.settings.broker.url, self.last_error, delay)
+                log("feed: cannot use %s (%s), retrying %s in %.2fs", failed.url, self.last_error, self.broker.url,
+                    delay)
                 await self._sleep_unless_stopped(delay)
         finally:
             self._connected = False
@@ -207,12 +234,12 @@ class FeedPublisher:
             await asyncio.gather(sleeper, stopper, return_exceptions=True)
 
     def _client(self, last_seq: int) -> aiomqtt.Client:
-        settings = self.settings
+        settings, broker = self.settings, self.broker
         will = status_message(self.topics, "offline", journal=self._journal_id, seq=last_seq, ts=self._clock(),
                               reason="connection lost")
         client = aiomqtt.Client(
-            settings.broker.host,
-            settings.broker.port,
+            broker.host,
+            broker.port,
             username=settings.username,
             password=settings.password.reveal() if settings.password else None,
             identifier=settings.identifier,
@@ -221,7 +248,7 @@ class FeedPublisher:
             keepalive=settings.keepalive,
             timeout=settings.publish_timeout,
             max_inflight_messages=settings.max_inflight + 2,  # + status and state
-            tls_context=settings.tls_context(),
+            tls_context=settings.tls_context(broker),
             logger=logger,
         )
         # A whole window is in flight on purpose: no warning per pending publish.
@@ -229,14 +256,17 @@ class FeedPublisher:
         return client
 
     async def _session(self) -> None:
-        """One connection: online, then pump until stopped; offline on the way out."""
+        """One connection: online, then pump until stopped (or, on a fallback, until the preferred broker is back);
+        offline on the way out (on the way back to the preferred, no status left behind)."""
         last_seq = await asyncio.to_thread(lambda: self._journal.last_seq)
         async with self._client(last_seq) as client:
             self._connected = True
             self.connections += 1
+            self._tried = 0
             self._backoff.reset()
-            logger.info("feed: connected to %s, publishing after seq %d", self.settings.broker.url, self._cursor)
+            logger.info("feed: connected to %s, publishing after seq %d", self.broker.url, self._cursor)
             watcher = asyncio.create_task(watch(client, lambda message: self._on_message(client, message)))
+            failback = (asyncio.create_task(self._watch_preferred()) if self._broker_index else None)
             try:
                 online = status_message(self.topics, "online", journal=self._journal_id, seq=last_seq,
                                         ts=self._clock(), reason=None)
@@ -245,17 +275,47 @@ class FeedPublisher:
                 if self.replay is not None:
                     await client.subscribe(self.replay.topic, qos=1)
                 await self._pump(client, watcher)
-                await self._publish_status(client, watcher, self._stop_reason)
+                if self._failing_back and not self._stopped.is_set():
+                    # The retained status cleared here, so a floor reading this broker later finds none of ours.
+                    await publish_all(client, watcher, [(self.topics.status, b"", 1, True)],
+                                      publish_timeout=self.settings.publish_timeout)
+                    logger.info("feed: %s is back: leaving %s", self.settings.broker.url, self.broker.url)
+                else:
+                    self._failing_back = False
+                    await self._publish_status(client, watcher, self._stop_reason)
             except asyncio.CancelledError:
                 with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
                     async with asyncio.timeout(1.0):
                         await self._publish_status(client, watcher, "cancelled")
                 raise
             finally:
+                if failback is not None:
+                    failback.cancel()
+                    await asyncio.gather(failback, return_exceptions=True)
                 if self.replay is not None:
                     await self.replay.close()
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
+
+    async def _watch_preferred(self) -> None:
+        """While on a fallback: every `failback_interval`, try the preferred broker (a connection of its own, closed
+        at once); once it answers, end this session at the pump's next quiet moment (`_failing_back`)."""
+        settings, preferred = self.settings, self.settings.broker
+        while True:
+            await self._sleep(settings.failback_interval)
+            probe = aiomqtt.Client(preferred.host, preferred.port, username=settings.username,
+                                   password=settings.password.reveal() if settings.password else None,
+                                   identifier=f"{settings.identifier}-probe", clean_session=True,
+                                   keepalive=settings.keepalive, timeout=settings.publish_timeout,
+                                   tls_context=settings.tls_context(preferred), logger=logger)
+            try:
+                async with probe:
+                    pass
+            except aiomqtt.MqttError:
+                continue
+            self._failing_back = True
+            self._wake.set()
+            return
 
     async def _publish_status(self, client: aiomqtt.Client, watcher: asyncio.Task[None], reason: str) -> None:
         last_seq = await asyncio.to_thread(lambda: self._journal.last_seq)
@@ -301,7 +361,7 @@ class FeedPublisher:
                 await self._save_cursor()
                 if self._heads.due(position, idle=True, now=asyncio.get_running_loop().time()):
                     await self._publish_head(client, watcher)
-                if self._stopped.is_set():
+                if self._stopped.is_set() or self._failing_back:
                     return
                 waker = asyncio.ensure_future(self._wake.wait())
                 try:

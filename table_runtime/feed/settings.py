@@ -6,6 +6,8 @@ appear in a repr or a log line: the password is a `Secret`.
 Configuration keys (a ``[feed]`` table, or command-line options)::
 
     url = "mqtts://broker.pit.local:8883"   # mqtt:// (default port 1883) or mqtts:// (8883)
+    fallback_urls = ["mqtts://broker2.pit.local:8883"]   # tried in order when `url` cannot be used
+    failback_interval = 30.0                # seconds between two tries of `url` while on a fallback
     prefix = "casino"
     username = "table-t1"                   # or TABLE_MQTT_USERNAME
     password_file = "/etc/table/mqtt.pw"    # or TABLE_MQTT_PASSWORD / TABLE_MQTT_PASSWORD_FILE
@@ -99,8 +101,10 @@ def parse_broker_url(url: str, *, key: str = "feed.url") -> tuple[BrokerAddress,
 class FeedSettings:
     """Everything the publisher needs, checked once; see the module docstring for the keys."""
 
-    broker: BrokerAddress
+    broker: BrokerAddress  # the preferred broker
     table_id: str
+    fallbacks: tuple[BrokerAddress, ...] = ()  # tried in order while `broker` cannot be used (same credentials)
+    failback_interval: float = 30.0  # while on a fallback, seconds between two tries of `broker`
     prefix: str = DEFAULT_PREFIX
     username: str | None = None
     password: Secret | None = field(default=None, repr=False)
@@ -144,6 +148,15 @@ class FeedSettings:
             raise ConfigError("feed.cert_file", "a client certificate needs both cert_file and key_file")
         if (self.ca_file or self.cert_file) and not self.broker.tls:
             raise ConfigError("feed.url", "ca_file/cert_file given but the URL is not mqtts://")
+        if (self.ca_file or self.cert_file) and not all(broker.tls for broker in self.fallbacks):
+            raise ConfigError("feed.fallback_urls", "ca_file/cert_file given but a fallback URL is not mqtts://")
+        if self.failback_interval <= 0:
+            raise ConfigError("feed.failback_interval", "must be positive")
+
+    @property
+    def brokers(self) -> tuple[BrokerAddress, ...]:
+        """Every broker the feed may use, the preferred first."""
+        return (self.broker, *self.fallbacks)
 
     @property
     def topics(self) -> Topics:
@@ -153,9 +166,10 @@ class FeedSettings:
     def identifier(self) -> str:
         return self.client_id or f"table-{self.table_id}-feed"
 
-    def tls_context(self) -> ssl.SSLContext | None:
-        """The TLS context for mqtts:// (system CAs unless `ca_file`), None for mqtt://."""
-        return tls_context(self.broker, self.ca_file, self.cert_file, self.key_file)
+    def tls_context(self, broker: BrokerAddress | None = None) -> ssl.SSLContext | None:
+        """The TLS context for `broker` (default: the preferred) on mqtts:// (system CAs unless `ca_file`), None
+        for mqtt://."""
+        return tls_context(broker or self.broker, self.ca_file, self.cert_file, self.key_file)
 
     @classmethod
     def from_mapping(
@@ -167,6 +181,7 @@ class FeedSettings:
             "url", "table_id", "prefix", "username", "password_file", "ca_file", "cert_file", "key_file",
             "client_id", "keepalive", "batch_size", "max_inflight", "backoff_initial", "backoff_max", "poll_interval",
             "publish_timeout", "resend_on_connect", "cursor_key", "head_interval", "replay_secret_env",
+            "fallback_urls", "failback_interval",
         }  # fmt: skip
         for key in mapping:
             if key not in known:
@@ -180,7 +195,7 @@ class FeedSettings:
         for key, kind in (
             ("keepalive", int), ("batch_size", int), ("max_inflight", int), ("backoff_initial", float),
             ("backoff_max", float), ("poll_interval", float), ("publish_timeout", float), ("resend_on_connect", int),
-            ("head_interval", float),
+            ("head_interval", float), ("failback_interval", float),
         ):  # fmt: skip
             if key in mapping:
                 value = mapping[key]
@@ -197,7 +212,22 @@ class FeedSettings:
                 kwargs[key] = _existing_file(f"feed.{key}", mapping[key])
         if "replay_secret_env" in mapping:
             kwargs["replay_secret"] = replay_secret(mapping["replay_secret_env"], env, key="feed.replay_secret_env")
+        kwargs["fallbacks"] = fallback_brokers(mapping.get("fallback_urls", []), key="feed.fallback_urls")
         return cls(broker=broker, table_id=table, username=username, password=password, **kwargs)
+
+
+def fallback_brokers(urls: object, *, key: str) -> tuple[BrokerAddress, ...]:
+    """The fallback brokers of a list of URLs (no user name or password in them: the preferred URL's credentials
+    serve every broker)."""
+    if not isinstance(urls, (list, tuple)):
+        raise ConfigError(key, "a list of broker URLs")
+    brokers: list[BrokerAddress] = []
+    for index, url in enumerate(urls):
+        broker, user = parse_broker_url(url, key=f"{key}[{index}]")
+        if user is not None:
+            raise ConfigError(f"{key}[{index}]", "no user name in a fallback URL: the feed's credentials serve it")
+        brokers.append(broker)
+    return tuple(brokers)
 
 
 def replay_secret(name: object, environ: Mapping[str, str], *, key: str) -> Secret:

@@ -50,7 +50,7 @@ from table_runtime.config import ChipReaderConfig, MqttConfig, TableConfig
 from table_runtime.display.server import DisplayServer
 from table_runtime.errors import ConfigError
 from table_runtime.feed.publisher import FeedPublisher
-from table_runtime.feed.settings import FeedSettings, Secret, parse_broker_url
+from table_runtime.feed.settings import FeedSettings, Secret, fallback_brokers, parse_broker_url
 from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal
@@ -278,7 +278,9 @@ def feed_settings(mqtt: MqttConfig, table_id: str) -> FeedSettings:
     username = mqtt.username or url_user
     if mqtt.password is not None and username is None:
         raise ConfigError("mqtt.username", "a password is configured but no user name")
-    return FeedSettings(broker=broker, table_id=table_id, prefix=mqtt.prefix, username=username,
+    fallbacks = fallback_brokers(list(mqtt.fallback_urls), key="mqtt.fallback_urls")
+    return FeedSettings(broker=broker, fallbacks=fallbacks, failback_interval=mqtt.failback_interval,
+                        table_id=table_id, prefix=mqtt.prefix, username=username,
                         password=Secret(mqtt.password) if mqtt.password is not None else None,
                         ca_file=mqtt.ca_file, cert_file=mqtt.cert_file, key_file=mqtt.key_file,
                         replay_secret=Secret(mqtt.replay_secret) if mqtt.replay_secret is not None else None,
