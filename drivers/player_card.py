@@ -6,6 +6,13 @@ table holds it, the card numbers it types reach no console, login prompt or kios
 reader, simulators/player_card.py) is read the same way, without the grab, which a pipe has not. The bytes are
 `input_event` records decoded by firmware_bridge/key_events.py (docs/protocols/player_card.md).
 
+The record size is the system's for an event device (the kernel writes the `input_event` of the reading process:
+24 bytes on a 64-bit system, 16 on a 32-bit one; a configured size that disagrees is logged and not used), the
+configured one for a FIFO; the decoder detects the other size, and stray bytes, when the records stop making
+sense, and reads on from the next ENTER (the card lost then is a `CardUnreadable`, an alarm). Each wake-up of the
+loop reads and decodes at most `READS_PER_WAKE` reads of `READ_RECORDS` records, so a reader that types without
+end (a card number of a megabyte at pipe speed) never holds the loop: the rest waits for the next wake-up.
+
 A reader pulled out (ENODEV, or an end of file on a FIFO), missing at the start, or not ours to open (permissions,
 grabbed by another program) is `CardReaderOffline` with the reason in one line, never a traceback; the driver
 looks for it again every `retry_seconds` and says `CardReaderOnline` once it reads it again.
@@ -17,6 +24,7 @@ import asyncio
 import contextlib
 import errno
 import fcntl
+import logging
 import os
 import stat
 import time
@@ -32,6 +40,9 @@ from firmware_bridge.key_events import MAX_KEYS, NATIVE_LAYOUT, CardNumber, Even
 # _IOW('E', 0x90, int) from include/uapi/linux/input.h: direction write (1 << 30), size 4 (<< 16), type 'E' (<< 8).
 EVIOCGRAB: Final = (1 << 30) | (4 << 16) | (ord("E") << 8) | 0x90
 READ_RECORDS = 64  # records read at most per os.read (a card is a few hundred)
+READS_PER_WAKE = 16  # os.read calls per wake-up of the loop at most (1,024 records: well under a millisecond)
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +113,12 @@ class EvdevCardReader:
         fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
             mode = os.fstat(fd).st_mode
+            layout = self.layout
             if stat.S_ISCHR(mode):
+                if layout != NATIVE_LAYOUT:
+                    log.warning("%s: event_size %d configured, but this system's input_event is %d bytes: %d used",
+                                self.path, layout.size, NATIVE_LAYOUT.size, NATIVE_LAYOUT.size)
+                    layout = NATIVE_LAYOUT
                 if self._grab:
                     fcntl.ioctl(fd, EVIOCGRAB, 1)
                     self.grabbed = True
@@ -111,7 +127,7 @@ class EvdevCardReader:
                 kind = "FIFO, not grabbed"
             else:
                 raise OSError(errno.ENODEV, "neither an input event device nor a FIFO")
-            self._decoder = KeyDecoder(self.layout, self.max_keys)  # a read cut by the unplug is not continued
+            self._decoder = KeyDecoder(layout, self.max_keys)  # a read cut by the unplug is not continued
             self._queue = asyncio.Queue()
             asyncio.get_running_loop().add_reader(fd, self._readable)  # OSError: a device the loop cannot poll
         except OSError:
@@ -119,16 +135,17 @@ class EvdevCardReader:
             self.grabbed = False
             raise
         self._fd = fd
-        return f"{self.path} ({kind}, {self.layout.size}-byte events)"
+        return f"{self.path} ({kind}, {layout.size}-byte events)"
 
     def _readable(self) -> None:
-        """The loop's callback: read what is there, decode it, queue the reads (or that the device is gone)."""
+        """The loop's callback: read what is there (at most `READS_PER_WAKE` reads: the loop calls again while more
+        waits), decode it, queue the reads (or that the device is gone)."""
         fd = self._fd
         if fd is None:
             return
-        while True:
+        for _ in range(READS_PER_WAKE):
             try:
-                data = os.read(fd, READ_RECORDS * self.layout.size)
+                data = os.read(fd, READ_RECORDS * self._decoder.layout.size)
             except BlockingIOError:
                 return
             except OSError as error:  # ENODEV: the reader was pulled out
@@ -138,7 +155,7 @@ class EvdevCardReader:
                 self._gone(f"{self.path}: the device closed (unplugged)")
                 return
             now = self._clock()
-            for item in self._decoder.feed(data):
+            for item in self._decoder.feed(data, at=now):
                 if isinstance(item, CardNumber):
                     self._queue.put_nowait(CardRead(reader=self._name, at=now, number=item.number))
                 else:

@@ -127,6 +127,7 @@ class ZoneReading:
     zone: str
     tags: tuple[Tag, ...]
     status: AntennaStatus = AntennaStatus.OK
+    detail: str = ""  # why a reading is not complete, in the driver's words (its antenna or output, the reason)
 
     @property
     def complete(self) -> bool:

@@ -7,6 +7,11 @@ model of ISO 15693 at its high data rate (`Timing`): an inventory costs a fixed 
 time per tag, a field with more tags than a reply holds answers page by page (STATUS 0x94, more data), and a field
 with more tags than the anticollision resolves in time answers 0x83 (RF communication error).
 
+The faults a hostile or broken reader shows, for tests and the bench: `fail_next` (a STATUS alone), `go_silent`
+(requests it never saw), `lose_inventory_replies` (inventories done, the tags quiet, the reply lost on the line),
+`slow_down` (every reply later than the host waits), `more_data_forever` (every inventory page says 0x94, more
+data); another reader answering on the same bus is the served reader's (simulators/feig_reader.py `add_impostor`).
+
 Thread-safe: the serving thread answers while tests and the bench place chips.
 """
 
@@ -80,6 +85,9 @@ class FeigFirmware(AntennaChips):
         self._faulty: set[int] = set()
         self._failures: list[int] = []  # STATUS to answer the next requests with
         self._silent = 0  # requests to leave unanswered
+        self._lost_inventories = 0  # inventories whose reply is lost after the tags answered
+        self.delay = 0.0  # seconds added to every reply (a reader slower than the host's timeout)
+        self.endless = False  # every inventory page answers 0x94 (more data), for ever
         self._pages: list[tuple[TagRecord, ...]] = []  # what the last inventory still has to tell (0x94)
         self.inventories = 0
         self.requests = 0
@@ -109,17 +117,40 @@ class FeigFirmware(AntennaChips):
         with self._lock:
             self._silent += count
 
+    def lose_inventory_replies(self, count: int = 1) -> None:
+        """The next `count` inventories are done (the tags that answered go quiet) but their reply is lost on the
+        line: the host must ask again from a new RF reset, or read the quiet tags as an empty field (0: none)."""
+        with self._lock:
+            self._lost_inventories = count
+
+    def slow_down(self, seconds: float) -> None:
+        """Every reply leaves `seconds` later than the timing model says (0: back to normal)."""
+        with self._lock:
+            self.delay = seconds
+
+    def more_data_forever(self, endless: bool = True) -> None:
+        """Every inventory page answers 0x94 (more data), repeating its last page: a host that asks while it is told
+        to never ends its scan."""
+        with self._lock:
+            self.endless = endless
+
     # -- the protocol -----------------------------------------------------------------------------
-    def answer(self, frame: Frame) -> tuple[Frame | None, float]:
-        """The reply to one request frame and the seconds the reader takes; None: the reader stays silent."""
+    def answer(self, frame: Frame, *, hostile: bool = False) -> tuple[Frame | None, float]:
+        """The reply to one request frame and the seconds the reader takes; None: the reader stays silent.
+        `hostile`: answer whatever COM-ADR the request names (another reader on the bus that should not)."""
         with self._lock:
             self.requests += 1
-            if frame.address not in (self.address, 0xFF):
+            if frame.address not in (self.address, 0xFF) and not hostile:
                 return None, 0.0  # another reader's address on the bus
             if self._silent:
                 self._silent -= 1
                 return None, 0.0
             reply, seconds = self._answer(frame)
+            seconds += self.delay
+            if self._lost_inventories and frame.command == Command.ISO_HOST \
+                    and frame.data[:1] == bytes((IsoCommand.INVENTORY,)):
+                self._lost_inventories -= 1
+                return None, seconds
         return reply.to_frame(advanced=frame.advanced), seconds
 
     def _reply(self, frame: Frame, status: int, data: bytes = b"") -> Reply:
@@ -194,10 +225,14 @@ class FeigFirmware(AntennaChips):
         return [output for output in range(1, self.outputs + 1) if selected & (1 << (output - 1))]
 
     def _page(self, frame: Frame, with_antennas: bool, seconds: float) -> tuple[Reply, float]:
-        if not self._pages:
+        if self.endless:
+            page = self._pages[0] if self._pages else ()
+            status: Status = Status.MORE_DATA
+        elif not self._pages:
             return self._reply(frame, Status.NO_TRANSPONDER), seconds + self.timing.command
-        page = self._pages.pop(0)
-        status = Status.MORE_DATA if self._pages else Status.OK
+        else:
+            page = self._pages.pop(0)
+            status = Status.MORE_DATA if self._pages else Status.OK
         records = page if with_antennas else tuple(TagRecord(uid=tag.uid) for tag in page)
         return self._reply(frame, status, InventoryPage(tags=records).to_data(antennas=with_antennas)), seconds
 

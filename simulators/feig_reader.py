@@ -8,7 +8,9 @@ on the serial line, the time its bytes take at `baud` with 8E1), one request at 
 The table's side is the firmware's: `place`, `remove`, `take_all`, `chips` (the same calls as the simulated USB
 reader, simulators/rfid_backend.py, so the bench and the demo place chips on either), and the faults:
 `set_antenna_fault`, `fail_next(status)`, `go_silent`, `corrupt_next`, `unplug`/`replug` (the device path
-vanishes and comes back, as a pulled USB-serial adapter's does).
+vanishes and comes back, as a pulled USB-serial adapter's does), and the hostile reader's: `lose_inventory_replies`,
+`slow_down`, `more_data_forever` (the firmware's), and `add_impostor` (another reader on the same bus, at another
+COM-ADR, answering every request before this one does, with chips of its own).
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ class SimulatedFeigReader:
         self._slave: int | None = None
         self._pty: _Connection | None = None
         self._corrupt = 0
+        self._impostor: FeigFirmware | None = None
         self._raw: list[Any] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -120,6 +123,28 @@ class SimulatedFeigReader:
 
     def go_silent(self, count: int = 1) -> None:
         self.firmware.go_silent(count)
+
+    def lose_inventory_replies(self, count: int = 1) -> None:
+        self.firmware.lose_inventory_replies(count)
+
+    def slow_down(self, seconds: float) -> None:
+        self.firmware.slow_down(seconds)
+
+    def more_data_forever(self, endless: bool = True) -> None:
+        self.firmware.more_data_forever(endless)
+
+    def add_impostor(self, address: int) -> FeigFirmware:
+        """Another reader on the same bus at COM-ADR `address`, answering every request whatever COM-ADR it names,
+        each reply before this reader's; its firmware is returned so that a test places chips on it."""
+        impostor = FeigFirmware({antenna: zone for zone, antenna in self.firmware.zones.items()}, address=address,
+                                mux=self.firmware.mux, outputs=self.firmware.outputs, timing=INSTANT)
+        with self._lock:
+            self._impostor = impostor
+        return impostor
+
+    def remove_impostor(self) -> None:
+        with self._lock:
+            self._impostor = None
 
     def corrupt_next(self, count: int = 1) -> None:
         """The next `count` replies leave with one byte damaged (the host's CRC check must drop them)."""
@@ -252,6 +277,12 @@ class SimulatedFeigReader:
     def _respond(self, connection: _Connection, frame: Frame) -> None:
         if connection.serial:
             self._keep_raw()
+        with self._lock:
+            impostor = self._impostor
+        if impostor is not None:
+            forged, _ = impostor.answer(frame, hostile=True)
+            if forged is not None:
+                self._send(connection, forged.to_bytes())
         reply, seconds = self.firmware.answer(frame)
         if reply is None:
             return
@@ -268,6 +299,9 @@ class SimulatedFeigReader:
                 raw = bytes(damaged)
             if connection.serial and connection is not self._pty:
                 return  # unplugged while the reader worked: the answer is lost with the cable
+        self._send(connection, raw)
+
+    def _send(self, connection: _Connection, raw: bytes) -> None:
         try:
             if connection.sock is not None:
                 connection.sock.sendall(raw)

@@ -10,6 +10,10 @@ The simulator holds the pipe open for reading and writing itself, so the pipe al
 never reads an end of file while the simulated reader is plugged in) and a card swiped before the driver opened
 it waits in the pipe. `unplug()` closes that end and removes the file: the driver reads an end of file, as it
 reads ENODEV from a real device pulled out, and the path is gone until `replug()`.
+
+The faults, gpiozero-style: `stray(count)` (bytes that are no record: the records after them are out of
+alignment), `stick_shift()` (SHIFT pressed and never released), `write(data)` (anything else); a reader made with
+the other `layout` than the driver's writes records of the other size.
 """
 
 from __future__ import annotations
@@ -113,6 +117,15 @@ class SimulatedCardReader:
         text = {None: number, 2: f";{number}=4912?", 1: f"%B{number}^PLAYER/CARD^4912?"}[track]
         self.write(typed(text, self.layout))
         self.swiped += 1
+
+    def stray(self, count: int = 16) -> None:
+        """`count` bytes that are no record (zeros: they read as the time of a record), so that every record after
+        them is out of alignment."""
+        self.write(bytes(count))
+
+    def stick_shift(self) -> None:
+        """SHIFT pressed and never released (a reader's glitch): every character after it would type shifted."""
+        self.write(encode_event(self.layout, EV_KEY, KEY_LEFTSHIFT, 1) + encode_event(self.layout, EV_SYN, 0, 0))
 
     def write(self, data: bytes) -> None:
         """Raw bytes into the device (a partial record, another layout, garbage: the tests' faults)."""

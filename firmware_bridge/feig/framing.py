@@ -14,7 +14,11 @@ checks the candidate at its first undecided byte and, on a bad one (length out o
 byte. Linear on any input: the reflected CRC of a span is the bit-reversal of CCITT's CRC (`binascii.crc_hqx`)
 over the bit-reversed bytes, so the decoder keeps the bit-reversed stream and the CCITT register every `STEP`
 bytes, and gets a long candidate's CRC from the registers at both ends of its span (firmware_bridge.crc_stream,
-as the chip reader's decoder does). Each candidate costs at most `2 * STEP` bytes of CRC.
+as the chip reader's decoder does). A candidate costs at most `2 * (STEP - 1)` bytes of CRC (the bytes between
+each end of its span and the register before it), and every byte is run once more to keep the registers: at most
+`2 * STEP - 1` bytes of CRC per byte fed. Unlike the chip reader's frames, whose sync makes a candidate at most
+every fourth byte, every byte here may start one, so the registers are kept closer (8 bytes, not 64):
+bench/README.md has the figures (`python -m bench.feig_framing`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ from __future__ import annotations
 import binascii
 from dataclasses import dataclass
 
-from firmware_bridge.crc_stream import STEP as STEP  # the decoder's register spacing, named here too
 from firmware_bridge.crc_stream import CrcStream
 from firmware_bridge.errors import ProtocolError
 
@@ -32,6 +35,7 @@ STANDARD_MIN = 5  # LEN ADR CMD CRC CRC
 ADVANCED_MIN = 7  # 02 LEN LEN ADR CMD CRC CRC
 STANDARD_MAX = 255
 MAX_ADVANCED = 16384  # our limit: a reader pages longer inventories with STATUS 0x94 (more data)
+STEP = 8  # bytes between two CRC registers the decoder keeps: a candidate may start at every byte
 
 _REVERSED = bytes(int(f"{byte:08b}"[::-1], 2) for byte in range(256))
 
@@ -83,11 +87,11 @@ class Frame:
 class FrameDecoder(CrcStream):
     """Reassembles the frames of one shape (standard or advanced) from a stream that may split or corrupt them.
 
-    `crc_bytes` counts the bytes run through the CRC: at most about `STEP / 2 + 1` per byte fed, on any stream.
+    `crc_bytes` counts the bytes run through the CRC: at most `2 * step - 1` per byte fed, on any stream.
     """
 
-    def __init__(self, *, advanced: bool | None = False) -> None:
-        super().__init__()  # _buffer holds the stream bit-reversed byte by byte (what the CCITT CRC runs over)
+    def __init__(self, *, advanced: bool | None = False, step: int = STEP) -> None:
+        super().__init__(step=step)  # _buffer holds the stream bit-reversed byte by byte (what the CCITT CRC runs over)
         self.advanced = advanced  # None: either shape, as a reader takes them (a standard LEN is never 0x02)
 
     def reset(self) -> None:

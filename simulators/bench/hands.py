@@ -15,7 +15,9 @@ from typing import Any
 
 from simulators.bench.chip_hands import ChipHands
 from simulators.bench.expect import Difference
+from simulators.bench.model import FEIG_FAULTS
 from simulators.bench.observing import StepFailed
+from simulators.feig_reader import SimulatedFeigReader
 from simulators.live_table import DEMO_PINS
 from simulators.shoe import Fault
 from simulators.shoe_firmware import SimulatedShoeError
@@ -23,6 +25,8 @@ from table_runtime.core.hyper_field import hyper_due, settlement_step
 from table_runtime.core.zones_due import early_payments, expected_zones
 from table_runtime.game.cards import Card
 from table_runtime.game.hyper_settlement import HYPER_ZONES, SETTLEMENT_STEPS
+
+FEIG_SLOW_SECONDS = 3.0  # `reader_slow`: every reply half as late again as the bench's FEIG driver waits (2 s)
 
 
 class BenchHands(ChipHands):
@@ -182,6 +186,8 @@ class BenchHands(ChipHands):
             shoe.clear_jam()
         elif fault == "unreadable_card":
             shoe.inject(Fault.UNREADABLE)
+        elif fault in FEIG_FAULTS:
+            self._feig_fault(fault, where)
         elif fault == "reader_unplug":
             reader.unplug()
         elif fault == "reader_replug":
@@ -193,13 +199,35 @@ class BenchHands(ChipHands):
         if not wait:
             return
         status = {"shoe_unplug": ("shoe", "offline"), "shoe_replug": ("shoe", "online"),
-                  "reader_unplug": ("chips", "offline"), "reader_replug": ("chips", "online")}.get(fault)
+                  "reader_unplug": ("chips", "offline"), "reader_replug": ("chips", "online"),
+                  "reader_impostor": ("chips", "offline"), "reader_heal": ("chips", "online")}.get(fault)
         if status is not None:
             name, value = status
             await self.until(f"the {name} {value}", lambda: self.ctl.devices.get(name) == value, where, real=name)
         elif fault in ("door_open", "door_close", "jam", "clear_jam") and not real_shoe:
             # acknowledged once journaled with its alarm (ack after commit, docs/journal.md): nothing more to wait for
             await self.until("the shoe's report acknowledged", lambda: shoe.firmware.unacknowledged == 0, where)
+
+    def _feig_fault(self, fault: str, where: str) -> None:
+        """A hostile FEIG reader's mode (simulators/feig_reader.py), or all of them ended (`reader_heal`)."""
+        reader = self.reader_sim
+        if not isinstance(reader, SimulatedFeigReader):
+            raise StepFailed(where, f"{fault} is a FEIG reader's fault: run the scenario with --reader feig")
+        if fault == "reader_impostor":
+            impostor = reader.add_impostor(reader.firmware.address + 7)
+            zones = list(reader.firmware.zones)
+            impostor.place(zones[0], *(chip for zone in zones for chip in reader.chips(zone)))  # all on one zone
+        elif fault == "reader_lose_replies":
+            reader.lose_inventory_replies(1_000_000)
+        elif fault == "reader_slow":
+            reader.slow_down(FEIG_SLOW_SECONDS)
+        elif fault == "reader_more_data":
+            reader.more_data_forever()
+        else:
+            reader.remove_impostor()
+            reader.lose_inventory_replies(0)
+            reader.slow_down(0.0)
+            reader.more_data_forever(False)
 
     async def _wait(self, args: dict[str, Any], where: str) -> None:
         if "alarm" in args:

@@ -27,7 +27,10 @@ FAULTS = (
     "shoe_unplug", "shoe_replug", "shoe_corrupt", "shoe_drop", "shoe_duplicate", "shoe_lose",
     "door_open", "door_close", "jam", "clear_jam", "unreadable_card",
     "reader_unplug", "reader_replug", "broker_down", "broker_up", "power_loss",
+    *("reader_impostor", "reader_lose_replies", "reader_slow", "reader_more_data", "reader_heal"),
 )  # fmt: skip
+FEIG_FAULTS = ("reader_impostor", "reader_lose_replies", "reader_slow", "reader_more_data", "reader_heal")
+# the hostile FEIG reader's modes (docs/protocols/feig.md 5): only with `table-bench run --reader feig`
 EXPECT_KEYS = (
     "phase", "round", "hands", "bank", "totals", "payouts", "alarms", "alarms_include", "active_alarms",
     "journal", "feed", "recovered", "devices", "zones", "held_cards", "allowed", "turn", "shoe", "display", "recall",

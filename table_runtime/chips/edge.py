@@ -91,7 +91,7 @@ class ZoneReporter:
         readings = [reading for reading in event.readings if reading.zone in self.zones]
         out: list[ZoneChanged | Alarm] = []
         for reading in readings:
-            out += self._antenna(reading.zone, reading.status.name)
+            out += self._antenna(reading.zone, reading.status.name, reading.detail)
         changed = self.tracker.observe_scan({reading.zone: reading.tags for reading in readings}, event.at,
                                             [reading.zone for reading in readings if not reading.complete])
         touched = {change.zone for change in changed}
@@ -125,8 +125,9 @@ class ZoneReporter:
                 out.append(report)
         return out
 
-    def _antenna(self, zone: str, status: str) -> list[Alarm]:
-        """An alarm each time a zone's antenna turns faulty or changes fault (docs/protocols/rfid.md 3.6)."""
+    def _antenna(self, zone: str, status: str, detail: str = "") -> list[Alarm]:
+        """An alarm each time a zone's antenna turns faulty or changes fault (docs/protocols/rfid.md 3.6); the
+        driver's `detail` (which antenna or output, why the zone could not be read) in place of the status's text."""
         if status == "OK":
             self._antennas.pop(zone, None)
             return []
@@ -134,7 +135,8 @@ class ZoneReporter:
             return []
         self._antennas[zone] = status
         return [Alarm(kind=AlarmKind.ANTENNA_FAULT, box=zone_box(zone), rule=RULE_ANTENNA,
-                      message=f"{zone}: {ANTENNA_TROUBLE.get(status, status)}; its chips keep their last known state")]
+                      message=f"{zone}: {detail or ANTENNA_TROUBLE.get(status, status)}; "
+                              f"its chips keep their last known state")]
 
 
 def zone_report(zone: str, chips: Iterable[ZoneChip]) -> ZoneChanged:

@@ -12,7 +12,7 @@ Each event is one step of the table (`TableController.step`: journaled in the wr
 other devices' steps). A read the decoder refused is a `player_card_unreadable` alarm (the player swipes again);
 a reader gone is a `card_reader_offline` alarm, a warning line naming the reader and why, and the device
 `player_cards` offline on the display until every reader reads again. A card read while the journal cannot be
-written is lost (a warning line says so): the player swipes it again once the table plays again.
+written is lost (a warning line and the same alarm say so): the player swipes it again once the table plays again.
 """
 
 from __future__ import annotations
@@ -105,6 +105,10 @@ class PlayerCardLink:
             except JournalUnwritableError as error:
                 log.warning("player card reader %s: a card read at %s is lost (the journal cannot be written: %s); "
                             "the player swipes it again", event.reader, where, error)
+                yield from controller.plan_raise_alarms([Alarm(  # shown at once, held until the journal takes it
+                    kind=AlarmKind.PLAYER_CARD_UNREADABLE, box=box, rule=RULE,
+                    message=f"player card reader {event.reader} ({where}): a card read is lost (the journal cannot "
+                            f"be written); the player swipes it again once the table plays again")])
         elif isinstance(event, CardUnreadable):
             log.warning("player card reader %s: a card could not be read: %s", event.reader, event.reason)
             yield from controller.plan_raise_alarms([Alarm(

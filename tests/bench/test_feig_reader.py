@@ -95,3 +95,47 @@ async def test_a_real_feig_reader_is_opened_by_url_and_the_operator_places_the_c
     assert found == []
     assert any(text.startswith("place ") for text in operator.asked), operator.asked
     assert reader.firmware.inventories > 0
+
+
+HOSTILE = """\
+name: a hostile FEIG reader (another COM-ADR answering, endless more data, replies later than the timeout) is an
+  alarm each time and never a wrong amount
+cites: ["TABLE.md Shoe integrity ... shoe or reader disconnected", "TABLE.md Devices (RFID chip readers over USB)"]
+shoe: 2C 3C 4C 5C 6C  TS 9D 8H  8C
+steps:
+  - draw: 5
+  - place: {box1: 1000}
+  - press: DEAL
+  - draw: 3
+  - fault: reader_impostor        # every chip of the table read on box1 by another reader on the bus
+  - expect: {devices: {chips: offline}, alarms_include: [reader_offline], zones: {box1: 1000}}
+  - fault: reader_heal
+  - expect: {devices: {chips: online}, zones: {box1: 1000}}
+  - fault: {fault: reader_more_data, wait: false}
+  - wait: {alarm: antenna_fault}
+  - wait: {alarm: reader_offline}
+  - expect: {zones: {box1: 1000}}
+  - fault: reader_heal
+  - expect: {devices: {chips: online}, zones: {box1: 1000}}
+  - fault: {fault: reader_slow, wait: false}
+  - wait: {alarm: reader_offline}
+  - fault: reader_heal
+  - expect: {devices: {chips: online}, zones: {box1: 1000}}
+  - press: NEXT
+  - draw: 1                       # 9D 8C = 17
+  - expect: {phase: settlement, payouts: {box1.hand0.original: 1000}}
+  - settle: {}
+expect:
+  phase: closed
+  alarms_include: [reader_offline, antenna_fault]
+"""
+
+
+@pytest.mark.timeout(180)
+async def test_the_hostile_feig_reader_modes_in_a_scenario(tmp_path: Path, shared_broker: SharedBroker) -> None:
+    """The bench's FEIG faults (docs/bench.md): each mode ends in an alarm, the zones keep their amounts, the round
+    is paid and verified once the reader is healed."""
+    path = tmp_path / "hostile-feig.yaml"
+    path.write_text(HOSTILE, encoding="utf-8")
+    result = await run_scenario(load_scenario(path), work_dir=tmp_path, broker=shared_broker, reader="feig")
+    assert result.status == "passed", result.first_difference

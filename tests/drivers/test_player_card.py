@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import array
 import asyncio
+import fcntl
+import os
+import termios
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from drivers.player_card import EVIOCGRAB, EvdevCardReader
+from drivers.player_card import EVIOCGRAB, READ_RECORDS, READS_PER_WAKE, EvdevCardReader
 from drivers.ports import CardRead, CardReaderEvent, CardReaderOffline, CardReaderOnline, CardUnreadable
 from firmware_bridge.key_events import LAYOUT_32, LAYOUT_64
 from simulators.player_card import SimulatedCardReader, typed
+from tests.polling import until
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -109,3 +114,84 @@ async def test_a_character_device_is_grabbed_and_one_that_refuses_the_grab_is_of
         assert isinstance(offline, CardReaderOffline) and offline.reason.startswith("/dev/null: ")
         assert "ioctl" in offline.reason and not reader.online
         await reads.aclose()
+
+
+async def test_every_card_after_stray_bytes_is_read_and_the_one_lost_is_unreadable(tmp_path: Path) -> None:
+    """16 stray bytes in the FIFO: the card they fall before is refused (an alarm at the table), each later card
+    reads as swiped; before, every later card was dropped with the reader online and no alarm."""
+    with SimulatedCardReader(tmp_path / "card-kbd") as card:
+        async with EvdevCardReader(card.path, retry_seconds=0.02) as reader:
+            reads = reader.reads()
+            assert isinstance(await next_of(reads), CardReaderOnline)
+            card.swipe("1001")
+            card.stray(16)
+            for number in ("2002", "3003", "4004", "5005"):
+                card.swipe(number)
+            assert (await next_of(reads)).number == "1001"  # type: ignore[union-attr]
+            lost = await next_of(reads)
+            assert isinstance(lost, CardUnreadable) and "lost their alignment" in lost.reason
+            assert [(await next_of(reads)).number for _ in range(3)] == ["3003", "4004", "5005"]  # type: ignore[union-attr]
+            assert reader.online
+            await reads.aclose()
+
+
+async def test_records_of_the_other_size_in_a_fifo_are_detected(tmp_path: Path) -> None:
+    with SimulatedCardReader(tmp_path / "card-kbd", layout=LAYOUT_32) as card:
+        async with EvdevCardReader(card.path, layout=LAYOUT_64, retry_seconds=0.02) as reader:
+            reads = reader.reads()
+            assert isinstance(await next_of(reads), CardReaderOnline)
+            for number in ("11", "22", "33"):
+                card.swipe(number)
+            lost = await next_of(reads)
+            assert isinstance(lost, CardUnreadable) and "as 16-byte records" in lost.reason
+            assert [(await next_of(reads)).number for _ in range(2)] == ["22", "33"]  # type: ignore[union-attr]
+            await reads.aclose()
+
+
+async def test_a_shift_never_released_changes_no_later_card(tmp_path: Path) -> None:
+    with SimulatedCardReader(tmp_path / "card-kbd") as card:
+        async with EvdevCardReader(card.path, retry_seconds=0.02) as reader:
+            reads = reader.reads()
+            assert isinstance(await next_of(reads), CardReaderOnline)
+            card.stick_shift()
+            card.swipe("1234")
+            card.swipe("5678")
+            refused = await next_of(reads)
+            assert isinstance(refused, CardUnreadable) and "SHIFT still held" in refused.reason  # not !@#$
+            read = await next_of(reads)
+            assert isinstance(read, CardRead) and read.number == "5678"  # not %^&*
+            await reads.aclose()
+
+
+def waiting_in(fifo: Path) -> int:
+    """The bytes a FIFO holds unread (FIONREAD)."""
+    waiting = array.array("i", [0])
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        fcntl.ioctl(fd, termios.FIONREAD, waiting)
+    finally:
+        os.close(fd)
+    return waiting[0]
+
+
+async def test_one_wake_up_of_the_loop_reads_a_bounded_part_of_an_endless_card(tmp_path: Path) -> None:
+    """A reader typing without end fills the pipe: one wake-up takes at most READS_PER_WAKE reads of READ_RECORDS
+    records and leaves the rest to the next (the loop runs between); the over-long card is one refusal, and the card
+    swiped after a pause reads."""
+    now = [1000.0]
+    with SimulatedCardReader(tmp_path / "card-kbd") as card:
+        async with EvdevCardReader(card.path, retry_seconds=0.02, clock=lambda: now[0]) as reader:
+            reads = reader.reads()
+            assert isinstance(await next_of(reads), CardReaderOnline)
+            endless = typed("7" * 3000, enter=False)[: 60 * 1024 // 24 * 24]  # most of a 64 KiB pipe
+            card.write(endless)
+            reader._readable()  # the loop's callback, once, before the loop runs it
+            assert waiting_in(card.path) == len(endless) - READS_PER_WAKE * READ_RECORDS * 24
+            refused = await next_of(reads)
+            assert isinstance(refused, CardUnreadable) and "no ENTER within 64 keys" in refused.reason
+            await until(lambda: waiting_in(card.path) == 0, "the rest of the endless card read by the loop")
+            now[0] += 3.0  # the next card comes after a pause: not the end of the endless one
+            card.swipe("42")
+            read = await next_of(reads)
+            assert isinstance(read, CardRead) and read.number == "42"
+            await reads.aclose()

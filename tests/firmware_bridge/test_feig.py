@@ -173,14 +173,36 @@ def _work(stream: bytes, chunk: int, *, advanced: bool) -> int:
     return decoder.crc_bytes
 
 
+def _worst_standard(size: int, step: int = STEP) -> bytes:
+    """Each byte a LEN whose CRC span is longer than `step` and ends `step - 1` bytes past a register: the most CRC
+    work a candidate can cost."""
+    return bytes(next(length for length in range(255, 4, -1) if length - 2 > step and (at + length - 2) % step
+                      == step - 1) for at in range(size))
+
+
 def test_the_crc_work_is_linear_on_a_hostile_stream() -> None:
+    bound = 2 * STEP - 1  # per byte fed: both ends of a candidate's span past their registers, and the registers
     for chunk in (64, 8192):
         small = _work(_hostile(1 << 17), chunk, advanced=True)
         large = _work(_hostile(1 << 18), chunk, advanced=True)
-        assert small <= (STEP // 2 + 2) * (1 << 17)
+        assert small <= bound * (1 << 17)
         assert 1.8 < large / small < 2.2
-    # standard frames: every byte a length of 255 (a candidate at every byte)
-    small = _work(b"\xff" * (1 << 15), 512, advanced=False)
-    large = _work(b"\xff" * (1 << 16), 512, advanced=False)
-    assert small <= (STEP // 2 + 2) * (1 << 15) * 2
-    assert 1.8 < large / small < 2.2
+    # standard frames: a candidate at every byte, each claiming 255 bytes, or chosen to cost the most
+    for stream in (b"\xff" * (1 << 15), _worst_standard(1 << 15)):
+        small = _work(stream, 512, advanced=False)
+        large = _work(stream * 2, 512, advanced=False)
+        assert small <= bound * (1 << 15)
+        assert 1.8 < large / small < 2.2
+
+
+def test_the_registers_kept_closer_cut_the_crc_work_of_a_stream_without_sync() -> None:
+    """Every byte may start a standard frame: with the chip reader's spacing (64) a crafted stream cost 95 CRC
+    bytes per byte fed; with the decoder's own (8) at most 2 * 8 - 1."""
+    spaced_stream = _worst_standard(1 << 14, 64)
+    spaced = FrameDecoder(advanced=False, step=64)
+    assert spaced.feed(spaced_stream) == []
+    assert spaced.crc_bytes > 90 * len(spaced_stream)  # the chip reader's spacing: the decoder's cost before
+    stream = _worst_standard(1 << 14)
+    close = FrameDecoder(advanced=False)
+    assert close.feed(stream) == []
+    assert close.crc_bytes <= (2 * STEP - 1) * len(stream)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -103,3 +104,69 @@ def test_any_split_of_the_stream_gives_the_same_card(text: str, cut: int, layout
 def test_garbage_never_raises_and_never_yields_an_over_long_number(data: bytes) -> None:
     for item in KeyDecoder(LAYOUT_64, max_keys=20).feed(data):
         assert isinstance(item, GarbledRead) or 0 < len(item.number) <= 20
+
+
+ALIGNMENT_LOST = "the records lost their alignment"
+
+
+@given(st.binary(min_size=1, max_size=200).filter(lambda stray: len(stray) % 24), st.sampled_from(
+    [LAYOUT_64, LAYOUT_32]), st.integers(1, 400))
+def test_after_stray_bytes_one_read_is_lost_and_every_later_card_reads(stray: bytes, layout: EventLayout,
+                                                                       cut: int) -> None:
+    """Bytes that are no records shift every record after them: the card they fall before (or into) is refused at
+    its ENTER, naming the lost alignment, and every card after it reads exactly; in any split of the stream."""
+    if len(stray) % layout.size == 0:
+        stray += b"\x00"
+    data = typed("1111", layout) + stray + typed("2222", layout) + typed("3333", layout) + typed("A-44", layout)
+    decoder = KeyDecoder(layout)
+    items: list[CardNumber | GarbledRead] = []
+    for start in range(0, len(data), cut):
+        items += decoder.feed(data[start:start + cut])
+    assert items[0] == CardNumber("1111")
+    assert [type(item) for item in items[1:-2]] == [GarbledRead] and ALIGNMENT_LOST in items[1].reason  # type: ignore[union-attr]
+    assert items[-2:] == [CardNumber("3333"), CardNumber("A-44")]
+
+
+@pytest.mark.parametrize(("written", "configured"), [(LAYOUT_64, LAYOUT_32), (LAYOUT_32, LAYOUT_64)])
+def test_records_of_the_other_size_are_detected_at_the_first_enter(written: EventLayout,
+                                                                   configured: EventLayout) -> None:
+    decoder = KeyDecoder(configured)
+    items = decoder.feed(typed("5555", written) + typed("6666", written) + typed("77", written))
+    assert len(items) == 3 and isinstance(items[0], GarbledRead)
+    assert items[0].reason.endswith(f"as {written.size}-byte records")
+    assert items[1:] == [CardNumber("6666"), CardNumber("77")] and decoder.layout is written
+
+
+def test_records_with_real_times_lose_their_alignment_at_once_too() -> None:
+    def timed(text: str) -> bytes:  # the kernel's records carry the time of each event
+        records = typed(text, LAYOUT_64)
+        return b"".join(struct.pack("=qq", 1_764_600_000 + n, 123_456) + records[n * 24 + 16:(n + 1) * 24]
+                        for n in range(len(records) // 24))
+    decoder = KeyDecoder(LAYOUT_64)
+    items = decoder.feed(timed("12") + b"\x07" * 16 + timed("34") + timed("56"))
+    assert items[0] == CardNumber("12") and isinstance(items[1], GarbledRead) and items[2:] == [CardNumber("56")]
+
+
+def test_a_shift_never_released_refuses_its_card_and_not_the_next() -> None:
+    decoder = KeyDecoder(LAYOUT_64)
+    stuck = encode_event(LAYOUT_64, EV_KEY, KEY_LEFTSHIFT, 1)
+    assert decoder.feed(typed("12", LAYOUT_64, enter=False) + stuck + typed("34", LAYOUT_64)) == [
+        GarbledRead("SHIFT still held at ENTER", 4)]  # it would have read 12#$
+    assert decoder.feed(typed("5678", LAYOUT_64)) == [CardNumber("5678")]  # not %^&*
+
+
+def test_a_read_without_its_enter_is_lost_before_the_next_card_not_joined_to_it() -> None:
+    decoder = KeyDecoder(LAYOUT_64, line_gap=2.0)
+    assert decoder.feed(typed("12", LAYOUT_64, enter=False), at=100.0) == []
+    assert decoder.feed(typed("34", LAYOUT_64), at=103.0) == [
+        GarbledRead("no ENTER after 2 characters: the read stopped", 2), CardNumber("34")]  # never 1234
+    assert decoder.feed(typed("5", LAYOUT_64, enter=False), at=200.0) == []
+    assert decoder.feed(typed("6", LAYOUT_64), at=201.0) == [CardNumber("56")]  # within the gap: one card
+
+
+def test_garbage_without_enter_is_held_in_bounded_memory() -> None:
+    decoder = KeyDecoder(LAYOUT_64)
+    decoder.feed(b"\x00" * 16 + typed("1", LAYOUT_64, enter=False))
+    for _ in range(200):
+        assert decoder.feed(bytes(range(256)) * 4) == []
+    assert len(decoder._pending) <= 8 + 3 * 24

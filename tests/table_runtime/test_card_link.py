@@ -20,6 +20,7 @@ from table_runtime.rating.pseudonym import pseudonym
 from table_runtime.runtime.card_link import CardReaderAt, PlayerCardLink
 from table_runtime.runtime.controller import TableController
 from tests.polling import until
+from tests.small_disk import small_disk
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -121,3 +122,48 @@ def test_a_reader_without_the_casino_secret_is_a_one_line_configuration_error(tm
     assert [(name, str(path), box) for name, path, box in config.readers] == [
         ("table", "/dev/input/by-id/usb-card-event-kbd", None), ("box3", "/dev/input/box3-kbd", 3)]
     assert "sixteen" not in repr(config)
+
+
+async def test_after_stray_bytes_the_lost_card_is_an_alarm_and_the_next_one_seats(tmp_path: Path) -> None:
+    """The records out of alignment (16 stray bytes in the reader's stream): the card they fall before is an
+    unreadable card's alarm, never a wrong player, and the next card seats its player."""
+    with SimulatedCardReader(tmp_path / "box3-kbd") as card, Journal.open(journal_path(tmp_path)) as journal:
+        controller = controller_on(journal)
+        reader = EvdevCardReader(card.path, name="box3", retry_seconds=0.02)
+        async with following(PlayerCardLink(controller, [CardReaderAt(reader, box=3)], secret=SECRET)):
+            await until(lambda: controller.devices.get("player_cards") == "online", "the reader online")
+            card.stray(16)
+            card.swipe("AB-77")
+            card.swipe(CARD)
+            await until(lambda: controller.core.seats.players.get(3) == pseudonym(SECRET, CARD), "the next card seated")
+            (lost,) = [alarm for alarm in controller.snapshot()["alarms"]
+                       if alarm["kind"] == AlarmKind.PLAYER_CARD_UNREADABLE]
+            assert lost["box"] == 3 and "lost their alignment" in lost["message"]
+            rows = [entry.body for entry in journal.entries(kinds=("input",))]
+            assert [row["player"] for row in rows] == [pseudonym(SECRET, CARD)]  # AB-77's misread never seated
+
+
+async def test_a_card_read_while_the_journal_cannot_be_written_is_an_alarm(tmp_path: Path) -> None:
+    """A full card: the read cannot be journaled, so it is lost; the dealer sees it (the alarm is shown at once and
+    held until the journal takes rows again), not only the log."""
+    with small_disk(tmp_path / "card") as disk, SimulatedCardReader(tmp_path / "box3-kbd") as card, \
+            Journal.open(journal_path(disk.path)) as journal:
+        controller = controller_on(journal)
+        reader = EvdevCardReader(card.path, name="box3", retry_seconds=0.02)
+        async with following(PlayerCardLink(controller, [CardReaderAt(reader, box=3)], secret=SECRET)):
+            await until(lambda: controller.devices.get("player_cards") == "online", "the reader online")
+            disk.fill()
+
+            def lost() -> bool:
+                return any(alarm["kind"] == AlarmKind.PLAYER_CARD_UNREADABLE and "is lost" in alarm["message"]
+                           for alarm in controller.snapshot()["alarms"])
+
+            for index in range(200):  # the journal takes a few rows into what SQLite already holds, then refuses
+                player = pseudonym(SECRET, f"{index:04d}")
+                card.swipe(f"{index:04d}")
+                await until(lambda: lost() or controller.core.seats.players.get(3) == player,  # noqa: B023
+                            "the card seated or lost")
+                if lost():
+                    break
+            assert lost()
+            disk.free()
