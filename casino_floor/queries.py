@@ -52,21 +52,30 @@ async def shift_alarms(connection: asyncpg.Connection, shifts: Shifts, shift: st
     return sorted((dict(row) for row in [*tables, *floor]), key=lambda row: (row["ts"], row["table_id"]))
 
 
+# The rows of `r` (rounds, buy-ins) that count: their journal's signed prefix covers them, or the floor holds no key
+# for their table (journals.signed_seq NULL: counted as they arrive, as before keys).
+COUNTED = ("LEFT JOIN journals j ON j.table_id = r.table_id AND j.journal = r.journal "
+           "WHERE (j.signed_seq IS NULL OR r.seq <= j.signed_seq)")
+
+
 async def shift_money(connection: asyncpg.Connection, shifts: Shifts, shift: str) -> list[dict[str, Any]]:
-    """Per table with a round or a buy-in in the shift: rounds, handle, buy-ins, drop, win, hold, win / handle."""
+    """Per table with a round or a buy-in in the shift: rounds, handle, buy-ins, drop, win, hold, win / handle.
+
+    Only what is its table's word counts: with a key for the table, a row a head signed by the table covers
+    (`COUNTED`); sums in ``numeric``, so no table's amounts can overflow the query."""
     start, end = shifts.bounds(shift)
     money: dict[str, ShiftMoney] = {}
     for row in await connection.fetch(
-            "SELECT table_id, count(*) AS rounds, sum(handle_cents)::bigint AS handle_cents, "
-            "sum(win_cents)::bigint AS win_cents FROM rounds WHERE ts >= $1 AND ts < $2 GROUP BY table_id",
-            start, end):
-        money[row["table_id"]] = ShiftMoney(rounds=row["rounds"], handle_cents=row["handle_cents"],
-                                            win_cents=row["win_cents"])
+            "SELECT r.table_id, count(*) AS rounds, sum(r.handle_cents) AS handle_cents, "
+            f"sum(r.win_cents) AS win_cents FROM rounds r {COUNTED} AND r.ts >= $1 AND r.ts < $2 "
+            "GROUP BY r.table_id", start, end):
+        money[row["table_id"]] = ShiftMoney(rounds=row["rounds"], handle_cents=int(row["handle_cents"]),
+                                            win_cents=int(row["win_cents"]))
     for row in await connection.fetch(
-            "SELECT table_id, count(*) AS buy_ins, sum(cents)::bigint AS drop_cents FROM buy_ins "
-            "WHERE ts >= $1 AND ts < $2 GROUP BY table_id", start, end):
+            f"SELECT r.table_id, count(*) AS buy_ins, sum(r.cents) AS drop_cents FROM buy_ins r {COUNTED} "
+            "AND r.ts >= $1 AND r.ts < $2 GROUP BY r.table_id", start, end):
         figures = money.setdefault(row["table_id"], ShiftMoney())
-        figures.buy_ins, figures.drop_cents = row["buy_ins"], row["drop_cents"]
+        figures.buy_ins, figures.drop_cents = row["buy_ins"], int(row["drop_cents"])
     return [{"shift": shift, "table_id": table_id, **money[table_id].to_dict(shift)} for table_id in sorted(money)]
 
 

@@ -26,12 +26,14 @@ from typing import Any
 import aiomqtt
 import asyncpg
 
+from casino_floor import bounds
 from casino_floor.config import Broker, FloorConfig
 from casino_floor.ingest import Ingest
 from casino_floor.integrity import JournalTrack, decode_payload
 from casino_floor.ratings import RATINGS_TOPIC, Retention, purge_ratings
 from casino_floor.replay import pieces, replay_request, reply_topic, request_topic
 from casino_floor.session_refusal import fail_fast_on_refusal
+from casino_floor.set_aside import quarantine_alarm, quarantined
 from casino_floor.store import Batch, FloorStore
 from table_runtime.feed.backoff import Backoff
 
@@ -128,7 +130,7 @@ class FloorService:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # any failure: start over from the store
-                self.counters.last_error = f"{type(error).__name__}: {error}"
+                self.counters.last_error = describe(error)
                 logger.warning("floor session ended: %s", self.counters.last_error)
             if self.connected.is_set():
                 backoff.reset()
@@ -136,8 +138,7 @@ class FloorService:
             await asyncio.sleep(backoff.next_delay())
 
     async def run_once(self) -> None:
-        self.ingest = Ingest(await self.store.load_tracks(), await self.store.open_alarms(),
-                             gap_grace=self.config.gap_grace)
+        self.ingest = await self._ingest()
         self._inbox = Inbox()
         self._clients = []
         async with contextlib.AsyncExitStack() as stack:
@@ -155,6 +156,11 @@ class FloorService:
                     tasks.create_task(self._watch(client))
                 tasks.create_task(self._write())
                 tasks.create_task(self._keep_ratings())
+
+    async def _ingest(self) -> Ingest:
+        """The ingest as the store holds it (at each session's start, and after a batch the store refused)."""
+        return Ingest(await self.store.load_tracks(), await self.store.open_alarms(), gap_grace=self.config.gap_grace,
+                      head_keys=self.config.head_key_bytes, replay_max_gap=self.config.replay_max_gap)
 
     def _client(self, index: int, broker: Broker) -> aiomqtt.Client:
         partition = self.config.partition
@@ -187,21 +193,55 @@ class FloorService:
                 self._take(item, batch)
             due = now - last_check >= interval
             if items or due:
-                await self._commit(batch, now)
+                try:
+                    await self._commit(batch, now)
+                except asyncpg.DataError as error:  # a value the bounds did not foresee: find it, set it aside
+                    logger.warning("the store refused a batch of %d message(s) (%s): stored one by one", len(items),
+                                   error)
+                    await self._one_by_one(items, now)
             for index, message in items:
                 self._clients[index][1]._client.ack(message.mid, message.qos)
             if due:
                 last_check = now
                 await self._ask_replays(now)
 
+    async def _one_by_one(self, items: list[Incoming], now: float) -> None:
+        """The messages of a batch the store refused, each in its own transaction: the one it still refuses is
+        quarantined (its reason the store's), the others stored."""
+        for item in items:
+            self.ingest = await self._ingest()
+            batch = Batch()
+            self._take(item, batch)
+            try:
+                await self._commit(batch, now)
+            except asyncpg.DataError as error:
+                self.ingest = await self._ingest()
+                topic = item[1].topic.value
+                levels = topic.split("/")
+                table_id = levels[-2] if len(levels) >= 2 else ""
+                raw = item[1].payload if isinstance(item[1].payload, (bytes, str)) else b""
+                aside = quarantined(table_id, topic, f"the store refused it: {error}", None, raw)
+                refused = Batch(set_aside=[aside], alarms=[quarantine_alarm(aside)])
+                logger.warning("table %s: a message on %s set aside (quarantine): the store refused it: %s",
+                               table_id, topic, error)
+                await self._commit(refused, now)
+        self.ingest = await self._ingest()
+
     def _take(self, item: Incoming, batch: Batch) -> None:
         self.counters.received += 1
         message = item[1]
         levels = message.topic.value.split("/")
         raw = message.payload if isinstance(message.payload, (bytes, str)) else b""
+        journal_topic = len(levels) >= 3 and levels[-3] == "tables" and levels[-1] in TOPIC_NAMES
         try:
+            bounds.message_size(raw)
             payload = decode_payload(raw)
-        except ValueError:
+        except ValueError as error:  # not JSON, or too large (`bounds.Refused`)
+            if journal_topic and self.config.follows(levels[-2]):
+                reason = error.reason if isinstance(error, bounds.Refused) else f"not JSON: {error}"
+                aside = quarantined(levels[-2], message.topic.value, reason, None, raw[:bounds.MAX_MESSAGE_BYTES])
+                self.ingest.quarantine(batch, aside)
+                return
             logger.warning("not JSON on %s: dropped", message.topic)
             if levels[-1] == RATINGS_TOPIC:
                 self.counters.ratings_rejected += 1
@@ -218,10 +258,12 @@ class FloorService:
         if name == RATINGS_TOPIC:
             self._rating(payload, batch)
             return
-        if name in TOPIC_NAMES and isinstance(table_id, str) and self.config.follows(table_id):
+        followed = isinstance(table_id, str) and self.config.follows(levels[-2] if journal_topic else table_id)
+        # Observers (the pit page) see only what the store takes as the table's own.
+        if name in TOPIC_NAMES and followed and self.ingest.take(name, payload, batch, topic=message.topic.value,
+                                                                 raw=raw):
             for observer in self.observers:
                 observer(name, payload)
-            self.ingest.take(name, payload, batch)
 
     def _rating(self, payload: dict[str, Any], batch: Batch) -> None:
         """A ``ratings`` message (the contract names its table "table") into the batch and to the observers when
@@ -244,7 +286,7 @@ class FloorService:
             logger.warning("replay %s refused: %s", payload.get("request_id"), payload.get("reason"))
         elif "kind" in payload and isinstance(payload.get("table_id"), str) \
                 and self.config.follows(str(payload["table_id"])):
-            self.ingest.take("events", payload, batch)
+            self.ingest.take("events", payload, batch, raw=json.dumps(payload))
 
     async def _commit(self, batch: Batch, now: float) -> None:
         for track, seq, hash_, ts in self.ingest.lookups:
@@ -305,3 +347,10 @@ class FloorService:
                         logger.info("ratings retention: %d rated session(s) older than %d days erased", purged,
                                     retention.days)
             await asyncio.sleep(self.config.check_interval)
+
+
+def describe(error: BaseException) -> str:
+    """One line for a session's end: the errors inside an exception group named, not "(1 sub-exception)"."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(describe(inner) for inner in error.exceptions)
+    return f"{type(error).__name__}: {error}"
