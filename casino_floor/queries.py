@@ -22,6 +22,7 @@ from casino_floor.shifts import Shifts
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import GENESIS_HASH, Journal, verify_connection
+from table_runtime.journal.chain import VerifyResult, row_problem
 from table_runtime.runtime.recall import recall_rounds
 
 PAGE = 5000
@@ -151,13 +152,41 @@ async def verify_chain(connection: asyncpg.Connection, table_id: str) -> list[di
     results = []
     for journal_id in [row["journal"] for row in await connection.fetch(
             "SELECT journal FROM journals WHERE table_id = $1 ORDER BY first_seen", table_id)]:
-        with tempfile.TemporaryDirectory(prefix="floor-verify-") as scratch, \
-                Journal.open(Path(scratch) / "journal.db") as journal:
-            await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=False)
-            result = verify_connection(journal._db())
+        forgotten = {row["seq"] for row in await connection.fetch(
+            "SELECT seq FROM forgotten_rows WHERE table_id = $1 AND journal = $2", table_id, journal_id)}
+        if forgotten:
+            result = await _verify_forgotten(connection, table_id, journal_id, forgotten)
+        else:
+            with tempfile.TemporaryDirectory(prefix="floor-verify-") as scratch, \
+                    Journal.open(Path(scratch) / "journal.db") as journal:
+                await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=False)
+                result = verify_connection(journal._db())
         head = await connection.fetchrow("SELECT head_seq, head_hash, max_seq FROM journals WHERE table_id = $1 "
                                          "AND journal = $2", table_id, journal_id)
         results.append({"table_id": table_id, "journal": journal_id, "ok": result.ok, "rows": result.rows,
                         "first_bad_seq": result.first_bad_seq, "reason": result.reason,
                         "head_seq": head["head_seq"], "max_seq": head["max_seq"]})
     return results
+
+
+async def _verify_forgotten(connection: asyncpg.Connection, table_id: str, journal_id: str,
+                            forgotten: set[int]) -> VerifyResult:
+    """The chain of a journal some rows of which `ratings forget` rewrote: every row's link to the one before is
+    checked, and every row's hash but theirs (their bodies were changed on purpose); the reason names them."""
+    seq, prev, count = 0, GENESIS_HASH, 0
+    while True:
+        rows = await connection.fetch(
+            "SELECT seq, ts, kind, body, prev_hash, hash FROM events WHERE table_id = $1 AND journal = $2 "
+            "AND seq > $3 ORDER BY seq LIMIT $4", table_id, journal_id, seq, PAGE)
+        for row in rows:
+            values = tuple(row.values())
+            problem = row_problem(values, seq + 1, prev)
+            if problem is not None and not (problem[0] == row["seq"] in forgotten and "hash does not match"
+                                            in problem[1]):
+                return VerifyResult(False, count, problem[0], problem[1])
+            seq, prev, count = row["seq"], row["hash"], count + 1
+        if len(rows) < PAGE:
+            break
+    shown = ", ".join(str(number) for number in sorted(forgotten)[:10]) + (", ..." if len(forgotten) > 10 else "")
+    return VerifyResult(True, count, None, f"row(s) {shown} rewritten by ratings forget: their links checked, "
+                                           "not their hashes")

@@ -31,3 +31,14 @@ CREATE INDEX evidence_by_table ON evidence (table_id, received_at);
 -- the money. NULL: the floor holds no key for the table (its rows count as they arrive, as before).
 ALTER TABLE journals ADD COLUMN signed_seq bigint;
 ALTER TABLE journals ADD COLUMN signed_hash text;
+
+-- The journal rows `table-floor ratings forget` rewrote to erase a pseudonym (GDPR art. 17): their hash no longer
+-- matches their body, on purpose; `query verify` checks their links and names them instead of calling them altered.
+-- No pseudonym is kept here.
+CREATE TABLE forgotten_rows (
+    table_id     text        NOT NULL,
+    journal      text        NOT NULL,
+    seq          bigint      NOT NULL,
+    forgotten_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (table_id, journal, seq)
+);
