@@ -11,6 +11,7 @@ import pytest
 
 from casino_floor.config import config_from_mapping
 from casino_floor.ingest import MAX_STATE_AHEAD, Ingest
+from casino_floor.integrity import FloorAlarmKind
 from casino_floor.store import Batch, FloorStore
 from table_runtime.errors import ConfigError
 from table_runtime.feed.heads import signed, signed_by
@@ -140,3 +141,10 @@ def test_a_batch_counts_what_it_sets_aside() -> None:
     Ingest().take("events", {"table_id": "T1", "seq": 2**64, "ts": 1.0, "kind": "event", "body": {},
                              "prev_hash": "", "hash": ""}, batch)
     assert len(batch.set_aside) == 1 and len(batch) == 2  # the message and its alarm
+
+
+def test_every_floor_alarm_kind_is_named_on_the_pit_page_in_french_and_english() -> None:
+    text = (Path(__file__).resolve().parents[2] / "casino_floor" / "pit" / "static" / "i18n.js").read_text("utf-8")
+    french, english = text.split("\n  en: {", 1)
+    for kind in FloorAlarmKind:
+        assert f"    floor_alarm_{kind}: " in french and f"    floor_alarm_{kind}: " in english, kind
