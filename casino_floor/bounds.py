@@ -79,6 +79,8 @@ def plain(payload: Any, raw: bytes | str | None = None) -> None:
     The raw message (when given) is looked at first: JSON holds U+0000 only as the escape ``\\u0000``, so the texts
     are searched only when that escape is in the message (or when there is no raw message to look at)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if data is not None and _NUL_ESCAPE not in data and data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+        return  # the common case, without walking the tree: no NUL, and too few brackets to be nested deep
     nul = data is None or _NUL_ESCAPE in data
     stack: list[tuple[Any, int]] = [(payload, 1)]
     while stack:

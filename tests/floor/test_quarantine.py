@@ -111,7 +111,8 @@ def test_decoding_refuses_what_no_table_sends_with_a_value_error() -> None:
     for _ in range(100):
         deep = [deep]
     cases: list[tuple[dict[str, Any], str | None]] = [
-        ({"a": ["x\u0000"]}, json.dumps({"a": ["x\u0000"]})), ({"k\u0000": 1}, None), ({"a": deep}, "[]")]
+        ({"a": ["x\u0000"]}, json.dumps({"a": ["x\u0000"]})), ({"k\u0000": 1}, None),
+        ({"a": deep}, json.dumps({"a": deep}))]
     for payload, text in cases:
         try:
             plain(payload, text)
