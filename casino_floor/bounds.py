@@ -74,14 +74,16 @@ def message_size(raw: bytes | str) -> None:
 
 
 def plain(payload: Any, raw: bytes | str | None = None) -> None:
-    """`Refused` for a payload nested past `MAX_DEPTH` or holding U+0000 in a key or a text.
+    """`Refused` for a payload nested past `MAX_DEPTH` or holding U+0000 or a lone surrogate in a key or a text.
 
-    The raw message (when given) is looked at first: JSON holds U+0000 only as the escape ``\\u0000``, so the texts
-    are searched only when that escape is in the message (or when there is no raw message to look at)."""
+    The raw message (when given) is looked at first: JSON holds either only as an escape (``\\u0000``,
+    ``\\ud800``), so the texts are searched only when such an escape is in the message (or when there is no raw
+    message to look at)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    if data is not None and _NUL_ESCAPE not in data and data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+    escapes = data is None or _NUL_ESCAPE in data or b"\\ud" in data or b"\\uD" in data
+    if not escapes and data is not None and data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
         return  # the common case, without walking the tree: no NUL, and too few brackets to be nested deep
-    nul = data is None or _NUL_ESCAPE in data
+    nul = escapes
     stack: list[tuple[Any, int]] = [(payload, 1)]
     while stack:
         value, depth = stack.pop()
@@ -89,15 +91,25 @@ def plain(payload: Any, raw: bytes | str | None = None) -> None:
             if depth > MAX_DEPTH:
                 raise Refused(f"a payload nested more than {MAX_DEPTH} deep")
             for key, item in value.items():
-                if nul and "\0" in key:
-                    raise Refused(f"a key with U+0000: {_shown(key)}")
+                if nul:
+                    _storable(key, "a key")
                 stack.append((item, depth + 1))
         elif isinstance(value, list):
             if depth > MAX_DEPTH:
                 raise Refused(f"a payload nested more than {MAX_DEPTH} deep")
             stack.extend((item, depth + 1) for item in value)
-        elif nul and isinstance(value, str) and "\0" in value:
-            raise Refused(f"a text with U+0000: {_shown(value)}")
+        elif nul and isinstance(value, str):
+            _storable(value, "a text")
+
+
+def _storable(text: str, what: str) -> None:
+    """`Refused` for a text PostgreSQL cannot hold: U+0000, or a lone surrogate (no UTF-8 for it)."""
+    if "\0" in text:
+        raise Refused(f"{what} with U+0000: {_shown(text)}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Refused(f"{what} with a lone surrogate (not UTF-8): {_shown(text)}") from None
 
 
 def as_text(raw: bytes | str, limit: int = MAX_MESSAGE_BYTES) -> str:

@@ -88,6 +88,9 @@ class Ingest:
         table_id = payload.get("table_id")
         if not isinstance(table_id, str) or not table_id:
             self.rejected += 1
+            levels = (topic or "").split("/")
+            if len(levels) >= 3 and levels[-3] == "tables":  # on a table's topic: kept, with its alarm
+                self.quarantine(batch, quarantined(levels[-2], topic or "", "no table_id", payload, raw))
             return False
         topic = topic if topic is not None else f"tables/{table_id}/{name}"
         levels = topic.split("/")

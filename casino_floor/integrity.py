@@ -121,9 +121,17 @@ def decode_payload(raw: bytes | str) -> Any:
         except orjson.JSONDecodeError:
             pass
     try:
-        return json.loads(raw, parse_constant=_no_constant)
+        return json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError as error:  # nested past the interpreter's stack: no table sends that
         raise ValueError("a payload nested too deep") from error
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float, refused when it is past a double's range (1e400: no table sends it)."""
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is past a double's range")
+    return number
 
 
 def _no_constant(name: str) -> Any:

@@ -41,6 +41,9 @@ logger = logging.getLogger("casino_floor.service")
 
 TOPIC_NAMES = frozenset({"events", "state", "status", "head"})  # and RATINGS_TOPIC (`_rating`)
 
+# What the store says of a value it will not hold (a data exception, a constraint): that message is quarantined.
+STORE_REFUSALS = (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError)
+
 Observer = Callable[[str, dict[str, Any]], None]  # (topic name, payload) of each message of a followed table
 
 
@@ -195,7 +198,7 @@ class FloorService:
             if items or due:
                 try:
                     await self._commit(batch, now)
-                except asyncpg.DataError as error:  # a value the bounds did not foresee: find it, set it aside
+                except STORE_REFUSALS as error:  # a value the bounds did not foresee: find it, set it aside
                     logger.warning("the store refused a batch of %d message(s) (%s): stored one by one", len(items),
                                    error)
                     await self._one_by_one(items, now)
@@ -214,7 +217,7 @@ class FloorService:
             self._take(item, batch)
             try:
                 await self._commit(batch, now)
-            except asyncpg.DataError as error:
+            except STORE_REFUSALS as error:
                 self.ingest = await self._ingest()
                 topic = item[1].topic.value
                 levels = topic.split("/")
@@ -258,7 +261,8 @@ class FloorService:
         if name == RATINGS_TOPIC:
             self._rating(payload, batch)
             return
-        followed = isinstance(table_id, str) and self.config.follows(levels[-2] if journal_topic else table_id)
+        followed = self.config.follows(levels[-2]) if journal_topic else (isinstance(table_id, str)
+                                                                          and self.config.follows(table_id))
         # Observers (the pit page) see only what the store takes as the table's own.
         if name in TOPIC_NAMES and followed and self.ingest.take(name, payload, batch, topic=message.topic.value,
                                                                  raw=raw):

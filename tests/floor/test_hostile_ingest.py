@@ -3,6 +3,7 @@ the chain set apart after it was stored, signed heads and the configuration of t
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,11 @@ import pytest
 from casino_floor.config import config_from_mapping
 from casino_floor.ingest import MAX_STATE_AHEAD, Ingest
 from casino_floor.integrity import FloorAlarmKind
+from casino_floor.pit.feed_link import FeedLink
 from casino_floor.store import Batch, FloorStore
 from table_runtime.errors import ConfigError
 from table_runtime.feed.heads import signed, signed_by
+from table_runtime.feed.settings import BrokerAddress
 from table_runtime.journal import encode_body, entry_hash
 from tests.floor.journals import feed_messages, play
 from tests.floor.support import store_messages
@@ -148,3 +151,30 @@ def test_every_floor_alarm_kind_is_named_on_the_pit_page_in_french_and_english()
     french, english = text.split("\n  en: {", 1)
     for kind in FloorAlarmKind:
         assert f"    floor_alarm_{kind}: " in french and f"    floor_alarm_{kind}: " in english, kind
+
+
+class _Folded:
+    """A view that keeps what the pit's feed link hands it."""
+
+    def __init__(self) -> None:
+        self.applied: list[tuple[str, dict[str, Any]]] = []
+
+    def apply(self, topic_name: str, payload: dict[str, Any]) -> str | None:
+        self.applied.append((topic_name, payload))
+        return None
+
+
+def test_the_pit_page_on_its_own_session_skips_what_the_service_would_set_aside() -> None:
+    folded = _Folded()
+    link = FeedLink(BrokerAddress("127.0.0.1", 1883, False), folded, lambda _: None, prefix="casino")
+
+    def send(topic: str, payload: dict[str, Any] | bytes) -> None:
+        link.fold(f"casino/tables/{topic}", payload if isinstance(payload, bytes) else json.dumps(payload).encode())
+
+    send("T1/head", {"table_id": "T1", "journal": "j", "seq": 500, "hash": "a" * 64})
+    send("T1/state", {"table_id": "T1", "journal": "j", "seq": 2**62, "snapshot": {}})  # would freeze the view
+    send("T1/state", {"table_id": "T2", "journal": "j", "seq": 400, "snapshot": {}})  # T2 on T1's topic
+    send("T1/events", {"table_id": "T1", "journal": "j", "seq": 2**63, "kind": "event"})
+    send("T1/events", b"[" * 100_000 + b"]" * 100_000)
+    send("T1/state", {"table_id": "T1", "journal": "j", "seq": 499, "snapshot": {}})
+    assert [(name, payload["seq"]) for name, payload in folded.applied] == [("head", 500), ("state", 499)]

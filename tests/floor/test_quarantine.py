@@ -46,6 +46,8 @@ def _poisoned(journal: Journal, prefix: str) -> list[tuple[str, bytes]]:
         (topics.events, b"{not json"),
         (topics.events, b"[" * 100_000 + b"1" * 19 + b"]" * 100_000),  # past the JSON decoder's recursion
         (topics.events, b'{"table_id": "T1", "seq": NaN}'),
+        (topics.state, b'{"table_id": "T1", "journal": "", "seq": 1, "snapshot": {"x": 1e400}}'),
+        (topics.status, b'{"table_id": "T1", "status": "online", "reason": "\\ud800"}'),
         (topics.events, b'{"table_id": "T1", "pad": "' + b"x" * MAX_MESSAGE_BYTES + b'"}'),
         (topics.state, encode_payload({"schema_version": 1, "table_id": "T1", "journal": ident, "seq": 2**62,
                                        "ts": 1.0, "type": "TableState", "snapshot": {"seq": 2**62}})),
@@ -87,6 +89,8 @@ async def test_the_floor_stores_the_other_tables_rows_while_a_poisoned_message_w
         assert any("not JSON" in reason for reason in reasons), reasons
         assert any("bytes (at most" in reason for reason in reasons), reasons
         assert any("the state's seq" in reason for reason in reasons), reasons
+        assert any("double's range" in reason for reason in reasons), reasons
+        assert any("lone surrogate" in reason for reason in reasons), reasons
         async with connected(database) as connection:
             alarms = await connection.fetch("SELECT table_id, kind, message FROM floor_alarms")
             stored_players = await connection.fetchval("SELECT count(*) FROM buy_ins WHERE player LIKE 'p-%evil'")
@@ -120,3 +124,40 @@ def test_decoding_refuses_what_no_table_sends_with_a_value_error() -> None:
             continue
         raise AssertionError(f"{payload!r} passed")
     plain({"a": "\\u0000 escaped, not a NUL"}, json.dumps({"a": "\\u0000 escaped, not a NUL"}))
+
+
+async def test_a_value_the_store_refuses_anyway_is_found_and_quarantined_and_the_rest_stored(
+        tmp_path: Path, floor_broker: MosquittoBroker, store: FloorStore, database: str, prefix: str) -> None:
+    # A rule of the casino's own on its database, which the floor's bounds do not know: the store refuses the batch.
+    async with connected(database) as connection:
+        await connection.execute("ALTER TABLE buy_ins ADD CONSTRAINT buy_in_cap CHECK (cents <= 100000000)")
+    t1, t2 = play(tmp_path / "T1.db", "T1", 2, seed=5), play(tmp_path / "T2.db", "T2", 2, seed=6)
+    try:
+        clean_t1 = t1.last_seq
+        big = t1.append("event", {"type": "BuyInRecorded", "round": 2, "cents": 10**12, "tender": "marker", "box": 1,
+                                  "player": "", "by": "supervisor"}, ts=time.time())
+        async with floor(store, (database, [floor_broker.url], prefix)) as service, \
+                aiomqtt.Client("127.0.0.1", floor_broker.port) as table:
+            for journal, table_id in ((t1, "T1"), (t2, "T2")):
+                for entry in journal.entries():
+                    for message in messages_for_entry(Topics(prefix, table_id), entry, journal.journal_id):
+                        await table.publish(message.topic, message.encode(), qos=1)
+            held = await until_stored(database, {"T1": clean_t1, "T2": t2.last_seq}, seconds=60)
+            async with asyncio.timeout(30):
+                while True:
+                    async with connected(database) as connection:
+                        reason = await connection.fetchval("SELECT reason FROM quarantine WHERE table_id = 'T1'")
+                    if reason is not None:
+                        break
+                    await asyncio.sleep(0.1)
+            assert service.counters.sessions == 1, service.counters.last_error
+        assert held["T2"] == (t2.last_seq, t2.last_seq) and held["T1"][1] == clean_t1
+        assert "the store refused it" in reason and "buy_in_cap" in reason
+        async with connected(database) as connection:
+            assert await connection.fetchval("SELECT count(*) FROM events WHERE table_id = 'T1' AND seq = $1",
+                                             big.seq) == 0
+            assert await connection.fetchval("SELECT count(*) FROM floor_alarms WHERE kind = 'quarantined' "
+                                             "AND table_id = 'T1'") == 1
+    finally:
+        t1.close()
+        t2.close()
