@@ -127,7 +127,8 @@ class Ingest:
         self.set_aside += 1
         batch.set_aside.append(aside)
         batch.alarms.append(alarm)
-        logger.warning("table %s: a message on %s set aside (%s): %s", aside.table_id, aside.topic,
+        logger.warning("table %s: a message on %s%s set aside (%s): %s", aside.table_id, aside.topic,
+                       f" (journal {aside.journal or '-'}, seq {aside.seq})" if aside.seq else "",
                        aside.evidence or "quarantine", aside.reason)
 
     def _row(self, payload: dict[str, Any], batch: Batch, topic: str, raw: bytes | str | None) -> bool:

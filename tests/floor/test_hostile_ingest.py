@@ -14,6 +14,7 @@ from casino_floor.config import config_from_mapping
 from casino_floor.ingest import MAX_STATE_AHEAD, Ingest
 from casino_floor.integrity import FloorAlarmKind
 from casino_floor.pit.feed_link import FeedLink
+from casino_floor.service import describe
 from casino_floor.store import Batch, FloorStore
 from table_runtime.errors import ConfigError
 from table_runtime.feed.heads import signed, signed_by
@@ -178,3 +179,11 @@ def test_the_pit_page_on_its_own_session_skips_what_the_service_would_set_aside(
     send("T1/events", b"[" * 100_000 + b"]" * 100_000)
     send("T1/state", {"table_id": "T1", "journal": "j", "seq": 499, "snapshot": {}})
     assert [(name, payload["seq"]) for name, payload in folded.applied] == [("head", 500), ("state", 499)]
+
+
+def test_a_sessions_end_names_the_errors_inside_its_exception_group() -> None:
+    try:
+        raise ExceptionGroup("unhandled errors in a TaskGroup", [ValueError("value out of int64 range")])
+    except ExceptionGroup as error:
+        line = describe(error)
+    assert line == "ValueError: value out of int64 range"
