@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from table_runtime.config import ConfigInvalidError, load_config
 from table_runtime.errors import ConfigError
 from table_runtime.feed.heads import HeadSchedule, signed_by
 from table_runtime.feed.messages import Topics, head_message
 from table_runtime.feed.settings import FeedSettings
+from table_runtime.runtime.assembly import feed_settings
 
 
 def test_a_head_at_first_then_after_a_burst_past_it_and_every_interval() -> None:
@@ -37,3 +43,16 @@ def test_a_table_with_a_head_key_signs_its_heads_and_one_without_sends_them_as_b
             assert error.key == "feed.head_key_env" and named in str(error)
         else:
             raise AssertionError(f"{environ} accepted")
+
+
+def test_the_tables_configuration_names_the_variable_holding_its_head_key(tmp_path: Path) -> None:
+    demo = (Path(__file__).resolve().parents[2] / "configs" / "demo.toml").read_text(encoding="utf-8")
+    path = tmp_path / "table.toml"
+    path.write_text(demo.replace("[mqtt]", '[mqtt]\nurl = "mqtt://127.0.0.1:1883"\nhead_key_env = "T1_HEAD"', 1),
+                    encoding="utf-8")
+    config = load_config(path, environ={"T1_HEAD": "the key of this table alone"})
+    assert "alone" not in repr(config)
+    assert feed_settings(config.mqtt, config.table_id).head_key_bytes == b"the key of this table alone"
+    with pytest.raises(ConfigInvalidError) as caught:
+        load_config(path, environ={})
+    assert [problem.key for problem in caught.value.problems] == ["mqtt.head_key_env"]
