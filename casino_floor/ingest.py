@@ -71,8 +71,11 @@ class Ingest:
             track.changed = True
             if previous:
                 batch.alarms.append(new_journal_alarm(table_id, journal, previous))
-        if track.signed_seq is None and table_id in self.head_keys:
+        keyed = table_id in self.head_keys
+        if track.signed_seq is None and keyed:
             track.signed_seq, track.changed = 0, True  # a key now: rows count from a signed head on
+        elif track.signed_seq is not None and not keyed:
+            track.signed_seq, track.signed_hash, track.changed = None, None, True  # its key removed: as before keys
         self._touched[key] = track
         return track
 

@@ -115,6 +115,10 @@ async def test_only_a_signed_head_moves_what_counts(store: FloorStore, events: l
     await store_messages(store, ingest, events[40:50], now=4.0)
     again = Ingest(await store.load_tracks(), head_keys={"T1": (KEY,)})
     assert next(iter(again.tracks.values())).signed_seq == 45
+    unkeyed = Ingest(await store.load_tracks())  # the casino removes the table's key: its rows count as they come
+    await store_messages(store, unkeyed, events[50:52], now=5.0)
+    async with store.pool.acquire() as connection:
+        assert await connection.fetchval("SELECT signed_seq FROM journals") is None
 
 
 def test_a_head_signature_covers_every_field() -> None:
