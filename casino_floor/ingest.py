@@ -230,20 +230,23 @@ class Ingest:
         batch.alarms = fresh
 
     def _off_chain(self, track: JournalTrack, batch: Batch) -> None:
-        """The rows `advance` refused: out of the batch into evidence, or (stored earlier) demoted by the store."""
-        for seq in track.off_chain:
-            reason = f"row {seq}: its prev_hash is not the hash of row {seq - 1}"
-            for index, row in enumerate(batch.rows):
-                if (row.table_id, row.journal, row.seq) == (track.table_id, track.journal, seq):
-                    del batch.rows[index]
+        """The rows `advance` refused: out of the batch into evidence, and (stored earlier) demoted by the store."""
+        for first, last in track.off_chain:
+            reason = (f"row {last}: its prev_hash is not the hash of row {last - 1}" if first == last else
+                      f"rows {first}..{last - 1} not covered by a signed head, before row {last} off the chain")
+            kept = []
+            for row in batch.rows:
+                if (row.table_id, row.journal) == (track.table_id, track.journal) and first <= row.seq <= last:
                     self.set_aside += 1
                     batch.set_aside.append(SetAside(
                         table_id=row.table_id, topic=f"tables/{row.table_id}/events", reason=reason,
                         payload=bounds.as_text(json.dumps(row_payload(row))), evidence=EvidenceKind.OFF_CHAIN,
-                        journal=row.journal, seq=seq))
-                    break
-            else:
-                batch.demoted.append(Demoted(table_id=track.table_id, journal=track.journal, seq=seq, reason=reason))
+                        journal=row.journal, seq=row.seq))
+                else:
+                    kept.append(row)
+            batch.rows = kept
+            batch.demoted.append(Demoted(table_id=track.table_id, journal=track.journal, first_seq=first,
+                                         last_seq=last, reason=reason))
         track.off_chain.clear()
 
     def _too_large(self, gap: FloorAlarm) -> FloorAlarm:

@@ -179,7 +179,9 @@ class JournalTrack:
     signed_seq: int | None = None
     signed_hash: str | None = None
     signed_waiting: dict[int, str] = field(default_factory=dict)
-    off_chain: list[int] = field(default_factory=list)  # rows refused by `advance`, to set aside as evidence
+    # Rows refused by `advance`, to set aside as evidence: (first, last) seqs. With a key, the unsigned rows before
+    # a row off the chain are no surer than it (a forged row chained on takes a seq first): they go too.
+    off_chain: list[tuple[int, int]] = field(default_factory=list)
     signed_lookups: dict[int, str] = field(default_factory=dict)  # signed heads waiting for the store's hash
 
     def _alarm(self, kind: FloorAlarmKind, first: int, last: int, message: str) -> FloorAlarm:
@@ -214,10 +216,16 @@ class JournalTrack:
             seq = self.contiguous_seq + 1
             prev_hash, hash_ = self.pending.pop(seq)
             if prev_hash != self.contiguous_hash:  # off the chain: evidence, and the row asked for again
+                first = seq
+                if self.signed_seq is not None and self.contiguous_seq > self.signed_seq:
+                    first = self.signed_seq + 1
+                    self._back_to_signed()
+                unsigned = f" with the unsigned rows {first}..{seq - 1} before it" if first < seq else ""
                 alarms.append(self._alarm(FloorAlarmKind.CHAIN_BROKEN, seq, seq,
                                           f"row {seq}: prev_hash does not match the hash of row {seq - 1} "
-                                          "(row replaced, reordered or forged): set aside as evidence"))
-                self.off_chain.append(seq)
+                                          f"(row replaced, reordered or forged): set aside as evidence{unsigned}, "
+                                          "asked for again"))
+                self.off_chain.append((first, seq))
                 self.changed = True
                 break
             self.contiguous_seq, self.contiguous_hash = seq, hash_
@@ -247,6 +255,14 @@ class JournalTrack:
         return self._alarm(FloorAlarmKind.HEAD_REWRITTEN, seq, seq,
                            f"the head names row {seq} with hash {head_hash[:12]}, the floor holds {held[:12]} "
                            "(journal rewritten on the table)")
+
+    def _back_to_signed(self) -> None:
+        """The prefix back to the last row a signed head covers (the rows after it are set aside and asked again)."""
+        assert self.signed_seq is not None
+        self.contiguous_seq = self.signed_seq
+        self.contiguous_hash = self.signed_hash if self.signed_seq and self.signed_hash else GENESIS_HASH
+        for seq in [seq for seq in self.recent if seq > self.signed_seq]:
+            del self.recent[seq]
 
     def _signed(self, seq: int, hash_: str) -> None:
         if self.signed_seq is not None and seq > self.signed_seq:

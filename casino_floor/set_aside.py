@@ -47,12 +47,14 @@ class SetAside:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Demoted:
-    """A row stored among the journal's rows (held above a gap) found off the chain once the prefix reached it: the
-    store moves it to ``evidence`` and takes its derived rows (round, buy-in, alarm) back out."""
+    """Rows stored among the journal's rows found off the chain once the prefix reached them (held above a gap), or
+    unsigned before such a row: the store moves them to ``evidence`` and takes what derived from them (rounds,
+    buy-ins, alarms) back out; the floor asks the table for them again."""
 
     table_id: str
     journal: str
-    seq: int
+    first_seq: int
+    last_seq: int
     reason: str
 
 

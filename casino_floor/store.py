@@ -231,17 +231,17 @@ class FloorStore:
                 evidence)
 
     async def _demote(self, connection: asyncpg.Connection, demoted: Sequence[Demoted]) -> None:
-        """Rows stored above a gap and found off the chain: into `evidence`, out of `events` and what derives."""
-        keys = [(d.table_id, d.journal, d.seq) for d in demoted]
+        """Rows found off the chain (or unsigned before one): into `evidence`, out of `events` and what derives."""
+        spans = [(d.table_id, d.journal, d.first_seq, d.last_seq) for d in demoted]
         await connection.executemany(
             "INSERT INTO evidence (table_id, journal, seq, kind, reason, payload) SELECT table_id, journal, seq, "
-            "'off_chain', $4, json_build_object('table_id', table_id, 'journal', journal, 'seq', seq, 'ts', ts, "
+            "'off_chain', $5, json_build_object('table_id', table_id, 'journal', journal, 'seq', seq, 'ts', ts, "
             "'kind', kind, 'type', type, 'body', body::json, 'prev_hash', prev_hash, 'hash', hash)::text "
-            "FROM events WHERE table_id = $1 AND journal = $2 AND seq = $3",
-            [(*key, d.reason) for key, d in zip(keys, demoted, strict=True)])
+            "FROM events WHERE table_id = $1 AND journal = $2 AND seq BETWEEN $3 AND $4",
+            [(*span, d.reason) for span, d in zip(spans, demoted, strict=True)])
         for table in ("events", "rounds", "buy_ins", "alarms", "alarm_clears"):
             await connection.executemany(
-                f"DELETE FROM {table} WHERE table_id = $1 AND journal = $2 AND seq = $3", keys)
+                f"DELETE FROM {table} WHERE table_id = $1 AND journal = $2 AND seq BETWEEN $3 AND $4", spans)
 
     async def _raise(self, connection: asyncpg.Connection, alarms: Sequence[FloorAlarm]) -> None:
         await connection.executemany(

@@ -22,6 +22,7 @@ from typing import Any
 import aiomqtt
 
 from casino_floor.config import load_config
+from casino_floor.money import ShiftMoney
 from casino_floor.service import FloorService
 from casino_floor.shifts import Shifts
 from casino_floor.store import FloorStore
@@ -31,7 +32,7 @@ from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import Secret
 from table_runtime.journal import JournalEntry, encode_body, entry_hash
 from tests.feed.support import settings
-from tests.floor.journals import play
+from tests.floor.journals import play, play_on
 from tests.floor.support import connected, floor_toml
 from tests.floor.test_service import following
 
@@ -119,3 +120,53 @@ def _round_row(seq: int, prev_hash: str, *, players_win_cents: int) -> JournalEn
     ts = time.time()
     return JournalEntry(seq=seq, ts=ts, kind="round", body=body, prev_hash=prev_hash,
                         hash=entry_hash(prev_hash, seq, ts, "round", encode_body(body)))
+
+
+async def test_a_row_forged_onto_a_playing_tables_end_is_set_aside_when_the_tables_own_rows_come(
+        tmp_path: Path, floor_broker: MosquittoBroker, store: FloorStore, database: str, prefix: str) -> None:
+    """The forger takes the next seq first; the table's own row of that seq is then a duplicate to the floor and
+    the one after it is off the chain. The unsigned rows since the last signed head go to evidence with it, the
+    floor asks the table for them, and what counts is the table's own play, round for round."""
+    journal = play(tmp_path / "T1.db", "T1", 3, seed=7)
+    config = tmp_path / "floor.toml"
+    config.write_text(floor_toml(database, [floor_broker.url], prefix, gap_grace=0.5, replay_retry=1.0)
+                      + '[head_keys]\nT1 = "FLOOR_HEAD_KEY_T1"\n')
+    shift = Shifts().name_of(time.time())
+    secret = "replay-secret-of-the-pit"
+    table = dataclasses.replace(settings(floor_broker.url, prefix, "T1"), head_key=Secret(KEY),
+                                replay_secret=Secret(secret))
+    try:
+        last = journal.last_seq
+        floor_config = load_config(config, environ={"FLOOR_HEAD_KEY_T1": KEY, "FLOOR_REPLAY_SECRET": secret})
+        async with following(FloorService(floor_config, store)):
+            async with FeedPublisher(table, journal) as feed, asyncio.TaskGroup() as tasks:
+                publisher = tasks.create_task(feed.run())
+                async with asyncio.timeout(30):
+                    while await _signed_seq(database) != last:
+                        await asyncio.sleep(0.1)
+                publisher.cancel()
+            tail = next(iter(journal.entries(last - 1, 1)))
+            forged = _round_row(last + 1, tail.hash, players_win_cents=100_000_000)
+            async with aiomqtt.Client("127.0.0.1", floor_broker.port) as forger:
+                await forger.publish(Topics(prefix, "T1").events,
+                                     encode_payload(event_payload("T1", journal.journal_id, forged)), qos=1)
+            await asyncio.to_thread(play_on, journal, "T1", 3, seed=8)  # the table plays on
+            async with FeedPublisher(table, journal) as feed, asyncio.TaskGroup() as tasks:
+                publisher = tasks.create_task(feed.run())
+                async with asyncio.timeout(60):
+                    while await _signed_seq(database) != journal.last_seq:
+                        await asyncio.sleep(0.1)
+                publisher.cancel()
+        expected = ShiftMoney()
+        for entry in journal.entries(kinds=("round",)):
+            expected.add_round(entry.body)
+        [money] = _money(config, shift)
+        assert (money["rounds"], money["handle_cents"], money["win_cents"]) == (
+            expected.rounds, expected.handle_cents, expected.win_cents)
+        async with connected(database) as connection:
+            assert await connection.fetchval("SELECT count(*) FROM evidence WHERE kind = 'off_chain' AND seq = $1 "
+                                             "AND payload LIKE '%S-forged%'", last + 1) == 1
+            assert await connection.fetchval("SELECT hash FROM events WHERE table_id = 'T1' AND seq = $1",
+                                             last + 1) == next(iter(journal.entries(last, 1))).hash
+    finally:
+        journal.close()
