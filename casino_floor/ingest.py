@@ -42,6 +42,7 @@ def alarm_key(alarm: FloorAlarm) -> AlarmKey:
 
 
 MAX_STATE_AHEAD = 100_000  # a state's seq past the journal's last known row (rows, heads) by more: set aside
+SET_ASIDE_CAP = 1000  # messages kept in quarantine or as evidence per table and session; the others are counted
 DEFAULT_REPLAY_MAX_GAP = 100_000  # rows missing in one range past which the floor raises an alarm instead of asking
 
 
@@ -57,10 +58,12 @@ class Ingest:
     rejected: int = 0  # payloads that were no journal row
     ratings_rejected: int = 0  # ``ratings`` messages the contract does not allow (each one log line)
     set_aside: int = 0  # messages quarantined or kept as evidence
+    set_aside_dropped: int = 0  # of those, past `SET_ASIDE_CAP` for their table: counted, not kept
     # Heads to check against the store: (track, seq, hash, ts).
     lookups: list[tuple[JournalTrack, int, str, float | None]] = field(default_factory=list)
     _touched: dict[tuple[str, str], JournalTrack] = field(default_factory=dict)
     _seen_in_batch: set[tuple[str, str, int]] = field(default_factory=set)
+    _kept: dict[str, int] = field(default_factory=dict)  # messages set aside per table in this session
 
     def track(self, table_id: str, journal: str, batch: Batch) -> JournalTrack:
         key = (table_id, journal)
@@ -126,9 +129,23 @@ class Ingest:
         """Set a message the store cannot hold aside, with its floor alarm and one log line."""
         self._aside(batch, aside, quarantine_alarm(aside))
 
-    def _aside(self, batch: Batch, aside: SetAside, alarm: FloorAlarm) -> None:
+    def _keep(self, batch: Batch, aside: SetAside) -> None:
+        """`aside` into the batch, up to `SET_ASIDE_CAP` per table in a session: a table (or whoever speaks on its
+        topic) sending garbage for ever does not fill the disk; past the cap the messages are counted only."""
         self.set_aside += 1
+        kept = self._kept.get(aside.table_id, 0)
+        if kept >= SET_ASIDE_CAP:
+            self.set_aside_dropped += 1
+            if kept == SET_ASIDE_CAP:
+                logger.warning("table %s: %d messages set aside in this session: the next ones are counted, not kept",
+                               aside.table_id, SET_ASIDE_CAP)
+                self._kept[aside.table_id] = kept + 1
+            return
+        self._kept[aside.table_id] = kept + 1
         batch.set_aside.append(aside)
+
+    def _aside(self, batch: Batch, aside: SetAside, alarm: FloorAlarm) -> None:
+        self._keep(batch, aside)
         batch.alarms.append(alarm)
         logger.warning("table %s: a message on %s%s set aside (%s): %s", aside.table_id, aside.topic,
                        f" (journal {aside.journal or '-'}, seq {aside.seq})" if aside.seq else "",
@@ -147,8 +164,7 @@ class Ingest:
         if not row.hash_ok:  # altered or forged: evidence, and the row asked for again (its seq is still missing)
             aside = dataclasses.replace(quarantined(row.table_id, topic, "its hash is not the hash of its fields",
                                                     payload, raw), evidence=EvidenceKind.HASH_MISMATCH)
-            self.set_aside += 1
-            batch.set_aside.append(aside)
+            self._keep(batch, aside)
             batch.alarms.append(track.hash_mismatch(row))
             logger.warning("table %s: row %d set aside (evidence): its hash is not the hash of its fields",
                            row.table_id, row.seq)
@@ -237,8 +253,7 @@ class Ingest:
             kept = []
             for row in batch.rows:
                 if (row.table_id, row.journal) == (track.table_id, track.journal) and first <= row.seq <= last:
-                    self.set_aside += 1
-                    batch.set_aside.append(SetAside(
+                    self._keep(batch, SetAside(
                         table_id=row.table_id, topic=f"tables/{row.table_id}/events", reason=reason,
                         payload=bounds.as_text(json.dumps(row_payload(row))), evidence=EvidenceKind.OFF_CHAIN,
                         journal=row.journal, seq=row.seq))

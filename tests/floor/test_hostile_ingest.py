@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from casino_floor.config import config_from_mapping
-from casino_floor.ingest import MAX_STATE_AHEAD, Ingest
+from casino_floor.ingest import MAX_STATE_AHEAD, SET_ASIDE_CAP, Ingest
 from casino_floor.integrity import FloorAlarmKind
 from casino_floor.pit.feed_link import FeedLink
 from casino_floor.service import describe
@@ -191,3 +191,12 @@ def test_a_sessions_end_names_the_errors_inside_its_exception_group() -> None:
     except ExceptionGroup as error:
         line = describe(error)
     assert line == "ValueError: value out of int64 range"
+
+
+def test_what_is_set_aside_is_capped_per_table_and_session_so_garbage_cannot_fill_the_disk() -> None:
+    ingest, batch = Ingest(), Batch()
+    for index in range(SET_ASIDE_CAP + 5):
+        ingest.take("events", {"table_id": "T2", "seq": index + 1}, batch, topic="casino/tables/T1/events")
+    ingest.take("events", {"table_id": "T1", "seq": 2**64}, batch, topic="casino/tables/T9/events")
+    assert len(batch.set_aside) == SET_ASIDE_CAP + 1  # T1's topic up to the cap, and T9's own
+    assert ingest.set_aside == SET_ASIDE_CAP + 6 and ingest.set_aside_dropped == 5
