@@ -143,7 +143,8 @@ def describe(config: FloorConfig) -> str:
     brokers = ", ".join(f"{broker.address.url} ({broker.prefix})" for broker in config.brokers)
     return (f"floor {config.floor_id}: {tables}, partition {config.partition.index}/{config.partition.count}, "
             f"brokers {brokers}, replay {'signed' if config.replay_secret else 'off (no secret)'}, "
-            f"pit on {config.pit_bind}, rated sessions kept {config.ratings_retention_days} days")
+            f"pit on {config.pit_bind}, rated sessions kept {config.ratings_retention_days} days, "
+            f"signed heads from {len(config.head_keys)} table(s) (the others count unsigned)")
 
 
 def partition_warning(config: FloorConfig) -> str | None:

@@ -13,6 +13,7 @@
     gap_grace = 5.0                         # a gap this old is a floor alarm and is asked for again
     replay_retry = 10.0                     # seconds between replay requests for a gap still open
     replay_secret_env = "FLOOR_REPLAY_SECRET"   # the variable holding the tables' replay secret
+    replay_max_gap = 100000                 # a gap of more rows is an alarm, not asked for (casino_floor/ingest.py)
     write_method = "copy"                   # or "unnest", "executemany" (casino_floor/store.py; bench/floor_store.py)
 
     [[brokers]]                             # one or more; the tables' prefix on each
@@ -32,6 +33,10 @@
 
     [ratings]
     retention_days = 365                    # rated sessions erased this long after they end (docs/floor.md)
+
+    [head_keys]                             # each table's head key, by the environment variable holding it
+    T01 = "FLOOR_HEAD_KEY_T01"              # a table listed counts only the rows its signed heads cover
+    T02 = ["FLOOR_HEAD_KEY_T02", "FLOOR_HEAD_KEY_T02_NEXT"]   # two while its key is rotated
 """
 
 from __future__ import annotations
@@ -45,9 +50,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from casino_floor.ingest import DEFAULT_REPLAY_MAX_GAP
 from casino_floor.ratings import DEFAULT_RETENTION_DAYS
 from casino_floor.shifts import Shifts
 from table_runtime.errors import ConfigError
+from table_runtime.feed.heads import MIN_KEY_BYTES
 from table_runtime.feed.messages import DEFAULT_PREFIX, topic_filter
 from table_runtime.feed.settings import BrokerAddress, Secret, credentials, parse_broker_url, tls_context
 
@@ -102,13 +109,20 @@ class FloorConfig:
     shifts: Shifts = field(default_factory=Shifts)
     write_method: str = "copy"
     ratings_retention_days: int = DEFAULT_RETENTION_DAYS
+    replay_max_gap: int = DEFAULT_REPLAY_MAX_GAP
+    head_keys: Mapping[str, tuple[Secret, ...]] = field(default_factory=dict, repr=False)
+
+    @property
+    def head_key_bytes(self) -> dict[str, tuple[bytes, ...]]:
+        """Each table's head keys as the MAC takes them (UTF-8)."""
+        return {table: tuple(key.reveal().encode("utf-8") for key in keys) for table, keys in self.head_keys.items()}
 
     def follows(self, table_id: str) -> bool:
         return (self.tables is None or table_id in self.tables) and self.partition.owns(table_id)
 
     def filters(self, broker: Broker) -> list[str]:
         """The subscriptions on `broker`: one per topic and table listed, else the wildcard (never $share)."""
-        names = ("events", "state", "status", "head", "ratings")
+        names = ("head", "events", "state", "status", "ratings")  # the head first: a retained state is read after it
         tables: list[str | None] = [t for t in self.tables if self.partition.owns(t)] if self.tables else [None]
         return [topic_filter(broker.prefix, table, name) for table in tables for name in names]  # type: ignore[arg-type]
 
@@ -156,10 +170,11 @@ def _secret_from_env(key: str, name: Any, environ: Mapping[str, str]) -> Secret 
 
 
 def config_from_mapping(data: Mapping[str, Any], *, environ: Mapping[str, str]) -> FloorConfig:
-    _check_keys("config", data, {"floor", "brokers", "pit", "shifts", "ratings"})
+    _check_keys("config", data, {"floor", "brokers", "pit", "shifts", "ratings", "head_keys"})
     floor = _section(data, "floor")
     _check_keys("floor", floor, {"floor_id", "dsn", "tables", "partition", "batch_rows", "batch_ms", "check_interval",
-                                 "gap_grace", "replay_retry", "replay_secret_env", "write_method"})
+                                 "gap_grace", "replay_retry", "replay_secret_env", "write_method",
+                                 "replay_max_gap"})
     kwargs: dict[str, Any] = {}
     dsn = floor.get("dsn")
     if not isinstance(dsn, str) or urlsplit(dsn).scheme not in ("postgresql", "postgres"):
@@ -186,7 +201,7 @@ def config_from_mapping(data: Mapping[str, Any], *, environ: Mapping[str, str]) 
     if "partition" in floor:
         kwargs["partition"] = parse_partition(floor["partition"])
     for key, whole in (("batch_rows", True), ("batch_ms", True), ("check_interval", False), ("gap_grace", False),
-                       ("replay_retry", False)):
+                       ("replay_retry", False), ("replay_max_gap", True)):
         if key in floor:
             value = _number(f"floor.{key}", floor[key], whole=whole)
             kwargs[key] = int(value) if whole else float(value)
@@ -222,7 +237,29 @@ def config_from_mapping(data: Mapping[str, Any], *, environ: Mapping[str, str]) 
     if "retention_days" in ratings:
         kwargs["ratings_retention_days"] = int(_number("ratings.retention_days", ratings["retention_days"],
                                                        whole=True))
+    kwargs["head_keys"] = _head_keys(_section(data, "head_keys"), environ)
     return FloorConfig(dsn=dsn, **kwargs)
+
+
+def _head_keys(section: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, tuple[Secret, ...]]:
+    """``[head_keys]``: table id -> the variable (or a list of them, while a key is rotated) holding its key."""
+    keys: dict[str, tuple[Secret, ...]] = {}
+    for table, names in section.items():
+        key = f"head_keys.{table}"
+        topic_filter(DEFAULT_PREFIX, table, "events")  # checks the id
+        listed = names if isinstance(names, list) else [names]
+        if not listed or not all(isinstance(name, str) and name for name in listed):
+            raise ConfigError(key, "the name of an environment variable, or a list of them")
+        found = []
+        for name in listed:
+            value = environ.get(name)
+            if not value:
+                raise ConfigError(key, f"the environment variable {name} (the table's head key) is not set")
+            if len(value.encode()) < MIN_KEY_BYTES:
+                raise ConfigError(key, f"the head key in {name} must be at least {MIN_KEY_BYTES} bytes")
+            found.append(Secret(value))
+        keys[table] = tuple(found)
+    return keys
 
 
 def parse_partition(value: Any) -> Partition:

@@ -32,7 +32,7 @@ from table_runtime.errors import ConfigError
 
 PUBLICATION: Final = "floor_group"
 REPLICATOR: Final = "floor_group_replicator"
-# Each replicated table and its key at the floor; the group's key is the casino, then that key (0004_group_keys.sql).
+# Each replicated table and its key at the floor; the group's key is the casino, then that key (0005_group_keys.sql).
 GROUP_TABLES: Final[Mapping[str, tuple[str, ...]]] = {
     "rounds": ("table_id", "journal", "round"),
     "buy_ins": ("table_id", "journal", "seq"),

@@ -11,6 +11,11 @@ its ``prev_hash``, and each published head must match the row it names. What doe
 - ``head_rewritten``: a head names a row the floor holds with another hash;
 - ``tail_truncated``: a head is behind rows (or an earlier head) the floor already holds;
 - ``new_journal``: the table publishes under a journal id the floor has not seen for it.
+
+A row whose hash is not the hash of its fields, or that is off the chain, is not stored with the journal's rows:
+the store sets it aside as evidence (``evidence``) and the floor asks the table for that row again. With a key for
+the table (`JournalTrack.signed_seq` not None), only the rows a head signed by the table covers count in the
+money: ``signed_seq`` is the highest seq of the prefix whose hash a signed head named.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 
 import orjson
 
+from casino_floor import bounds
 from table_runtime.journal import GENESIS_HASH, encode_body, entry_hash
 
 RECENT_HASHES = 1024  # hashes of the last rows of the prefix kept to check a head without a query (a head lags less)
@@ -36,6 +42,10 @@ class FloorAlarmKind(enum.StrEnum):
     HEAD_REWRITTEN = "head_rewritten"
     TAIL_TRUNCATED = "tail_truncated"
     NEW_JOURNAL = "new_journal"
+    QUARANTINED = "quarantined"  # a message the store cannot hold as it came: set aside, the others go on
+    MISROUTED = "misrouted"  # a message naming another table than its topic: evidence, never counted
+    BAD_SIGNATURE = "bad_signature"  # a head not signed by the table's key: evidence, never applied
+    GAP_TOO_LARGE = "gap_too_large"  # more rows missing than a replay may ask for: not asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +91,8 @@ class Row:
                 and isinstance(ts, (int, float)) and not isinstance(ts, bool) and isinstance(body, dict)
                 and isinstance(prev_hash, str) and isinstance(hash_, str)):
             raise PayloadError(f"an events payload with a field of the wrong type (seq {seq!r})")
+        bounds.seq(seq)
+        bounds.finite(ts, "ts")
         type_ = payload.get("type")
         row = cls(table_id, journal, seq, float(ts), kind, type_ if isinstance(type_, str) else kind,
                   _as_sent(body), prev_hash, hash_)
@@ -108,7 +120,23 @@ def decode_payload(raw: bytes | str) -> Any:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass
-    return json.loads(raw)
+    try:
+        return json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError as error:  # nested past the interpreter's stack: no table sends that
+        raise ValueError("a payload nested too deep") from error
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float, refused when it is past a double's range (1e400: no table sends it)."""
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is past a double's range")
+    return number
+
+
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity are not JSON (a table never sends them: its encoder refuses them)."""
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def _as_sent(body: dict[str, Any]) -> str:
@@ -146,6 +174,15 @@ class JournalTrack:
     heads_waiting: dict[int, str] = field(default_factory=dict)  # heads beyond the prefix: seq -> hash
     recent: OrderedDict[int, str] = field(default_factory=OrderedDict)
     changed: bool = False  # since the store last wrote this track
+    # With a key for the table: the highest seq of the prefix a head signed by the table covers, and its hash
+    # (None: no key, every row counts as it arrives); `signed_waiting`: signed heads beyond the prefix.
+    signed_seq: int | None = None
+    signed_hash: str | None = None
+    signed_waiting: dict[int, str] = field(default_factory=dict)
+    # Rows refused by `advance`, to set aside as evidence: (first, last) seqs. With a key, the unsigned rows before
+    # a row off the chain are no surer than it (a forged row chained on takes a seq first): they go too.
+    off_chain: list[tuple[int, int]] = field(default_factory=list)
+    signed_lookups: dict[int, str] = field(default_factory=dict)  # signed heads waiting for the store's hash
 
     def _alarm(self, kind: FloorAlarmKind, first: int, last: int, message: str) -> FloorAlarm:
         return FloorAlarm(self.table_id, self.journal, kind, first, last, f"table {self.table_id}: {message}")
@@ -153,12 +190,18 @@ class JournalTrack:
     def is_new(self, seq: int) -> bool:
         return seq > self.contiguous_seq and seq not in self.pending
 
+    def hash_mismatch(self, row: Row) -> FloorAlarm:
+        """The alarm of a row whose hash does not match its contents (kept apart as evidence, not added)."""
+        return self._alarm(FloorAlarmKind.CHAIN_BROKEN, row.seq, row.seq,
+                           f"row {row.seq}: hash does not match its contents (altered or forged): set aside as "
+                           "evidence")
+
     def add(self, row: Row) -> list[FloorAlarm]:
-        """Take a row the store is writing (call `is_new` first); the alarms it raises."""
+        """Take a row the store is writing (call `is_new` first, and keep a row whose hash does not match its
+        contents apart: `hash_mismatch`); the alarms it raises."""
         alarms: list[FloorAlarm] = []
         if not row.hash_ok:
-            alarms.append(self._alarm(FloorAlarmKind.CHAIN_BROKEN, row.seq, row.seq,
-                                      f"row {row.seq}: hash does not match its contents (altered)"))
+            alarms.append(self.hash_mismatch(row))
         self.pending[row.seq] = (row.prev_hash, row.hash)
         if row.seq > self.max_seq:
             self.max_seq, self.max_ts = row.seq, row.ts
@@ -172,15 +215,27 @@ class JournalTrack:
         while self.contiguous_seq + 1 in self.pending:
             seq = self.contiguous_seq + 1
             prev_hash, hash_ = self.pending.pop(seq)
-            if prev_hash != self.contiguous_hash:
+            if prev_hash != self.contiguous_hash:  # off the chain: evidence, and the row asked for again
+                first = seq
+                if self.signed_seq is not None and self.contiguous_seq > self.signed_seq:
+                    first = self.signed_seq + 1
+                    self._back_to_signed()
+                unsigned = f" with the unsigned rows {first}..{seq - 1} before it" if first < seq else ""
                 alarms.append(self._alarm(FloorAlarmKind.CHAIN_BROKEN, seq, seq,
                                           f"row {seq}: prev_hash does not match the hash of row {seq - 1} "
-                                          "(row replaced or reordered)"))
+                                          f"(row replaced, reordered or forged): set aside as evidence{unsigned}, "
+                                          "asked for again"))
+                self.off_chain.append((first, seq))
+                self.changed = True
+                break
             self.contiguous_seq, self.contiguous_hash = seq, hash_
             self._remember(seq, hash_)
             waiting = self.heads_waiting.pop(seq, None)
             if waiting is not None and waiting != hash_:
                 alarms.append(self._head_rewritten(seq, waiting, hash_))
+            signed = self.signed_waiting.pop(seq, None)
+            if signed is not None and signed == hash_:
+                self._signed(seq, hash_)
         if self.contiguous_seq != start:
             self.changed = True
             self.stalled_since = None
@@ -201,14 +256,28 @@ class JournalTrack:
                            f"the head names row {seq} with hash {head_hash[:12]}, the floor holds {held[:12]} "
                            "(journal rewritten on the table)")
 
-    def head(self, seq: int, hash_: str, held_hash: str | None = None, *, ts: float | None = None
-             ) -> list[FloorAlarm]:
+    def _back_to_signed(self) -> None:
+        """The prefix back to the last row a signed head covers (the rows after it are set aside and asked again)."""
+        assert self.signed_seq is not None
+        self.contiguous_seq = self.signed_seq
+        self.contiguous_hash = self.signed_hash if self.signed_seq and self.signed_hash else GENESIS_HASH
+        for seq in [seq for seq in self.recent if seq > self.signed_seq]:
+            del self.recent[seq]
+
+    def _signed(self, seq: int, hash_: str) -> None:
+        if self.signed_seq is not None and seq > self.signed_seq:
+            self.signed_seq, self.signed_hash, self.changed = seq, hash_, True
+
+    def head(self, seq: int, hash_: str, held_hash: str | None = None, *, ts: float | None = None,
+             signed: bool = False) -> list[FloorAlarm]:
         """Take a published head (`ts`: when the table published it); `held_hash` is the stored hash of row `seq`
-        when the caller looked it up.
+        when the caller looked it up; `signed`: the head carries the table's valid signature (the rows up to it
+        count in the money once the prefix holds them with that hash).
 
         A head is retained, so an old copy may come after newer rows: it says the tail was cut only when it was
         published after the rows past it were journaled (or after a later head)."""
         alarms: list[FloorAlarm] = []
+        signed = signed or (held_hash is not None and self.signed_lookups.pop(seq, None) == hash_)
         after_rows = seq < self.max_seq and ts is not None and self.max_ts is not None and ts > self.max_ts
         after_head = (self.head_seq is not None and seq < self.head_seq and ts is not None
                       and self.head_ts is not None and ts > self.head_ts)
@@ -221,10 +290,14 @@ class JournalTrack:
             self.head_seq, self.head_hash, self.head_ts, self.changed = seq, hash_, ts, True
         if seq > self.contiguous_seq:
             self.heads_waiting[seq] = hash_
+            if signed:
+                self.signed_waiting[seq] = hash_
             return alarms
         held = held_hash if held_hash is not None else self.held_hash(seq)
         if held is not None and held != hash_:
             alarms.append(self._head_rewritten(seq, hash_, held))
+        elif held is not None and signed:
+            self._signed(seq, hash_)
         return alarms
 
     def held_hash(self, seq: int) -> str | None:

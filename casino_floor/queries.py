@@ -22,6 +22,7 @@ from casino_floor.shifts import Shifts
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import GENESIS_HASH, Journal, verify_connection
+from table_runtime.journal.chain import VerifyResult, row_problem
 from table_runtime.runtime.recall import recall_rounds
 
 PAGE = 5000
@@ -52,21 +53,30 @@ async def shift_alarms(connection: asyncpg.Connection, shifts: Shifts, shift: st
     return sorted((dict(row) for row in [*tables, *floor]), key=lambda row: (row["ts"], row["table_id"]))
 
 
+# The rows of `r` (rounds, buy-ins) that count: their journal's signed prefix covers them, or the floor holds no key
+# for their table (journals.signed_seq NULL: counted as they arrive, as before keys).
+COUNTED = ("LEFT JOIN journals j ON j.table_id = r.table_id AND j.journal = r.journal "
+           "WHERE (j.signed_seq IS NULL OR r.seq <= j.signed_seq)")
+
+
 async def shift_money(connection: asyncpg.Connection, shifts: Shifts, shift: str) -> list[dict[str, Any]]:
-    """Per table with a round or a buy-in in the shift: rounds, handle, buy-ins, drop, win, hold, win / handle."""
+    """Per table with a round or a buy-in in the shift: rounds, handle, buy-ins, drop, win, hold, win / handle.
+
+    Only what is its table's word counts: with a key for the table, a row a head signed by the table covers
+    (`COUNTED`); sums in ``numeric``, so no table's amounts can overflow the query."""
     start, end = shifts.bounds(shift)
     money: dict[str, ShiftMoney] = {}
     for row in await connection.fetch(
-            "SELECT table_id, count(*) AS rounds, sum(handle_cents)::bigint AS handle_cents, "
-            "sum(win_cents)::bigint AS win_cents FROM rounds WHERE ts >= $1 AND ts < $2 GROUP BY table_id",
-            start, end):
-        money[row["table_id"]] = ShiftMoney(rounds=row["rounds"], handle_cents=row["handle_cents"],
-                                            win_cents=row["win_cents"])
+            "SELECT r.table_id, count(*) AS rounds, sum(r.handle_cents) AS handle_cents, "
+            f"sum(r.win_cents) AS win_cents FROM rounds r {COUNTED} AND r.ts >= $1 AND r.ts < $2 "
+            "GROUP BY r.table_id", start, end):
+        money[row["table_id"]] = ShiftMoney(rounds=row["rounds"], handle_cents=int(row["handle_cents"]),
+                                            win_cents=int(row["win_cents"]))
     for row in await connection.fetch(
-            "SELECT table_id, count(*) AS buy_ins, sum(cents)::bigint AS drop_cents FROM buy_ins "
-            "WHERE ts >= $1 AND ts < $2 GROUP BY table_id", start, end):
+            f"SELECT r.table_id, count(*) AS buy_ins, sum(r.cents) AS drop_cents FROM buy_ins r {COUNTED} "
+            "AND r.ts >= $1 AND r.ts < $2 GROUP BY r.table_id", start, end):
         figures = money.setdefault(row["table_id"], ShiftMoney())
-        figures.buy_ins, figures.drop_cents = row["buy_ins"], row["drop_cents"]
+        figures.buy_ins, figures.drop_cents = row["buy_ins"], int(row["drop_cents"])
     return [{"shift": shift, "table_id": table_id, **money[table_id].to_dict(shift)} for table_id in sorted(money)]
 
 
@@ -142,13 +152,41 @@ async def verify_chain(connection: asyncpg.Connection, table_id: str) -> list[di
     results = []
     for journal_id in [row["journal"] for row in await connection.fetch(
             "SELECT journal FROM journals WHERE table_id = $1 ORDER BY first_seen", table_id)]:
-        with tempfile.TemporaryDirectory(prefix="floor-verify-") as scratch, \
-                Journal.open(Path(scratch) / "journal.db") as journal:
-            await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=False)
-            result = verify_connection(journal._db())
+        forgotten = {row["seq"] for row in await connection.fetch(
+            "SELECT seq FROM forgotten_rows WHERE table_id = $1 AND journal = $2", table_id, journal_id)}
+        if forgotten:
+            result = await _verify_forgotten(connection, table_id, journal_id, forgotten)
+        else:
+            with tempfile.TemporaryDirectory(prefix="floor-verify-") as scratch, \
+                    Journal.open(Path(scratch) / "journal.db") as journal:
+                await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=False)
+                result = verify_connection(journal._db())
         head = await connection.fetchrow("SELECT head_seq, head_hash, max_seq FROM journals WHERE table_id = $1 "
                                          "AND journal = $2", table_id, journal_id)
         results.append({"table_id": table_id, "journal": journal_id, "ok": result.ok, "rows": result.rows,
                         "first_bad_seq": result.first_bad_seq, "reason": result.reason,
                         "head_seq": head["head_seq"], "max_seq": head["max_seq"]})
     return results
+
+
+async def _verify_forgotten(connection: asyncpg.Connection, table_id: str, journal_id: str,
+                            forgotten: set[int]) -> VerifyResult:
+    """The chain of a journal some rows of which `ratings forget` rewrote: every row's link to the one before is
+    checked, and every row's hash but theirs (their bodies were changed on purpose); the reason names them."""
+    seq, prev, count = 0, GENESIS_HASH, 0
+    while True:
+        rows = await connection.fetch(
+            "SELECT seq, ts, kind, body, prev_hash, hash FROM events WHERE table_id = $1 AND journal = $2 "
+            "AND seq > $3 ORDER BY seq LIMIT $4", table_id, journal_id, seq, PAGE)
+        for row in rows:
+            values = tuple(row.values())
+            problem = row_problem(values, seq + 1, prev)
+            if problem is not None and not (problem[0] == row["seq"] in forgotten and "hash does not match"
+                                            in problem[1]):
+                return VerifyResult(False, count, problem[0], problem[1])
+            seq, prev, count = row["seq"], row["hash"], count + 1
+        if len(rows) < PAGE:
+            break
+    shown = ", ".join(str(number) for number in sorted(forgotten)[:10]) + (", ..." if len(forgotten) > 10 else "")
+    return VerifyResult(True, count, None, f"row(s) {shown} rewritten by ratings forget: their links checked, "
+                                           "not their hashes")

@@ -1,8 +1,8 @@
 """`table-floor ratings forget PLAYER`: a player's rated data erased from the floor on his request (GDPR art. 17).
 
-Erases his rated sessions and their round lines and blanks his pseudonym on the stored buy-ins, in one
-transaction; prints what it erased. The journal rows the floor keeps (`events`) are the tables' hash-chained
-record and keep what the table journaled (docs/floor.md, "Player ratings").
+Erases his rated sessions and their round lines, blanks his pseudonym on the stored buy-ins, and replaces it
+wherever else the floor's database holds it (the tables' states, alarms, round records, journal rows, quarantine,
+evidence), in one transaction; prints what it erased (docs/floor.md, "Player ratings").
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 import asyncpg
 
 from casino_floor.config import FloorConfig, load_config
-from casino_floor.ratings import forget_player
+from casino_floor.ratings import Forgotten, forget_player
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +26,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     forget.set_defaults(handler=run_forget)
 
 
-async def _forget(config: FloorConfig, player: str) -> tuple[int, int]:
+async def _forget(config: FloorConfig, player: str) -> Forgotten:
     password = config.pg_password.reveal() if config.pg_password else None
     connection = await asyncpg.connect(config.dsn, password=password)
     try:
@@ -38,9 +38,13 @@ async def _forget(config: FloorConfig, player: str) -> tuple[int, int]:
 def run_forget(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     try:
-        sessions, buy_ins = asyncio.run(_forget(config, args.player))
+        done = asyncio.run(_forget(config, args.player))
+    except ValueError as error:
+        print(f"table-floor: ratings forget: {error}", file=sys.stderr)
+        return 2
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
         print(f"table-floor: the database: {error}", file=sys.stderr)
         return 2
-    print(f"player {args.player}: {sessions} rated session(s) erased, his id blanked on {buy_ins} buy-in(s)")
+    print(f"player {args.player}: {done.sessions} rated session(s) erased, his id blanked on {done.buy_ins} "
+          f"buy-in(s), replaced in {done.rows} other row(s)")
     return 0

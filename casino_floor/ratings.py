@@ -17,6 +17,7 @@ purge is due, from the clock the service is given.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -197,13 +198,53 @@ async def purge_ratings(connection: asyncpg.Connection, now: float, retention_da
     return int(result.split()[-1])
 
 
-async def forget_player(connection: asyncpg.Connection, player: str) -> tuple[int, int]:
-    """Erase a player's rated sessions and round lines, and his pseudonym from the stored buy-ins: (sessions,
-    buy-ins). The journal rows (`events`) keep what the table journaled: they are the table's hash-chained record."""
+FORGOTTEN: Final = "p-000000000000"  # what stands where an erased pseudonym was (the shape of one, no player's)
+_PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{3,64}")
+_BIG_TABLES: Final = frozenset({"events", "rounds"})  # searched only at the tables the player was rated or bought in at
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What `forget_player` erased: sessions (with their round lines), buy-ins blanked, other rows rewritten."""
+
+    sessions: int
+    buy_ins: int
+    rows: int
+
+
+async def forget_player(connection: asyncpg.Connection, player: str) -> Forgotten:
+    """Erase every trace of a pseudonym in the floor's database, in one transaction (GDPR art. 17).
+
+    His rated sessions and their round lines are deleted and his id blanked on the stored buy-ins; then every text,
+    json and jsonb column of every table is searched for it (a whole word: ``p-3f9a`` is not in ``p-3f9ab``) and it
+    is replaced by `FORGOTTEN`: the tables' last states (the seats), the alarms' messages, the round records, the
+    journal rows, quarantine and evidence. A journal row rewritten so is listed in ``forgotten_rows``: its hash no
+    longer matches its body, and `query verify` says why."""
+    if not _PLAYER_ID.fullmatch(player):
+        raise ValueError(f"{player[:70]!r} is not a player's pseudonym (letters, digits, - and _)")
+    pattern = f"(?<![A-Za-z0-9_-]){player}(?![A-Za-z0-9_-])"
     async with connection.transaction():
+        tables = [row["table_id"] for row in await connection.fetch(
+            "SELECT table_id FROM rated_sessions WHERE player = $1 UNION SELECT table_id FROM buy_ins "
+            "WHERE player = $1", player)]
         sessions = await connection.execute("DELETE FROM rated_sessions WHERE player = $1", player)
         buy_ins = await connection.execute("UPDATE buy_ins SET player = '' WHERE player = $1", player)
-    return int(sessions.split()[-1]), int(buy_ins.split()[-1])
+        await connection.execute(
+            "INSERT INTO forgotten_rows (table_id, journal, seq) SELECT table_id, journal, seq FROM events "
+            "WHERE table_id = ANY($2::text[]) AND body ~ $1 ON CONFLICT DO NOTHING", pattern, tables)
+        rows = 0
+        for column in await connection.fetch(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = "
+                "current_schema() AND data_type IN ('text', 'json', 'jsonb', 'character varying') "
+                "ORDER BY table_name, column_name"):
+            table, name, kind = column["table_name"], column["column_name"], column["data_type"]
+            cast = {"json": "::json", "jsonb": "::jsonb"}.get(kind, "")
+            scope = " AND table_id = ANY($3::text[])" if table in _BIG_TABLES else ""
+            done = await connection.execute(
+                f'UPDATE "{table}" SET "{name}" = regexp_replace("{name}"::text, $1, $2, \'g\'){cast} '
+                f'WHERE "{name}"::text ~ $1{scope}', pattern, FORGOTTEN, *([tables] if scope else []))
+            rows += int(done.split()[-1])
+    return Forgotten(int(sessions.split()[-1]), int(buy_ins.split()[-1]), rows)
 
 
 async def open_sessions(connection: asyncpg.Connection, since: float) -> list[dict[str, Any]]:

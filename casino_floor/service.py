@@ -28,18 +28,23 @@ from typing import Any
 import aiomqtt
 import asyncpg
 
+from casino_floor import bounds
 from casino_floor.config import Broker, FloorConfig
 from casino_floor.ingest import Ingest
 from casino_floor.integrity import JournalTrack, decode_payload
 from casino_floor.ratings import RATINGS_TOPIC, Retention, purge_ratings
 from casino_floor.replay import pieces, replay_request, reply_topic, request_topic
 from casino_floor.session_refusal import fail_fast_on_refusal
+from casino_floor.set_aside import quarantine_alarm, quarantined
 from casino_floor.store import Batch, FloorStore
 from table_runtime.feed.backoff import Backoff
 
 logger = logging.getLogger("casino_floor.service")
 
 TOPIC_NAMES = frozenset({"events", "state", "status", "head"})  # and RATINGS_TOPIC (`_rating`)
+
+# What the store says of a value it will not hold (a data exception, a constraint): that message is quarantined.
+STORE_REFUSALS = (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError)
 
 Observer = Callable[[str, dict[str, Any]], None]  # (topic name, payload) of each message of a followed table
 
@@ -132,7 +137,7 @@ class FloorService:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # any failure: start over from the store
-                self.counters.last_error = f"{type(error).__name__}: {error}"
+                self.counters.last_error = describe(error)
                 logger.warning("floor session ended: %s", self.counters.last_error)
             if self.connected.is_set():
                 backoff.reset()
@@ -140,8 +145,7 @@ class FloorService:
             await asyncio.sleep(backoff.next_delay())
 
     async def run_once(self) -> None:
-        self.ingest = Ingest(await self.store.load_tracks(), await self.store.open_alarms(),
-                             gap_grace=self.config.gap_grace)
+        self.ingest = await self._ingest()
         self._inbox = Inbox()
         self._sessions = [None] * len(self.config.brokers)
         self.counters.sessions += 1
@@ -150,6 +154,11 @@ class FloorService:
                 tasks.create_task(self._follow(index, broker))
             tasks.create_task(self._write())
             tasks.create_task(self._keep_ratings())
+
+    async def _ingest(self) -> Ingest:
+        """The ingest as the store holds it (at each session's start, and after a batch the store refused)."""
+        return Ingest(await self.store.load_tracks(), await self.store.open_alarms(), gap_grace=self.config.gap_grace,
+                      head_keys=self.config.head_key_bytes, replay_max_gap=self.config.replay_max_gap)
 
     async def _follow(self, index: int, broker: Broker) -> None:
         """One broker's sessions, one after the other, until cancelled: a session that ends (the broker killed, the
@@ -211,7 +220,12 @@ class FloorService:
                 self._take(item, batch)
             due = now - last_check >= interval
             if items or due:
-                await self._commit(batch, now)
+                try:
+                    await self._commit(batch, now)
+                except STORE_REFUSALS as error:  # a value the bounds did not foresee: find it, set it aside
+                    logger.warning("the store refused a batch of %d message(s) (%s): stored one by one", len(items),
+                                   error)
+                    await self._one_by_one(items, now)
             for (index, number), message in items:
                 # On the session it came by only: a session since ended leaves it with the broker, which sends it
                 # again to the next one (stored once: the store keeps a row once).
@@ -221,6 +235,28 @@ class FloorService:
                 last_check = now
                 await self._ask_replays(now)
 
+    async def _one_by_one(self, items: list[Incoming], now: float) -> None:
+        """The messages of a batch the store refused, each in its own transaction: the one it still refuses is
+        quarantined (its reason the store's), the others stored."""
+        for item in items:
+            self.ingest = await self._ingest()
+            batch = Batch()
+            self._take(item, batch)
+            try:
+                await self._commit(batch, now)
+            except STORE_REFUSALS as error:
+                self.ingest = await self._ingest()
+                topic = item[1].topic.value
+                levels = topic.split("/")
+                table_id = levels[-2] if len(levels) >= 2 else ""
+                raw = item[1].payload if isinstance(item[1].payload, (bytes, str)) else b""
+                aside = quarantined(table_id, topic, f"the store refused it: {error}", None, raw)
+                refused = Batch(set_aside=[aside], alarms=[quarantine_alarm(aside)])
+                logger.warning("table %s: a message on %s set aside (quarantine): the store refused it: %s",
+                               table_id, topic, error)
+                await self._commit(refused, now)
+        self.ingest = await self._ingest()
+
     def _take(self, item: Incoming, batch: Batch) -> None:
         self.counters.received += 1
         message = item[1]
@@ -228,9 +264,16 @@ class FloorService:
         raw = message.payload if isinstance(message.payload, (bytes, str)) else b""
         if not raw:  # a retained message cleared (a table that left this broker for another): nothing to store
             return
+        journal_topic = len(levels) >= 3 and levels[-3] == "tables" and levels[-1] in TOPIC_NAMES
         try:
+            bounds.message_size(raw)
             payload = decode_payload(raw)
-        except ValueError:
+        except ValueError as error:  # not JSON, or too large (`bounds.Refused`)
+            if journal_topic and self.config.follows(levels[-2]):
+                reason = error.reason if isinstance(error, bounds.Refused) else f"not JSON: {error}"
+                aside = quarantined(levels[-2], message.topic.value, reason, None, raw[:bounds.MAX_MESSAGE_BYTES])
+                self.ingest.quarantine(batch, aside)
+                return
             logger.warning("not JSON on %s: dropped", message.topic)
             if levels[-1] == RATINGS_TOPIC:
                 self.counters.ratings_rejected += 1
@@ -247,10 +290,13 @@ class FloorService:
         if name == RATINGS_TOPIC:
             self._rating(payload, batch)
             return
-        if name in TOPIC_NAMES and isinstance(table_id, str) and self.config.follows(table_id):
+        followed = self.config.follows(levels[-2]) if journal_topic else (isinstance(table_id, str)
+                                                                          and self.config.follows(table_id))
+        # Observers (the pit page) see only what the store takes as the table's own.
+        if name in TOPIC_NAMES and followed and self.ingest.take(name, payload, batch, topic=message.topic.value,
+                                                                 raw=raw):
             for observer in self.observers:
                 observer(name, payload)
-            self.ingest.take(name, payload, batch)
 
     def _rating(self, payload: dict[str, Any], batch: Batch) -> None:
         """A ``ratings`` message (the contract names its table "table") into the batch and to the observers when
@@ -273,7 +319,7 @@ class FloorService:
             logger.warning("replay %s refused: %s", payload.get("request_id"), payload.get("reason"))
         elif "kind" in payload and isinstance(payload.get("table_id"), str) \
                 and self.config.follows(str(payload["table_id"])):
-            self.ingest.take("events", payload, batch)
+            self.ingest.take("events", payload, batch, raw=json.dumps(payload))
 
     async def _commit(self, batch: Batch, now: float) -> None:
         for track, seq, hash_, ts in self.ingest.lookups:
@@ -338,3 +384,10 @@ class FloorService:
                         logger.info("ratings retention: %d rated session(s) older than %d days erased", purged,
                                     retention.days)
             await asyncio.sleep(self.config.check_interval)
+
+
+def describe(error: BaseException) -> str:
+    """One line for a session's end: the errors inside an exception group named, not "(1 sub-exception)"."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(describe(inner) for inner in error.exceptions)
+    return f"{type(error).__name__}: {error}"

@@ -17,10 +17,12 @@ from typing import Any, Literal
 
 import asyncpg
 
+from casino_floor import bounds
 from casino_floor.integrity import FloorAlarm, JournalTrack, Row
 from casino_floor.migrate import migrate
 from casino_floor.money import BUY_IN_EVENT, buy_in_cents, round_handle_cents, round_win_cents
 from casino_floor.ratings import RatingMessage, write_ratings
+from casino_floor.set_aside import Demoted, SetAside
 
 WriteMethod = Literal["unnest", "copy", "executemany"]
 _COLUMNS = ("table_id", "journal", "seq", "ts", "kind", "type", "body", "prev_hash", "hash")
@@ -41,46 +43,75 @@ class Batch:
     tracks: list[JournalTrack] = field(default_factory=list)
     alarms: list[FloorAlarm] = field(default_factory=list)
     ratings: list[RatingMessage] = field(default_factory=list)  # the tables' rated sessions (casino_floor/ratings.py)
+    set_aside: list[SetAside] = field(default_factory=list)  # quarantined, and evidence (set_aside.py)
+    demoted: list[Demoted] = field(default_factory=list)  # stored rows found off the chain: moved to evidence
 
     def __len__(self) -> int:
         return (len(self.rows) + len(self.states) + len(self.statuses) + len(self.tracks) + len(self.alarms)
-                + len(self.ratings))
+                + len(self.ratings) + len(self.set_aside) + len(self.demoted))
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def _int(value: Any, name: str, *, column: str = "integer") -> int:
+    """A whole number of the record for a column (0 for what is none, as before); one past the column `Refused`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return bounds.integer(value, name) if column == "integer" else bounds.whole(value, name)
+
+
+def _box(value: Any) -> int | None:
+    return bounds.integer(value, "box") if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _seq_or_none(value: Any, name: str) -> int | None:
+    return bounds.whole(value, name) if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def round_row(row: Row) -> tuple[Any, ...]:
+    """The `rounds` row of a round record; `bounds.Refused` for a value its columns cannot hold."""
     record = json.loads(row.body)
-    return (row.table_id, row.journal, _int(record.get("round")), row.seq, row.ts, str(record.get("result", "")),
-            str(record.get("shoe_id", "")), record.get("started_seq"), record.get("closed_seq"),
-            round_handle_cents(record), round_win_cents(record), row.body)
+    return (row.table_id, row.journal, _int(record.get("round"), "round"), row.seq, row.ts,
+            str(record.get("result", "")), str(record.get("shoe_id", "")),
+            _seq_or_none(record.get("started_seq"), "started_seq"),
+            _seq_or_none(record.get("closed_seq"), "closed_seq"),
+            bounds.whole(round_handle_cents(record), "the round's handle_cents"),
+            bounds.whole(round_win_cents(record), "the round's win_cents"), row.body)
 
 
 def buy_in_row(row: Row) -> tuple[Any, ...] | None:
     """The `buy_ins` row of a `BuyInRecorded` event (None for a body without an amount: the chain keeps it)."""
     body = json.loads(row.body)
-    cents = buy_in_cents(body)
+    cents = bounds.whole(buy_in_cents(body), "cents")
     if cents <= 0:
         return None
-    box = body.get("box")
-    return (row.table_id, row.journal, row.seq, row.ts, _int(body.get("round")), cents,
-            str(body.get("tender", "cash")), box if isinstance(box, int) and not isinstance(box, bool) else None,
-            str(body.get("player") or ""), str(body.get("by") or ""))
+    return (row.table_id, row.journal, row.seq, row.ts, _int(body.get("round"), "round"), cents,
+            str(body.get("tender", "cash")), _box(body.get("box")), str(body.get("player") or ""),
+            str(body.get("by") or ""))
 
 
 def alarm_row(row: Row) -> tuple[Any, ...]:
     alarm = json.loads(row.body)
-    box = alarm.get("box")
-    return (row.table_id, row.journal, _int(alarm.get("id")) or row.seq, row.seq, row.ts, str(alarm.get("kind", "")),
-            box if isinstance(box, int) else None, _int(alarm.get("round")), str(alarm.get("message", "")),
-            str(alarm.get("rule", "")), json.dumps(alarm.get("amounts") or {}))
+    return (row.table_id, row.journal, _int(alarm.get("id"), "id", column="bigint") or row.seq, row.seq, row.ts,
+            str(alarm.get("kind", "")), _box(alarm.get("box")), _int(alarm.get("round"), "round"),
+            str(alarm.get("message", "")), str(alarm.get("rule", "")), json.dumps(alarm.get("amounts") or {}))
 
 
 def clear_row(row: Row) -> tuple[Any, ...]:
     cleared = json.loads(row.body)
-    return row.table_id, row.journal, _int(cleared.get("id")), row.seq, row.ts, str(cleared.get("by", ""))
+    return (row.table_id, row.journal, _int(cleared.get("id"), "id", column="bigint"), row.seq, row.ts,
+            str(cleared.get("by", "")))
+
+
+def derived_rows(row: Row) -> None:
+    """`bounds.Refused` if a row's derived rows (a round, a buy-in, an alarm, a clear) cannot be stored: checked at
+    ingest, before the row joins a batch."""
+    if row.kind == "round":
+        round_row(row)
+    elif row.kind == "alarm":
+        alarm_row(row)
+    elif row.kind == "alarm_cleared":
+        clear_row(row)
+    elif row.kind == "event" and row.type == BUY_IN_EVENT:
+        buy_in_row(row)
 
 
 async def _prepare(connection: asyncpg.Connection) -> None:
@@ -127,16 +158,21 @@ class FloorStore:
                 await connection.execute(
                     "INSERT INTO table_state (table_id, status) VALUES ($1, $2::jsonb) ON CONFLICT (table_id) "
                     "DO UPDATE SET status = excluded.status, updated_at = now()", table_id, json.dumps(payload))
+            if batch.demoted:
+                await self._demote(connection, batch.demoted)
+            if batch.set_aside:
+                await self._set_aside(connection, batch.set_aside)
             if batch.tracks:
                 await connection.executemany(
                     "INSERT INTO journals (table_id, journal, contiguous_seq, contiguous_hash, max_seq, head_seq, "
-                    "head_hash, head_ts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (table_id, journal) "
+                    "head_hash, head_ts, signed_seq, signed_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
+                    "ON CONFLICT (table_id, journal) "
                     "DO UPDATE SET contiguous_seq = excluded.contiguous_seq, "
                     "contiguous_hash = excluded.contiguous_hash, max_seq = excluded.max_seq, "
                     "head_seq = excluded.head_seq, head_hash = excluded.head_hash, "
-                    "head_ts = excluded.head_ts",
+                    "head_ts = excluded.head_ts, signed_seq = excluded.signed_seq, signed_hash = excluded.signed_hash",
                     [(t.table_id, t.journal, t.contiguous_seq, t.contiguous_hash, t.max_seq, t.head_seq, t.head_hash,
-                      t.head_ts) for t in batch.tracks])
+                      t.head_ts, t.signed_seq, t.signed_hash) for t in batch.tracks])
                 await connection.executemany(
                     "UPDATE floor_alarms SET cleared_at = now() WHERE table_id = $1 AND journal = $2 "
                     "AND kind = 'gap' AND cleared_at IS NULL AND last_seq <= $3",
@@ -183,6 +219,30 @@ class FloorStore:
                 "INSERT INTO buy_ins (table_id, journal, seq, ts, round, cents, tender, box, player, by_role) "
                 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING", buy_ins)
 
+    async def _set_aside(self, connection: asyncpg.Connection, set_aside: Sequence[SetAside]) -> None:
+        quarantine = [aside.quarantine_row() for aside in set_aside if aside.evidence is None]
+        evidence = [aside.evidence_row() for aside in set_aside if aside.evidence is not None]
+        if quarantine:
+            await connection.executemany(
+                "INSERT INTO quarantine (table_id, topic, reason, payload) VALUES ($1, $2, $3, $4)", quarantine)
+        if evidence:
+            await connection.executemany(
+                "INSERT INTO evidence (table_id, journal, seq, kind, reason, payload) VALUES ($1, $2, $3, $4, $5, $6)",
+                evidence)
+
+    async def _demote(self, connection: asyncpg.Connection, demoted: Sequence[Demoted]) -> None:
+        """Rows found off the chain (or unsigned before one): into `evidence`, out of `events` and what derives."""
+        spans = [(d.table_id, d.journal, d.first_seq, d.last_seq) for d in demoted]
+        await connection.executemany(
+            "INSERT INTO evidence (table_id, journal, seq, kind, reason, payload) SELECT table_id, journal, seq, "
+            "'off_chain', $5, json_build_object('table_id', table_id, 'journal', journal, 'seq', seq, 'ts', ts, "
+            "'kind', kind, 'type', type, 'body', body::json, 'prev_hash', prev_hash, 'hash', hash)::text "
+            "FROM events WHERE table_id = $1 AND journal = $2 AND seq BETWEEN $3 AND $4",
+            [(*span, d.reason) for span, d in zip(spans, demoted, strict=True)])
+        for table in ("events", "rounds", "buy_ins", "alarms", "alarm_clears"):
+            await connection.executemany(
+                f"DELETE FROM {table} WHERE table_id = $1 AND journal = $2 AND seq BETWEEN $3 AND $4", spans)
+
     async def _raise(self, connection: asyncpg.Connection, alarms: Sequence[FloorAlarm]) -> None:
         await connection.executemany(
             "INSERT INTO floor_alarms (table_id, journal, kind, first_seq, last_seq, message) "
@@ -195,7 +255,8 @@ class FloorStore:
         async with self.pool.acquire() as connection:
             tracks = {(r["table_id"], r["journal"]): JournalTrack(
                 r["table_id"], r["journal"], r["contiguous_seq"], r["contiguous_hash"], r["max_seq"], r["head_seq"],
-                r["head_hash"], r["head_ts"], r["max_ts"]) for r in await connection.fetch(
+                r["head_hash"], r["head_ts"], r["max_ts"], signed_seq=r["signed_seq"], signed_hash=r["signed_hash"]
+            ) for r in await connection.fetch(
                     "SELECT j.*, e.ts AS max_ts FROM journals j LEFT JOIN events e ON e.table_id = j.table_id "
                     "AND e.journal = j.journal AND e.seq = j.max_seq")}
             for record in await connection.fetch(

@@ -20,6 +20,8 @@ from typing import Any, Protocol
 
 import aiomqtt
 
+from casino_floor.bounds import BIGINT_MAX
+from casino_floor.ingest import MAX_STATE_AHEAD
 from casino_floor.session_refusal import fail_fast_on_refusal
 from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.settings import BrokerAddress
@@ -60,6 +62,7 @@ class FeedLink:
         self._backoff = Backoff(0.1, 5.0, rng or random.Random())
         self.subscribed = asyncio.Event()
         self.received = 0
+        self._known: dict[str, int] = {}  # per table, the highest seq of its rows and heads heard
 
     async def run(self) -> None:
         while True:
@@ -84,13 +87,36 @@ class FeedLink:
         self.received += 1
         try:
             payload = json.loads(raw if isinstance(raw, (bytes, bytearray, str)) else b"")
-        except ValueError:
+        except (ValueError, RecursionError):
             payload = None
         if not isinstance(payload, dict):
             log.warning("pit: %s: not a JSON object, skipped", topic)
             return
         if not self._follows(str(payload.get("table_id", payload.get("table", "")))):  # ratings name "table"
             return  # another floor process's part of the tables
+        reason = self._refusal(topic, payload)
+        if reason is not None:  # the service beside the page sets such a message aside (casino_floor/ingest.py)
+            log.warning("pit: %s: skipped: %s", topic, reason)
+            return
         changed = self._view.apply(topic.rsplit("/", 1)[-1], payload)
         if changed is not None:
             self._on_change(changed)
+
+    def _refusal(self, topic: str, payload: dict[str, Any]) -> str | None:
+        """Why the page (on a session of its own) does not show a message: it names another table than its topic,
+        its seq is past ``bigint``, or it is a state far past every row and head heard of its table (it would hide
+        every later state)."""
+        levels = topic.split("/")
+        table, name = levels[-2], levels[-1]
+        if name == "ratings":
+            return None
+        if payload.get("table_id") != table:
+            return f"it names table {str(payload.get('table_id'))[:40]!r}"
+        seq = payload.get("seq", 0)
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= BIGINT_MAX:
+            return f"seq {str(seq)[:40]} is not a journal seq"
+        if name in ("events", "head"):
+            self._known[table] = max(self._known.get(table, 0), seq)
+        elif name == "state" and seq > self._known.get(table, 0) + MAX_STATE_AHEAD:
+            return f"the state's seq {seq} is past the last row heard ({self._known.get(table, 0)})"
+        return None

@@ -25,6 +25,7 @@ from casino_floor.money import BUY_IN_EVENT
 from casino_floor.pit.feed_link import FeedLink
 from casino_floor.pit.picture import FloorPicture
 from casino_floor.pit.server import PitServer
+from casino_floor.queries import COUNTED
 from casino_floor.ratings import RATINGS_TOPIC, open_sessions
 from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
@@ -59,9 +60,11 @@ async def seed_shift(picture: FloorPicture, store: FloorStore, now: float) -> in
     """
     start, end = picture.view.shifts.bounds(picture.view.shifts.name_of(now))
     async with store.pool.acquire() as connection:
-        rows = await connection.fetch("SELECT table_id, journal, seq, ts, record::text AS record FROM rounds "
-                                      "WHERE ts >= $1 AND ts < $2 ORDER BY ts", start, end)
-        buy_ins = await connection.fetch("SELECT * FROM buy_ins WHERE ts >= $1 AND ts < $2 ORDER BY ts", start, end)
+        rows = await connection.fetch("SELECT r.table_id, r.journal, r.seq, r.ts, r.record::text AS record "
+                                      f"FROM rounds r {COUNTED} AND r.ts >= $1 AND r.ts < $2 ORDER BY r.ts",
+                                      start, end)
+        buy_ins = await connection.fetch(f"SELECT r.* FROM buy_ins r {COUNTED} AND r.ts >= $1 AND r.ts < $2 "
+                                         "ORDER BY r.ts", start, end)
     for row in rows:
         picture.apply("rounds", {"schema_version": 1, "table_id": row["table_id"], "journal": row["journal"],
                                  "seq": row["seq"], "ts": row["ts"], "type": "RoundRecord",

@@ -104,6 +104,7 @@ class MqttConfig:
     key_file: Path | None = None
     client_id: str = ""
     replay_secret: str | None = field(default=None, repr=False)  # from the variable replay_secret_env names
+    head_key: str | None = field(default=None, repr=False)  # the table's head key, from the variable head_key_env names
 
     @property
     def enabled(self) -> bool:

@@ -38,7 +38,7 @@ def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttCo
     prefix = "mqtt"
     table = reader.table(document, "mqtt", "", allowed={"url", "fallback_urls", "failback_interval", "prefix",
                                                         "username", "password_file", "ca_file", "cert_file",
-                                                        "key_file", "client_id", "replay_secret_env"})
+                                                        "key_file", "client_id", "replay_secret_env", "head_key_env"})
     url = reader.value(table, "url", prefix, str, "") or None
     if url is not None:
         _check_broker_url(reader, "mqtt.url", url)
@@ -75,11 +75,17 @@ def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttCo
     if replay_env is not None and len((replay_secret or "").encode()) < MIN_SECRET_BYTES:
         reader.problem("mqtt.replay_secret_env", f"{replay_env}: the replay secret is not in the environment "
                                                  f"(or shorter than {MIN_SECRET_BYTES} bytes)")
+    head_env = reader.value(table, "head_key_env", prefix, str, "") or None
+    head_key = reader.environ.get(head_env) if head_env is not None else None
+    if head_env is not None and len((head_key or "").encode()) < MIN_SECRET_BYTES:
+        reader.problem("mqtt.head_key_env", f"{head_env}: the table's head key is not in the environment "
+                                            f"(or shorter than {MIN_SECRET_BYTES} bytes)")
     return MqttConfig(
         url=url,
         fallback_urls=tuple(item for item in fallback_urls if isinstance(item, str)),
         failback_interval=failback_interval,
         replay_secret=replay_secret,
+        head_key=head_key,
         prefix=topic_prefix,
         username=reader.value(table, "username", prefix, str, "") or None,
         password=reader.secret(table, "password_file", prefix, ENV_MQTT_PASSWORD),

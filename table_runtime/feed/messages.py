@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from table_runtime.core.journal_rows import row_from_json
 from table_runtime.errors import ConfigError
+from table_runtime.feed.heads import signed
 from table_runtime.journal import JournalEntry
 from table_runtime.version import installed_version
 
@@ -231,8 +232,10 @@ def state_message(topics: Topics, snapshot: Mapping[str, Any], *, journal: str, 
     return FeedMessage(topics.state, payload, seq, qos=1, retain=True)
 
 
-def head_message(topics: Topics, *, journal: str, seq: int, hash_: str, ts: float) -> FeedMessage:
-    """The retained ``head``: the last row the broker acknowledged (`seq` 0 and 64 zeros before the first)."""
+def head_message(topics: Topics, *, journal: str, seq: int, hash_: str, ts: float,
+                 key: bytes | None = None) -> FeedMessage:
+    """The retained ``head``: the last row the broker acknowledged (`seq` 0 and 64 zeros before the first), with
+    its ``mac`` under the table's head `key` when it has one (feed/heads.py)."""
     payload = _header(topics.table_id, journal, seq, ts, "JournalHead")
     payload["hash"] = hash_
-    return FeedMessage(topics.head, payload, seq, qos=1, retain=True)
+    return FeedMessage(topics.head, signed(payload, key), seq, qos=1, retain=True)

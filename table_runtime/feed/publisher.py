@@ -444,7 +444,7 @@ class FeedPublisher:
         """The retained ``head``: the journal's last row as it is now (seq 0 and 64 zeros when empty)."""
         seq, hash_, ts = await asyncio.to_thread(self._journal_head)
         await self._publish(client, watcher, [head_message(self.topics, journal=self._journal_id, seq=seq,
-                                                           hash_=hash_, ts=ts)])
+                                                           hash_=hash_, ts=ts, key=self.settings.head_key_bytes)])
         self._heads.sent(seq, asyncio.get_running_loop().time())
 
     def _on_message(self, client: aiomqtt.Client, message: aiomqtt.Message) -> None:

@@ -16,6 +16,7 @@ Configuration keys (a ``[feed]`` table, or command-line options)::
     key_file = "/etc/table/t1.key"          # ... and its key
     head_interval = 5.0                     # seconds between two retained ``head`` messages at most
     replay_secret_env = "TABLE_REPLAY_SECRET"  # the variable holding the floor's replay secret (absent: no replay)
+    head_key_env = "TABLE_HEAD_KEY"         # the variable holding the table's own head key (absent: heads unsigned)
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ class FeedSettings:
     cursor_key: str = "feed.mqtt.cursor"
     head_interval: float = 5.0
     replay_secret: Secret | None = field(default=None, repr=False)  # the floor's MAC key; None: no replay served
+    head_key: Secret | None = field(default=None, repr=False)  # the table's own key signing its heads (feed/heads.py)
 
     def __post_init__(self) -> None:
         Topics(self.prefix, self.table_id)  # checks both
@@ -144,6 +146,8 @@ class FeedSettings:
             raise ConfigError("feed.head_interval", "must be positive and at most 5 seconds")
         if self.replay_secret is not None and len(self.replay_secret.reveal().encode()) < MIN_SECRET_BYTES:
             raise ConfigError("feed.replay_secret_env", f"the replay secret must be at least {MIN_SECRET_BYTES} bytes")
+        if self.head_key is not None and len(self.head_key.reveal().encode()) < MIN_SECRET_BYTES:
+            raise ConfigError("feed.head_key_env", f"the head key must be at least {MIN_SECRET_BYTES} bytes")
         if (self.cert_file is None) != (self.key_file is None):
             raise ConfigError("feed.cert_file", "a client certificate needs both cert_file and key_file")
         if (self.ca_file or self.cert_file) and not self.broker.tls:
@@ -163,6 +167,11 @@ class FeedSettings:
         return Topics(self.prefix, self.table_id)
 
     @property
+    def head_key_bytes(self) -> bytes | None:
+        """The head key as the MAC takes it (UTF-8), None without one."""
+        return None if self.head_key is None else self.head_key.reveal().encode("utf-8")
+
+    @property
     def identifier(self) -> str:
         return self.client_id or f"table-{self.table_id}-feed"
 
@@ -180,7 +189,7 @@ class FeedSettings:
         known = {
             "url", "table_id", "prefix", "username", "password_file", "ca_file", "cert_file", "key_file",
             "client_id", "keepalive", "batch_size", "max_inflight", "backoff_initial", "backoff_max", "poll_interval",
-            "publish_timeout", "resend_on_connect", "cursor_key", "head_interval", "replay_secret_env",
+            "publish_timeout", "resend_on_connect", "cursor_key", "head_interval", "replay_secret_env", "head_key_env",
             "fallback_urls", "failback_interval",
         }  # fmt: skip
         for key in mapping:
@@ -212,6 +221,8 @@ class FeedSettings:
                 kwargs[key] = _existing_file(f"feed.{key}", mapping[key])
         if "replay_secret_env" in mapping:
             kwargs["replay_secret"] = replay_secret(mapping["replay_secret_env"], env, key="feed.replay_secret_env")
+        if "head_key_env" in mapping:
+            kwargs["head_key"] = replay_secret(mapping["head_key_env"], env, key="feed.head_key_env", what="head key")
         kwargs["fallbacks"] = fallback_brokers(mapping.get("fallback_urls", []), key="feed.fallback_urls")
         return cls(broker=broker, table_id=table, username=username, password=password, **kwargs)
 
@@ -230,15 +241,16 @@ def fallback_brokers(urls: object, *, key: str) -> tuple[BrokerAddress, ...]:
     return tuple(brokers)
 
 
-def replay_secret(name: object, environ: Mapping[str, str], *, key: str) -> Secret:
-    """The replay secret held by the environment variable `name` (the configuration names it, never holds it)."""
+def replay_secret(name: object, environ: Mapping[str, str], *, key: str, what: str = "replay secret") -> Secret:
+    """The secret (the replay secret, a head key) held by the environment variable `name` (the configuration
+    names it, never holds it)."""
     if not isinstance(name, str) or not name:
         raise ConfigError(key, "must name an environment variable")
     value = environ.get(name)
     if not value:
-        raise ConfigError(key, f"the environment variable {name} (the replay secret) is not set")
+        raise ConfigError(key, f"the environment variable {name} (the {what}) is not set")
     if len(value.encode()) < MIN_SECRET_BYTES:
-        raise ConfigError(key, f"the replay secret in {name} must be at least {MIN_SECRET_BYTES} bytes")
+        raise ConfigError(key, f"the {what} in {name} must be at least {MIN_SECRET_BYTES} bytes")
     return Secret(value)
 
 

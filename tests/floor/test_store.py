@@ -105,11 +105,19 @@ async def test_altered_rows_rewritten_heads_truncated_tails_and_new_journals_are
         store: FloorStore, played: tuple[list[Message], int, str, int]) -> None:
     messages, last_seq, ident, _ = played
     events = [(name, dict(payload)) for name, payload in _events(messages)]
+    original = dict(events[29][1])
     altered = events[29][1]
     altered["body"] = {**altered["body"], "forged": True}  # row 30 changed, its hash left alone
     ingest = Ingest(await store.load_tracks(), gap_grace=100.0)
     await store_messages(store, ingest, events[:50], now=0.0)
     assert await _alarms(store) == [("chain_broken", 30, 30, False)]
+    async with store.pool.acquire() as connection:  # kept apart as evidence, never among the journal's rows
+        assert await connection.fetchval("SELECT count(*) FROM events WHERE seq = 30") == 0
+        assert await connection.fetchval("SELECT seq FROM evidence WHERE kind = 'hash_mismatch'") == 30
+        assert await connection.fetchval("SELECT contiguous_seq FROM journals") == 29
+    await store_messages(store, ingest, [("events", original)], now=0.5)  # the table's own row 30 (a replay)
+    async with store.pool.acquire() as connection:
+        assert await connection.fetchval("SELECT contiguous_seq FROM journals") == 50
     await store_messages(store, ingest, [("head", _head(events[39][1], hash_="f" * 64))], now=1.0)
     assert (await _alarms(store))[-1] == (str(FloorAlarmKind.HEAD_REWRITTEN), 40, 40, False)
     await store_messages(store, ingest, [("head", _head(events[44][1]))], now=2.0)  # an old retained copy

@@ -51,7 +51,8 @@ function alarmRow(alarm) {
       "data-acknowledged": alarm.acknowledged ? "yes" : "no" },
     el("a", { class: "alarm-table", href: withQuery(`/table/${encodeURIComponent(alarm.table_id)}`, params),
               text: t("alarm_table", { table: alarm.table_id }) }),
-    el("b", { class: "alarm-kind", text: tableText("alarm_" + alarm.kind, alarm.kind) }),
+    el("b", { class: "alarm-kind", text: alarm.source === "floor" ? t("floor_alarm_" + alarm.kind)
+                                                                   : tableText("alarm_" + alarm.kind, alarm.kind) }),
     alarm.box ? el("span", { class: "alarm-box", text: t("alarm_box", { box: alarm.box }) }) : null,
     alarm.supervisor ? el("span", { class: "badge supervisor", text: t("supervisor") }) : null,
     alarm.acknowledged ? el("span", { class: "badge", text: t("acknowledged") }) : null,

@@ -1,0 +1,125 @@
+"""What PostgreSQL can hold, checked before it sees a message (pure): one bad message must stop nothing.
+
+A value the store cannot take fails the whole batch's transaction, so the floor checks every field it writes at
+ingest: a seq or an amount within PostgreSQL's ``bigint``, a round or a box within ``integer``, a time a finite
+number, no U+0000 in any text (``text`` and ``jsonb`` refuse it), a message of at most `MAX_MESSAGE_BYTES`. A
+message that fails is `Refused`, with the reason that names the field; the service sets it aside (the
+``quarantine`` table, a floor alarm naming the table, one log line) and goes on with the others.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+BIGINT_MIN: Final = -(2**63)
+BIGINT_MAX: Final = 2**63 - 1
+INTEGER_MIN: Final = -(2**31)
+INTEGER_MAX: Final = 2**31 - 1
+MAX_MESSAGE_BYTES: Final = 1 << 20  # a state snapshot is a few KB, a row less: a MiB is far past any table's message
+MAX_DEPTH: Final = 64  # nesting of a payload; a table's deepest (a round record's payouts) is under 10
+_NUL_ESCAPE: Final = b"\\u0000"
+
+
+class Refused(ValueError):
+    """A message the floor cannot store as it came; `reason` says which field and why, in one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def whole(value: Any, name: str, *, low: int = BIGINT_MIN, high: int = BIGINT_MAX) -> int:
+    """`value` as a whole number within `low`..`high` (a ``bigint`` unless said), else `Refused`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Refused(f"{name} must be a whole number, not {_shown(value)}")
+    if not low <= value <= high:
+        raise Refused(f"{name} {_shown(value)} is out of range ({low}..{high})")
+    return value
+
+
+def seq(value: Any, name: str = "seq", *, low: int = 1) -> int:
+    """A journal seq: `low` (1 for a row, 0 for a head) up to ``bigint``'s largest."""
+    return whole(value, name, low=low)
+
+
+def integer(value: Any, name: str) -> int:
+    """A whole number within PostgreSQL's ``integer`` (a round number, a box)."""
+    return whole(value, name, low=INTEGER_MIN, high=INTEGER_MAX)
+
+
+def optional_integer(value: Any, name: str) -> int | None:
+    return None if value is None else integer(value, name)
+
+
+def optional_bigint(value: Any, name: str) -> int | None:
+    return None if value is None else whole(value, name)
+
+
+def finite(value: Any, name: str) -> float:
+    """A time or a number the store keeps as ``double precision``: finite."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Refused(f"{name} must be a number, not {_shown(value)}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise Refused(f"{name} {_shown(value)} is not a finite number")
+    return number
+
+
+def message_size(raw: bytes | str) -> None:
+    """`Refused` for a message past `MAX_MESSAGE_BYTES`."""
+    size = len(raw)
+    if size > MAX_MESSAGE_BYTES:
+        raise Refused(f"a message of {size} bytes (at most {MAX_MESSAGE_BYTES})")
+
+
+def plain(payload: Any, raw: bytes | str | None = None) -> None:
+    """`Refused` for a payload nested past `MAX_DEPTH` or holding U+0000 or a lone surrogate in a key or a text.
+
+    The raw message (when given) is looked at first: JSON holds either only as an escape (``\\u0000``,
+    ``\\ud800``), so the texts are searched only when such an escape is in the message (or when there is no raw
+    message to look at)."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    escapes = data is None or _NUL_ESCAPE in data or b"\\ud" in data or b"\\uD" in data
+    if not escapes and data is not None and data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+        return  # the common case, without walking the tree: no NUL, and too few brackets to be nested deep
+    nul = escapes
+    stack: list[tuple[Any, int]] = [(payload, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            if depth > MAX_DEPTH:
+                raise Refused(f"a payload nested more than {MAX_DEPTH} deep")
+            for key, item in value.items():
+                if nul:
+                    _storable(key, "a key")
+                stack.append((item, depth + 1))
+        elif isinstance(value, list):
+            if depth > MAX_DEPTH:
+                raise Refused(f"a payload nested more than {MAX_DEPTH} deep")
+            stack.extend((item, depth + 1) for item in value)
+        elif nul and isinstance(value, str):
+            _storable(value, "a text")
+
+
+def _storable(text: str, what: str) -> None:
+    """`Refused` for a text PostgreSQL cannot hold: U+0000, or a lone surrogate (no UTF-8 for it)."""
+    if "\0" in text:
+        raise Refused(f"{what} with U+0000: {_shown(text)}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Refused(f"{what} with a lone surrogate (not UTF-8): {_shown(text)}") from None
+
+
+def as_text(raw: bytes | str, limit: int = MAX_MESSAGE_BYTES) -> str:
+    """A message as the store keeps what it sets aside: text, invalid UTF-8 as ``\\x..``, U+0000 as ``\\u0000``,
+    cut at `limit` characters."""
+    text = raw if isinstance(raw, str) else raw.decode("utf-8", "backslashreplace")
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "backslashreplace")
+    return text[:limit].replace("\0", "\\u0000")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
