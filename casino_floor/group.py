@@ -2,8 +2,9 @@
 
 PostgreSQL's own logical replication carries them: each casino's floor database has a publication of the
 facts (`GROUP_TABLES`: rounds, buy-ins, alarms and their clears, rated sessions and their rounds, the floor's
-alarms), read by a replicator role that may do nothing else; the group's database has one subscription per casino.
-The raw journal rows (`events`), the tables' states and the integrity bookkeeping stay in the casino.
+alarms, and each journal's bookkeeping, whose signed prefix says which rows count), read by a replicator role
+that may do nothing else; the group's database has one subscription per casino. The raw journal rows (`events`),
+the tables' states, the quarantine and the evidence stay in the casino.
 
 - `setup` (idempotent, `table-floor group setup`): at each casino, the floor's migrations, its name in every fact
   row (`floor_casino`, the `casino_id` columns' default, the rows stored before), the replicator role with
@@ -41,6 +42,7 @@ GROUP_TABLES: Final[Mapping[str, tuple[str, ...]]] = {
     "rated_sessions": ("table_id", "session", "started_at"),
     "rated_rounds": ("table_id", "session", "started_at", "round_id"),
     "floor_alarms": ("id",),
+    "journals": ("table_id", "journal"),  # their signed prefix: what of a table's rows counts in the money
 }
 
 

@@ -37,6 +37,12 @@ ALTER TABLE rated_rounds ADD COLUMN casino_id text NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX rated_rounds_group_key ON rated_rounds (casino_id, table_id, session, started_at, round_id);
 ALTER TABLE rated_rounds REPLICA IDENTITY USING INDEX rated_rounds_group_key;
 
+-- The journals' signed prefixes: a table with a head key counts a row only once a signed head covers it
+-- (queries.COUNTED), at the group as at the casino.
+ALTER TABLE journals ADD COLUMN casino_id text NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX journals_group_key ON journals (casino_id, table_id, journal);
+ALTER TABLE journals REPLICA IDENTITY USING INDEX journals_group_key;
+
 ALTER TABLE floor_alarms ADD COLUMN casino_id text NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX floor_alarms_group_key ON floor_alarms (casino_id, id);
 ALTER TABLE floor_alarms REPLICA IDENTITY USING INDEX floor_alarms_group_key;

@@ -43,7 +43,7 @@ CASINOS = ("paris", "nice", "lyon")
 SHIFTS = Shifts()
 FACTS = {"rounds": "table_id, journal, round", "buy_ins": "table_id, journal, seq",
          "alarms": "table_id, journal, alarm_id", "rated_sessions": "table_id, session, started_at",
-         "rated_rounds": "table_id, session, started_at, round_id"}
+         "rated_rounds": "table_id, session, started_at, round_id", "journals": "table_id, journal"}
 
 
 @pytest.fixture(scope="module")
