@@ -63,7 +63,7 @@ def restart(path: Path, every: int) -> None:
 
 def recall(path: Path) -> None:
     with Journal.open(path) as journal:
-        rounds = recall_rounds(journal, RULES, LIMITS, last=10, table_id="T")
+        rounds = recall_rounds(journal, last=10)
     assert len(rounds) == 10, len(rounds)
 
 

@@ -20,6 +20,9 @@ from table_runtime.journal.failures import unwritable
 JOURNAL_FILE = "journal.db"
 SCHEMA_VERSION = 1
 JOURNAL_ID_KEY = "journal.id"  # in meta: this journal's id, 32 hex digits (uuid4), given at creation
+# The table's terms rows (docs/journal.md "The terms row"), found without reading the journal: a partial index holds
+# only them (a journal written before it gets it on its first open, like its id).
+TERMS_INDEX = "entries_terms"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -40,6 +43,7 @@ CREATE TABLE IF NOT EXISTS meta (
     value TEXT NOT NULL
 );
 INSERT OR IGNORE INTO head (id, seq, hash) VALUES (1, 0, '""" + GENESIS_HASH + """');
+CREATE INDEX IF NOT EXISTS """ + TERMS_INDEX + """ ON entries (seq) WHERE kind = 'terms';
 """
 
 
@@ -77,9 +81,9 @@ def prepare_schema(db: sqlite3.Connection, path: Path) -> None:
 
 
 def _complete(db: sqlite3.Connection) -> bool:
-    """The journal has every table of the schema, its head row and its id."""
-    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if not {"entries", "head", "meta"} <= tables:
+    """The journal has every table and index of the schema, its head row and its id."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+    if not {"entries", "head", "meta", TERMS_INDEX} <= tables:
         return False
     return (db.execute("SELECT 1 FROM head WHERE id = 1").fetchone() is not None
             and db.execute("SELECT 1 FROM meta WHERE key = ?", (JOURNAL_ID_KEY,)).fetchone() is not None)

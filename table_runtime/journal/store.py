@@ -316,6 +316,16 @@ class Journal:
                         break
             cursor.close()
         return starts[::-1]
+
+    def terms_entries(self) -> list[JournalEntry]:
+        """Every `terms` row (the table's terms, table_runtime/core/terms.py), in order, read through their index:
+        a journal holds one, and one more each time its terms changed."""
+        with self._lock:
+            rows = self._db().execute(
+                "SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE kind = 'terms' ORDER BY seq").fetchall()
+        return [JournalEntry(seq, ts, kind, json.loads(body), prev_hash, digest)
+                for seq, ts, kind, body, prev_hash, digest in rows]
+
     def last_entry_with(self, kind: str, key: str) -> JournalEntry | None:
         """The last row of `kind` whose body has the top-level `key`, searched from the end (e.g. the last input
         that came from the shoe, with its `origin`)."""
