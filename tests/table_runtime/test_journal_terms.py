@@ -66,7 +66,7 @@ def test_the_same_terms_restart_and_other_terms_are_refused(tmp_path: Path) -> N
                   {"rules": rules, "limits": TableLimits(min_bet_cents=1000)},
                   {"rules": rules, "limits": TableLimits(hyper_max_bet_cents=60_000)}):
         with pytest.raises(ConfigError) as refused:
-            start(tmp_path, **other)  # type: ignore[arg-type]
+            start(tmp_path, **other)
         assert refused.value.key == "rules" and "other terms" in refused.value.message
     assert len(terms_rows(tmp_path)) == 1  # nothing written by a refused start
 
@@ -78,7 +78,8 @@ def test_other_zones_or_buy_in_maximum_are_a_new_terms_row_that_every_reader_fol
     (first, _), (second, body) = terms_rows(tmp_path)
     assert first == 1 and second > first and body["zones"] == ["box1", "box2"]
     with Journal.open(journal_path(tmp_path)) as journal:
-        assert journal_terms(journal, at=first) is not None and journal_terms(journal, at=first).zones == ("box1",)
+        at_first = journal_terms(journal, at=first)
+        assert at_first is not None and at_first.zones == ("box1",)
         core = rebuild(journal, None)  # from the first row: the zones of the second terms row from there on
         assert core.chips.zones == ("box1", "box2") and core.table.limits.buy_in_max_cents == 50_000
     with pytest.raises(JournalError):  # a terms row that changes the game is not folded into the table
