@@ -16,13 +16,11 @@ from pathlib import Path
 from table_runtime.errors import JournalError
 from table_runtime.journal.chain import GENESIS_HASH
 from table_runtime.journal.failures import unwritable
+from table_runtime.journal.terms_index import CREATE_INDEX, TERMS_INDEX
 
 JOURNAL_FILE = "journal.db"
 SCHEMA_VERSION = 1
 JOURNAL_ID_KEY = "journal.id"  # in meta: this journal's id, 32 hex digits (uuid4), given at creation
-# The table's terms rows (docs/journal.md "The terms row"), found without reading the journal: a partial index holds
-# only them (a journal written before it gets it on its first open, like its id).
-TERMS_INDEX = "entries_terms"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -43,8 +41,7 @@ CREATE TABLE IF NOT EXISTS meta (
     value TEXT NOT NULL
 );
 INSERT OR IGNORE INTO head (id, seq, hash) VALUES (1, 0, '""" + GENESIS_HASH + """');
-CREATE INDEX IF NOT EXISTS """ + TERMS_INDEX + """ ON entries (seq) WHERE kind = 'terms';
-"""
+""" + CREATE_INDEX
 
 
 def journal_path(data_dir: str | Path) -> Path:

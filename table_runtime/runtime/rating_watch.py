@@ -44,7 +44,9 @@ class RatingWatch:
 
     async def run(self) -> None:
         controller = self.controller
-        worker = RatingWorker(controller.table_id, controller.rules, controller.limits, self.settings, nice=self.nice)
+        terms = controller.terms  # the journal's own terms (runtime/terms.py)
+        worker = RatingWorker(terms.table_id, terms.rules, terms.limits, self.settings, nice=self.nice,
+                              zones=terms.zones)
         last_seq = 0
         try:
             while True:
