@@ -75,7 +75,7 @@ class RatingFeed:
 
     def _ready(self) -> SessionFold | None:
         if self._fold is None and not self._stopped:
-            terms = journal_terms(self._journal)  # the journal's own terms row (runtime/terms.py)
+            terms = journal_terms(self._journal, at=0)  # the terms its first row is read under (runtime/terms.py)
             if terms is not None:
                 self._fold = SessionFold(self._topics.table_id, terms.rules, terms.limits, zones=terms.zones)
         return self._fold
