@@ -14,7 +14,7 @@ from typing import Any
 
 from table_runtime.core.buy_ins import BuyIn, buy_in_text
 from table_runtime.core.inputs import CHIP_INPUT_TYPES
-from table_runtime.core.journal_rows import InputRow, NoteRow, row_from_json
+from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated, InputRow, NoteRow, row_from_json
 from table_runtime.core.record import fold
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.core.table_core import TableCore
@@ -126,7 +126,8 @@ def recall_rounds(journal: Journal, *, last: int, default_terms: TableTerms | No
     for entry in journal.entries(after, exclude=(RowKind.EVENT, RowKind.STATUS)):  # the one fold; it makes the
         row = row_from_json(entry.seq, entry.kind, entry.body)  # events again, the journal's one codec reads rows
         events = fold(core, entry.seq, row)
-        if recording is not None and recording["result"] == "in_progress":
+        if isinstance(row, AlarmRaised | AlarmUpdated) and recording is not None \
+                and recording["result"] == "in_progress":  # the round's alarms change with these rows only
             recording["alarms"] = _round_alarms(core, recording["round"])
         if isinstance(row, NoteRow):  # a `round` record: what the table decided when the round closed or was voided
             number = int(row.body.get("round") or 0)
