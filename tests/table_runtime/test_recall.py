@@ -9,7 +9,10 @@ payouts and alarms, storm counts included, of its journaled `RoundRecord`.
 from __future__ import annotations
 
 import itertools
+import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +89,10 @@ def test_a_storm_in_settlement_counts_in_recall_and_in_the_steps_snapshots(tmp_p
     [refused] = [recorded for recorded in record["alarms"] if recorded["kind"] == "command_refused"]
     assert refused["count"] == 3 and refused["id"] == alarm["id"]
     assert [AlarmLedger.as_recorded(alarm) for alarm in recalled["alarms"]] == record["alarms"]
+    command = subprocess.run(  # what `table-runtime recall --json` prints
+        [sys.executable, "-m", "table_runtime", "recall", "--data-dir", str(tmp_path), "--last", "1", "--json"],
+        capture_output=True, text=True, check=True)
+    assert json.loads(command.stdout) == [recalled]
     # Each refused NEXT is journaled as an input with its alarm: its step shows the storm as the table did then.
     refusals = [step for step in recalled["steps"] if step["type"] == "Next"
                 and step["snapshot"]["phase"] == SETTLEMENT]
