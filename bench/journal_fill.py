@@ -1,12 +1,13 @@
 """Long journals fast: a few hundred rounds played for real, copied with the real chain hash, checkpointed by replay.
 
 Playing a million rows round by round takes minutes; this plays `template_rounds` rounds once with the fast
-demo table (the runtime's controller and journal), then appends copies of those rows until the journal
-holds `rows` rows, each copy renumbered (its seqs, alarm ids and round numbers shifted so that the rows
-say what a replay of their inputs makes: each copy starts with a shuffle) and hashed into the chain as
-`Journal.append_many` does, in a few large transactions. The checkpoints are then written as the
-controller writes them (just before each input that starts a round, every `checkpoint_rows` rows), from a
-replay of the whole journal. `journal verify` passes on the result.
+demo table (the runtime's controller and journal), then writes its terms row (the journal's first, once) and
+appends copies of the other rows until the journal holds `rows` rows, each copy renumbered (its seqs, alarm ids
+and round numbers shifted so that the rows say what a replay of their inputs makes: each copy starts with a
+shuffle) and hashed into the chain as `Journal.append_many` does, in a few large transactions. The checkpoints
+are then written as the controller writes them (just before each input that starts a round, every
+`checkpoint_rows` rows), from a replay of the whole journal into the table its terms row describes (the one
+constructor). `journal verify` passes on the result.
 """
 
 from __future__ import annotations
@@ -22,20 +23,21 @@ from simulators.fast_table import FastTable
 from table_runtime.core.core_state import checkpoint_state
 from table_runtime.core.journal_rows import InputRow, row_from_json
 from table_runtime.core.record import fold
-from table_runtime.core.row_kinds import DERIVED_KINDS
-from table_runtime.core.table_core import TableCore
+from table_runtime.core.row_kinds import DERIVED_KINDS, RowKind
 from table_runtime.game.events import RoundStarted
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.journal import Journal, encode_body, entry_hash, journal_path
 from table_runtime.journal import checkpoints as sealed
 from table_runtime.runtime.checkpointing import checkpoint_due
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.terms import table_core
 
 Row = tuple[float, str, str]  # ts, kind, body text
 
 
 def template(rules: RuleOptions, limits: TableLimits, *, rounds: int, seed: int = 5) -> tuple[list[Row], int]:
-    """The rows of `rounds` rounds played from a fresh table (no checkpoint), and how many rounds started."""
+    """The rows of `rounds` rounds played from a fresh table (no checkpoint; its terms row first), and how many
+    rounds started."""
     with tempfile.TemporaryDirectory(prefix="journal-template-") as tmp, Journal.open(journal_path(Path(tmp))) as j:
         j._db().execute("PRAGMA synchronous=OFF")  # filling only
         ticks = itertools.count()
@@ -62,19 +64,22 @@ def _shifted(kind: str, body_text: str, seqs: int, rounds: int) -> str:
 
 
 def fill(path: Path, rows: int, template_rows: list[Row], template_rounds: int) -> int:
-    """Append copies of the template to a new journal at `path` until it holds about `rows` rows (it ends with
-    a whole copy's round); returns the rows written."""
+    """Write the template's terms row, then append copies of its other rows to a new journal at `path` until it
+    holds about `rows` rows (it ends with a whole copy's round); returns the rows written."""
+    terms, *played = template_rows
+    assert terms[1] == RowKind.TERMS, terms  # the table's terms: once, the journal's first row
     with Journal.open(path) as journal:
         db = journal._db()
         db.execute("PRAGMA synchronous=OFF")
         seq, prev = db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
-        span = template_rows[-1][0] - template_rows[0][0] + 1.0
+        assert seq == 0, f"{path} is not a new journal"
+        span = played[-1][0] - played[0][0] + 1.0
         copy = 0
         while seq < rows:
             batch = []
-            for ts, kind, text in template_rows:
+            for ts, kind, text in [terms, *played] if copy == 0 else played:
                 seq += 1
-                body = _shifted(kind, text, copy * len(template_rows), copy * template_rounds)
+                body = _shifted(kind, text, copy * len(played), copy * template_rounds)
                 ts = ts + copy * span
                 digest = entry_hash(prev, seq, ts, kind, body)
                 batch.append((seq, ts, kind, body, prev, digest))
@@ -90,10 +95,12 @@ def fill(path: Path, rows: int, template_rows: list[Row], template_rounds: int) 
         return int(seq)
 
 
-def checkpoint(path: Path, rules: RuleOptions, limits: TableLimits, *, every: int) -> int:
-    """Write the checkpoints the controller would have written (the one fold over the whole journal); how many."""
-    core, last, written = TableCore(rules, limits), 0, 0
+def checkpoint(path: Path, *, every: int) -> int:
+    """Write the checkpoints the controller would have written (the one fold over the whole journal, into the
+    table its terms row describes); how many."""
+    last, written = 0, 0
     with Journal.open(path) as journal:
+        core = table_core(journal)
         found: list[tuple[int, dict[str, Any]]] = []
         for entry in journal.entries(exclude=DERIVED_KINDS):
             row = row_from_json(entry.seq, entry.kind, entry.body)  # the journal's one codec, then the one fold

@@ -63,7 +63,7 @@ def restart(path: Path, every: int) -> None:
 
 def recall(path: Path) -> None:
     with Journal.open(path) as journal:
-        rounds = recall_rounds(journal, RULES, LIMITS, last=10, table_id="T")
+        rounds = recall_rounds(journal, last=10)
     assert len(rounds) == 10, len(rounds)
 
 
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             path.parent.mkdir()
             started = time.perf_counter()
             rows = fill(path, size, rows_of_template, rounds_of_template)
-            count = checkpoint(path, RULES, LIMITS, every=args.every)
+            count = checkpoint(path, every=args.every)
             filled_s = time.perf_counter() - started
             print(f"{rows} rows ({count} checkpoints, filled in {filled_s:.1f} s): {measure(path, args.every)}; "
                   f"background audit {audit(path, args.every):.1f} s")

@@ -4,7 +4,8 @@
 - `shift_alarms`: every alarm of a shift, the tables' and the floor's;
 - `shift_money`: per table for a shift, the money as finance names it (casino_floor/money.py): handle, drop,
   win, hold (win / drop) and win / handle;
-- `round_record`: one round in full, step by step: the table's own recall, run over the rows the floor stores;
+- `round_record`: one round in full, step by step: the table's own recall, run over the rows the floor stores, under
+  the terms the journal holds (its `terms` row);
 - `verify_chain`: the hash chain of a table's journals recomputed from the stored rows.
 """
 
@@ -19,6 +20,7 @@ import asyncpg
 
 from casino_floor.money import ShiftMoney
 from casino_floor.shifts import Shifts
+from table_runtime.core.terms import TableTerms
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import GENESIS_HASH, Journal, verify_connection
@@ -119,12 +121,30 @@ async def _copy_rows(connection: asyncpg.Connection, table_id: str, journal_id: 
 
 
 async def round_record(connection: asyncpg.Connection, table_id: str, number: int) -> dict[str, Any]:
-    """The round as `table-runtime recall` shows it, rebuilt from the stored rows of its journal.
+    """The round as `table-runtime recall` shows it, rebuilt from the stored rows of its journal under the terms
+    the journal itself holds (its `terms` row: the table id, every rule option, the limits and the zones).
 
-    The rules are the profile the table started under (its ``Started`` row) and the limits of its last state:
-    the table's full terms stay on the table (a table with rule overrides recalls with its profile's rules).
+    The floor holds no checkpoint (they stay on the table), so the fold starts at the journal's first row. A
+    journal written before terms rows, by a table not yet started on this version, holds none: it is read under
+    the profile its table started under (its ``Started`` row) and the limits of its last state, as before.
     """
     journal_id = await _journal_of_round(connection, table_id, number)
+    with tempfile.TemporaryDirectory(prefix="floor-recall-") as scratch, \
+            Journal.open(Path(scratch) / "journal.db") as journal:
+        await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=True)
+        default = None if journal.terms_entries() else await _terms_before_rows(connection, table_id, journal_id)
+        starts = [round_number for _, round_number in journal.round_starts()]
+        last = len(starts) - starts.index(number) if number in starts else 0
+        rounds = recall_rounds(journal, last=last, default_terms=default) if last else []
+    for recalled in rounds:
+        if recalled["round"] == number:
+            return {"journal": journal_id, **recalled}
+    raise ConfigError("round", f"table {table_id}: round {number} is not complete at the floor (rows missing)")
+
+
+async def _terms_before_rows(connection: asyncpg.Connection, table_id: str, journal_id: str) -> TableTerms:
+    """What the floor knows of the terms of a journal that holds no terms row: its ``Started`` profile, the limits
+    of the table's last state (no rule override, no zones)."""
     started = await connection.fetchval(
         "SELECT body FROM events WHERE table_id = $1 AND journal = $2 AND kind = 'status' AND type = 'Started' "
         "ORDER BY seq LIMIT 1", table_id, journal_id)
@@ -135,16 +155,7 @@ async def round_record(connection: asyncpg.Connection, table_id: str, number: in
     if isinstance(snapshot_limits, dict):
         limits = TableLimits(min_bet_cents=int(snapshot_limits["min_cents"]),
                              max_bet_cents=int(snapshot_limits["max_cents"]))
-    with tempfile.TemporaryDirectory(prefix="floor-recall-") as scratch, \
-            Journal.open(Path(scratch) / "journal.db") as journal:
-        await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=True)
-        starts = [round_number for _, round_number in journal.round_starts()]
-        last = len(starts) - starts.index(number) if number in starts else 0
-        rounds = recall_rounds(journal, rules, limits, last=last, table_id=table_id) if last else []
-    for recalled in rounds:
-        if recalled["round"] == number:
-            return {"journal": journal_id, **recalled}
-    raise ConfigError("round", f"table {table_id}: round {number} is not complete at the floor (rows missing)")
+    return TableTerms.of(table_id, rules, limits)
 
 
 async def verify_chain(connection: asyncpg.Connection, table_id: str) -> list[dict[str, Any]]:

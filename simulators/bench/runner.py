@@ -343,8 +343,7 @@ class BenchTable(BenchHands):
             seen.display_snapshot = await self._display_snapshot(where)
         if "recall" in expected:
             controller = self.ctl
-            seen.recall = recall_rounds(controller.journal, controller.rules, controller.limits,
-                                        last=int(expected["recall"].get("last", 10)), table_id=self.table_id)
+            seen.recall = recall_rounds(controller.journal, last=int(expected["recall"].get("last", 10)))
         return differences(expected, seen, f"expect[{where}]" if where != "expect" else "expect")
 
     async def _display_snapshot(self, where: str) -> dict[str, Any] | None:

@@ -9,7 +9,7 @@ from typing import Any
 from table_runtime.errors import JournalError
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.recall import euros, recall_rounds
-from table_runtime.runtime.terms import stored_terms
+from table_runtime.runtime.terms import journal_terms
 
 
 def register(subparsers: Any) -> None:
@@ -32,11 +32,11 @@ def run(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise JournalError(f"{path}: no journal here")
     with Journal.open(path) as journal:
-        terms = stored_terms(journal)
+        terms = journal_terms(journal)
         if terms is None:
             raise JournalError(f"{path}: the journal does not say which rules it was played under")
-        table_id, rules, limits = terms
-        rounds = recall_rounds(journal, rules, limits, last=args.last, table_id=table_id)
+        table_id = terms.table_id
+        rounds = recall_rounds(journal, last=args.last)
     if args.json:
         print(json.dumps(rounds, indent=1))
         return 0

@@ -12,6 +12,7 @@ values (`dataclasses.replace`), not edits of a dict someone else holds.
 | `alarm` | `AlarmRaised`: an alarm raised, its id the row's seq | the fold (the alarm ledger) |
 | `alarm_updated` | `AlarmUpdated`: one more count on an open alarm of a storm kind | the fold (the alarm ledger) |
 | `alarm_cleared` | `AlarmCleared`: an alarm taken off the banner, and by whom | the fold (the alarm ledger) |
+| `terms` | `TermsRow`: the table's terms (core/terms.py), what the rows mean | every reader's constructor, the fold |
 | `event`, `round`, `status` | `NoteRow`: the body as written (a read-only mapping) | the feed, recall; no fold |
 
 The JSON of each is the journal's as it always was (docs/journal.md "Rows"): the bytes of a row written
@@ -30,6 +31,7 @@ from typing import Any, ClassVar, Final
 
 from table_runtime.core.inputs import CoreInput, core_input_from_dict, core_to_dict
 from table_runtime.core.row_kinds import DERIVED_KINDS, RowKind
+from table_runtime.core.terms import TableTerms
 from table_runtime.errors import JournalError
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
@@ -220,6 +222,22 @@ class AlarmCleared:
                    schema_version=int(body.get("schema_version", SCHEMA_VERSION)))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TermsRow:
+    """A `terms` row: the terms the rows after it (and, in a journal written before terms rows, the rows before
+    its first one) were written under (core/terms.py)."""
+
+    row_kind: ClassVar[RowKind] = RowKind.TERMS
+    terms: TableTerms
+
+    def to_json(self) -> dict[str, Any]:
+        return self.terms.to_json()
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any]) -> TermsRow:
+        return cls(terms=TableTerms.from_json(body))
+
+
 @dataclass(frozen=True, slots=True)
 class NoteRow:
     """An `event`, `round` or `status` row: what follows from the inputs, or notes the table's life. No fold reads
@@ -242,13 +260,14 @@ class NoteRow:
         return cls.of(kind, body)
 
 
-StateRow = InputRow | AlarmRaised | AlarmUpdated | AlarmCleared
+StateRow = InputRow | AlarmRaised | AlarmUpdated | AlarmCleared | TermsRow
 """The rows that change the table's state (core/record.py folds them)."""
 JournalRow = StateRow | NoteRow
 
-_STATE_ROWS: Final[dict[str, type[InputRow] | type[AlarmRaised] | type[AlarmUpdated] | type[AlarmCleared]]] = {
+_STATE_ROWS: Final[dict[str, type[InputRow] | type[AlarmRaised] | type[AlarmUpdated] | type[AlarmCleared]
+                        | type[TermsRow]]] = {
     RowKind.INPUT: InputRow, RowKind.ALARM: AlarmRaised, RowKind.ALARM_UPDATED: AlarmUpdated,
-    RowKind.ALARM_CLEARED: AlarmCleared}
+    RowKind.ALARM_CLEARED: AlarmCleared, RowKind.TERMS: TermsRow}
 
 
 def row_from_json(seq: int, kind: str, body: Mapping[str, Any]) -> JournalRow:

@@ -16,9 +16,11 @@ class RowKind(enum.StrEnum):
     ALARM_CLEARED = "alarm_cleared"  # an alarm taken off the banner
     ROUND = "round"  # the record of a round that closed or was voided
     STATUS = "status"  # the runtime's life: started, recovered, devices, clock, the end of an outage
+    TERMS = "terms"  # the table's terms: its id, rules, limits and zones (core/terms.py), what the rows mean
 
 
-STATE_KINDS: Final = frozenset({RowKind.INPUT, RowKind.ALARM, RowKind.ALARM_UPDATED, RowKind.ALARM_CLEARED})
+STATE_KINDS: Final = frozenset({RowKind.INPUT, RowKind.ALARM, RowKind.ALARM_UPDATED, RowKind.ALARM_CLEARED,
+                                RowKind.TERMS})
 """The rows that change the table's state (core/record.py folds them)."""
 DERIVED_KINDS: Final = frozenset({RowKind.EVENT, RowKind.ROUND, RowKind.STATUS})
 """The rows that follow from the others, or only note the table's life: a replay need not read them."""

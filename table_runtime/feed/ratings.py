@@ -21,7 +21,7 @@ from table_runtime.feed.messages import FeedMessage
 from table_runtime.feed.settings import FeedSettings
 from table_runtime.journal import Journal, JournalEntry
 from table_runtime.rating.session_fold import SessionFold
-from table_runtime.runtime.terms import stored_terms
+from table_runtime.runtime.terms import journal_terms
 
 logger = logging.getLogger("table_runtime.feed")
 
@@ -75,8 +75,7 @@ class RatingFeed:
 
     def _ready(self) -> SessionFold | None:
         if self._fold is None and not self._stopped:
-            terms = stored_terms(self._journal)
+            terms = journal_terms(self._journal, at=0)  # the terms its first row is read under (runtime/terms.py)
             if terms is not None:
-                _, rules, limits = terms
-                self._fold = SessionFold(self._topics.table_id, rules, limits)
+                self._fold = SessionFold(self._topics.table_id, terms.rules, terms.limits, zones=terms.zones)
         return self._fold

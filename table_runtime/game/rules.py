@@ -240,7 +240,7 @@ class TableLimits:
     hyper_min_bet_cents: int = 500
     hyper_max_bet_cents: int = 50_000
     # The largest buy-in the dealer records at once (core/buy_ins.py): a house setting, not a term of the game
-    # (runtime/terms.py leaves it out, so a journal replays whatever it is).
+    # (core/terms.py GAME_LIMITS leaves it out: another one at a start is a new terms row, the same game).
     buy_in_max_cents: int = 1_000_000
 
     def __post_init__(self) -> None:

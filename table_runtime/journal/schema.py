@@ -16,6 +16,7 @@ from pathlib import Path
 from table_runtime.errors import JournalError
 from table_runtime.journal.chain import GENESIS_HASH
 from table_runtime.journal.failures import unwritable
+from table_runtime.journal.terms_index import CREATE_INDEX, TERMS_INDEX
 
 JOURNAL_FILE = "journal.db"
 SCHEMA_VERSION = 1
@@ -40,7 +41,7 @@ CREATE TABLE IF NOT EXISTS meta (
     value TEXT NOT NULL
 );
 INSERT OR IGNORE INTO head (id, seq, hash) VALUES (1, 0, '""" + GENESIS_HASH + """');
-"""
+""" + CREATE_INDEX
 
 
 def journal_path(data_dir: str | Path) -> Path:
@@ -77,9 +78,9 @@ def prepare_schema(db: sqlite3.Connection, path: Path) -> None:
 
 
 def _complete(db: sqlite3.Connection) -> bool:
-    """The journal has every table of the schema, its head row and its id."""
-    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if not {"entries", "head", "meta"} <= tables:
+    """The journal has every table and index of the schema, its head row and its id."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+    if not {"entries", "head", "meta", TERMS_INDEX} <= tables:
         return False
     return (db.execute("SELECT 1 FROM head WHERE id = 1").fetchone() is not None
             and db.execute("SELECT 1 FROM meta WHERE key = ?", (JOURNAL_ID_KEY,)).fetchone() is not None)

@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from table_runtime.errors import JournalError
-from table_runtime.journal import checkpoints
+from table_runtime.journal import checkpoints, terms_index
 from table_runtime.journal.chain import (
     GENESIS_HASH,
     JournalBrokenError,
@@ -316,6 +316,11 @@ class Journal:
                         break
             cursor.close()
         return starts[::-1]
+    def terms_entries(self) -> list[JournalEntry]:
+        """Every `terms` row (the table's terms), in order, through their index (terms_index.py)."""
+        with self._lock:
+            return terms_index.terms_entries(self._db())
+
     def last_entry_with(self, kind: str, key: str) -> JournalEntry | None:
         """The last row of `kind` whose body has the top-level `key`, searched from the end (e.g. the last input
         that came from the shoe, with its `origin`)."""

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from table_runtime.core.journal_rows import InputRow, row_from_json
-from table_runtime.core.record import Row, fold
-from table_runtime.core.table_core import TableCore
+from table_runtime.core.record import Row, fold, starting_core
+from table_runtime.core.terms import TableTerms
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.rating.sessions import RatedSessions
@@ -31,7 +31,7 @@ class SessionFold:
 
     def __init__(self, table_id: str, rules: RuleOptions, limits: TableLimits | None = None, *,
                  zones: Iterable[str] = (), advice: AdviceSettings | None = None) -> None:
-        self.core = TableCore(rules, limits, zones=zones)
+        self.core = starting_core(TableTerms.of(table_id, rules, limits, zones))  # the one constructor (core/record.py)
         self.sessions = RatedSessions(table_id, rules, advice=advice)
         self.last_seq = 0
 

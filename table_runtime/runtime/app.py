@@ -302,5 +302,4 @@ class TableApp:
 
     def recall(self, last: int) -> list[dict[str, Any]]:
         controller = self.controller
-        return recall_rounds(controller.journal, controller.rules, controller.limits, last=last,
-                             table_id=controller.table_id, zones=controller.zones)
+        return recall_rounds(controller.journal, last=last)

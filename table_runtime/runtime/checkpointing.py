@@ -8,18 +8,15 @@ since the last one: the table core between rounds and its alarm ledger (core/cor
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from table_runtime.core.core_state import restore_checkpoint
 from table_runtime.core.inputs import CoreInput
 from table_runtime.core.record import replay
 from table_runtime.core.row_kinds import DERIVED_KINDS
 from table_runtime.core.table_core import TableCore
-from table_runtime.errors import JournalError
 from table_runtime.game.inputs import BetsLocked
-from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.journal import Checkpoint, Journal
+from table_runtime.runtime.terms import table_core
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,23 +36,15 @@ def checkpoint_due(item: CoreInput, core: TableCore, seq: int, last_checkpoint: 
             and seq - last_checkpoint >= every)
 
 
-def resume(checkpoint: Checkpoint | None, rules: RuleOptions, limits: TableLimits, *,
-           zones: Iterable[str] = ()) -> Resume:
-    """The core at `checkpoint` (a fresh table when None); a `JournalError` for a state this program cannot read."""
-    zones = tuple(zones)
-    if checkpoint is None:
-        return Resume(0, TableCore(rules, limits, zones=zones))
-    try:
-        core = restore_checkpoint(rules, limits, checkpoint.state, zones=zones)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise JournalError(f"the checkpoint at row {checkpoint.seq} is unreadable: {error!r}") from error
-    return Resume(checkpoint.seq, core)
+def resume(journal: Journal, checkpoint: Checkpoint | None) -> Resume:
+    """The core at `checkpoint` (a fresh table when None), under the journal's own terms (runtime/terms.py
+    `table_core`, the one constructor); a `JournalError` for a state this program cannot read."""
+    return Resume(0 if checkpoint is None else checkpoint.seq, table_core(journal, checkpoint))
 
 
-def rebuild(journal: Journal, checkpoint: Checkpoint | None, rules: RuleOptions, limits: TableLimits, *,
-            zones: Iterable[str] = (), until: int | None = None) -> TableCore:
+def rebuild(journal: Journal, checkpoint: Checkpoint | None, *, until: int | None = None) -> TableCore:
     """The core the journal holds: from `checkpoint` (None: the first row), every row after it folded (up to row
     `until` when given). Reads the rows that change the state and any row of a kind this program does not know
     (an error), not the events beside the inputs."""
-    start = resume(checkpoint, rules, limits, zones=zones)
+    start = resume(journal, checkpoint)
     return replay(start.core, journal.entries(start.seq, exclude=DERIVED_KINDS), until=until)

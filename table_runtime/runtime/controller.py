@@ -39,9 +39,10 @@ from table_runtime.core.journal_rows import (
     row_to_json,
     with_step_origin,
 )
-from table_runtime.core.record import fold
+from table_runtime.core.record import fold, starting_core
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.core.table_core import TableCore
+from table_runtime.core.terms import TableTerms
 from table_runtime.errors import JournalError
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import Alarm, Event, RoundClosed, RoundStarted, RoundVoided
@@ -55,7 +56,7 @@ from table_runtime.runtime.alarm_steps import AlarmSteps
 from table_runtime.runtime.checkpointing import checkpoint_due, rebuild
 from table_runtime.runtime.committed_view import CommittedView, committed_view
 from table_runtime.runtime.journal_writer import JournalWriter, Plan
-from table_runtime.runtime.terms import check_terms, round_record
+from table_runtime.runtime.terms import round_record, settle_terms
 from table_runtime.version import installed_version
 
 Listener = Callable[[], None]
@@ -85,7 +86,8 @@ class TableController(AlarmSteps):
         self.journal = journal
         self.clock = clock
         self.zones = tuple(zones)  # the chip zones the readers report (none: no chip watch)
-        self.core = TableCore(rules, limits, zones=self.zones)
+        configured = TableTerms.of(table_id, rules, limits, self.zones)
+        self.core = starting_core(configured)  # until the journal's is rebuilt (`_replay`)
         self.recovered = False
         self.devices: dict[str, str] = {"shoe": "offline", "chips": "offline", "broker": "disabled"}
         self._listeners: list[Listener] = []
@@ -97,7 +99,7 @@ class TableController(AlarmSteps):
         self._view: CommittedView | None = None  # the last committed state, once built (committed_view.py)
         self._step_changed = False  # a step in flight committed a change: told when the step is over
         journal.claim_writer()
-        check_terms(journal, table_id, rules, limits)
+        self.terms = settle_terms(journal, configured, ts=clock())  # the journal's terms row (runtime/terms.py)
         self._replay()
 
     # ------------------------------------------------------------ start-up
@@ -126,7 +128,7 @@ class TableController(AlarmSteps):
         readers first report them.
         """
         start = self.journal.start_checkpoint
-        self.core = rebuild(self.journal, start, self.rules, self.limits, zones=self.zones)
+        self.core = rebuild(self.journal, start)
         self._checkpoint_seq = 0 if start is None else start.seq
         round_ = self.table.round
         status: dict[str, Any] = {"type": "Started", "table_id": self.table_id, "profile": self.rules.profile,
@@ -202,8 +204,7 @@ class TableController(AlarmSteps):
         held = [] if self.outage is None else [item.row for item in self.outage.held]
 
         def replay() -> TableCore:
-            core = rebuild(self.journal, self.journal.checkpoint_before(after), self.rules, self.limits,
-                           zones=self.zones)
+            core = rebuild(self.journal, self.journal.checkpoint_before(after))
             for row in held:
                 fold(core, 0, row)
             return core

@@ -74,8 +74,7 @@ def replay_check(controller: TableController, previous: Checkpoint | None, check
     """Whether the rows between two checkpoints (from the first row when `previous` is None) fold to the second's
     state (the one fold of the journal, core/record.py); the break when they do not."""
     try:
-        core = rebuild(controller.journal, previous, controller.rules, controller.limits, zones=controller.zones,
-                       until=checkpoint.seq)
+        core = rebuild(controller.journal, previous, until=checkpoint.seq)
         replayed = encode_state(checkpoint_state(core))
     except (JournalError, KeyError, TypeError, ValueError) as error:
         return AuditBreak(checkpoint.seq, f"checkpoint at row {checkpoint.seq}: the rows before it do not replay: "

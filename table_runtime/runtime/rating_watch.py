@@ -20,6 +20,7 @@ from table_runtime.journal import Journal, JournalEntry
 from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.rating_worker import NICE, RatingWorker, RatingWorkerError
+from table_runtime.runtime.terms import journal_terms
 
 log = logging.getLogger(__name__)
 CHUNK_ROWS = 2000
@@ -44,7 +45,9 @@ class RatingWatch:
 
     async def run(self) -> None:
         controller = self.controller
-        worker = RatingWorker(controller.table_id, controller.rules, controller.limits, self.settings, nice=self.nice)
+        terms = journal_terms(controller.journal, at=0) or controller.terms  # those of its first row (runtime/terms.py)
+        worker = RatingWorker(terms.table_id, terms.rules, terms.limits, self.settings, nice=self.nice,
+                              zones=terms.zones)
         last_seq = 0
         try:
             while True:

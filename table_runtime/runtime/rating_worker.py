@@ -63,12 +63,12 @@ def fold_step(fold: SessionFold, rows: Sequence[Row], now: float) -> Step:
 
 
 def _serve(connection: Connection, table_id: str, rules: RuleOptions, limits: TableLimits,
-           settings: AdviceSettings, nice: int) -> None:
+           settings: AdviceSettings, nice: int, zones: tuple[str, ...] = ()) -> None:
     """The worker process: its priority, its fold (the house edge, the chart and the edge model computed here),
     then one answer per batch of rows until the runtime closes the pipe. A runtime gone without closing it (kill -9)
     ends the worker the same way, quietly: the pipe broken is its end, not an error to print."""
     os.nice(nice)
-    fold = SessionFold(table_id, rules, limits, advice=settings)
+    fold = SessionFold(table_id, rules, limits, zones=zones, advice=settings)
     while True:
         try:
             rows, now = connection.recv()
@@ -88,10 +88,11 @@ class RatingWorker:
     """The runtime's side of the worker process: `step(rows, now)` blocks (call it off the loop); `close()`."""
 
     def __init__(self, table_id: str, rules: RuleOptions, limits: TableLimits, settings: AdviceSettings, *,
-                 nice: int = NICE) -> None:
+                 nice: int = NICE, zones: Sequence[str] = ()) -> None:
         context = multiprocessing.get_context("spawn")
         self._connection, theirs = context.Pipe()
-        self._process = context.Process(target=_serve, args=(theirs, table_id, rules, limits, settings, nice),
+        self._process = context.Process(target=_serve,
+                                        args=(theirs, table_id, rules, limits, settings, nice, tuple(zones)),
                                         name=f"rating-{table_id}", daemon=True)
         self._process.start()
         theirs.close()

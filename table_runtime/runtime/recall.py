@@ -1,19 +1,25 @@
 """Game recall: the last rounds, step by step, rebuilt from the journal alone.
 
 Each step is one journaled input with a line of text and the table snapshot
-after it, so the display can step through a round as the dealer saw it.
+after it, so the display can step through a round as the dealer saw it. The
+rounds are one fold of the journal (core/record.py) from the newest checkpoint
+before them, into the table its terms row describes; what the table decided
+when a round closed is read from the round's journaled record.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
 from table_runtime.core.buy_ins import BuyIn, buy_in_text
 from table_runtime.core.inputs import CHIP_INPUT_TYPES
-from table_runtime.core.journal_rows import AlarmRaised, InputRow, NoteRow, row_from_json
+from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated, InputRow, NoteRow, row_from_json
 from table_runtime.core.record import fold
-from table_runtime.core.row_kinds import DERIVED_KINDS, RowKind
+from table_runtime.core.row_kinds import RowKind
+from table_runtime.core.table_core import TableCore
+from table_runtime.core.terms import TableTerms
+from table_runtime.errors import JournalError
 from table_runtime.game.codec import to_dict
 from table_runtime.game.events import (
     ActionUndone,
@@ -33,12 +39,11 @@ from table_runtime.game.events import (
     RoundVoided,
 )
 from table_runtime.game.inputs import SCHEMA_VERSION, BetsLocked, Input
-from table_runtime.game.phases import CLOSED, ENDED
-from table_runtime.game.rules import RuleOptions, TableLimits
-from table_runtime.game.snapshot import payout_dict, table_snapshot
+from table_runtime.game.phases import CLOSED
+from table_runtime.game.snapshot import table_snapshot
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal, JournalEntry
-from table_runtime.runtime.checkpointing import resume
+from table_runtime.runtime.terms import journal_terms, table_core
 
 
 def euros(cents: int) -> str:
@@ -85,37 +90,57 @@ def describe(item: Input | BuyIn, events: list[Event]) -> str:
     return "; ".join(parts) or type(item).__name__
 
 
-def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, last: int,
-                  table_id: str = "", zones: Iterable[str] = ()) -> list[dict[str, Any]]:
-    """The last `last` rounds (newest last), each step by step: replayed from the newest checkpoint before the
-    first of them (checked: its seal, its row, the chain from it to the head), else from the first row."""
+def recall_rounds(journal: Journal, *, last: int, default_terms: TableTerms | None = None) -> list[dict[str, Any]]:
+    """The last `last` rounds (newest last), each step by step, under the journal's own terms (its `terms` row;
+    `default_terms`: those of a journal that holds none, written before terms rows by a table not yet started on
+    this version).
+
+    One pass of the one fold from the newest checkpoint before the first of them (checked: its seal, its row, the
+    chain from it to the head), else from the first row: the steps are the inputs folded there, each with the
+    table as it stood after it; the round's alarms are the fold's alarm ledger (raised, counted on by
+    `alarm_updated`, as the table held them), and what the table decided when the round closed (its result,
+    closed row, payouts) is read from its journaled `round` record."""
     starts = journal.last_round_starts(last)
     if not starts:
         return []
     wanted = {number for _, number in starts}
     checkpoint = journal.checkpoint_before(starts[0][0])
     after = 0 if checkpoint is None else checkpoint.seq
-    records: dict[int, dict[str, Any]] = {}
-    alarms: dict[int, list[dict[str, Any]]] = {}
-    for entry in journal.entries(after, kinds=(RowKind.ROUND, RowKind.ALARM)):
-        row = row_from_json(entry.seq, entry.kind, entry.body)  # the journal's one codec
-        if isinstance(row, AlarmRaised):
-            if row.round in wanted:
-                alarms.setdefault(row.round, []).append(row.to_json())
-        elif isinstance(row, NoteRow) and int(row.body.get("round") or 0) in wanted:
-            records[int(row.body["round"])] = dict(row.body)
+    terms = journal_terms(journal, after) or default_terms
+    if terms is None:
+        raise JournalError(f"{journal.path}: the journal does not say which terms it was played under")
+    core = table_core(journal, checkpoint, default=default_terms)
+    table, table_id = core.table, terms.table_id
     rounds: dict[int, dict[str, Any]] = {}
     before_first: list[dict[str, Any]] = []  # buy-ins before any round: steps of the first round
-    core = resume(checkpoint, rules, limits, zones=zones).core
-    table = core.table
-    for entry in journal.entries(after, exclude=DERIVED_KINDS):  # the one fold; it makes the events again
-        row = row_from_json(entry.seq, entry.kind, entry.body)
+    recording: dict[str, Any] | None = None  # the round whose alarms the last steps see (in play, or just closed)
+    pending: dict[str, Any] | None = None  # the last step, until the rows of its transaction (its alarms) are read
+
+    def settle_pending() -> None:
+        """The last step's snapshot lists its round's alarms as the table held them before the next step."""
+        nonlocal pending
+        if pending is not None and recording is not None:
+            pending["snapshot"]["alarms"] = list(recording["alarms"])
+        pending = None
+
+    for entry in journal.entries(after, exclude=(RowKind.EVENT, RowKind.STATUS)):  # the one fold; it makes the
+        row = row_from_json(entry.seq, entry.kind, entry.body)  # events again, the journal's one codec reads rows
         events = fold(core, entry.seq, row)
+        if isinstance(row, AlarmRaised | AlarmUpdated) and recording is not None \
+                and recording["result"] == "in_progress":  # the round's alarms change with these rows only
+            recording["alarms"] = _round_alarms(core, recording["round"])
+        if isinstance(row, NoteRow):  # a `round` record: what the table decided when the round closed or was voided
+            number = int(row.body.get("round") or 0)
+            if number in rounds:
+                settle_pending()
+                _closed(rounds[number], row.body)
+            continue
         if not isinstance(row, InputRow) or type(row.item).__name__ in CHIP_INPUT_TYPES \
                 or not isinstance(row.item, Input | BuyIn):
-            continue  # the alarms, the chips on the zones, whose the chips on the hyper field are, who sits where,
-            # the player cards read, a pause, a move, a player behind (core/seating.py, core/player_cards.py,
+            continue  # the alarms, the terms, the chips on the zones, whose the chips on the hyper field are, who sits
+            # where, the player cards read, a pause, a move, a player behind (core/seating.py, core/player_cards.py,
             # core/seat_changes.py; a restart folds them all): not steps of a round
+        settle_pending()
         item = row.item
         assert isinstance(item, Input | BuyIn)
         round_ = table.round
@@ -123,46 +148,56 @@ def recall_rounds(journal: Journal, rules: RuleOptions, limits: TableLimits, *, 
         if isinstance(item, BuyIn) and not table.round_in_play:
             # A buy-in between rounds is a step after the round before it (after none: of the first round).
             current = rounds.get(number)
-            alarms_before = [] if current is None else current["alarms"]
-            step = _step(entry, item, events, table, table_id, alarms_before)
+            pending = _step(entry, item, events, table, table_id)
             if current is not None:
-                current["steps"].append(step)
+                current["steps"].append(pending)
             elif round_ is None:
-                before_first.append(step)
+                before_first.append(pending)
             continue
         if any(isinstance(event, RoundStarted) for event in events) or (number in wanted and number in rounds):
             if number not in wanted:
+                recording = None
                 continue
             current = rounds.setdefault(number, {
                 "round": number, "table_id": table_id, "shoe_id": table.shoe.shoe_id, "started_seq": entry.seq,
                 "closed_seq": None, "result": "in_progress", "steps": before_first, "payouts": [],
-                "alarms": alarms.get(number, [])})
+                "alarms": _round_alarms(core, number)})
             before_first = []
+            recording = current
             if current["result"] != "in_progress":
                 continue
-            current["steps"].append(_step(entry, item, events, table, table_id, current["alarms"]))
-            assert round_ is not None
-            if round_.phase in ENDED:
-                record = records.get(number, {})
-                current["result"] = "settled" if round_.phase is CLOSED else "voided"
-                current["closed_seq"] = record.get("closed_seq", entry.seq)
-                current["payouts"] = [payout_dict(p) for p in round_.payouts]
-                voided = [event for event in events if isinstance(event, RoundVoided)]
-                if voided:  # who voided the round, and why
-                    current["void"] = {"by": voided[0].by, "reason": voided[0].reason}
+            pending = _step(entry, item, events, table, table_id)
+            current["steps"].append(pending)
+            voided = [event for event in events if isinstance(event, RoundVoided)]
+            if voided:  # who voided the round, and why
+                current["void"] = {"by": voided[0].by, "reason": voided[0].reason}
+        else:
+            recording = None
+    settle_pending()
     return [rounds[number] for number in sorted(rounds)]
 
 
-def _step(entry: JournalEntry, item: Input | BuyIn, events: list[Event], table: Table, table_id: str,
-          alarms: list[dict[str, Any]]) -> dict[str, Any]:
-    """One recalled step: the input, its line, its events and the table snapshot after it."""
+def _round_alarms(core: TableCore, number: int) -> list[dict[str, Any]]:
+    """Round `number`'s alarms as the fold's ledger holds them: raised in it, counted on (a storm's `count`)."""
+    return [alarm.to_json() for alarm in core.alarms.round_alarms if alarm.round == number]
+
+
+def _closed(recalled: dict[str, Any], record: Mapping[str, Any]) -> None:
+    """A recalled round once its `round` record is read: the result, closed row and payouts the table journaled."""
+    recalled["result"] = "settled" if record.get("result") == CLOSED else "voided"
+    recalled["closed_seq"] = record.get("closed_seq", record.get("seq"))
+    recalled["payouts"] = [dict(payout) for payout in record.get("payouts", ())]
+
+
+def _step(entry: JournalEntry, item: Input | BuyIn, events: list[Event], table: Table, table_id: str
+          ) -> dict[str, Any]:
+    """One recalled step: the input, its line, its events and the table snapshot after it (its round's alarms are
+    set once the rows of its transaction are read)."""
     snapshot = table_snapshot(table)
     snapshot["shoe"]["online"] = True
-    # The input's own rows follow it in its transaction: its events, alarms among them.
-    last_seq = entry.seq + len(events)
     snapshot.update({  # the runtime's part of the snapshot contract, as it stood at this step
         "schema_version": SCHEMA_VERSION, "table_id": table_id, "seq": entry.seq, "recovered": False,
-        "devices": {}, "alarms": [alarm for alarm in alarms if int(alarm["seq"]) <= last_seq]})
+        "devices": {}, "alarms": []})
     return {"seq": entry.seq, "ts": entry.ts, "type": entry.body.get("type"),
             "source": entry.body.get("source", ""), "text": describe(item, events),
             "events": [to_dict(event) for event in events],  # the display's own words

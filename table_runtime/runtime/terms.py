@@ -1,5 +1,11 @@
-"""The terms a journal was written under (table id, rules, limits), kept beside it so it replays only under them,
-and the record of a closed round built from the table."""
+"""The table's terms as its journal holds them (core/terms.py): read by every reader, written by the one writer's
+start, and the one constructor of the table a reader folds the rows into; and the record of a closed round.
+
+A journal holds its terms as `terms` rows (docs/journal.md "The terms row"): the first row of a new journal, and
+one more each time the zones or the house limits changed between two starts. A journal written before terms rows
+kept them in its `meta` table only: the first start of this version on it checks them as before and writes them
+as its terms row (after the rows written under them: they are the terms of every row before it too).
+"""
 
 from __future__ import annotations
 
@@ -7,26 +13,98 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from table_runtime.errors import ConfigError, TableError
+from table_runtime.core.journal_rows import TermsRow, row_to_json
+from table_runtime.core.record import starting_core
+from table_runtime.core.table_core import TableCore
+from table_runtime.core.terms import TableTerms
+from table_runtime.errors import ConfigError, JournalError, TableError
 from table_runtime.game.inputs import SCHEMA_VERSION
-from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
+from table_runtime.game.rules import TableLimits, rules_from_mapping
 from table_runtime.game.snapshot import payout_dict
 from table_runtime.game.table import Table
-from table_runtime.journal import Journal
+from table_runtime.journal import Checkpoint, Journal
+
+__all__ = ["journal_terms", "round_record", "settle_terms", "table_core"]
+
+META_TERMS = "terms"  # the meta key a journal written before terms rows kept its terms under
 
 
-def stored_terms(journal: Journal) -> tuple[str, RuleOptions, TableLimits] | None:
-    """The table id, rules and limits a journal was written under (None for a new journal)."""
-    stored = journal.get_meta("terms")
+def _meta_terms(journal: Journal) -> TableTerms | None:
+    """The terms a journal written before terms rows kept in its meta (no zones: it did not keep them)."""
+    stored = journal.get_meta(META_TERMS)
     if stored is None:
         return None
-    terms = json.loads(stored)
-    return (terms["table_id"], RuleOptions.from_dict(terms["rules"]), TableLimits(**terms["limits"]))
+    try:
+        terms = json.loads(stored)
+        return TableTerms.of(str(terms["table_id"]), rules_from_mapping(terms["rules"]),
+                             TableLimits(**terms["limits"]))
+    except (ValueError, KeyError, TypeError, TableError) as error:
+        raise JournalError(f"{journal.path}: the terms in its meta are unreadable: {error}") from error
 
 
-def _limits_dict(limits: TableLimits) -> dict[str, int]:
-    """The limits as the terms keep them: the hyper field's only where they differ from the default, so the
-    terms of a journal written before they existed stay the same."""
+def journal_terms(journal: Journal, at: int | None = None) -> TableTerms | None:
+    """The terms of the journal's row `at` (None: of its last row): the last terms row at or before it, else its
+    first terms row (the rows of an older journal before its first one were written under it), else the terms of
+    a journal not yet started by this version (in its meta); None for a journal that holds none (a new one)."""
+    rows = journal.terms_entries()
+    if not rows:
+        return _meta_terms(journal)
+    chosen = rows[0]
+    for entry in rows:
+        if at is not None and entry.seq > at:
+            break
+        chosen = entry
+    try:
+        return TermsRow.from_json(chosen.body).terms
+    except JournalError as error:
+        raise JournalError(f"{journal.path}: row {chosen.seq}: {error}") from error
+
+
+def table_core(journal: Journal, checkpoint: Checkpoint | None = None, *, default: TableTerms | None = None
+               ) -> TableCore:
+    """The one constructor of the table a reader folds this journal's rows into: under the journal's own terms
+    (at the checkpoint's row; `default`: those of a journal that holds none), fresh (`checkpoint` None: the fold
+    starts at the first row) or as `checkpoint` left it. A `JournalError` for a journal with no terms or a
+    checkpoint this program cannot read."""
+    terms = journal_terms(journal, None if checkpoint is None else checkpoint.seq) or default
+    if terms is None:
+        raise JournalError(f"{journal.path}: the journal holds no terms (no table has started on it)")
+    if checkpoint is None:
+        return starting_core(terms)
+    try:
+        return starting_core(terms, checkpoint.state)
+    except JournalError as error:
+        raise JournalError(f"the checkpoint at row {checkpoint.seq} is unreadable: {error}") from error
+
+
+def settle_terms(journal: Journal, configured: TableTerms, *, ts: float) -> TableTerms:
+    """The one writer's start: the journal replays only under the terms it was written with. A new journal gets
+    `configured` as its first row; one whose last terms are the same game gets a new terms row only if its zones or
+    house limits changed; an older journal (terms in its meta) is checked as before, then gets its terms row.
+    Other rules, limits or table id: a `ConfigError` (use a new data directory)."""
+    rows = journal.terms_entries()
+    if rows:
+        last = journal_terms(journal)
+        assert last is not None
+        if not last.same_game(configured):
+            raise _other_terms(journal, json.dumps(rows[-1].body, sort_keys=True))
+        if last == configured:
+            return configured
+    else:
+        stored = journal.get_meta(META_TERMS)
+        if stored is not None and not _same_terms(stored, configured):
+            raise _other_terms(journal, stored)
+    journal.append(*row_to_json(TermsRow(terms=configured)), ts=ts)
+    return configured
+
+
+def _other_terms(journal: Journal, stored: str) -> ConfigError:
+    return ConfigError("rules", f"{journal.path} was written under other terms ({stored}); "
+                                "use a new data directory for new rules, limits or table id")
+
+
+def _legacy_limits(limits: TableLimits) -> dict[str, int]:
+    """The limits as a journal's meta kept them: the hyper field's only where they differ from the default."""
     kept = {"min_bet_cents": limits.min_bet_cents, "max_bet_cents": limits.max_bet_cents}
     defaults = TableLimits()
     for key in ("hyper_min_bet_cents", "hyper_max_bet_cents"):
@@ -35,27 +113,16 @@ def _limits_dict(limits: TableLimits) -> dict[str, int]:
     return kept
 
 
-def check_terms(journal: Journal, table_id: str, rules: RuleOptions, limits: TableLimits) -> None:
-    """The journal replays only under the rules it was written with: keep them beside it."""
-    terms = json.dumps({"table_id": table_id, "rules": rules.to_dict(), "limits": _limits_dict(limits)},
-                       sort_keys=True)
-    stored = journal.get_meta("terms")
-    if stored is None:
-        journal.set_meta("terms", terms)
-    elif stored != terms and not _same_terms(stored, table_id, rules, limits):
-        raise ConfigError("rules", f"{journal.path} was written under other terms ({stored}); "
-                          "use a new data directory for new rules, limits or table id")
-
-
-def _same_terms(stored: str, table_id: str, rules: RuleOptions, limits: TableLimits) -> bool:
-    """Terms written by an earlier version, which knew fewer rule options: the same game when every option
-    it did not know is at its profile's value (a new option's default keeps the old game)."""
+def _same_terms(stored: str, configured: TableTerms) -> bool:
+    """The terms in an older journal's meta, written by a version that may have known fewer rule options: the same
+    game when every option it did not know is at its profile's value (a new option's default keeps the old game)."""
     try:
         old = json.loads(stored)
         old_rules = rules_from_mapping(old["rules"])
     except (ValueError, KeyError, TypeError, TableError):  # unreadable, or an option this version lacks
         return False
-    return old.get("table_id") == table_id and old.get("limits") == _limits_dict(limits) and old_rules == rules
+    return (old.get("table_id") == configured.table_id and old.get("limits") == _legacy_limits(configured.limits)
+            and old_rules == configured.rules)
 
 
 def round_record(table: Table, table_id: str, seq: int, *, started_seq: int,

@@ -62,8 +62,7 @@ class ControllerBackend:
 
     def recall(self, last: int) -> list[dict[str, Any]]:
         controller = self.controller
-        return recall_rounds(controller.journal, controller.rules, controller.limits, last=last,
-                             table_id=controller.table_id)
+        return recall_rounds(controller.journal, last=last)
 
     async def security_alarm(self, kind: str, message: str, rule: str) -> None:
         await self.controller.step(self.controller.plan_raise_alarms([Alarm(kind=kind, message=message, rule=rule)]))

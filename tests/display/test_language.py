@@ -204,7 +204,7 @@ async def test_a_round_recalled_from_a_real_journal_reads_in_french_at_every_ste
         ]
         for item in inputs:
             controller.submit(item)
-        [recalled] = recall_from_journal(journal, controller.rules, controller.limits, last=1, table_id="T1")
+        [recalled] = recall_from_journal(journal, last=1)
     async with DisplayServer(ScriptedBackend(playing(), rounds=[recalled]), port=0) as server:
         await open_display(paris, server)
         await paris.locator("#recall-open").click()

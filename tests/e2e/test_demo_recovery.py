@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path, verify_file
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.version import installed_version
@@ -54,7 +53,7 @@ def test_fast_demo_reports_rounds_and_the_journal_verifies(tmp_path: Path) -> No
 
 def last_round_in_journal(data_dir: Path) -> dict[str, Any]:
     with Journal.open(journal_path(data_dir)) as journal:
-        rounds = recall_rounds(journal, profile("fr-casino"), TableLimits(), last=1)
+        rounds = recall_rounds(journal, last=1)
     return rounds[-1] if rounds else {"result": "none"}
 
 
@@ -87,7 +86,7 @@ def test_kill_9_mid_round_then_restart_resumes_the_same_round(tmp_path: Path) ->
         assert verify_file(journal_path(data_dir)).ok
         with Journal.open(journal_path(data_dir)) as journal:
             statuses = [e.body for e in journal.entries() if e.kind == "status" and e.body["type"] == "Recovered"]
-            again = {r["round"]: r for r in recall_rounds(journal, profile("fr-casino"), TableLimits(), last=5)}
+            again = {r["round"]: r for r in recall_rounds(journal, last=5)}
         if before["result"] != "in_progress":
             continue
         recovered_runs += 1

@@ -45,7 +45,7 @@ async def stored_journal(tmp_path: Path, store: FloorStore) -> dict[str, Any]:
         state = state_message(Topics("casino", "T1"), controller.snapshot(), journal=journal.journal_id,
                               ts=time.time()).payload
         entries = list(journal.entries())
-        recalled = recall_rounds(journal, profile("fr-casino"), TableLimits(), last=1000, table_id="T1")
+        recalled = recall_rounds(journal, last=1000)
     await store_messages(store, Ingest(await store.load_tracks()), [*messages, ("state", state)], now=0.0)
     return {"entries": entries, "recalled": recalled}
 

@@ -34,6 +34,6 @@ def test_an_alarm_between_rounds_is_in_no_round(tmp_path: Path) -> None:
         draw("4H")  # no bets on the table: no hand may take it, and no round is in play
         rounds = {(alarm["kind"], alarm["round"]) for alarm in controller.alarms.active}
         assert ("bank_must_stand", 1) in rounds and ("card_no_hand", 0) in rounds
-        (recalled,) = recall_rounds(journal, controller.rules, controller.limits, last=1)
+        (recalled,) = recall_rounds(journal, last=1)
         assert {alarm["kind"] for alarm in recalled["alarms"]} >= {"bank_must_stand"}
         assert "card_no_hand" not in {alarm["kind"] for alarm in recalled["alarms"]}

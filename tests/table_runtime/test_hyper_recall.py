@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from table_runtime.config import zone_names
-from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal
 from table_runtime.runtime.recall import recall_rounds
 from tests.table_runtime.core.hyper_table import play_hyper_round
@@ -15,8 +13,7 @@ from tests.table_runtime.core.hyper_table import play_hyper_round
 def test_a_recalled_hyper_round_shows_the_field_its_result_and_its_payouts(tmp_path: Path) -> None:
     journal = Journal.open(tmp_path / "hyper.db")
     play_hyper_round(journal)
-    (round_,) = recall_rounds(journal, profile("fr-casino").replace(hyper_blackjack=True), TableLimits(), last=10,
-                              table_id="T7", zones=zone_names(7, hyper=True))
+    (round_,) = recall_rounds(journal, last=10)
     journal.close()
     assert round_["result"] == "settled"
     assert any("hyper black jack: the bank's result bust" in step["text"] for step in round_["steps"])

@@ -88,8 +88,8 @@ def test_a_start_from_a_checkpoint_is_the_start_from_the_first_row(copy: Path, t
         assert from_checkpoint.alarms.active == from_first.alarms.active
         assert from_checkpoint.alarms.counts == from_first.alarms.counts
         assert from_checkpoint.core.chips == from_first.core.chips
-        assert (recall_rounds(fast, RULES, LIMITS, last=10, table_id="T")
-                == recall_rounds(slow, RULES, LIMITS, last=10, table_id="T"))
+        assert (recall_rounds(fast, last=10)
+                == recall_rounds(slow, last=10))
         FastTable(from_checkpoint, seed=9, error_rate=0.15).run(5)
         FastTable(from_first, seed=9, error_rate=0.15).run(5)  # the same play on both: the same rows
         rows = [[(e.kind, e.body) for e in journal.entries(fast.start_checkpoint.seq)] for journal in (fast, slow)]
@@ -210,4 +210,4 @@ def test_recall_refuses_a_row_forged_in_the_rounds_it_replays(copy: Path) -> Non
     assert checkpoint is not None and newest is not None and checkpoint.seq < newest.seq
     seq = forge_card(copy, after=checkpoint.seq, before=newest.seq)
     with Journal.open(copy) as journal, pytest.raises(JournalBrokenError, match=f"row {seq}: hash does not match"):
-        recall_rounds(journal, RULES, LIMITS, last=10)
+        recall_rounds(journal, last=10)

@@ -27,7 +27,7 @@ def test_a_step_that_raised_an_alarm_shows_it_in_its_own_snapshot(tmp_path: Path
             controller.submit(step)
         raised = [alarm for alarm in controller.alarms.active if alarm["round"] == 1]
         assert raised, controller.alarms.active
-        [recalled] = recall_rounds(journal, controller.rules, controller.limits, last=1, table_id="T")
+        [recalled] = recall_rounds(journal, last=1)
     last = recalled["steps"][-1]
     assert "3H" in last["text"]
     assert [alarm["id"] for alarm in last["snapshot"]["alarms"]] == [alarm["id"] for alarm in raised]

@@ -19,7 +19,7 @@ from table_runtime.game.rules import (
     profile,
     rules_from_mapping,
 )
-from table_runtime.journal import Journal, journal_path
+from table_runtime.journal import Journal, encode_body, journal_path
 from table_runtime.runtime.controller import TableController
 
 
@@ -54,7 +54,7 @@ def test_a_journal_keeps_its_terms_as_the_strings_and_restarts_under_them(tmp_pa
         with Journal.open(journal_path(tmp_path)) as journal:
             TableController(table_id="T1", rules=rules, limits=TableLimits(), journal=journal, clock=lambda: 1.0)
     with Journal.open(journal_path(tmp_path)) as journal:
-        stored = journal.get_meta("terms")
-    assert stored is not None
-    assert '"double_on": "9_10_11"' in stored and '"split_match": "rank"' in stored
-    assert '"bank_blackjack_takes": "all"' in stored
+        [terms] = journal.terms_entries()  # the journal's terms row (docs/journal.md "The terms row"), once
+    stored = encode_body(terms.body)
+    assert '"double_on":"9_10_11"' in stored and '"split_match":"rank"' in stored
+    assert '"bank_blackjack_takes":"all"' in stored

@@ -24,7 +24,7 @@ def test_snapshots_and_recall_follow_the_display_contract(tmp_path: Path) -> Non
         assert len(seen) > 100
         for snapshot in seen[::7]:
             jsonschema.validate(snapshot, SNAPSHOT_SCHEMA)
-        rounds = recall_rounds(journal, controller.rules, controller.limits, last=3, table_id="T1")
+        rounds = recall_rounds(journal, last=3)
     assert [r["round"] for r in rounds] == [4, 5, 6]
     for recalled in rounds:
         jsonschema.validate(recalled, RECALLED_ROUND_SCHEMA)

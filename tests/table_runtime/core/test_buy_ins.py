@@ -194,7 +194,7 @@ def test_recall_shows_each_buy_in_as_a_step_of_its_round_or_after_it(tmp_path: P
         play_round(controller, buy_in_midway={"cents": 2_500, "box": 1})
         controller.press("BUY_IN", {"cents": 7_000, "tender": "marker"}, role="dealer", source="display")
         play_round(controller)
-        first, second = recall_rounds(journal, RULES, LIMITS, last=2, table_id="T")
+        first, second = recall_rounds(journal, last=2)
     buy_ins = [[step["text"] for step in round_["steps"] if step["type"] == "BuyIn"] for round_ in (first, second)]
     assert buy_ins == [["buy-in 100.00 € cash", "buy-in 25.00 € cash (box 1)", "buy-in 70.00 € marker"], []]
     assert first["steps"][0]["type"] == "BuyIn" and first["steps"][1]["type"] == "BetsLocked"

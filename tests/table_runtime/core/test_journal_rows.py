@@ -31,6 +31,7 @@ from table_runtime.core.journal_rows import (
     AlarmUpdated,
     InputRow,
     NoteRow,
+    TermsRow,
     UnknownRowError,
     origin_of,
     row_from_json,
@@ -46,12 +47,12 @@ from table_runtime.game.rules import RuleOptions, TableLimits, profile
 from table_runtime.journal import Journal, encode_body, journal_path
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.journal_audit import replay_check
-from table_runtime.runtime.terms import stored_terms
+from table_runtime.runtime.terms import journal_terms
 
 SCENARIOS = ("43-door-opened-mid-round", "51-counterfeit-chip", "06-insurance-wrong-amount-refused")
 TYPED = {RowKind.INPUT: InputRow, RowKind.ALARM: AlarmRaised, RowKind.ALARM_UPDATED: AlarmUpdated,
          RowKind.ALARM_CLEARED: AlarmCleared, RowKind.EVENT: NoteRow, RowKind.ROUND: NoteRow,
-         RowKind.STATUS: NoteRow}
+         RowKind.STATUS: NoteRow, RowKind.TERMS: TermsRow}
 
 
 async def _played(name: str, work_dir: Path) -> Path:
@@ -60,11 +61,10 @@ async def _played(name: str, work_dir: Path) -> Path:
     assert result.status == "passed", (name, result.error, result.differences)
     path = journal_path(work_dir)
     with Journal.open(path) as journal:  # the same table again: a storm of refused presses, then cleared
-        terms = stored_terms(journal)
+        terms = journal_terms(journal)
         assert terms is not None
-        table_id, rules, limits = terms
-        controller = TableController(table_id=table_id, rules=rules, limits=limits, journal=journal, clock=time.time,
-                                     zones=scenario.zones)
+        controller = TableController(table_id=terms.table_id, rules=terms.rules, limits=terms.limits, journal=journal,
+                                     clock=time.time, zones=terms.zones)
         for _ in range(3):
             controller.press("SPLIT", {}, role="dealer", source="panel", refusal_alarm=True)
         for alarm_id in controller.alarms.active_of_kind(AlarmKind.COMMAND_REFUSED):
@@ -116,9 +116,11 @@ def test_a_kind_this_program_does_not_know_is_an_error_in_the_codec_and_in_the_f
 
 
 # What the table wrote before its rows were typed, for this play: the head of the chain (every row's kind, time and
-# body bytes) and the seals of its checkpoints (their states' bytes). A change of a row's bytes changes these.
-WRITTEN_BEFORE_HEAD = "a8c989828e58fc88c0a2082ec0ae418bf93edc2c4f109753dea96cfcf5f0fc2a"
-WRITTEN_BEFORE_SEALS = "3e80383c5fa849584a6887632595dc91171b03ba1e7267e8e5e7900dd89d2404"
+# body bytes) and the seals of its checkpoints (their states' bytes). A change of a row's bytes changes these. Since
+# the table's terms are its journal's first row (docs/journal.md "The terms row"), every row after it is one seq on:
+# both were taken again then (the rows and checkpoints alike, nothing else of their bytes changed).
+WRITTEN_BEFORE_HEAD = "5f50f31c233bd6bb554b36e030c3cbff32e65a10628242ecc660e619845ddd8d"
+WRITTEN_BEFORE_SEALS = "89c9230c277fa2b6f0b0073dc9e431fa8a870363cd44101a4125d30297f8e0f0"
 
 
 def test_the_table_writes_the_same_bytes_as_before_its_rows_were_typed(tmp_path: Path) -> None:

@@ -113,6 +113,5 @@ def test_recall_of_a_round_where_a_card_was_read_and_placed_steps_through_the_ro
     assert table.press("SEAT_CARD", box=1)["ok"]
     assert table.press("SEAT", box=2, player="B")["ok"]
     table.draw("TD 9C 6H")
-    (recalled,) = recall_rounds(table.journal, table.controller.rules, table.controller.limits, last=1,
-                                table_id="T", zones=table.controller.zones)
+    (recalled,) = recall_rounds(table.journal, last=1)
     assert [step["type"] for step in recalled["steps"]] == ["BetsLocked", "CardDrawn", "CardDrawn", "CardDrawn"]

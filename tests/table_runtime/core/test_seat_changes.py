@@ -104,7 +104,7 @@ def test_recall_replays_a_round_with_seat_inputs_around_it(tmp_path: Path) -> No
         table.draw("TC 8C")
         table.confirm()
         table.press("SEAT_CLEAR", box=4)
-        (recalled,) = recall_rounds(table.journal, table.rules, TableLimits(), last=1, table_id="T01")
+        (recalled,) = recall_rounds(table.journal, last=1)
         steps = [step["type"] for step in recalled["steps"]]
         assert steps == ["BetsLocked", "CardDrawn", "CardDrawn", "CardDrawn", "Next", "CardDrawn", "CardDrawn",
                          "Confirm"]
