@@ -6,7 +6,7 @@ the examples are derandomized, so a run is repeatable and a red build is a real
 regression, while local runs keep exploring new examples.
 
 Order: the tests marked ``slow`` (a few seconds or more each: a demo killed and
-restarted, the compiled build) run first. ``scripts/test`` hands the tests to its
+restarted, the compiled build) run first, the longest bound first. ``scripts/test`` hands the tests to its
 two workers with pytest-xdist's work stealing, so a long test started late can
 no longer leave one worker idle while the other finishes it (tests/README.md,
 "The suite").
@@ -33,9 +33,19 @@ settings.register_profile("ci", deadline=None, derandomize=True, suppress_health
 settings.load_profile("ci" if os.environ.get("CI") else "local")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slow tests first, each group in its collection order (the same on every xdist worker)."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The slow tests first, the longest bound (`pytest.mark.timeout`) first among them: the compiled build,
+    bounded at 20 minutes, must not be the last test a worker starts. Otherwise the collection's order, the
+    same on every xdist worker."""
+    default = float(config.getini("timeout") or 0)
+
+    def order(item: pytest.Item) -> tuple[bool, float]:
+        if item.get_closest_marker("slow") is None:
+            return (True, 0.0)
+        bound = item.get_closest_marker("timeout")
+        return (False, -float(bound.args[0]) if bound is not None and bound.args else -default)
+
+    items.sort(key=order)
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
