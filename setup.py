@@ -45,6 +45,7 @@ COMPILED_MODULES = [
 ]
 
 MYPY_REQUIREMENT = "mypy>=1.10"
+METADATA_ONLY = {"egg_info", "dist_info"}
 
 
 def compiled_extensions() -> list[Extension]:
@@ -52,11 +53,13 @@ def compiled_extensions() -> list[Extension]:
     if "editable_wheel" in sys.argv:
         raise SystemExit("TABLE_RUNTIME_COMPILE=1 is for 'pip install .', not an editable install: compiled modules "
                          "next to the sources would run instead of the code you edit")
+    if METADATA_ONLY.intersection(sys.argv):
+        # pip's get_requires and metadata steps (setup_requires below tells pip to install mypy): mypycify would
+        # type-check and generate the C code for each of them, only for the build step to do it again.
+        return []
     try:
         from mypyc.build import mypycify
     except ImportError:
-        if "egg_info" in sys.argv:  # the get_requires step: setup_requires below tells pip to install mypy
-            return []
         raise SystemExit(f"TABLE_RUNTIME_COMPILE=1 needs mypyc: pip install '{MYPY_REQUIREMENT}'") from None
     return mypycify(COMPILED_MODULES, opt_level="3")
 

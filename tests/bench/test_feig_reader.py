@@ -40,6 +40,7 @@ def test_the_subset_names_scenarios_of_the_library() -> None:
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("name", SUBSET)
+@pytest.mark.slow
 async def test_scenario_with_a_feig_reader(name: str, tmp_path: Path, shared_broker: SharedBroker) -> None:
     scenario = load_scenario(LIBRARY / f"{name}.yaml")
     result = await run_scenario(scenario, work_dir=tmp_path, broker=shared_broker, reader="feig")
@@ -76,6 +77,7 @@ class ChipOperator(Operator):
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.slow
 async def test_a_real_feig_reader_is_opened_by_url_and_the_operator_places_the_chips(tmp_path: Path) -> None:
     scenario = load_scenario(LIBRARY / f"{SUBSET[0]}.yaml")
     antennas = {level_number(index): zone for index, zone in enumerate(scenario.zones)}

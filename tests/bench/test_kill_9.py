@@ -51,6 +51,7 @@ def wait_for_rounds(data_dir: Path, child: subprocess.Popen[bytes], rows: int) -
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow
 def test_kill_9_of_the_live_runtime_resumes_the_round(tmp_path: Path) -> None:
     recovered = 0
     for attempt, delay in enumerate((0.3, 0.7, 1.1)):

@@ -8,6 +8,7 @@ from simulators.bench.soak import SoakSettings, rss_kib, soak
 
 
 @pytest.mark.timeout(240)
+@pytest.mark.slow
 async def test_a_short_soak_with_faults_and_the_feed_is_healthy() -> None:
     report = await soak(SoakSettings(rounds=6, seed=2, mqtt=True, fault_rate=1.0, error_rate=0.0))
     assert report.rounds == 6, report.text()

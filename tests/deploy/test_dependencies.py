@@ -79,6 +79,7 @@ runpy.run_module("table_runtime", run_name="__main__")
 
 
 @pytest.mark.parametrize("mode", ["live", "fast"])
+@pytest.mark.slow
 def test_the_demo_runs_without_the_test_extras(mode: str, tmp_path: Path) -> None:
     options = (["--pace", "0.01", "--http", f"127.0.0.1:{free_port()}"] if mode == "live" else ["--fast"])
     result = subprocess.run([sys.executable, "-c", BLOCKER, "demo", "--rounds", "2", "--json", "--data-dir",

@@ -52,6 +52,7 @@ def status_rows(journal: Path) -> list[str]:
     return [json.loads(body)["type"] for (body,) in rows]
 
 
+@pytest.mark.slow
 def test_ready_after_the_journal_and_devices_watchdog_from_the_loop_stopping_at_sigterm(
         tmp_path: Path, listener: NotifyListener) -> None:
     config = demo_table(tmp_path)

@@ -1,4 +1,5 @@
-"""Fixtures for the display tests: one headless system Chromium per session, a server and an HTTP session per test."""
+"""Fixtures for the display tests: a server and an HTTP session per test (the shared Chromium and its fresh page per
+test: tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -7,52 +8,17 @@ from pathlib import Path
 
 import aiohttp
 import pytest_asyncio
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Page
 
 from table_runtime.display import DisplayServer
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.display.scripted import ScriptedBackend, playing
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+__all__ = ["ARTIFACTS", "CHROMIUM", "CHROMIUM_ARGS", "PIT_TOKEN", "SUPERVISOR_PIN", "screenshot"]
+
 SUPERVISOR_PIN = "2468"
 PIT_TOKEN = "pit-token-for-tests"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "display"
-
-
-@pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        await chromium.close()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def page(browser: Browser) -> AsyncIterator[Page]:
-    """A fresh 1080p page; a JavaScript error or a console error (a CSP violation, a missing file) fails the test.
-
-    Failed WebSocket connections are expected while a test has stopped the server.
-    """
-    context = await browser.new_context(viewport={"width": 1920, "height": 1080}, locale="fr-FR")
-    opened = await context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.on(
-        "console",
-        lambda message: errors.append(message.text)
-        if message.type == "error" and "WebSocket connection" not in message.text
-        else None,
-    )
-    yield opened
-    await context.close()
-    assert errors == [], f"errors on the page: {errors}"
 
 
 @pytest_asyncio.fixture(loop_scope="session")

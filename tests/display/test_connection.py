@@ -20,6 +20,7 @@ from tests.display.scripted import ScriptedBackend, settlement
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
 
 
+@pytest.mark.slow
 async def test_page_reconnects_after_the_server_restarts_on_the_same_port(
     page: Page, backend: ScriptedBackend
 ) -> None:

@@ -407,6 +407,7 @@ async def test_a_restarted_shoe_resumes_the_same_seeded_shoe(tmp_path: Path) -> 
 
 
 
+@pytest.mark.slow
 async def test_a_stalled_process_reads_the_heartbeats_that_waited_before_calling_the_shoe_silent(
         tmp_path: Path) -> None:
     """The whole host process stalls (SIGSTOP, a swap storm) longer than the heartbeat timeout while the shoe, a

@@ -44,6 +44,7 @@ def test_help_shows_the_defaults() -> None:
     assert "(default: 127.0.0.1:8080)" in flat and "TABLE_SUPERVISOR_PIN" in flat and "TABLE_PIT_TOKEN" in flat
 
 
+@pytest.mark.slow
 def test_each_terminal_line_shows_stakes_totals_and_alarm_kinds(tmp_path: Path) -> None:
     process = demo("--rounds", "4", "--pace", "0.01", "--http", "off", "--seed", "11", "--error-rate", "0.5",
                    "--data-dir", str(tmp_path))

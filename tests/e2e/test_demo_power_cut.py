@@ -121,6 +121,7 @@ def data_dir(tmp_path: Path) -> Iterator[Path]:
 
 
 @pytest.mark.timeout(420)
+@pytest.mark.slow
 def test_the_plain_demo_killed_five_times_mid_round_raises_no_chip_alarm(data_dir: Path) -> None:
     rng = random.Random(int(os.environ.get("KILL_SEED", "20261201")))  # KILL_SEED: other moments, same test
     demo = Demo(data_dir, 0, "--rounds", "100000")

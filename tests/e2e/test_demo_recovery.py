@@ -36,6 +36,7 @@ def demo_json(data_dir: Path, rounds: int, *extra: str) -> dict[str, Any]:
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow
 def test_fast_demo_reports_rounds_and_the_journal_verifies(tmp_path: Path) -> None:
     summary = demo_json(tmp_path, 50)
     assert summary["rounds"] == 50 and summary["recovered"] is False
@@ -68,6 +69,7 @@ def wait_for_play(data_dir: Path, child: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.slow
 def test_kill_9_mid_round_then_restart_resumes_the_same_round(tmp_path: Path) -> None:
     """Kill the demo at many points; each restart resumes the interrupted round with its cards and stakes."""
     recovered_runs = 0

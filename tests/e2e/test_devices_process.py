@@ -97,6 +97,7 @@ def restarted(data_dir: Path, cut: int) -> Callable[[], bool]:
 
 @pytest.mark.timeout(300)
 @pytest.mark.usefixtures("devices_cleanup")
+@pytest.mark.slow
 def test_kill_9_of_the_runtime_leaves_the_chips_on_the_devices_and_the_round_resumes(tmp_path: Path) -> None:
     rng = random.Random(int(os.environ.get("KILL_SEED", "20261201")))  # KILL_SEED: other moments, same test
     started = time.monotonic()

@@ -34,6 +34,7 @@ async def browser() -> AsyncIterator[Browser]:
         await chromium.close()
 
 
+@pytest.mark.slow
 async def test_the_display_follows_and_drives_a_live_round(live: Live, browser: Browser) -> None:
     assert live.app.display is not None
     context = await browser.new_context(viewport={"width": 1920, "height": 1080}, locale="fr-FR")

@@ -59,6 +59,7 @@ def draw_until_refused(shoe: SimulatedShoe, runtime: RuntimeProcess, drawn: list
     return snapshot
 
 
+@pytest.mark.slow
 def test_a_full_card_stops_play_with_an_alarm_and_freeing_space_resumes_it(tmp_path: Path, disk: SmallDisk) -> None:
     port = free_port()
     data = disk.path / "data"
@@ -158,6 +159,7 @@ def test_a_shoe_whose_buffer_fills_during_the_outage_locks_its_gate_and_loses_no
         assert len(gate_rows) == 1 and gate_rows[0]["amounts"] == {"unacknowledged": 25, "capacity": 32}
 
 
+@pytest.mark.slow
 def test_the_alarm_stays_on_for_the_whole_outage_and_every_card_is_journaled_once(tmp_path: Path) -> None:
     """Cards drawn back to back onto a card with 24 KB left: the step the journal refuses leaves its half-written
     frames in the write-ahead log, where a small row fits although the next card does not (the alarm used to be

@@ -142,6 +142,7 @@ async def touch(port: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
     raise AssertionError(f"no result for {name}")
 
 
+@pytest.mark.slow
 async def test_run_comes_up_plays_a_touch_and_stops_cleanly(started: tuple[Path, list[RunningTable]]) -> None:
     config, processes = started
     port = int(re.search(r"(?m)^port = (\d+)$", config.read_text()).group(1))  # type: ignore[union-attr]
@@ -195,6 +196,7 @@ async def test_run_comes_up_plays_a_touch_and_stops_cleanly(started: tuple[Path,
 
 
 @pytest.mark.skipif(not Path(MOSQUITTO).exists(), reason=f"{MOSQUITTO} is not installed")
+@pytest.mark.slow
 async def test_run_feed_ends_offline_on_sigterm(tmp_path: Path) -> None:
     """The feed carries the whole journal, the "Stopping" note last, then the retained offline status."""
     broker_dir = tmp_path / "broker"
@@ -395,6 +397,7 @@ def _with_registry(tmp_path: Path, text: str) -> str:
                                                          f'data_dir = "{tmp / "table.toml" / "data"}"', text),
      "data_dir"),
 ])
+@pytest.mark.slow
 def test_check_config_refuses_what_run_refuses(tmp_path: Path, case: str, edit: Any, key: str) -> None:
     config = table_config(tmp_path, port=free_port())
     config.write_text(edit(tmp_path, config.read_text(encoding="utf-8")), encoding="utf-8")

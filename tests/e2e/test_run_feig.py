@@ -74,6 +74,7 @@ def wait(runtime: RuntimeProcess, what: str, condition: Any) -> dict[str, Any]:
     return runtime.wait_for(what, condition, seconds=30.0)
 
 
+@pytest.mark.slow
 async def test_run_plays_rounds_through_a_feig_reader(tmp_path: Path, shoe: SimulatedShoe,
                                                       reader: SimulatedFeigReader) -> None:
     issuer = ChipIssuer(7, seed=3)

@@ -78,6 +78,7 @@ def assert_refused(result: subprocess.CompletedProcess[str], *expected: str) -> 
 
 
 @pytest.mark.parametrize("checkpoint_rows", [10**9, 200], ids=["no-checkpoint", "after-the-checkpoint"])
+@pytest.mark.slow
 def test_run_refuses_a_journal_with_a_card_forged_in_sql(tmp_path: Path, checkpoint_rows: int) -> None:
     config = config_in(tmp_path)
     path = journal_path(tmp_path / "data")
@@ -92,6 +93,7 @@ def test_run_refuses_a_journal_with_a_card_forged_in_sql(tmp_path: Path, checkpo
         assert db.execute("SELECT COUNT(*) FROM entries").fetchone()[0] == rows_before  # no row written
 
 
+@pytest.mark.slow
 def test_run_and_demo_refuse_an_empty_journal_file(tmp_path: Path) -> None:
     config = config_in(tmp_path)
     path = journal_path(tmp_path / "data")
@@ -103,6 +105,7 @@ def test_run_and_demo_refuse_an_empty_journal_file(tmp_path: Path) -> None:
     assert path.stat().st_size == 0
 
 
+@pytest.mark.slow
 def test_run_refuses_a_truncated_journal_file(tmp_path: Path) -> None:
     config = config_in(tmp_path)
     path = journal_path(tmp_path / "data")
@@ -112,6 +115,7 @@ def test_run_refuses_a_truncated_journal_file(tmp_path: Path) -> None:
     assert_refused(run("run", "--config", str(config)), str(path), "the journal file is truncated")
 
 
+@pytest.mark.slow
 def test_demo_refuses_a_journal_forged_before_its_checkpoint(tmp_path: Path) -> None:
     """`demo --fast` has no event loop to audit beside play: it audits the older rows first and refuses."""
     data = tmp_path / "data"

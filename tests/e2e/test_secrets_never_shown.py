@@ -76,6 +76,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=60, cwd=REPO, env=environment(), check=False)
 
 
+@pytest.mark.slow
 def test_a_password_in_the_broker_url_is_refused_without_being_shown(tmp_path: Path) -> None:
     url = f"mqtt://{USER}:{PASSWORD}@127.0.0.1:1883"
     config = configuration(tmp_path, port=free_port(), url=url, username=None)
@@ -123,6 +124,7 @@ async def _use_the_secrets(port: int) -> None:
                 assert reply["request"] == request
 
 
+@pytest.mark.slow
 def test_check_config_run_and_demo_never_show_a_secret(tmp_path: Path, broker: MosquittoBroker) -> None:
     port = free_port()
     config = configuration(tmp_path, port=port, url=broker.url)

@@ -46,6 +46,7 @@ def wait_until(condition: Callable[[], bool], what: str, demo: subprocess.Popen[
         time.sleep(0.01)
 
 
+@pytest.mark.slow
 def test_a_broker_killed_under_the_live_demo_is_one_line_never_a_traceback(broker: MosquittoBroker, prefix: str,
                                                                            tmp_path: Path) -> None:
     rng = random.Random(20261201)

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.timeout(120)
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 async def test_a_live_demo_publishes_every_entry_through_a_broker_restart(
     persistent_broker: MosquittoBroker, prefix: str, tmp_path: Path
 ) -> None:

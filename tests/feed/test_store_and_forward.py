@@ -62,6 +62,7 @@ def consumer_for(broker: MosquittoBroker, prefix: str, **options: object) -> Fee
     return FeedConsumer(address, prefix=prefix, table_id="T1", backoff_initial=0.02, backoff_max=0.2, **options)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 async def test_broker_restarted_mid_stream_every_event_arrives_in_order(
     persistent_broker: MosquittoBroker, journal: Journal, prefix: str
 ) -> None:

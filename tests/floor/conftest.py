@@ -1,4 +1,5 @@
-"""Fixtures of the floor's tests: one real PostgreSQL per session (a fresh database per test), real Mosquitto."""
+"""Fixtures of the floor's tests: one real PostgreSQL per session (xdist worker) with a fresh database per test,
+real Mosquitto."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ def postgres() -> Iterator[PostgresServer]:
 
 
 @pytest.fixture
-async def database(postgres: PostgresServer) -> AsyncIterator[str]:
-    """The DSN of a database no other test uses (dropped after the test)."""
-    async with fresh_database(postgres) as dsn:
+async def database(postgres: PostgresServer, request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    """The DSN of a database no other test uses (dropped after the test): empty, or for a test that also asks for
+    `store`, a copy of the cluster's migrated template (the schema built once per session, not once per test)."""
+    async with fresh_database(postgres, migrated="store" in request.fixturenames) as dsn:
         yield dsn
 
 

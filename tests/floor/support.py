@@ -14,6 +14,7 @@ import asyncpg
 
 from casino_floor.config import FloorConfig, config_from_mapping
 from casino_floor.ingest import Ingest
+from casino_floor.migrate import migrate
 from casino_floor.store import Batch, FloorStore
 from simulators.postgres import PostgresServer
 
@@ -87,13 +88,34 @@ async def until_stored(dsn: str, expected: dict[str, int], seconds: float = 60.0
         raise AssertionError(f"never stored {expected} within {seconds:g} s: the store holds {now}") from None
 
 
-@asynccontextmanager
-async def fresh_database(postgres: PostgresServer) -> AsyncIterator[str]:
-    """The DSN of a database of its own on the session's PostgreSQL, made in the caller's loop and dropped after."""
-    name = f"floor_{uuid.uuid4().hex[:12]}"
+MIGRATED_TEMPLATE = "floor_migrated_template"
+
+
+async def migrated_template(postgres: PostgresServer) -> str:
+    """A database of the cluster holding every migration, made once per cluster by the floor's own `migrate`, as
+    `FloorStore.open` brings up an empty database; a test's database copied from it starts where `FloorStore.open`
+    finds nothing left to apply (tests/README.md, "The suite")."""
     admin = await asyncpg.connect(postgres.dsn)
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        if await admin.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", MIGRATED_TEMPLATE) is None:
+            await admin.execute(f'CREATE DATABASE "{MIGRATED_TEMPLATE}"')
+            async with connected(postgres.dsn_for(MIGRATED_TEMPLATE)) as connection:
+                await migrate(connection)
+            await admin.execute(f'ALTER DATABASE "{MIGRATED_TEMPLATE}" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false')
+    finally:
+        await admin.close()
+    return MIGRATED_TEMPLATE
+
+
+@asynccontextmanager
+async def fresh_database(postgres: PostgresServer, *, migrated: bool = False) -> AsyncIterator[str]:
+    """The DSN of a database of its own on the session's PostgreSQL, made in the caller's loop and dropped after:
+    empty, or with every migration applied (`migrated`: a copy of `migrated_template`)."""
+    name = f"floor_{uuid.uuid4().hex[:12]}"
+    template = f' TEMPLATE "{await migrated_template(postgres)}"' if migrated else ""
+    admin = await asyncpg.connect(postgres.dsn)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"{template}')
     finally:
         await admin.close()
     try:

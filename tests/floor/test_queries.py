@@ -94,6 +94,7 @@ async def test_the_chain_recomputed_at_the_floor_names_a_row_changed_in_the_stor
     assert not verified[0]["ok"] and verified[0]["first_bad_seq"] <= changed
 
 
+@pytest.mark.slow
 async def test_the_command_answers_in_csv_and_json_and_bad_input_is_one_line(
         tmp_path: Path, store: FloorStore, database: str, stored_journal: dict[str, Any]) -> None:
     config = tmp_path / "floor.toml"

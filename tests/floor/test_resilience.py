@@ -11,6 +11,8 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+
 from casino_floor.store import FloorStore
 from simulators.mosquitto import MosquittoBroker
 from table_runtime.journal import Journal
@@ -63,6 +65,7 @@ async def _check_once_and_no_alarm(dsn: str, journals: dict[str, Journal]) -> No
     assert [dict(alarm) for alarm in alarms] == []
 
 
+@pytest.mark.slow
 async def test_a_floor_killed_and_its_broker_restarted_mid_stream_lose_nothing(
         tmp_path: Path, floor_broker: MosquittoBroker, store: FloorStore, database: str, prefix: str) -> None:
     config = tmp_path / "floor.toml"
@@ -91,6 +94,7 @@ async def test_a_floor_killed_and_its_broker_restarted_mid_stream_lose_nothing(
             journal.close()
 
 
+@pytest.mark.slow
 async def test_a_pit_broker_bridged_to_the_floor_broker_loses_nothing_when_the_bridge_is_cut(
         tmp_path: Path, floor_broker: MosquittoBroker, store: FloorStore, database: str, prefix: str) -> None:
     proxy = TcpProxy(floor_broker.port)

@@ -1,8 +1,8 @@
-"""Fixtures of the pit page tests: a real Mosquitto per test, a topic prefix, the display tests' Chromium."""
+"""Fixtures of the pit page tests: a real Mosquitto per test and a topic prefix (the feed tests'); Chromium and a
+fresh page per test come from tests/conftest.py, the browser shared with the display's tests."""
 
 from __future__ import annotations
 
-from tests.display.conftest import browser, page
 from tests.feed.conftest import broker, prefix
 
-__all__ = ["broker", "browser", "page", "prefix"]  # the feed tests' broker and prefix, the display tests' Chromium
+__all__ = ["broker", "prefix"]  # the feed tests' broker and prefix

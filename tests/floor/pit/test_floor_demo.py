@@ -35,6 +35,7 @@ async def line_with(stream: asyncio.StreamReader, prefix: str, seen: list[str]) 
             return line
 
 
+@pytest.mark.slow
 async def test_the_demo_shows_a_live_floor_of_n_tables_and_stops_cleanly(page: Page) -> None:
     demo = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "casino_floor", "demo", "--tables", str(TABLES),

@@ -66,7 +66,7 @@ async def test_the_hold_is_the_win_over_the_buy_ins_not_over_the_stakes(
     # One shift a day, starting 12 hours from now: the test cannot run across a shift change.
     start_hour = (time.gmtime().tm_hour + 12) % 24
     shifts = Shifts((start_hour,))
-    async with fresh_database(postgres) as database:
+    async with fresh_database(postgres, migrated=True) as database:
         config = dataclasses.replace(floor_config(database, [floor_broker.url], prefix, check_interval=0.1),
                                      pit_bind="127.0.0.1:0", pit_token=None, shifts=shifts)
         store = await FloorStore.open(database)

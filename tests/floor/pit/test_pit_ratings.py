@@ -35,7 +35,8 @@ def seated(first_seq: int, player: str | None, box: int, theo: int, skill: int, 
 
 async def test_the_pit_lists_each_tables_rated_players_sortable_by_theo(
         page: Page, floor_broker: MosquittoBroker, postgres: PostgresServer, prefix: str) -> None:
-    async with fresh_database(postgres) as database:  # the store in the test's own loop (the page's is the session's)
+    # the store in the test's own loop (the page's is the session's)
+    async with fresh_database(postgres, migrated=True) as database:
         store = await FloorStore.open(database)
         try:
             await pit_shows_rated_players(page, floor_broker, store, database, prefix)

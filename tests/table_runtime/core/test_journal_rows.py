@@ -73,6 +73,7 @@ async def _played(name: str, work_dir: Path) -> Path:
 
 
 @pytest.mark.timeout(240)
+@pytest.mark.slow
 async def test_every_row_of_played_journals_encodes_decodes_and_encodes_to_its_stored_bytes(tmp_path: Path) -> None:
     seen: dict[str, int] = {}
     origins = 0

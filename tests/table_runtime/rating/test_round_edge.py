@@ -33,6 +33,7 @@ def test_tens_and_aces_left_help_the_player_small_cards_left_hurt_him() -> None:
     assert abs(quick_edge(tuple(rich), strategy) - exact_edge(tuple(rich), strategy)) < 0.01
 
 
+@pytest.mark.slow
 def test_the_linear_edge_is_the_exact_edge_where_it_was_fitted() -> None:
     strategy = Strategy.for_rules(PlayTerms())
     linear = LinearEdge.fitted(strategy)

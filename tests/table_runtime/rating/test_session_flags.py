@@ -34,6 +34,7 @@ def _advice(table: RatedTable, settings: AdviceSettings) -> SessionFold:
     return fold
 
 
+@pytest.mark.slow
 def test_a_stake_that_climbs_with_the_count_is_advised_with_its_figures(table: RatedTable) -> None:
     table.press("SEAT", box=1, player="A")
     play_ramp(table, RAMP)
