@@ -64,6 +64,7 @@ async def until_on(feeds: dict[str, FeedPublisher], port: int) -> None:
             await asyncio.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_the_preferred_broker_killed_under_playing_tables_loses_and_doubles_nothing(
         tmp_path: Path, brokers: tuple[MosquittoBroker, MosquittoBroker], store: FloorStore, database: str,
         prefix: str) -> None:

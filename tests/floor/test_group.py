@@ -148,6 +148,7 @@ async def money_of_casinos(databases: dict[str, str], casinos: tuple[str, ...], 
     return out
 
 
+@pytest.mark.slow
 async def test_three_casinos_replicate_into_the_group_through_a_cut_and_a_late_casino(
         tmp_path: Path, clusters: dict[str, PostgresServer], databases: dict[str, str]) -> None:
     journals = {casino: {table: play(tmp_path / f"{casino}-{table}.db", table, 12, seed=seed)

@@ -24,7 +24,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "verification.md"
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 
 
 def _run(*command: str | Path, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
