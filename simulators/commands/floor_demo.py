@@ -155,11 +155,13 @@ async def _floor(args: argparse.Namespace, work: Path) -> int:
 
 
 async def shift_figures(store: FloorStore, start: float, end: float) -> dict[str, Any]:
-    """What the floor stored of the demo's shift, [start, end): the tables heard, rounds, handle, drop (buy-ins),
-    the house's win, and the alarms by kind (the tables' and the floor's own)."""
+    """What the floor stored of the demo's shift, [start, end): the tables it heard from, the rounds, handle, drop
+    (buy-ins), the house's win, and the alarms by kind (the tables' and the floor's own)."""
     async with store.pool.acquire() as connection:
+        tables = await connection.fetchval(
+            "SELECT count(DISTINCT table_id) FROM events WHERE ts >= $1 AND ts < $2", start, end)
         rounds = await connection.fetchrow(
-            "SELECT count(DISTINCT table_id) AS tables, count(*) AS rounds, coalesce(sum(handle_cents), 0)::bigint "
+            "SELECT count(*) AS rounds, coalesce(sum(handle_cents), 0)::bigint "
             "AS handle_cents, coalesce(sum(win_cents), 0)::bigint AS win_cents FROM rounds WHERE ts >= $1 AND ts < $2",
             start, end)
         drop = await connection.fetchval(
@@ -168,7 +170,7 @@ async def shift_figures(store: FloorStore, start: float, end: float) -> dict[str
             "SELECT kind, count(*) AS n FROM (SELECT kind FROM alarms WHERE ts >= $1 AND ts < $2 UNION ALL "
             "SELECT kind FROM floor_alarms WHERE raised_at >= to_timestamp($1) AND raised_at < to_timestamp($2)) "
             "AS raised GROUP BY kind ORDER BY n DESC, kind", start, end)
-    return {"start": start, "end": end, "tables": rounds["tables"], "rounds": rounds["rounds"],
+    return {"start": start, "end": end, "tables": tables, "rounds": rounds["rounds"],
             "handle_cents": rounds["handle_cents"], "drop_cents": drop, "win_cents": rounds["win_cents"],
             "alarms": {row["kind"]: row["n"] for row in kinds}}
 

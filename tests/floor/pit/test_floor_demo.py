@@ -82,7 +82,7 @@ async def test_the_demo_shows_a_live_floor_of_n_tables_and_stops_cleanly(page: P
         if demo.returncode is None:
             demo.kill()
             await demo.wait()
-    output = "\n".join(seen) + rest.decode()
+    output = "\n".join(seen) + "\n" + rest.decode()
     assert demo.returncode == 0, output[-3000:]
     assert "floor demo stopped" in output
     # Its end says what the shift was, as the store has it: the tables, rounds, handle, drop, win and alarms.
