@@ -6,7 +6,7 @@ modules below are compiled by mypyc from the same source files (the code that
 the strategy chart and the Monte Carlo loop. Nothing else changes; the
 compiled build gives the same events byte for byte
 (tests/table_runtime/test_compiled_engine.py) and runs `table-runtime simulate`
-four to five times faster (bench/README.md, "Speed comparison"). An editable
+about four times faster (bench/README.md, "Speed comparison"). An editable
 install (``pip install -e``) is refused compiled: the sources you edit must be
 the code that runs.
 

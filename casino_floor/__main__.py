@@ -1,5 +1,5 @@
 """``python -m casino_floor`` is ``table-floor``."""
 
-from casino_floor.cli import main
+from casino_floor.launcher import main
 
 raise SystemExit(main())

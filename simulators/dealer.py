@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from simulators.players import BasicStrategyPlayer, RandomBettor, decide
 from table_runtime.errors import TableError
 from table_runtime.game.held import WAITING_REASONS
-from table_runtime.game.inputs import BetsLocked, Double, Split
+from table_runtime.game.inputs import BetsLocked, Double, Split, Surrender
 from table_runtime.game.round import Round
 from table_runtime.game.table import Table
 
@@ -89,12 +89,14 @@ class SimulatedDealer:
     """Deals by the procedure of TABLE.md for basic-strategy players with random stakes."""
 
     def __init__(self, table: Table, rng: random.Random, *, error_rate: float = 0.05,
-                 insurance_rate: float = 0.1, behind_chance: float = 0.25) -> None:
+                 insurance_rate: float = 0.1, behind_chance: float = 0.25, hyper_chance: float = 0.3) -> None:
         self.rng = rng
         self.error_rate = error_rate
         self.insurance_rate = insurance_rate
         self.player = BasicStrategyPlayer.for_rules(table.rules)
-        self.bettor = RandomBettor(rng, table.limits, behind_chance=behind_chance)
+        # Where the rules open the hyper black jack field (55-4 6°), some seated players stake a few of its cases.
+        self.bettor = RandomBettor(rng, table.limits, behind_chance=behind_chance,
+                                   hyper_chance=hyper_chance if table.rules.hyper_blackjack else 0.0)
         self._planned: deque[Intent] = deque()
         self._insurance_asked: set[tuple[int, int]] = set()
         self._refused: Intent | None = None
@@ -140,7 +142,7 @@ class SimulatedDealer:
         if rules.no_behind_while_seat_vacant and count < rules.boxes:
             # The director forbids playing behind while a seat is vacant (55-4 as amended in 2020): the players
             # standing behind wait for a full table rather than have the deal refused.
-            bets = BetsLocked(bets=tuple(dataclasses.replace(bet, behind=()) for bet in bets.bets))
+            bets = dataclasses.replace(bets, bets=tuple(dataclasses.replace(bet, behind=()) for bet in bets.bets))
         return Lock(bets)
 
     def _in_round(self, table: Table, round_: Round) -> Intent:
@@ -187,6 +189,8 @@ class SimulatedDealer:
             return Press("DOUBLE", following)
         if isinstance(decision, Split):
             return Press("SPLIT", following)
+        if isinstance(decision, Surrender):  # the players behind undergo it (game/surrender.py)
+            return Press("SURRENDER")
         if self._erring():
             self._planned.append(Press("UNDO"))
             return Draw()  # the player stood but the dealer drew: UNDO, then NEXT gives it to the next hand

@@ -32,9 +32,12 @@ from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry
 from table_runtime.config import PanelPins, zone_names
 from table_runtime.core.alarm_ledger import needs_supervisor
+from table_runtime.core.hyper_field import hyper_due, settlement_step
 from table_runtime.core.zones_due import expected_zones
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
+from table_runtime.game.hyper_settlement import SETTLEMENT_STEPS, hyper_zone
+from table_runtime.game.inputs import HyperBet
 from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.controller import TableController
@@ -256,9 +259,13 @@ class LiveHands:
                 stakes[f"box{bet.box}"] = bet.seated_cents
                 if bet.behind:
                     stakes[f"box{bet.box}.behind"] = sum(behind.cents for behind in bet.behind)
+            hyper = [bet for bet in intent.bets.hyper if hyper_zone(bet.case) in self.devices.zones]
+            for stake in hyper:  # the players' chips on the shared hyper field, one pile per case (55-4 6°)
+                stakes[hyper_zone(stake.case)] = stakes.get(hyper_zone(stake.case), 0) + stake.cents
             for zone, cents in stakes.items():
                 self.top_up(zone, cents)
             await self.settle_zones()
+            await self.assign_hyper(hyper)
             await self.press("DEAL")
         elif isinstance(intent, Insure):
             self.top_up(f"box{intent.box}.insurance", intent.cents)
@@ -269,6 +276,13 @@ class LiveHands:
             for alarm in controller.alarms.active:  # the pit supervisor of the demo clears the serious ones
                 role = "supervisor" if needs_supervisor(str(alarm["kind"])) else "dealer"
                 await self.app.command("ACK_ALARM", {"id": alarm["id"]}, role=role)
+
+    async def assign_hyper(self, hyper: list[HyperBet]) -> None:
+        """The dealer says on the display whose each case's chips are (HYPER_ASSIGN), before DEAL: the table
+        refuses the deal while a case's chips are nobody's (core/hyper_field.py)."""
+        for bet in hyper:  # answered once journaled; a refusal is on the banner, and DEAL then says what is wrong
+            await self.app.command("HYPER_ASSIGN", {"case": bet.case, "box": bet.box, "cents": bet.cents},
+                                   role="dealer")
 
     async def seat_by_card(self, card_reader: SimulatedCardReader) -> None:
         """A rated player swipes his card at the table's reader; the dealer taps his box on the display."""
@@ -304,26 +318,38 @@ class LiveHands:
         await self.press(intent.command)
 
     async def _pay(self, round_: object) -> None:
-        """The dealer collects and pays each zone to what it is due (sometimes one chip short)."""
+        """The dealer collects and pays each zone to what it is due (sometimes one chip short); with hyper stakes,
+        in the text's four steps (55-4 6°: the hyper field's losers, the boxes' losers, the boxes' winners, the
+        hyper field's winners), each seen by the readers before the next."""
         from table_runtime.game.round import Round
 
         assert isinstance(round_, Round)
-        for zone, due in expected_zones(round_).items():
-            if zone not in self.devices.zones:
-                continue
-            have = self._expected_totals().get(zone, 0)
-            if due == have:
-                continue
-            if due > have:
-                pay = due - have
-                if self.error_rate and self.rng.random() < self.error_rate and pay > 500:
-                    pay -= 500  # a wrong payout: the chip readers catch it at CONFIRM
-                self.put(zone, pay)
-            else:
-                self.clear(zone)
-                if due:
-                    self.put(zone, due)
+        due_by_zone = expected_zones(round_)
+        if round_.hyper_bets:
+            due_by_zone.update(hyper_due(round_, self._expected_totals()))
+        steps: dict[str | None, list[tuple[str, int]]] = {}
+        for zone, due in due_by_zone.items():
+            if zone in self.devices.zones:
+                steps.setdefault(settlement_step(zone, due, self._expected_totals().get(zone, 0)), []).append(
+                    (zone, due))
+        for step in SETTLEMENT_STEPS:
+            for zone, due in steps.get(step, []):
+                self._pay_zone(zone, due)
+            if round_.hyper_bets and steps.get(step):
+                await self.settle_zones()
         await self.settle_zones()
+
+    def _pay_zone(self, zone: str, due: int) -> None:
+        have = self._expected_totals().get(zone, 0)
+        if due > have:
+            pay = due - have
+            if self.error_rate and self.rng.random() < self.error_rate and pay > 500:
+                pay -= 500  # a wrong payout: the chip readers catch it at CONFIRM
+            self.put(zone, pay)
+        elif due < have:
+            self.clear(zone)
+            if due:
+                self.put(zone, due)
 
 
 async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | None, seed: int, pace: float,

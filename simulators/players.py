@@ -2,9 +2,14 @@
 
 `decide(round_, player)` looks at what a player at the table sees (the current
 hand, the bank's up card, the buttons the rules allow) and returns the input
-the dealer applies for that player: `Next` (stand), `Double`, `Split`, or None
-for a hit (the dealer draws the next card for the hand). The Monte Carlo
-simulation and the demo's simulated players both call it.
+the dealer applies for that player: `Next` (stand), `Double`, `Split`,
+`Surrender` (where the rules offer it and the chart's surrender column says so:
+55-4 1° as amended in 2020), or None for a hit (the dealer draws the next card
+for the hand). The Monte Carlo simulation and the demo's simulated players both
+call it, and the engine's own SURRENDER settles the hand.
+
+`RandomBettor.bets` stakes the boxes and, where the rules open the hyper black
+jack field (55-4 6°), some of the hyper cases for some of the boxes.
 """
 
 from __future__ import annotations
@@ -12,17 +17,21 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from table_runtime.game.inputs import BehindBet, BetsLocked, BoxBet, Double, Next, Split
+from table_runtime.game.hyper import HyperCase
+from table_runtime.game.inputs import BehindBet, BetsLocked, BoxBet, Double, HyperBet, Next, Split, Surrender
 from table_runtime.game.round import Round
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.strategy import Action, Strategy
 
-Decision = Next | Double | Split | None  # None: hit, the dealer draws a card for the hand
+Decision = Next | Double | Split | Surrender | None  # None: hit, the dealer draws a card for the hand
 
 _STAND: Final = Next()
+_GIVE_UP: Final = Surrender()
 _HIT: Final = Action.HIT
 _DOUBLE: Final = Action.DOUBLE
 _SPLIT: Final = Action.SPLIT
+_SURRENDER: Final = Action.SURRENDER
+_CASES: Final = tuple(HyperCase)
 
 
 class NoTurnError(ValueError):
@@ -55,10 +64,12 @@ class BasicStrategyPlayer:
 
 
 def decide(round_: Round, player: BasicStrategyPlayer) -> Decision:
-    """The input for the current hand of `round_`: Next, Double, Split, or None (hit).
+    """The input for the current hand of `round_`: Next, Double, Split, Surrender, or None (hit).
 
     A hand waiting for a card (one card after a split, a double) is a hit: the
-    dealer must draw for it whatever the player would like.
+    dealer must draw for it whatever the player would like. A surrender is only
+    asked where game/surrender.py would take it: the rules offer it, the first
+    two cards of an unsplit hand, the bank's card not an ace (55-4 1°).
     """
     hand = round_.current_hand
     if hand is None:
@@ -71,11 +82,14 @@ def decide(round_: Round, player: BasicStrategyPlayer) -> Decision:
     if len(cards) == 2:
         first = cards[0].value
         pair = first if cards[1].value == first else None
-        action = chart(total, soft, pair, up, True, True)
+        may_surrender = round_.rules.surrender and not hand.from_split and up != 1
+        action = chart(total, soft, pair, up, True, True, may_surrender)
+        if action is _SURRENDER:
+            return _GIVE_UP
         if action is _DOUBLE or action is _SPLIT:  # the chart wants it: do the rules offer it on this hand?
             allowed = round_.allowed()
             action = chart(total, soft, pair, up, "DOUBLE" in allowed, "SPLIT" in allowed)
-    else:  # DOUBLE and SPLIT are only ever offered on the first two cards (000:30, 000:35)
+    else:  # DOUBLE and SPLIT are only ever offered on the first two cards (docs/rules.md "Double", "Split")
         action = chart(total, soft, None, up, False, False)
     if action is _HIT:
         return None
@@ -90,16 +104,21 @@ class RandomBettor:
     """Stakes drawn at random in whole chips between the table minimum and `max_chips` chips.
 
     Owns its RNG (seed it for a reproducible demo). Each box in play gets a
-    seated stake and, with probability `behind_chance`, one behind stake.
+    seated stake and, with probability `behind_chance`, one behind stake; with
+    probability `hyper_chance` (give it only where the rules open the hyper black
+    jack field, 55-4 6°) its seated player also stakes one to three cases drawn at
+    random, a few chips each within the hyper limits. With both chances 0 the RNG
+    draws exactly what it drew before the field existed, so a seed's rounds stay.
     """
 
     def __init__(self, rng: random.Random, limits: TableLimits | None = None, *, chip_cents: int = 500,
-                 max_chips: int = 20, behind_chance: float = 0.0) -> None:
+                 max_chips: int = 20, behind_chance: float = 0.0, hyper_chance: float = 0.0) -> None:
         self.rng = rng
         self.limits = limits or TableLimits()
         self.chip_cents = chip_cents
         self.max_chips = max_chips
         self.behind_chance = behind_chance
+        self.hyper_chance = hyper_chance
 
     def stake(self) -> int:
         """One stake in cents: a whole number of chips within the table limits."""
@@ -120,4 +139,16 @@ class RandomBettor:
                 if cents > 0:
                     behind = (BehindBet(owner=f"behind{box}", cents=cents),)
             locked.append(BoxBet(box=box, seated_cents=seated, owner=owner, behind=behind))
-        return BetsLocked(bets=tuple(locked))
+        hyper: list[HyperBet] = []
+        if self.hyper_chance:
+            for bet in locked:
+                if self.rng.random() < self.hyper_chance:
+                    for case in self.rng.sample(_CASES, self.rng.randint(1, 3)):
+                        hyper.append(HyperBet(case=case.value, box=bet.box, cents=self.hyper_stake(), owner=bet.owner))
+        return BetsLocked(bets=tuple(locked), hyper=tuple(hyper))
+
+    def hyper_stake(self) -> int:
+        """One stake on a hyper case in cents: one to four chips within the hyper limits (55-4 6°)."""
+        low = max(1, -(-self.limits.hyper_min_bet_cents // self.chip_cents))
+        high = max(low, min(4, self.limits.hyper_max_bet_cents // self.chip_cents))
+        return self.rng.randint(low, high) * self.chip_cents

@@ -2,10 +2,16 @@
 
 Every card, decision and payout goes through `Table.apply`, the state machine
 the table runs: no second, simplified game. The shoe is dealt the way the
-dealer deals it (TABLE.md, RULES.md 'Equipment'): shuffle (`ShoeShuffled`),
+dealer deals it (docs/rules.md "Equipment and seats"): shuffle (`ShoeShuffled`),
 the burn cards drawn and burned by the engine, the cut card `cut_card_depth`
 cards from the end (`CutCardReached` when it comes out, the round finishes,
 then a new shoe), or a new shoe every round when the rules say so.
+
+The 2020 amendments are the engine's own too: a hand the chart gives up is the
+engine's `Surrender` (55-4 1°, settled by game/surrender.py), and hyper black
+jack stakes are locked with the bets (`BetsLocked.hyper`, 55-4 6°), so the
+engine completes the bank's hand for them and pays them
+(game/hyper_settlement.py); the tally counts the bank's final result.
 
 Each worker process owns an RNG seeded from (seed, worker index), so a run is
 reproducible for a given seed and number of workers; with one worker it runs
@@ -23,13 +29,21 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Final
 
-from simulators.amended_play import CASES, complete_bank, gives_up, hyper_document
 from simulators.players import BasicStrategyPlayer, decide
 from simulators.simulation_errors import BoxCountError, ShoeExhaustedError, SimulationError
-from table_runtime.game.cards import ALL_CARDS, Card, new_shoe
+from table_runtime.game.cards import ALL_CARDS, new_shoe
 from table_runtime.game.events import Alarm, CardHeld, Event, Payout
-from table_runtime.game.hyper import HyperCase
-from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, CutCardReached, Next, ShoeShuffled, Void
+from table_runtime.game.hyper import ODDS, HyperCase, bank_result
+from table_runtime.game.inputs import (
+    BetsLocked,
+    BoxBet,
+    CardDrawn,
+    Confirm,
+    CutCardReached,
+    HyperBet,
+    ShoeShuffled,
+    Void,
+)
 from table_runtime.game.round import BANK, DEALING, INSURANCE, PLAYING, SETTLEMENT, Round
 from table_runtime.game.rules import RuleOptions
 from table_runtime.game.table import Table
@@ -41,7 +55,7 @@ PROGRESS_EVERY: Final = 5000  # rounds between progress reports of a worker
 _DRAWN: Final = tuple(CardDrawn(card=card) for card in ALL_CARDS)
 _CUT_CARD: Final = CutCardReached()
 _CONFIRM: Final = Confirm()
-_STAND: Final = Next()
+CASES: Final = tuple(HyperCase)
 
 
 class DealingShoe:
@@ -84,10 +98,6 @@ class DealingShoe:
         """The next card out of the shoe, after the cut card if it comes first; the events of the card."""
         return self._apply(self._next())
 
-    def draw_aside(self) -> Card:
-        """The next card, not given to the table: the bank's cards the engine does not draw (amended_play)."""
-        return self._next().card
-
     def _next(self) -> CardDrawn:
         position = self._position
         cards = self._cards
@@ -104,18 +114,19 @@ class DealingShoe:
         return card
 
 
-def flat_bets(boxes: int, cents: int = UNIT_CENTS) -> BetsLocked:
-    """The same stake on boxes 1..`boxes`, one player each."""
+def flat_bets(boxes: int, cents: int = UNIT_CENTS, hyper_cases: tuple[HyperCase, ...] = ()) -> BetsLocked:
+    """The same stake on boxes 1..`boxes`, one player each; with `hyper_cases`, box 1's player also stakes
+    `cents` on each of those hyper black jack cases (55-4 6°)."""
     return BetsLocked(bets=tuple(BoxBet(box=box, seated_cents=cents, owner=f"player{box}")
-                                 for box in range(1, boxes + 1)))
+                                 for box in range(1, boxes + 1)),
+                      hyper=tuple(HyperBet(case=case.value, box=1, cents=cents, owner="player1")
+                                  for case in hyper_cases))
 
 
-def play_round(shoe: DealingShoe, bets: BetsLocked, player: BasicStrategyPlayer,
-               surrendered: set[int] | None = None) -> Round:
+def play_round(shoe: DealingShoe, bets: BetsLocked, player: BasicStrategyPlayer) -> Round:
     """One round from the bet lock to settlement, every box played by `player`; returns the settled round.
 
-    With `surrendered` (a set), hands surrender where the chart says (55-4 1°): they stand in the engine and
-    their box goes into the set, for the caller to book at minus half the stake (amended_play).
+    The player's decisions are the engine's inputs, a surrender included where the rules offer it (55-4 1°).
     The caller reads `round_.payouts`, then applies `Confirm` to close it.
     """
     table = shoe.table
@@ -130,12 +141,6 @@ def play_round(shoe: DealingShoe, bets: BetsLocked, player: BasicStrategyPlayer,
     while True:
         phase = round_.phase
         if phase == PLAYING:
-            if surrendered is not None and gives_up(round_, player):
-                hand = round_.current_hand
-                if hand is not None:
-                    surrendered.add(hand.box)
-                apply(_STAND)
-                continue
             decision = decide(round_, player)
             if decision is None:
                 draw()
@@ -145,7 +150,7 @@ def play_round(shoe: DealingShoe, bets: BetsLocked, player: BasicStrategyPlayer,
                     raise SimulationError(f"{decision!r} refused: {events[0].message}")
         elif phase == DEALING:
             draw()
-        elif phase == BANK:  # the engine settles as soon as the bank may stop
+        elif phase == BANK:  # the engine settles as soon as the bank may stop (with hyper stakes: at 17 or more)
             if type(draw()[-1]) is CardHeld:
                 raise SimulationError(f"round {round_.number}: the bank refused a card in phase bank")
         elif phase == INSURANCE:
@@ -170,6 +175,7 @@ class Tally:
     voided: int = 0  # rounds voided because the shoe ran out (not counted in the other fields)
     shoes: int = 0
     surrenders: int = 0  # hands given up (55-4 1°)
+    hyper_net_cents: int = 0  # what the engine paid the hyper stakes, net (55-4 6°)
     # The bank's final result of each round played with hyper bets (55-4 6°), in the order of HyperCase.
     result_17: int = 0
     result_18: int = 0
@@ -190,10 +196,12 @@ class Tally:
 def play_rounds(rules: RuleOptions, rounds: int, boxes: int, rng: random.Random,
                 player: BasicStrategyPlayer | None = None,
                 progress: Callable[[int], None] | None = None,
-                on_round: Callable[[Round], None] | None = None, hyper: bool = False) -> Tally:
+                on_round: Callable[[Round], None] | None = None,
+                hyper_cases: tuple[HyperCase, ...] = ()) -> Tally:
     """Play `rounds` rounds of `boxes` flat unit bets through a fresh table, every box played by `player`
-    (default: the basic strategy of `rules`), surrendering where the rules offer it; with `hyper`, hyper
-    chips are on the field: the bank completes its hand every round and its final result is counted.
+    (default: the basic strategy of `rules`), surrendering where the rules offer it; with `hyper_cases`, a unit
+    on each of those hyper cases every round: the engine completes the bank's hand and pays them, and the
+    bank's final result is counted. `net_cents` is the boxes' alone (the house edge), `hyper_net_cents` the field's.
 
     `progress(n)` is told every `PROGRESS_EVERY` rounds; `on_round(round_)`
     sees each settled round before it is closed (for checks in tests).
@@ -201,41 +209,42 @@ def play_rounds(rules: RuleOptions, rounds: int, boxes: int, rng: random.Random,
     table = Table(rules)
     shoe = DealingShoe(table, rng)
     player = player or BasicStrategyPlayer.for_rules(rules)
-    bets = flat_bets(boxes)
+    bets = flat_bets(boxes, hyper_cases=hyper_cases)
     staked = boxes * UNIT_CENTS
     apply = table.apply
-    hands = net_total = squares = blackjacks = voided = surrenders = 0
-    surrendered: set[int] | None = set() if rules.surrender else None
+    hands = net_total = squares = blackjacks = voided = surrenders = hyper_net = 0
+    hyper = bool(hyper_cases)
     results = [0] * len(CASES)
     for played in range(1, rounds + 1):
         try:
-            round_ = play_round(shoe, bets, player, surrendered)
+            round_ = play_round(shoe, bets, player)
         except ShoeExhaustedError:
             apply(Void(by="simulation", reason="shoe exhausted"))
             voided += 1
-            if surrendered:
-                surrendered.clear()  # a voided round returns every stake: nothing to book
             continue
         if on_round is not None:
             on_round(round_)
         net = 0
         payout: Payout
-        if surrendered:
-            surrenders += len(surrendered)
+        if hyper:
             for payout in round_.payouts:
-                net += -(payout.staked_cents // 2) if payout.box in surrendered else payout.net_cents
-            surrendered.clear()
+                if payout.kind.startswith("hyper."):
+                    hyper_net += payout.net_cents
+                else:
+                    net += payout.net_cents
+            bank = round_.bank
+            results[CASES.index(bank_result(bank.total, len(bank.cards)))] += 1
         else:
             for payout in round_.payouts:
                 net += payout.net_cents
-        if hyper:
-            results[CASES.index(complete_bank(round_, shoe.draw_aside, rules.dealer_hits_soft_17))] += 1
         net_total += net
         squares += net * net
         for hand in round_.hands:
             hands += 1
             if hand.blackjack:
                 blackjacks += 1
+            if hand.surrendered:
+                surrenders += 1
         apply(_CONFIRM)
         if progress is not None and played % PROGRESS_EVERY == 0:
             progress(PROGRESS_EVERY)
@@ -244,8 +253,26 @@ def play_rounds(rules: RuleOptions, rounds: int, boxes: int, rng: random.Random,
     done = rounds - voided
     return Tally(rounds=done, hands=hands, initial_bets=done * boxes, bet_cents=done * staked, net_cents=net_total,
                  net_squares=squares, blackjacks=blackjacks, voided=voided, shoes=shoe.shoes, surrenders=surrenders,
-                 result_17=results[0], result_18=results[1], result_19=results[2], result_20=results[3],
-                 result_21=results[4], result_blackjack=results[5], result_bust=results[6])
+                 hyper_net_cents=hyper_net, result_17=results[0], result_18=results[1], result_19=results[2],
+                 result_20=results[3], result_21=results[4], result_blackjack=results[5], result_bust=results[6])
+
+
+def hyper_document(tally: Tally, cases: tuple[HyperCase, ...]) -> dict[str, Any]:
+    """The bank's final results counted over rounds (in the order of HyperCase), and what one unit on each
+    case returned: EV p (N + 1) - 1 with its standard error (N + 1) sqrt(p (1 - p) / rounds), rounds being
+    the samples. `net_units`: what the engine paid one unit on each of `cases` every round."""
+    counts = tally.result_counts()
+    rounds = sum(counts)
+    chances = {case: count / rounds if rounds else 0.0 for case, count in zip(CASES, counts, strict=True)}
+    return {
+        "cases_bet": [case.value for case in cases],
+        "rounds": rounds,
+        "net_units": tally.hyper_net_cents / UNIT_CENTS,
+        "bank_final_result": {case.value: p for case, p in chances.items()},
+        "ev": {case.value: p * (ODDS[case] + 1) - 1 for case, p in chances.items()},
+        "stderr": {case.value: (ODDS[case] + 1) * math.sqrt(p * (1 - p) / rounds) if rounds else math.nan
+                   for case, p in chances.items()},
+    }
 
 
 def worker_random(seed: int, worker: int) -> random.Random:
@@ -314,7 +341,7 @@ class SimulationResult:
             "shoes": tally.shoes,
             "voided_rounds": tally.voided,
             "surrenders": tally.surrenders,
-        } | ({"hyper": hyper_document(tally.result_counts(), self.hyper_cases)} if self.hyper_cases else {})
+        } | ({"hyper": hyper_document(tally, self.hyper_cases)} if self.hyper_cases else {})
 
 
 def simulate(rules: RuleOptions, rounds: int, *, boxes: int | None = None, seed: int = 0, workers: int = 1,
@@ -335,23 +362,22 @@ def simulate(rules: RuleOptions, rounds: int, *, boxes: int | None = None, seed:
         raise ValueError(f"need rounds >= 0 and workers >= 1, got {rounds} and {workers}")
     if hyper_cases is None:
         hyper_cases = CASES if rules.hyper_blackjack else ()
-    hyper = bool(hyper_cases)
     player = BasicStrategyPlayer.for_rules(rules)  # computed once, before the clock and the workers start
     started = time.perf_counter()
     if workers == 1:
-        tally = play_rounds(rules, rounds, boxes, worker_random(seed, 0), player, progress, hyper=hyper)
+        tally = play_rounds(rules, rounds, boxes, worker_random(seed, 0), player, progress, hyper_cases=hyper_cases)
     else:
-        tally = _in_processes(rules, player, shares(rounds, workers), boxes, seed, progress, hyper)
+        tally = _in_processes(rules, player, shares(rounds, workers), boxes, seed, progress, hyper_cases)
     seconds = time.perf_counter() - started
     return SimulationResult(profile=rules.profile, boxes=boxes, seed=seed, workers=workers, seconds=seconds,
                             tally=tally, hyper_cases=hyper_cases)
 
 
 def _in_processes(rules: RuleOptions, player: BasicStrategyPlayer, counts: list[int], boxes: int, seed: int,
-                  progress: Callable[[int], None] | None, hyper: bool) -> Tally:
+                  progress: Callable[[int], None] | None, hyper_cases: tuple[HyperCase, ...]) -> Tally:
     context = multiprocessing.get_context()
     queue: Any = context.Queue()
-    processes = [context.Process(target=_worker, args=(rules, player, count, boxes, seed, index, queue, hyper),
+    processes = [context.Process(target=_worker, args=(rules, player, count, boxes, seed, index, queue, hyper_cases),
                                  daemon=True)
                  for index, count in enumerate(counts)]
     for process in processes:
@@ -379,10 +405,10 @@ def _in_processes(rules: RuleOptions, player: BasicStrategyPlayer, counts: list[
 
 
 def _worker(rules: RuleOptions, player: BasicStrategyPlayer, rounds: int, boxes: int, seed: int, index: int,
-            queue: Any, hyper: bool) -> None:
+            queue: Any, hyper_cases: tuple[HyperCase, ...]) -> None:
     try:
         tally = play_rounds(rules, rounds, boxes, worker_random(seed, index), player,
-                            lambda count: queue.put(("progress", index, count)), hyper=hyper)
+                            lambda count: queue.put(("progress", index, count)), hyper_cases=hyper_cases)
     except Exception:  # reported to the parent, which raises it there
         queue.put(("error", index, traceback.format_exc()))
         return

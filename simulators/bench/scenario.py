@@ -114,7 +114,8 @@ def scenario_from_mapping(document: Any, *, path: Path | None = None) -> Scenari
     if isinstance(cites, str):
         cites = [cites]
     if not isinstance(cites, list) or not cites or not all(isinstance(c, str) and c for c in cites):
-        raise ScenarioError("cites", "the seed line(s) or TABLE.md section(s) this scenario checks: a string or list")
+        raise ScenarioError("cites", "the rule(s) this scenario checks (art. 55-4 of the regulation, docs/rules.md): a "
+                                     "string or list")
     rules = _rules(document)
     limits = _limits(document.get("limits", {}))
     shoe = tuple(parse_cards(document.get("shoe", []), "shoe"))

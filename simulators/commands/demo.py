@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -59,7 +60,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--rounds", type=int, default=None, help="stop after N rounds (default: run until stopped)")
     parser.add_argument("--fast", action="store_true", help="no transports, no pause: as fast as possible")
     parser.add_argument("--seed", type=int, default=7, help="seed of the shoe, the players and the dealer")
-    parser.add_argument("--data-dir", help="journal directory (default: a fresh temporary one)")
+    parser.add_argument("--data-dir", help="journal directory, kept (default: a fresh private one, removed at "
+                                           "the end)")
     parser.add_argument("--http", default="127.0.0.1:8080", help="the dealer display (HOST:PORT; 'off' for none)")
     parser.add_argument("--mqtt", help="publish the feed to this broker, e.g. mqtt://127.0.0.1:1883")
     parser.add_argument("--mqtt-prefix", default="casino", help="topic prefix")
@@ -125,21 +127,30 @@ def run(args: argparse.Namespace) -> int:
     if http is not None and args.pit_token is None and not args.fast and not _loopback(http[0]):
         raise ConfigError("--http", f"{http[0]!r} serves the display to other machines: that needs --pit-token "
                                     f"(or {ENV_PIT_TOKEN}), else 127.0.0.1")
-    data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="table-demo-"))
+    # Without --data-dir: a fresh directory of this user's alone (mkdtemp: mode 0700), removed at the end.
+    kept = args.data_dir is not None
+    data_dir = Path(args.data_dir) if kept else Path(tempfile.mkdtemp(prefix="table-demo-"))
     rules = profile(args.profile)
-    journal = Journal.open(journal_path(data_dir))
     try:
-        controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
-                                     clock=time.time,  # fast: no chips; the hyper field's cases where it is open
-                                     zones=() if args.fast else zone_names(rules.boxes, hyper=rules.hyper_blackjack))
-        summary = _fast(args, controller) if args.fast else run_logged(_live(args, controller, data_dir))
+        journal = Journal.open(journal_path(data_dir))
+        try:
+            controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
+                                         clock=time.time,  # fast: no chips; the hyper field's cases where open
+                                         zones=() if args.fast else zone_names(rules.boxes,
+                                                                               hyper=rules.hyper_blackjack))
+            summary = _fast(args, controller) if args.fast else run_logged(_live(args, controller, data_dir))
+        finally:
+            journal.close()
     finally:
-        journal.close()
+        if not kept:
+            shutil.rmtree(data_dir, ignore_errors=True)
     summary["data_dir"] = str(data_dir)
+    summary["data_kept"] = kept
+    where = f"data in {data_dir}" if kept else "data removed (--data-dir DIR keeps it)"
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:
-        print(f"{summary['rounds']} round(s) played; data in {data_dir}"
+        print(f"{summary['rounds']} round(s) played; {where}"
               + ("; resumed an interrupted round" if summary["recovered"] else ""))
         for kind, count in sorted(summary["alarms"].items()):
             print(f"  alarm {kind}: {count}")
@@ -286,12 +297,18 @@ def _print_steps(controller: TableController, *, quiet: bool) -> None:
     if quiet:
         return
     last = [controller.journal.last_seq]
+    shown = [""]
 
     def show() -> None:
         snapshot = controller.snapshot()
         if snapshot["seq"] == last[0]:
             return
         last[0] = snapshot["seq"]
-        print(table_line(snapshot), flush=True)
+        # A row the line does not show (a device's status, an alarm's storm count, a zone read again with the
+        # same chips) changes the seq, not the line: printed again it would repeat the line before it.
+        line = table_line(snapshot)
+        if line != shown[0]:
+            shown[0] = line
+            print(line, flush=True)
 
     controller.subscribe(show)

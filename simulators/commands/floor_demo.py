@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime as dt
 import os
 import shutil
 import signal
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +34,8 @@ from casino_floor.store import FloorStore
 from simulators.mosquitto import BrokerError, MosquittoBroker
 from simulators.postgres import PostgresError, PostgresServer
 from table_runtime.errors import ConfigError
+from table_runtime.game.rules import PROFILES
+from table_runtime.runtime.recall import euros
 
 FLOOR_BUY_IN_CENTS = 100_000  # each table's players buy in 1 000.00 at each new shoe: the pit shows a drop and a hold
 TABLE_STOP_S = 20.0  # a table finishes its journal write and says offline; past this it is killed
@@ -55,6 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--error-rate", type=float, default=0.05, help="how often each simulated dealer errs")
     parser.add_argument("--seconds", type=float, default=None, help="stop after this long (default: Ctrl-C)")
     parser.add_argument("--seed", type=int, default=1, help="the first table's seed; the next ones count up")
+    parser.add_argument("--profile", default="fr-casino", choices=sorted(PROFILES),
+                        help="every table's rules (fr-2020: surrender and the hyper black jack field played)")
     parser.add_argument("--language", default="fr", choices=("fr", "en"), help="the pit page's first language")
     parser.add_argument("--prefix", default="casino", help="the feed's topic prefix")
 
@@ -124,6 +130,7 @@ async def _floor(args: argparse.Namespace, work: Path) -> int:
                                       "brokers": [{"url": broker.url, "prefix": args.prefix}],
                                       "pit": {"bind": args.http}}, environ=os.environ)  # fmt: skip
         store = await FloorStore.open(dsn)
+        started = time.time()
         try:
             _say(f"database: {dsn}")
             async with asyncio.TaskGroup() as tasks:
@@ -140,10 +147,42 @@ async def _floor(args: argparse.Namespace, work: Path) -> int:
                     service.cancel()
 
                 await _tables(args, broker.url, work, stop, on_stop=floor_off)
+            _say(shift_line(await shift_figures(store, started, time.time())))
         finally:
             await store.close()
     _say("floor demo stopped")
     return 0
+
+
+async def shift_figures(store: FloorStore, start: float, end: float) -> dict[str, Any]:
+    """What the floor stored of the demo's shift, [start, end): the tables it heard from, the rounds, handle, drop
+    (buy-ins), the house's win, and the alarms by kind (the tables' and the floor's own)."""
+    async with store.pool.acquire() as connection:
+        tables = await connection.fetchval(
+            "SELECT count(DISTINCT table_id) FROM events WHERE ts >= $1 AND ts < $2", start, end)
+        rounds = await connection.fetchrow(
+            "SELECT count(*) AS rounds, coalesce(sum(handle_cents), 0)::bigint "
+            "AS handle_cents, coalesce(sum(win_cents), 0)::bigint AS win_cents FROM rounds WHERE ts >= $1 AND ts < $2",
+            start, end)
+        drop = await connection.fetchval(
+            "SELECT coalesce(sum(cents), 0)::bigint FROM buy_ins WHERE ts >= $1 AND ts < $2", start, end)
+        kinds = await connection.fetch(
+            "SELECT kind, count(*) AS n FROM (SELECT kind FROM alarms WHERE ts >= $1 AND ts < $2 UNION ALL "
+            "SELECT kind FROM floor_alarms WHERE raised_at >= to_timestamp($1) AND raised_at < to_timestamp($2)) "
+            "AS raised GROUP BY kind ORDER BY n DESC, kind", start, end)
+    return {"start": start, "end": end, "tables": tables, "rounds": rounds["rounds"],
+            "handle_cents": rounds["handle_cents"], "drop_cents": drop, "win_cents": rounds["win_cents"],
+            "alarms": {row["kind"]: row["n"] for row in kinds}}
+
+
+def shift_line(figures: dict[str, Any]) -> str:
+    """The demo's shift in one line, as the pit page counts it."""
+    start, end = (dt.datetime.fromtimestamp(figures[key], dt.UTC).strftime("%H:%M:%S") for key in ("start", "end"))
+    alarms = figures["alarms"]
+    kinds = ", ".join(f"{kind} {count}" for kind, count in alarms.items())
+    return (f"shift {start}-{end} UTC: {figures['tables']} table(s), {figures['rounds']} round(s), handle "
+            f"{euros(figures['handle_cents'])}, drop {euros(figures['drop_cents'])}, win "
+            f"{euros(figures['win_cents'])}, {sum(alarms.values())} alarm(s)" + (f" ({kinds})" if kinds else ""))
 
 
 async def _tables(
@@ -162,7 +201,7 @@ async def _tables(
                     sys.executable, "-m", "table_runtime", "demo", "--http", "off", "--mqtt", broker_url,
                     "--mqtt-prefix", args.prefix, "--table-id", table_id, "--seed", str(args.seed + index),
                     "--pace", str(args.pace), "--error-rate", str(args.error_rate),
-                    "--buy-in-cents", str(FLOOR_BUY_IN_CENTS),
+                    "--buy-in-cents", str(FLOOR_BUY_IN_CENTS), "--profile", args.profile,
                     "--data-dir", str(work / "tables" / table_id),
                     stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
                     start_new_session=True,  # stopped by us, after the pit, not by the terminal's Ctrl-C

@@ -10,8 +10,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from simulators.amended_play import parse_cases
-from simulators.simulation import simulate
+from simulators.simulation import CASES, simulate
 from table_runtime.game import round as round_module
 from table_runtime.game.hyper import HyperCase
 from table_runtime.game.rules import PROFILES, profile
@@ -34,6 +33,22 @@ def register(subparsers: Any) -> None:
                              "rules offer the field, else none)")
     parser.add_argument("--json", action="store_true", help="print a JSON document")
     parser.set_defaults(handler=run)
+
+
+def parse_cases(text: str) -> tuple[HyperCase, ...]:
+    """`all`, `none`, or cases separated by commas (17, 18, 19, 20, 21, blackjack, bust)."""
+    if text == "all":
+        return CASES
+    if text == "none":
+        return ()
+    cases = []
+    for part in text.split(","):
+        try:
+            cases.append(HyperCase(part.strip().lower()))
+        except ValueError:
+            names = ", ".join(case.value for case in CASES)
+            raise ValueError(f"{part!r} is not a hyper black jack case (all, none, or {names})") from None
+    return tuple(dict.fromkeys(cases))
 
 
 def _cases(text: str) -> tuple[HyperCase, ...]:

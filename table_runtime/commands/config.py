@@ -7,8 +7,9 @@ before it starts (`table_runtime.runtime.assembly.preflight`): the chip registry
 simulated shoe's URLs, the feed's credentials, the data directory. Past that it
 opens what the service would open first and could not do without: the dealer
 panel's GPIO pin factory on its chip (on the Pi: lgpio and ``/dev/gpiochipN``),
-and the metrics library when ``[metrics]`` asks for it. Each problem is one line
-naming its key; exit 1.
+and the metrics library when ``[metrics]`` asks for it. All of it in one pass: a
+file whose keys have problems still has its GPIO chip and metrics checked (each
+section that could be read). Each problem is one line naming its key; exit 1.
 """
 
 from __future__ import annotations
@@ -49,21 +50,33 @@ def print_problems(source: str | Path, problems: tuple[ConfigError, ...] | list[
 
 
 def run(args: argparse.Namespace) -> int:
-    from table_runtime.runtime.assembly import open_service_parts, preflight
+    """Every problem in one pass: the keys and values, what the assembly checks, and what the service opens
+    first (the pin factory on its chip, the metrics library), the last two for every section that could be
+    read even when others could not."""
+    from table_runtime.runtime.assembly import preflight, service_part_problems
 
     try:
         config = checked_config(args.file)
     except ConfigInvalidError as error:
-        print_problems(args.file, error.problems, sys.stdout)
+        more, _ = service_part_problems(error.devices, error.metrics)
+        print_problems(args.file, _distinct([*error.problems, *more]), sys.stdout)
         return 1
     problems = preflight(config)
+    more, opened = service_part_problems(config.devices, config.metrics)
+    problems = _distinct([*problems, *more])
     if problems:
         print_problems(args.file, problems, sys.stdout)
         return 1
-    try:
-        opened = open_service_parts(config)
-    except ConfigError as error:
-        print_problems(args.file, [error], sys.stdout)
-        return 1
     print(f"{args.file}: ok: {describe(config)}; opened {opened}")
     return 0
+
+
+def _distinct(problems: list[ConfigError]) -> list[ConfigError]:
+    """Each problem once (the assembly's checks and the service's own may name the same chip)."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for problem in problems:
+        if (problem.key, problem.message) not in seen:
+            seen.add((problem.key, problem.message))
+            kept.append(problem)
+    return kept

@@ -35,13 +35,15 @@ def load_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -
         raise ConfigInvalidError(source, [ConfigError("file", "empty: no table_id, no [devices]; "
                                                               "start from configs/demo.toml or configs/pi.toml")])
     reader = Reader(source.resolve().parent, os.environ if environ is None else environ)
-    config = _build(reader, source, document)
+    sections: dict[str, Any] = {}
+    config = _build(reader, source, document, sections)
     if reader.problems or config is None:
-        raise ConfigInvalidError(source, reader.problems)
+        raise ConfigInvalidError(source, reader.problems, **sections)
     return config
 
 
-def _build(reader: Reader, source: Path, document: dict[str, Any]) -> TableConfig | None:
+def _build(reader: Reader, source: Path, document: dict[str, Any], sections: dict[str, Any]) -> TableConfig | None:
+    """The config, or None; `sections` gets the devices and metrics read without a problem of their own."""
     reader.unknown(document, "", {"table_id", "data_dir", "rules", "limits", "devices", "pins", "mqtt", "display",
                                   "metrics", "clock", "journal", "player_cards"})
     table_id = reader.required(document, "table_id", "", str)
@@ -52,11 +54,18 @@ def _build(reader: Reader, source: Path, document: dict[str, Any]) -> TableConfi
     rules = _rules(reader, document)
     limits = _limits(reader, document)
     boxes = rules.boxes if rules is not None else _raw_boxes(document)
+    before = len(reader.problems)
     devices, zones = read_devices(reader, document, boxes)
+    if devices is not None and not any(problem.key.startswith("devices")
+                                       for problem in reader.problems[before:]):
+        sections["devices"] = devices
     pins = read_pins(reader, document, boxes)
     mqtt = read_mqtt(reader, document, table_id or "")
     display = read_display(reader, document)
+    before = len(reader.problems)
     metrics = read_metrics(reader, document)
+    if len(reader.problems) == before:
+        sections["metrics"] = metrics
     clock = read_clock(reader, document)
     journal = read_journal(reader, document)
     player_cards = read_player_cards(reader, document, boxes)

@@ -33,14 +33,19 @@ LANGUAGES = ("fr", "en")
 
 
 class ConfigInvalidError(ConfigError):
-    """Every problem of one configuration file; `problems` holds one ConfigError per key."""
+    """Every problem of one configuration file; `problems` holds one ConfigError per key. `devices` and `metrics`:
+    those sections as read when they had no problem of their own (check-config checks what they open too, so a
+    file's every problem is found in one pass), else None."""
 
-    def __init__(self, source: Path, problems: list[ConfigError]) -> None:
+    def __init__(self, source: Path, problems: list[ConfigError], *, devices: DevicesConfig | None = None,
+                 metrics: MetricsConfig | None = None) -> None:
         lines = "\n".join(f"  {problem}" for problem in problems)
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         super().__init__(str(source), f"{count}:\n{lines}")
         self.source = source
         self.problems = tuple(problems)
+        self.devices = devices
+        self.metrics = metrics
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -28,6 +28,7 @@ import functools
 import importlib.util
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from firmware_bridge.key_events import layout_of_size
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry, RegisteredChip
 from table_runtime.config import ChipReaderConfig, MqttConfig, TableConfig
+from table_runtime.config.model import DevicesConfig, MetricsConfig
 from table_runtime.display.server import DisplayServer
 from table_runtime.errors import ConfigError
 from table_runtime.feed.publisher import FeedPublisher
@@ -320,17 +322,37 @@ def preflight(config: TableConfig, *, casino_id: int | None = None) -> list[Conf
     return problems
 
 
-def open_service_parts(config: TableConfig) -> str:
-    """Open (and close) the pin factory, check the metrics library; ConfigError naming the key if not."""
-    chip = gpio_chip_number(config)
+def service_part_problems(devices: DevicesConfig | None,
+                          metrics: MetricsConfig | None) -> tuple[list[ConfigError], str]:
+    """Open (and close) the pin factory on its chip and look for the metrics library: every problem, each a
+    ConfigError naming its key, and what was opened. A section that could not be read (None) is not checked."""
+    problems: list[ConfigError] = []
+    opened = ""
+    if devices is not None:
+        chip: int | None = None
+        try:
+            chip = None if devices.gpio_chip is None else resolve_chip(devices.gpio_chip)
+        except PanelDeviceError as error:
+            problems.append(ConfigError("devices.gpio_chip", str(error)))
+        else:
+            try:
+                opened = f"the GPIO pin factory {open_pin_factory(devices.panel_pin_factory, chip)}"
+            except PanelDeviceError as error:
+                problems.append(ConfigError("devices.panel_pin_factory", str(error)))
+    if metrics is not None and metrics.enabled and not _installed("prometheus_client"):
+        problems.append(ConfigError("metrics", "prometheus_client is not installed: install the `metrics` extra "
+                                               "(pip install -c constraints.txt '.[metrics]')"))
+    return problems, opened
+
+
+def _installed(module: str) -> bool:
+    """Whether `module` can be imported here (a module hidden as None in sys.modules is not)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
     try:
-        opened = open_pin_factory(config.devices.panel_pin_factory, chip)
-    except PanelDeviceError as error:
-        raise ConfigError("devices.panel_pin_factory", str(error)) from error
-    if config.metrics.enabled and importlib.util.find_spec("prometheus_client") is None:
-        raise ConfigError("metrics", "prometheus_client is not installed: install the `metrics` extra "
-                                     "(pip install -c constraints.txt '.[metrics]')")
-    return f"the GPIO pin factory {opened}"
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _preflight_shoe(config: TableConfig) -> None:

@@ -53,7 +53,7 @@ def test_a_good_scenario_is_checked_into_typed_steps() -> None:
 
 
 @pytest.mark.parametrize(("changes", "key", "words"), [
-    ({"cites": None}, "cites", "seed line"),
+    ({"cites": None}, "cites", "the rule(s) this scenario checks"),
     ({"colour": "red"}, "colour", "unknown key"),
     ({"profile": "vegas"}, "rules.profile", "unknown profile"),
     ({"rules": {"double_on": "any"}}, "rules.double_on", "not one of"),

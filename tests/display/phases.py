@@ -126,3 +126,63 @@ SNAPSHOTS = {"betting": betting, "insurance": insurance, "split": split, "settle
 
 def snapshot_of(phase: str) -> dict[str, Any]:
     return copy.deepcopy(SNAPSHOTS[phase]())
+
+
+# The rule profiles the display must fit, each as the runtime shows it: the 2020 profile adds the ABANDON button
+# (while the hand may surrender), the hyper black jack field (55-4 6°) with stakes on every case, and players
+# seated by name (a card's pseudonym); its phases are crowded to seven full boxes.
+PROFILES = ("fr-casino", "fr-classic", "online", "fr-2020")
+PSEUDONYM = "p-566f5303eafc"  # the width of a rated player's pseudonym (rating/pseudonym.py)
+
+
+def _seven_boxes(snapshot: dict[str, Any]) -> None:
+    """Every empty box played: four cards in hand once cards are out, a stake before."""
+    dealt = any(b["hands"] for b in snapshot["boxes"])
+    for item in snapshot["boxes"]:
+        if item["seated_cents"]:
+            continue
+        number = item["box"]
+        cards = ["2H", "3D", "4C", "8S"] if dealt else []
+        hands = [hand(cards, 17, 1500, status="stood")] if dealt else []
+        item.update(_seat(number, 1500, hands=hands))
+        if snapshot["phase"] == "settlement":
+            item["payouts"] = [payout(0, f"box{number}", "original", 1500, "win", 1500)]
+            item["net_cents"] = 1500
+
+
+def _hyper(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The field as game/hyper_settlement.py field_view shows it, a stake on every case (the boxes in turn, the
+    largest amounts); settled with the bank's final result once the round is."""
+    from table_runtime.game.events import Payout
+    from table_runtime.game.hyper import HyperCase, bank_result
+    from table_runtime.game.hyper_settlement import field_view, hyper_payouts
+    from table_runtime.game.inputs import HyperBet
+
+    bets = [HyperBet(case=case.value, box=index + 1, cents=123_400 if index % 2 else 12_500, owner=f"box{index + 1}")
+            for index, case in enumerate(HyperCase)]
+    payouts: list[Payout] = []
+    result = None
+    bank = snapshot["bank"]
+    if snapshot["phase"] == "settlement" and bank["total"] >= 17:
+        result = bank_result(bank["total"], len(bank["cards"]))
+        payouts = hyper_payouts(bets, result)
+    return field_view(bets, payouts, result)
+
+
+def for_profile(snapshot: dict[str, Any], profile: str) -> dict[str, Any]:
+    """`snapshot` as a table of `profile` shows it (a copy)."""
+    shown = copy.deepcopy(snapshot)
+    shown["profile"] = profile
+    if profile != "fr-2020":
+        return shown
+    _seven_boxes(shown)
+    if "NEXT" in shown["allowed"]:
+        shown["allowed"] = [name for name in ("NEXT", "DOUBLE", "SPLIT", "SURRENDER", "UNDO", "CONFIRM", "VOID")
+                            if name in shown["allowed"] or name == "SURRENDER"]
+    shown["hyper"] = _hyper(shown)
+    if shown["phase"] == "betting":
+        shown["hyper_assigned"] = [{"case": item["case"], "box": stake["box"], "owner": stake["owner"],
+                                    "cents": stake["cents"]}
+                                   for item in shown["hyper"]["cases"] for stake in item["stakes"]]
+    shown["seats"] = {str(number): PSEUDONYM for number in range(1, 8)}
+    return shown

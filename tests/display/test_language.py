@@ -222,7 +222,9 @@ async def test_a_round_recalled_from_a_real_journal_reads_in_french_at_every_ste
         banner = paris.locator("#alarms .alarm[data-kind='bank_must_stand']")
         await expect(banner.locator(".alarm-message")).to_have_text(
             "Carte 3♥ tirée pour la banque, qui ne tire plus (18) : la DÉFAUSSER")
-        await expect(banner.locator(".alarm-rule")).to_have_text("RULES.md La banque ; 000:15, 000:17")
+        await expect(banner.locator(".alarm-rule")).to_have_text(
+            "arrêté du 14 mai 2007, art. 55-4 (la banque à dix-sept ou plus ne tire plus ; un as compte onze dès "
+            "qu’il donne dix-sept à vingt et un)")
 
 
 async def test_a_refusal_reads_in_the_language_on_screen_with_the_tables_reason(
@@ -238,9 +240,10 @@ async def test_a_refusal_reads_in_the_language_on_screen_with_the_tables_reason(
     await open_display(page, server)
     banner = page.locator("#alarms .alarm[data-alarm='31']")
     await expect(banner.locator(".alarm-message")).to_have_text(
-        "DOUBLER refusé : double seulement sur 9, 10 ou 11 avec ces règles (001:34, 002:48) ; la main a 17")
-    await expect(banner.locator(".alarm-rule")).to_have_text("RULES.md Décisions du joueur (doubler) ; 000:35")
+        'DOUBLER refusé : double seulement sur 9, 10 ou 11 avec ces règles (option de la maison) ; la main a 17')
+    await expect(banner.locator(".alarm-rule")).to_have_text(
+        'arrêté du 14 mai 2007, art. 55-4 (« Double-down » : sur les deux premières cartes, une seule carte)')
     await page.locator("#lang-en").click()
     await expect(banner.locator(".alarm-message")).to_have_text(
-        "DOUBLE refused: doubles only on 9, 10 or 11 under these rules (001:34, 002:48); the hand has 17")
+        "DOUBLE refused: doubles only on 9, 10 or 11 under these rules (house option); the hand has 17")
     await expect(banner.locator(".details")).to_have_count(0)  # the body says it all

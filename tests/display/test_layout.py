@@ -1,5 +1,6 @@
-"""Nothing on the dealer's screen is cut off, covered or too small, in every phase, at the three screen sizes
-the table is used at: 800x480 (the Pi touch screen), 1280x800 (a pit tablet) and 1920x1080 (the dealer).
+"""Nothing on the dealer's screen is cut off, covered or too small, for every rule profile in both languages and
+every phase, at the three screen sizes the table is used at: 800x480 (the Pi touch screen), 1280x800 (a pit
+tablet) and 1920x1080 (the dealer).
 
 The check (layout_check.js, run in the page) fails on any element whose content overflows its box (cut
 off, scrolled away, or ellipsised), anything past the edge of the screen, any text (a card's rank among
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -19,8 +21,8 @@ from playwright.async_api import Browser, Page, expect
 
 from table_runtime.display import DisplayServer
 from tests.display.conftest import ARTIFACTS
-from tests.display.helpers import open_display
-from tests.display.phases import PHASES, betting, recall_rounds, snapshot_of
+from tests.display.helpers import open_display, publish_and_wait
+from tests.display.phases import PHASES, PROFILES, betting, for_profile, recall_rounds, snapshot_of
 from tests.display.scripted import ScriptedBackend
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
@@ -44,20 +46,36 @@ async def sized(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterat
     assert errors == [], f"errors on the page: {errors}"
 
 
-async def show(page: Page, phase: str, language: str) -> DisplayServer:
-    """Open the display on `phase` (recall: the last step of the newest round) in `language`."""
-    backend = ScriptedBackend(betting() if phase == "recall" else snapshot_of(phase), rounds=recall_rounds())
+async def show(page: Page, phase: str, language: str, profile: str = "fr-casino") -> DisplayServer:
+    """Open the display on `phase` (recall: the last step of the newest round) in `language`, as a table of
+    `profile` shows it."""
+    backend = ScriptedBackend(for_profile(betting() if phase == "recall" else snapshot_of(phase), profile),
+                              rounds=[profiled_round(item, profile) for item in recall_rounds()])
     server = DisplayServer(backend, port=0, supervisor_pin="2468", language=language)
     await server.__aenter__()
     await open_display(page, server)
     if phase == "recall":
-        await page.locator("#recall-open").click()
-        await expect(page.locator("#recall-bar")).to_be_visible()
-        for _ in range(2):
-            await page.locator("#recall-next-step").click()
-        await expect(page.locator("#recall-bar")).to_have_attribute("data-step", "2")
-    await page.evaluate("document.fonts.ready.then(() => new Promise(requestAnimationFrame))")
+        await open_recall(page)
+    await settled(page)
     return server
+
+
+def profiled_round(recalled: dict[str, Any], profile: str) -> dict[str, Any]:
+    """A recalled round whose every step's snapshot is a table of `profile`."""
+    return {**recalled, "steps": [{**step, "snapshot": for_profile(step["snapshot"], profile)}
+                                  for step in recalled["steps"]]}
+
+
+async def open_recall(page: Page) -> None:
+    await page.locator("#recall-open").click()
+    await expect(page.locator("#recall-bar")).to_be_visible()
+    for _ in range(2):
+        await page.locator("#recall-next-step").click()
+    await expect(page.locator("#recall-bar")).to_have_attribute("data-step", "2")
+
+
+async def settled(page: Page) -> None:
+    await page.evaluate("document.fonts.ready.then(() => new Promise(requestAnimationFrame))")
 
 
 async def problems_on(page: Page) -> list[str]:
@@ -65,18 +83,40 @@ async def problems_on(page: Page) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("language", ["fr", "en"])
-@pytest.mark.parametrize("phase", PHASES)
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize("sized", list(SIZES), indirect=True)
-async def test_nothing_is_cut_off_covered_or_too_small(sized: Page, phase: str, language: str) -> None:
-    server = await show(sized, phase, language)
-    try:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        size = "x".join(str(n) for n in (sized.viewport_size or {}).values())
-        await sized.screenshot(path=str(SHOTS / f"{phase}-{size}-{language}.png"))
-        assert await problems_on(sized) == []
-    finally:
-        await server.__aexit__(None, None, None)
+async def test_nothing_is_cut_off_covered_or_too_small(sized: Page) -> None:
+    """Every profile (the 2020 one with ABANDON, the hyper field, seven full boxes and seated players' names) in
+    both languages through every phase, on one page per size: the language by its own buttons, each profile's
+    phase published to the page as the runtime publishes a snapshot, recall opened and left as the dealer does."""
+    size = "x".join(str(n) for n in (sized.viewport_size or {}).values())
+    backend = ScriptedBackend(snapshot_of("betting"), rounds=recall_rounds())
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    found: list[str] = []
+    seq = 10_000
+    async with DisplayServer(backend, port=0, supervisor_pin="2468", language="fr") as server:
+        await open_display(sized, server)
+        for language in ("fr", "en"):
+            await sized.locator(f"#lang-{language}").click()
+            await expect(sized.locator("html")).to_have_attribute("lang", language)
+            for profile in PROFILES:
+                backend.rounds = [profiled_round(item, profile) for item in recall_rounds()]
+                for phase in PHASES:
+                    seq += 1
+                    shown = {**for_profile(betting() if phase == "recall" else snapshot_of(phase), profile),
+                             "seq": seq}
+                    backend.current = shown
+                    await publish_and_wait(sized, server, shown)
+                    if phase == "recall":
+                        await open_recall(sized)
+                    await settled(sized)
+                    tail = "" if profile == "fr-casino" else f"-{profile}"
+                    await sized.screenshot(path=str(SHOTS / f"{phase}-{size}-{language}{tail}.png"))
+                    found += [f"{profile} {language} {phase}: {problem}" for problem in await problems_on(sized)]
+                    if phase == "recall":
+                        await sized.locator("#recall-exit").click()
+                        await expect(sized.locator("#recall-bar")).to_be_hidden()
+    assert found == [], "\n".join(found)
 
 
 async def test_the_check_finds_a_covered_rank_a_cut_off_label_and_small_text(page: Page) -> None:

@@ -67,16 +67,16 @@ async def test_a_double_the_rules_refuse_reads_by_its_code_with_the_hands_total(
         await publish_and_wait(page, server, shown)
         await page.locator("#actions [data-command='DOUBLE']").click()
         await expect(page.locator("#toast")).to_have_text(
-            "DOUBLER refusé : double seulement sur 9, 10 ou 11 avec ces règles (001:34, 002:48) ; la main a 17")
+            "DOUBLER refusé : double seulement sur 9, 10 ou 11 avec ces règles (option de la maison) ; la main a 17")
         [alarm] = [alarm for alarm in classic_table.alarms.open_alarms if alarm.kind == "command_refused"]
         assert alarm.reason == RefusalReason.DOUBLE_9_10_11
         await publish_and_wait(page, server, {**classic_table.snapshot(), "seq": shown["seq"] + 1})
         banner = page.locator(f"#alarms .alarm[data-alarm='{alarm.id}']")
         await expect(banner.locator(".alarm-message")).to_have_text(
-            "DOUBLER refusé : double seulement sur 9, 10 ou 11 avec ces règles (001:34, 002:48) ; la main a 17")
+            "DOUBLER refusé : double seulement sur 9, 10 ou 11 avec ces règles (option de la maison) ; la main a 17")
         await page.locator("#lang-en").click()
         await expect(banner.locator(".alarm-message")).to_have_text(
-            "DOUBLE refused: doubles only on 9, 10 or 11 under these rules (001:34, 002:48); the hand has 17")
+            "DOUBLE refused: doubles only on 9, 10 or 11 under these rules (house option); the hand has 17")
 
 
 async def test_the_code_gives_the_words_when_the_message_is_in_no_form_the_page_knows(
@@ -98,9 +98,9 @@ async def test_the_code_gives_the_words_when_the_message_is_in_no_form_the_page_
     await publish_and_wait(page, server, snapshot)
     split, void = page.locator("#alarms .alarm[data-alarm='41']"), page.locator("#alarms .alarm[data-alarm='42']")
     await expect(split.locator(".alarm-message")).to_have_text(
-        "SÉPARER refusé : les deux cartes ne sont pas identiques (002:54)")
+        'SÉPARER refusé : les deux cartes ne sont pas identiques (option de la maison : paires de même rang)')
     await expect(void.locator(".alarm-message")).to_have_text("Commande refusée : il faut le superviseur")
     await page.locator("#lang-en").click()
     await expect(split.locator(".alarm-message")).to_have_text(
-        "SPLIT refused: the two cards are not identical (002:54)")
+        'SPLIT refused: the two cards are not identical (house option: pairs of the same rank)')
     await expect(void.locator(".alarm-message")).to_have_text("Command refused: it needs the supervisor")

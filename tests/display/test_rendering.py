@@ -113,8 +113,9 @@ async def test_alarm_banner_names_box_amounts_rule_and_dealer_acknowledges_it(
     await expect(banner).to_contain_text("10,00\u00a0€")
     await expect(banner.locator(".alarm-message")).to_have_text(
         "Dû 15,00\u00a0€, sur la zone 10,00\u00a0€ : payer ou ramasser la différence")
-    # A rule the catalogue lacks shows its citations.
-    await expect(banner.locator(".alarm-rule")).to_have_text("Règle : 000:15")
+    # A rule the catalogue lacks shows whom it cites, in words: never a line number of a text.
+    await expect(banner.locator(".alarm-rule")).to_have_text(
+        "Règle : arrêté du 14 mai 2007, art. 55-4 (règles du black-jack)")
     await screenshot(page, "settlement-alarm-fr")
 
     await banner.locator("button.ack").click()

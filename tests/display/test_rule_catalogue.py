@@ -135,3 +135,25 @@ def test_every_reason_the_round_gives_for_a_refusal_is_worded_in_the_catalogue()
     patterns = reason_patterns()
     unworded = sorted(reason for reason in reasons if not any(pattern.match(reason) for pattern in patterns))
     assert unworded == []
+
+
+# What a supervisor reads cites the public text (the arrêté's article), a house option or the table's own check, in
+# words: never a file of ours (RULES.md, TABLE.md), a path outside the repository or a line number of a text.
+NOT_PUBLIC = re.compile(r"RULES\.md|TABLE\.md|shared[/]|seeds[/]|\b\d{3}:\d")
+
+
+def shown_texts() -> dict[str, str]:
+    """Every text of the catalogue (both languages), by language and key; the RULES and REASONS tables below
+    them match the runtime's words and are not shown."""
+    text = CATALOGUE.read_text(encoding="utf-8")
+    strings = text[:text.index("export const RULES = [")]
+    return {f"{language}.{key}": value for language, block in (("fr", strings[:strings.index("\n  en: {")]),
+                                                               ("en", strings[strings.index("\n  en: {"):]))
+            for key, value in re.findall(r'^    (\w+): "((?:[^"\\]|\\.)*)",$', block, flags=re.MULTILINE)}
+
+
+def test_what_a_supervisor_reads_cites_the_public_text_never_a_file_of_ours() -> None:
+    texts = shown_texts()
+    assert len(texts) > 500 and "fr.rule_rules_bank_draws" in texts
+    assert {key: value for key, value in texts.items() if NOT_PUBLIC.search(value)} == {}
+    assert "arrêté du 14 mai 2007, art. 55-4" in texts["fr.rule_rules_bank_draws"]

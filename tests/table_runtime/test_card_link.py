@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -103,7 +104,7 @@ async def test_a_box_reader_seats_at_once_and_a_bad_read_or_an_unplug_is_an_alar
 def test_a_reader_without_the_casino_secret_is_a_one_line_configuration_error(tmp_path: Path) -> None:
     demo = (Path(__file__).resolve().parents[2] / "configs" / "demo.toml").read_text(encoding="utf-8")
     source = tmp_path / "table.toml"
-    source.write_text(demo.replace('data_dir = "/tmp/table-runtime-demo"', f'data_dir = "{tmp_path}"')
+    source.write_text(re.sub(r'(?m)^data_dir = .*$', f'data_dir = "{tmp_path}"', demo)
                       + '\n[player_cards]\nreader = "/dev/input/by-id/usb-card-event-kbd"\n'
                         'secret_file = "secret"\nevent_size = 20\n[player_cards.boxes]\n9 = "x"\n',
                       encoding="utf-8")

@@ -74,7 +74,7 @@ def test_demo_config_loads_with_every_zone_and_pin() -> None:
     assert config.pins.box_lamps == (17, 27, 22, 23, 24, 25, 12)
     assert not config.mqtt.enabled and config.mqtt.prefix == "casino" and config.mqtt.client_id == "table-DEMO1"
     assert (config.display.host, config.display.port, config.display.language) == ("127.0.0.1", 8080, "fr")
-    assert config.journal_path == Path("/tmp/table-runtime-demo/journal.db")
+    assert config.journal_path == Path.home() / ".local/share/table-runtime-demo/journal.db"  # the user's own
 
 
 def test_pi_config_loads_once_its_files_exist(tmp_path: Path) -> None:

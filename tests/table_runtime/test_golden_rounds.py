@@ -1,7 +1,7 @@
 """Golden rounds: whole rounds with their payouts in cents, each citing the seed line it encodes.
 
 Deal order (000:10, no hole card 002:34): box order, one card to the bank, box order again.
-Seeds: /shared/seeds/000 (regulation), 001, 002, 003, 004 (online).
+The rules: docs/rules.md (the regulation, arrêté du 14 mai 2007 art. 55-4, and the houses' options).
 """
 
 from __future__ import annotations

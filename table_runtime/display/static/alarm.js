@@ -99,8 +99,11 @@ export function ruleText(rule) {
     const match = new RegExp(`^${source}$`).exec(rule);
     if (match) return t(key, Object.fromEntries(names.map((name, index) => [name, match[index + 1]])));
   }
-  const citations = (rule || "").match(CITATION) || [];
-  return citations.length ? t("rule_unknown", { citations: citations.join(", ") }) : "";
+  // A rule the catalogue does not know yet: never its line numbers, but whom it cites, in words (the regulation's
+  // article, or a house option).
+  const cited = new Set(((rule || "").match(CITATION) || []).map((citation) =>
+    t(citation.startsWith("000:") ? "rule_regulation" : "rule_house_option")));
+  return cited.size ? t("rule_unknown", { citations: [...cited].join(", ") }) : "";
 }
 
 export function renderAlarms(s, view) {

@@ -142,14 +142,14 @@ function renderBoxes(s) {
   const given = new Map((s.boxes || []).map((box) => [box.box, box]));
   const boxes = [1, 2, 3, 4, 5, 6, 7].map((number) => given.get(number) || openBox(number));
   container.replaceChildren(...boxes.map((box) => boxNode(box, s)));
-  // A box too short for its payouts and its zone checks keeps the zones (CSS .short): they say what each zone
-  // must hold, and the hands' results say why.
-  for (const node of container.children) {
-    if (node.hasAttribute("data-checking") && node.scrollHeight > node.clientHeight) node.classList.add("short");
-  }
-  // Room where it is needed: a box nobody plays is narrow, a split box wide (its hands side by side).
+  // Room where it is needed: a box nobody plays is narrow, a split box wide (its hands side by side); with all
+  // seven boxes played a split box's hands are one above the other (display.css [data-stacked]) and it takes a
+  // seventh like the others.
+  const stacked = boxes.every((box) => !isEmpty(box, s));
+  container.toggleAttribute("data-stacked", stacked);
+  const split = stacked ? 1 : 1.9;
   container.style.gridTemplateColumns = boxes
-    .map((box) => `minmax(0, ${box.hands.length > 1 ? 1.9 : isEmpty(box, s) ? 0.4 : 1}fr)`)
+    .map((box) => `minmax(0, ${box.hands.length > 1 ? split : isEmpty(box, s) ? 0.4 : 1}fr)`)
     .join(" ");
 }
 
@@ -246,7 +246,7 @@ function boxNode(box, s) {
   return el(
     "article",
     { class: box.hands.length > 1 ? "box split" : "box", "data-box": box.box, "data-turn": isTurn, "data-empty": empty, "data-checking": !!check, "data-settled": box.payouts.length > 0 },
-    el("header", {}, el("span", { class: "box-no", text: String(box.box) }), headerName(box, s) ? el("span", { class: "owner", text: headerName(box, s) }) : null),
+    el("header", {}, el("span", { class: "box-no", text: String(box.box) }), headerName(box, s) ? el("span", { class: "owner" }, headerName(box, s)) : null),
     empty ? null : stakes,
     insurance,
     el("div", { class: "hands" }, hands),
@@ -259,14 +259,27 @@ function boxNode(box, s) {
 // Beside the box number: the seated player's name when the table knows one (the runtime names players by
 // their zone, "box3": the number already says it), "open" for a box nobody plays. The player the dealer seated
 // there (SEAT, `seats` in the snapshot) is named first: the director's options count boxes per player.
+// A player's id (a card's pseudonym, "p-566f5303eafc") is one word on one line, never broken in a narrow box;
+// the words around it ("joueur", "derrière") wrap, and a small screen drops "joueur" (the box says it).
 function headerName(box, s) {
   const seated = (s.seats || {})[String(box.box)];
   const behind = (s.behind_players || {})[String(box.box)]; // a player betting behind (BEHIND, core/seat_changes.py)
-  const after = behind ? " " + t("behind_as", { name: behind }) : "";
-  if (seated) return t("seated_as", { name: seated }) + ((s.seats_paused || []).includes(box.box) ? " " + t("seat_paused") : "") + after;
-  if (behind) return after.trim();
-  if (!box.owner) return box.hands.length || box.seated_cents ? "" : t("open_box");
-  return ownerName(box.owner, box.box, "seated") === t("seated_player") ? "" : ownerName(box.owner, box.box, "seated");
+  const after = behind ? [" ", ...named("behind_as", behind)] : [];
+  if (seated) {
+    const paused = (s.seats_paused || []).includes(box.box) ? " " + t("seat_paused") : "";
+    return [...named("seated_as", seated), paused, ...after];
+  }
+  if (behind) return named("behind_as", behind);
+  if (!box.owner) return box.hands.length || box.seated_cents ? null : [t("open_box")];
+  const name = ownerName(box.owner, box.box, "seated");
+  return name === t("seated_player") ? null : [name];
+}
+
+// `key`'s words around a player's id, the id kept whole.
+function named(key, name) {
+  const [before, after = ""] = t(key, { name: "\u0001" }).split("\u0001");
+  return [before ? el("span", { class: "name-words", text: before }) : null,
+    el("span", { class: "player-id", text: name }), after];
 }
 
 // Settlement: each zone of the box against what it must end at, as the chip readers see it now, so the
@@ -326,4 +339,15 @@ export function renderTable(snapshot, view) {
   renderCardWaiting(snapshot, view);
   $("recovered").hidden = !snapshot.recovered;
   $("recovered").textContent = t("recovered", { round: snapshot.round });
+  markShortBoxes();
+}
+
+// Once everything above the boxes has its size: a box too short for all it holds (seven boxes, the hyper field
+// and the alarms) is marked short (display.css .box.short): it keeps the zones to check and each hand's total,
+// and drops what says the same twice (the payouts beside the net, the hands' stake lines, the cards while the
+// chips are checked).
+function markShortBoxes() {
+  for (const node of $("boxes").children) {
+    if (node.scrollHeight > node.clientHeight) node.classList.add("short");
+  }
 }

@@ -91,7 +91,13 @@ async def test_the_demo_shows_a_live_floor_of_n_tables_and_stops_cleanly(page: P
         if demo.returncode is None:
             demo.kill()
             await demo.wait()
-    output = "\n".join(seen) + rest.decode()
+    output = "\n".join(seen) + "\n" + rest.decode()
     assert demo.returncode == 0, output[-3000:]
     assert "floor demo stopped" in output
+    # Its end says what the shift was, as the store has it: the tables, rounds, handle, drop, win and alarms.
+    shift = re.search(r"(?m)^shift \S+ UTC: (\d+) table\(s\), (\d+) round\(s\), handle (\d+\.\d\d) €, "
+                      r"drop (\d+\.\d\d) €, win (-?\d+\.\d\d) €, (\d+) alarm\(s\)", output)
+    assert shift is not None, output[-3000:]
+    assert int(shift[1]) == TABLES and int(shift[2]) > 0 and float(shift[3]) > 0
+    assert float(shift[4]) >= TABLES * 1000  # each table's buy-in at its first shoe
     assert not logs.parent.exists(), "the demo's temporary directory is left behind"

@@ -1,5 +1,6 @@
-"""The Monte Carlo with the 2020 amendments: surrender by the strategy (55-4 1°) and hyper black jack bets
-(55-4 6°), against the exact figures of the strategy package."""
+"""The Monte Carlo with the 2020 amendments through the engine's own code: the chart's surrenders sent as the
+engine's `Surrender` (55-4 1°) and hyper black jack bets locked with the boxes' (55-4 6°), against the exact
+figures of the strategy package."""
 
 from __future__ import annotations
 
@@ -8,12 +9,11 @@ import random
 
 import pytest
 
-from simulators.amended_play import complete_bank, gives_up, parse_cases
+from simulators.commands.simulate import parse_cases
 from simulators.players import BasicStrategyPlayer
 from simulators.simulation import UNIT_CENTS, DealingShoe, flat_bets, play_round, play_rounds, simulate
 from table_runtime.cli import main
-from table_runtime.game.cards import Card
-from table_runtime.game.hyper import ODDS, HyperCase
+from table_runtime.game.hyper import ODDS, HyperCase, bank_result
 from table_runtime.game.inputs import Confirm
 from table_runtime.game.round import Round
 from table_runtime.game.rules import PROFILES
@@ -61,6 +61,9 @@ def test_monte_carlo_agrees_with_the_exact_figures_within_three_standard_errors(
     assert abs(rate - expected_rate) < 3 * (expected_rate * (1 - expected_rate) / tally.initial_bets) ** 0.5
     hyper = result.document()["hyper"]
     assert hyper["rounds"] == tally.rounds
+    # What the engine paid the field is what the bank's final results say one unit on each case wins or loses.
+    won = sum(round(hyper["bank_final_result"][case.value] * tally.rounds) * (ODDS[case] + 1) for case in HyperCase)
+    assert hyper["net_units"] == won - len(HyperCase) * tally.rounds
     evs = hyper_ev(final_result_distribution(6))
     for case in HyperCase:
         simulated, error = hyper["ev"][case.value], hyper["stderr"][case.value]
@@ -68,59 +71,48 @@ def test_monte_carlo_agrees_with_the_exact_figures_within_three_standard_errors(
         assert abs(simulated - evs[case]) < 3 * error, (case, simulated, evs[case], error)
 
 
-def test_a_surrendered_hand_is_booked_at_minus_half_its_stake_and_takes_no_card() -> None:
+def test_a_hand_the_chart_gives_up_is_the_engines_surrender_at_half_its_stake() -> None:
+    # The simulation sends the engine's own Surrender (game/surrender.py): the hand takes no third card and its
+    # payout is the engine's, half the stake back; every other hand as the chart plays it.
     player = BasicStrategyPlayer.for_rules(FR_2020)
-    booked: list[int] = []
     surrendered_hands = 0
 
     def check(round_: Round) -> None:
         nonlocal surrendered_hands
-        net = 0
+        up = round_.bank.cards[0].value
         for hand in round_.hands:
-            payouts = [payout for payout in round_.payouts if (payout.box, payout.hand) == (hand.box, hand.index)]
-            up = round_.bank.cards[0].value
             first = hand.cards[0].value
             pair = first if hand.cards[1].value == first else None
             chart = player.strategy.decide(hand.total, hand.soft, pair, up, False, False, up != 1)
-            if len(hand.cards) == 2 and not hand.from_split and chart is Action.SURRENDER:
+            gives_up = len(hand.cards) == 2 and not hand.from_split and chart is Action.SURRENDER
+            assert hand.surrendered == gives_up, (hand.cards, up)
+            if hand.surrendered:
                 surrendered_hands += 1
-                net -= UNIT_CENTS // 2  # 55-4 1°: half the stake back
-            else:
-                net += sum(payout.net_cents for payout in payouts)
-        booked.append(net)
+                payouts = [p for p in round_.payouts if (p.box, p.hand) == (hand.box, hand.index)]
+                assert [(p.outcome, p.net_cents) for p in payouts] == [("surrender", -UNIT_CENTS // 2)]
 
     tally = play_rounds(FR_2020, 3_000, 2, random.Random(7), player, on_round=check)
     assert surrendered_hands == tally.surrenders > 100
-    assert sum(booked) == tally.net_cents
 
 
-def test_the_bank_completes_its_hand_for_the_hyper_field_when_every_box_has_busted() -> None:
+def test_the_engine_completes_the_banks_hand_for_the_hyper_field_when_every_box_has_busted() -> None:
     table = Table(FR_2020)
     shoe = DealingShoe(table, random.Random(3))
     player = BasicStrategyPlayer.for_rules(FR_2020)
+    bets = flat_bets(1, hyper_cases=(HyperCase.BUST, HyperCase.SEVENTEEN))
     for _ in range(500):
-        round_ = play_round(shoe, flat_bets(1), player)
-        if len(round_.bank.cards) == 1:  # the box busted: the engine draws nothing more for the bank
+        round_ = play_round(shoe, bets, player)
+        if all(hand.busted for hand in round_.hands):
             break
         table.apply(Confirm())
     else:
         pytest.fail("no round where every box busted in 500 rounds")
-    drawn: list[int] = []
-
-    def draw_aside() -> Card:
-        card = shoe.draw_aside()
-        drawn.append(card.value)
-        return card
-
-    result = complete_bank(round_, draw_aside, hits_soft_17=False)
-    assert drawn, "the bank drew its second card and on to 17 for the hyper field (55-4 6°)"
-    values = [round_.bank.cards[0].value, *drawn]
-    hard = sum(values)
-    total = hard + 10 if 1 in values and hard <= 11 else hard
-    assert total >= 17
-    assert result is (HyperCase.BUST if total > 21 else HyperCase.BLACKJACK if total == 21 and len(values) == 2
-                      else HyperCase(str(total)))
-    assert len(round_.bank.cards) == 1  # the engine's round is unchanged
+    bank = round_.bank
+    assert len(bank.cards) >= 2 and (bank.total >= 17), "the bank drew on to 17 for the hyper field (55-4 6°)"
+    result = bank_result(bank.total, len(bank.cards))
+    hyper = {p.kind: p.net_cents for p in round_.payouts if p.kind.startswith("hyper.")}
+    assert hyper == {f"hyper.{case.value}": (UNIT_CENTS * ODDS[case] if case is result else -UNIT_CENTS)
+                     for case in (HyperCase.BUST, HyperCase.SEVENTEEN)}
 
 
 def test_a_surrender_is_only_offered_on_the_first_two_cards_against_a_card_other_than_an_ace() -> None:
@@ -129,16 +121,14 @@ def test_a_surrender_is_only_offered_on_the_first_two_cards_against_a_card_other
     player = BasicStrategyPlayer.for_rules(FR_2020)
     seen = 0
     for _ in range(400):
-        surrendered: set[int] = set()
-        round_ = play_round(shoe, flat_bets(3), player, surrendered)
-        for box in surrendered:
-            hand = next(hand for hand in round_.hands if hand.box == box)
-            assert len(hand.cards) == 2 and not hand.from_split and not hand.doubled
-            assert round_.bank.cards[0].value != 1
-            seen += 1
+        round_ = play_round(shoe, flat_bets(3), player)
+        for hand in round_.hands:
+            if hand.surrendered:
+                assert len(hand.cards) == 2 and not hand.from_split and not hand.doubled
+                assert round_.bank.cards[0].value != 1
+                seen += 1
         table.apply(Confirm())
     assert seen > 20
-    assert gives_up.__doc__ is not None and "55-4 1°" in gives_up.__doc__
 
 
 def test_cases_to_bet_are_parsed_with_a_clear_error() -> None:
