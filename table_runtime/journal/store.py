@@ -60,6 +60,7 @@ class Journal:
         self._verified = (0, GENESIS_HASH)  # the head (seq, hash) as the open verified the chain up to it
         self._written_seq = 0  # the head's seq as this connection last read or wrote it (`written_seq`)
         self._before_close: list[Callable[[], None]] = []  # `before_close`
+        self._journal_id: str | None = None  # read from meta once: it is given at creation and never changes
         # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
         self.commit_observer: Callable[[float], None] | None = None
 
@@ -103,8 +104,10 @@ class Journal:
     @property
     def journal_id(self) -> str:
         """This journal's id (32 hex digits, `journal.id` in meta, given at creation): every feed message names it."""
-        with self._lock:
-            return read_journal_id(self._db(), self._path)
+        if self._journal_id is None:  # every feed message names it: read once, not on every call
+            with self._lock:
+                self._journal_id = read_journal_id(self._db(), self._path)
+        return self._journal_id
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
