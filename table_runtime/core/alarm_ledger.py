@@ -22,11 +22,12 @@ The same fold serves the live table and every replay (core/record.py): the live 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 from table_runtime.core.journal_rows import AlarmCleared, AlarmRaised, AlarmUpdated, JournalRow
-from table_runtime.game.alarm_kinds import AGGREGATED_KINDS, AlarmKind
+from table_runtime.game.alarm_kinds import ADVICE_KINDS, AGGREGATED_KINDS, AlarmKind
 from table_runtime.game.events import Alarm
 
 SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
@@ -42,6 +43,7 @@ SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
 HALTING_KINDS: Final[frozenset[AlarmKind]] = frozenset({AlarmKind.JOURNAL_BROKEN})
 """While an alarm of these kinds is open, play is stopped (each is also a supervisor's kind)."""
 
+_NOTHING_COUNTED: Final[Mapping[int, AlarmUpdated]] = MappingProxyType({})
 SHOWN_MAX: Final = 100  # alarms the snapshot carries at most (the oldest first); `alarms_hidden` counts the rest
 
 AlarmBody = dict[str, Any]  # an alarm as JSON (core/journal_rows.py AlarmRaised.to_json): the display, the feed
@@ -50,6 +52,21 @@ AlarmBody = dict[str, Any]  # an alarm as JSON (core/journal_rows.py AlarmRaised
 def needs_supervisor(kind: str) -> bool:
     """Whether an alarm of this kind is cleared only by the supervisor (not by the dealer alone)."""
     return kind in SUPERVISOR_ACK_KINDS
+
+
+def is_advice(alarm: Mapping[str, Any]) -> bool:
+    """Whether an alarm (as JSON) is advice for the supervisor (ADVICE_KINDS, a rated session's flags): the pit,
+    the supervisor's ratings view and the feed carry it; the dealer's screen never shows it."""
+    return alarm.get("kind") in ADVICE_KINDS
+
+
+def for_the_dealer(view: dict[str, Any]) -> dict[str, Any]:
+    """`view` (a snapshot, a recalled round: anything whose `alarms` is a list of alarms as JSON) as a dealer's
+    screen gets it: without the advice for the supervisor; `view` itself when it holds none."""
+    alarms = view.get("alarms") or ()
+    if not any(is_advice(alarm) for alarm in alarms):
+        return view
+    return {**view, "alarms": [alarm for alarm in alarms if not is_advice(alarm)]}
 
 
 def storm_key(kind: str, box: int | None) -> tuple[str, int | None] | None:
@@ -208,6 +225,17 @@ class AlarmLedger:
         """The open alarm with this id, or None (never raised, or cleared already)."""
         return self._active.get(alarm_id)
 
+    def row_for(self, alarm: Alarm, new_id: Callable[[], int], number: int, *,
+                counted: Mapping[int, AlarmUpdated] = _NOTHING_COUNTED) -> AlarmRaised | AlarmUpdated:
+        """The row `alarm` makes on this ledger (the storms' rule): a count on the open alarm of its storm, else a
+        new alarm of id `new_id()` in round `number`. `counted`: the counts on open alarms not folded yet (a
+        step's, `AlarmStep`), which the count adds to. Folds nothing: the caller writes or holds the row."""
+        counting = self.counting(str(alarm.kind), alarm.box)
+        if counting is None:
+            return AlarmRaised.of(alarm, new_id(), number)
+        before = counted.get(counting.id)
+        return AlarmUpdated.of(counting, alarm, counting.count if before is None else before.count, before=before)
+
     def counting(self, kind: str, box: int | None) -> AlarmRaised | None:
         """The open alarm a new alarm of `kind` on `box` would count on instead of being raised, if any."""
         key = storm_key(kind, box)
@@ -263,13 +291,10 @@ class AlarmStep:
 
     def add(self, alarm: Alarm, seq: int, number: int) -> int:
         """Journal `alarm`, the step's last seq being `seq`; returns the last seq after it."""
-        counting = self.ledger.counting(str(alarm.kind), alarm.box)
-        if counting is not None:
-            before = self.updates.get(counting.id)  # counted on already in this step: one row for the step
-            count = counting.count if before is None else before.count
-            self.updates[counting.id] = AlarmUpdated.of(counting, alarm, count, before=before)
+        row = self.ledger.row_for(alarm, lambda: seq + 1, number, counted=self.updates)
+        if isinstance(row, AlarmUpdated):  # counted on: one row for the step, written at `flush`
+            self.updates[row.id] = row
             return seq
-        row = AlarmRaised.of(alarm, seq + 1, number)
         self.rows.append(row)
         self.ledger.raised(row)
         return seq + 1
@@ -283,3 +308,4 @@ class AlarmStep:
             self.ledger.updated(row)
         self.updates = {}
         return seq
+
