@@ -70,6 +70,8 @@ def core_state(core: TableCore) -> dict[str, Any]:
         **({"seats": core.seats.state()} if core.seats.players else {}),
         # the paused boxes and the players behind (core/seat_changes.py), only when there are any
         **({"seat_changes": core.seat_changes.state()} if core.seat_changes else {}),
+        # the last shoe event journaled (boot id, sequence), once there is one (a checkpoint before it has none)
+        **({"shoe_mark": list(core.shoe_mark)} if core.shoe_mark is not None else {}),
     }
 
 
@@ -136,6 +138,11 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
         core.seat_changes = SeatChanges.restore(state.get("seat_changes", {}))
     except (TypeError, ValueError, AttributeError) as error:
         raise JournalError(f"a checkpoint's seats are unreadable: {error!r}") from error
+    try:
+        mark = state.get("shoe_mark")
+        core.shoe_mark = None if mark is None else (int(mark[0]), int(mark[1]))
+    except (TypeError, ValueError, IndexError) as error:
+        raise JournalError(f"a checkpoint's shoe mark is unreadable: {error!r}") from error
     return core
 
 

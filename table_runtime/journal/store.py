@@ -319,18 +319,6 @@ class Journal:
                         break
             cursor.close()
         return starts[::-1]
-    def last_entry_with(self, kind: str, key: str) -> JournalEntry | None:
-        """The last row of `kind` whose body has the top-level `key`, searched from the end (e.g. the last input
-        that came from the shoe, with its `origin`)."""
-        with self._lock:
-            rows = self._db().execute(
-                "SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE kind = ? AND body LIKE ? "
-                "ORDER BY seq DESC LIMIT 50", (kind, f'%"{key}":%')).fetchall()
-        for seq, ts, row_kind, body_text, prev_hash, digest in rows:
-            body = json.loads(body_text)
-            if key in body:  # LIKE only narrows the rows down
-                return JournalEntry(seq, ts, row_kind, body, prev_hash, digest)
-        return None
 
     def verify(self) -> VerifyResult:
         """Check every row of the chain and the head; name the first bad row."""

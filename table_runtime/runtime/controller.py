@@ -272,6 +272,8 @@ class TableController:
         if origin:  # the device message the step was: on its last input (a card after its bet lock), else alarm
             rows = with_step_origin(rows, origin)
         self._append(rows)
+        if origin:
+            core.note_origin(origin)  # as the fold notes it from the row (core/record.py)
         if checkpoint is not None:
             self._checkpoint(*checkpoint)
         return applied, closed

@@ -61,8 +61,7 @@ class ShoeLink:
         self.controller = controller
         self.shoe = shoe
         self.watch = watch or ShoeWatch()
-        self.marks = ShoeMarks(controller.journal)  # which shoe events are journaled already
-        self.marks.read()  # now, before any step: never on the loop while the writer's thread holds the journal
+        self.marks = ShoeMarks(controller.core.shoe_mark)  # which shoe events are journaled already (the fold's)
         self.on_commit = on_commit  # the tests' assembly may set it (module docstring)
         self._timer: asyncio.TimerHandle | None = None
         self._arrived: asyncio.Queue[Arrival] | None = None  # while `run` runs
