@@ -125,6 +125,8 @@ class AlarmLedger:
     def raised(self, row: AlarmRaised | Mapping[str, Any]) -> None:
         """An `alarm` row (typed, or its JSON body)."""
         alarm = dataclasses.replace(_raised(row), origin=None)  # where the row came from is not the alarm's state
+        if alarm.id in self._active:  # the same row again (a feed delivers at least once): its count stays
+            return
         self._active[alarm.id] = alarm
         self._round[alarm.id] = alarm
         self.counts[alarm.kind] = self.counts.get(alarm.kind, 0) + 1
@@ -138,7 +140,7 @@ class AlarmLedger:
         """An `alarm_updated` row (typed, or its JSON body): the open alarm's count, last message and amounts."""
         update = row if isinstance(row, AlarmUpdated) else AlarmUpdated.from_json(row)
         alarm = self._active.get(update.id)
-        if alarm is not None:
+        if alarm is not None and update.count >= alarm.count:  # a count only grows: a lower one is an older row
             self.counts[alarm.kind] = self.counts.get(alarm.kind, 0) + update.count - alarm.count
             self._replace(alarm.counted(update))
 
@@ -309,3 +311,67 @@ class AlarmStep:
         self.updates = {}
         return seq
 
+
+class DeliveredAlarms:
+    """The alarm ledger of a reader that gets a table's alarm rows at least once and in any order (the pit's view
+    of the feed, casino_floor/tables_view.py): the table's own `AlarmLedger` raises, counts and clears; this adds
+    only what such a delivery needs. A clear is remembered (the last `remembered`), so a raise that arrives after
+    it stays cleared; a count that arrives before its raise waits for it; a row seen twice, or an older count,
+    changes nothing (the ledger's own rules). A body that does not decode raises what its codec raises
+    (`CodecError`, `KeyError`, `TypeError`, `ValueError`): the caller drops it."""
+
+    def __init__(self, *, remembered: int = 4096) -> None:
+        self.ledger = AlarmLedger()
+        self.remembered = remembered
+        self._cleared: dict[int, None] = {}  # the last `remembered` cleared ids, oldest first
+        self._ahead: dict[int, AlarmUpdated] = {}  # counts whose raise has not arrived yet, by alarm id
+
+    def raised(self, body: Mapping[str, Any]) -> None:
+        """An `alarm` row's body."""
+        alarm = AlarmRaised.from_json(body)
+        if alarm.id in self._cleared:
+            return
+        self.ledger.raised(alarm)
+        ahead = self._ahead.pop(alarm.id, None)
+        if ahead is not None:
+            self.ledger.updated(ahead)
+
+    def updated(self, body: Mapping[str, Any]) -> None:
+        """An `alarm_updated` row's body."""
+        update = AlarmUpdated.from_json(body)
+        if update.id in self._cleared:
+            return
+        if update.id in self.ledger:
+            self.ledger.updated(update)
+            return
+        before = self._ahead.get(update.id)
+        if before is None or update.count >= before.count:
+            self._ahead[update.id] = update
+            _bound(self._ahead, self.remembered)
+
+    def cleared(self, alarm_id: int) -> None:
+        """An `alarm_cleared` row's alarm id."""
+        self._cleared[alarm_id] = None
+        _bound(self._cleared, self.remembered)
+        self._ahead.pop(alarm_id, None)
+        self.ledger.cleared(alarm_id)
+
+    def shown(self, alarms: Iterable[Mapping[str, Any]], seq: int) -> None:
+        """The table's own list of its open alarms after row `seq` (its state): it replaces every open alarm raised
+        at or before that row; one raised after it stays, a cleared one stays cleared."""
+        later = [alarm for alarm in self.ledger.open_alarms if alarm.seq > seq]
+        ledger = AlarmLedger()
+        for alarm in [*(AlarmRaised.from_json(body) for body in alarms), *later]:
+            if alarm.id not in self._cleared:
+                ledger.raised(alarm)
+        self.ledger = ledger
+
+    @property
+    def open_alarms(self) -> list[AlarmRaised]:
+        """The open alarms, in the order raised (as the ledger holds them)."""
+        return self.ledger.open_alarms
+
+
+def _bound(remembered: dict[int, Any], most: int) -> None:
+    while len(remembered) > most:
+        del remembered[next(iter(remembered))]
