@@ -390,6 +390,7 @@ class TableController:
 
     def set_device(self, name: str, status: str | None) -> None:
         """A device's status on the display, noted in the journal when it changes (None: unchanged)."""
+        self.writer.check()
         if status is not None and self.devices.get(name) != status:
             self.devices = {**self.devices, name: status}  # a new dict: the loop's readers never see one changing
             self.note({"type": "DeviceStatus", "device": name, "status": status})
