@@ -152,8 +152,10 @@ class FloorView:
         shown = snapshot.get("alarms")
         if isinstance(shown, list):  # the table's own list of open alarms at `seq` wins over older messages
             bodies = [{**alarm, "seq": _int(alarm.get("seq"), seq)} for alarm in shown if isinstance(alarm, dict)]
-            with contextlib.suppress(*UNDECODABLE):
-                view.ledger(view.journal or "").shown([body for body in bodies if _decodes(body)], seq)
+            journal = view.journal or ""
+            ledger = view.ledger(journal)
+            ledger.shown([body for body in bodies if _decodes(body)], seq)
+            view.alarms = {journal: ledger}  # the table's whole list: an older journal's alarms are not open now
 
     def _event(self, view: TableView, payload: dict[str, Any]) -> None:
         kind, body, journal = payload.get("kind"), payload.get("body"), view.journal_of(payload)
