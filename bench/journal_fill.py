@@ -16,19 +16,18 @@ import itertools
 import json
 import sqlite3
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from simulators.fast_table import FastTable
-from table_runtime.core.core_state import checkpoint_state
+from table_runtime.core.core_state import checkpoint_before
 from table_runtime.core.journal_rows import InputRow, row_from_json
 from table_runtime.core.record import fold
 from table_runtime.core.row_kinds import DERIVED_KINDS, RowKind
-from table_runtime.game.events import RoundStarted
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.journal import Journal, encode_body, entry_hash, journal_path
 from table_runtime.journal import checkpoints as sealed
-from table_runtime.runtime.checkpointing import checkpoint_due
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.terms import table_core
 
@@ -104,10 +103,9 @@ def checkpoint(path: Path, *, every: int) -> int:
         found: list[tuple[int, dict[str, Any]]] = []
         for entry in journal.entries(exclude=DERIVED_KINDS):
             row = row_from_json(entry.seq, entry.kind, entry.body)  # the journal's one codec, then the one fold
-            due = isinstance(row, InputRow) and checkpoint_due(row.item, core, entry.seq - 1, last, every)
-            state = checkpoint_state(core) if due else None
-            events = fold(core, entry.seq, row)
-            if state is not None and any(isinstance(event, RoundStarted) for event in events):
+            item = row.item if isinstance(row, InputRow) else None
+            _, state = checkpoint_before(item, core, entry.seq - 1, last, every, partial(fold, core, entry.seq, row))
+            if state is not None:
                 found.append((entry.seq - 1, state))
                 last = entry.seq - 1
         db = journal._db()

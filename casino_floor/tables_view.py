@@ -16,39 +16,35 @@ percent (None with no drop) and ``win_to_handle_pct`` the win over the handle.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from casino_floor.money import BUY_IN_EVENT, ShiftMoney
 from casino_floor.shifts import Shifts
-from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS
-from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated
+from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS, DeliveredAlarms
+from table_runtime.core.journal_rows import AlarmRaised
 from table_runtime.game.codec import CodecError
 
 TOPICS = frozenset({"status", "state", "events", "alarms", "rounds", "head", "floor_alarms"})
 SHIFTS_KEPT = 3  # a table's money and counted rounds are kept for its last three shifts (the pit shows the current)
-CLEARED_KEPT = 4096  # cleared alarms remembered per table, so a raise arriving after its clear stays cleared
+CLEARED_KEPT = 4096  # cleared alarms remembered per journal, so a raise arriving after its clear stays cleared
 _SUPERVISOR = frozenset(str(kind) for kind in SUPERVISOR_ACK_KINDS)
+
+
+UNDECODABLE = (CodecError, KeyError, TypeError, ValueError)  # what an alarm body that does not decode raises
+
+
+def _decodes(body: dict[str, Any]) -> bool:
+    try:
+        AlarmRaised.from_json(body)
+    except UNDECODABLE:
+        return False
+    return True
 
 
 def _int(value: Any, default: int = 0) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def counted(open_alarm: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
-    """An open alarm after an `alarm_updated` body, as the table's own alarm ledger counts it
-    (`AlarmRaised.counted`): its count, last message and amounts change; its rule, round and first row stay. An
-    update older than what is shown (a lower count, delivered late) changes nothing, nor does one that does not
-    decode."""
-    try:
-        update_row = AlarmUpdated.from_json(update)
-        if update_row.count < _int(open_alarm.get("count"), 1):
-            return open_alarm
-        if open_alarm.get("type") == "AlarmUpdated":  # two updates before their raise: the later one, whole
-            return update
-        return {**open_alarm, **AlarmRaised.from_json(open_alarm).counted(update_row).to_json()}
-    except (CodecError, KeyError, TypeError, ValueError):
-        return open_alarm
 
 
 @dataclass(slots=True)
@@ -66,9 +62,9 @@ class TableView:
     snapshot: dict[str, Any] = field(default_factory=dict)
     phase: str | None = None
     round: int = 0
-    alarms: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # open, by (journal, id)
-    cleared: dict[tuple[str, int], None] = field(default_factory=dict)  # the last CLEARED_KEPT, oldest first
-    counted_ahead: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # an update before its raise
+    # The alarms by journal (an alarm's id is its row in its journal), each the core's own ledger as a feed's
+    # reader needs it (core/alarm_ledger.py DeliveredAlarms: at least once, in any order).
+    alarms: dict[str, DeliveredAlarms] = field(default_factory=dict)
     rounds_seen: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # by shift, as `money`
     buy_ins_seen: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # (journal, seq) by shift
     money: dict[str, ShiftMoney] = field(default_factory=dict)  # the last SHIFTS_KEPT shifts
@@ -89,6 +85,16 @@ class TableView:
     def journal_of(self, payload: dict[str, Any]) -> str:
         journal = payload.get("journal")
         return journal if isinstance(journal, str) else (self.journal or "")
+
+    def ledger(self, journal: str) -> DeliveredAlarms:
+        ledger = self.alarms.get(journal)
+        if ledger is None:
+            ledger = self.alarms[journal] = DeliveredAlarms(remembered=CLEARED_KEPT)
+        return ledger
+
+    @property
+    def open_alarms(self) -> list[AlarmRaised]:
+        return [alarm for ledger in self.alarms.values() for alarm in ledger.open_alarms]
 
 
 class FloorView:
@@ -145,12 +151,11 @@ class FloorView:
         view.round = _int(snapshot.get("round"), view.round)
         shown = snapshot.get("alarms")
         if isinstance(shown, list):  # the table's own list of open alarms at `seq` wins over older messages
+            bodies = [{**alarm, "seq": _int(alarm.get("seq"), seq)} for alarm in shown if isinstance(alarm, dict)]
             journal = view.journal or ""
-            keep = {key: alarm for key, alarm in view.alarms.items() if _int(alarm.get("seq")) > seq}
-            for alarm in shown:
-                if isinstance(alarm, dict) and (journal, _int(alarm.get("id"))) not in view.cleared:
-                    keep[(journal, _int(alarm.get("id")))] = {**alarm, "seq": _int(alarm.get("seq"), seq)}
-            view.alarms = keep
+            ledger = view.ledger(journal)
+            ledger.shown([body for body in bodies if _decodes(body)], seq)
+            view.alarms = {journal: ledger}  # the table's whole list: an older journal's alarms are not open now
 
     def _event(self, view: TableView, payload: dict[str, Any]) -> None:
         kind, body, journal = payload.get("kind"), payload.get("body"), view.journal_of(payload)
@@ -173,26 +178,15 @@ class FloorView:
                 view.round = max(view.round, _int(body.get("round")))
 
     def _alarm(self, view: TableView, journal: str, type_: Any, alarm: dict[str, Any]) -> None:
-        key = (journal, _int(alarm.get("id")))
-        if type_ == "AlarmCleared":
-            view.cleared[key] = None
-            if len(view.cleared) > CLEARED_KEPT:
-                del view.cleared[next(iter(view.cleared))]
-            view.alarms.pop(key, None)
-        elif key in view.cleared:
-            return
-        elif type_ == "AlarmUpdated":  # a storm counting on its open alarm: the alarm as the core counts it
-            open_alarm = view.alarms.get(key)
-            if open_alarm is not None:
-                view.alarms[key] = counted(open_alarm, alarm)
-            else:  # its raise is still on its way (another topic, a reconnect): kept until it comes
-                ahead = view.counted_ahead.get(key)
-                view.counted_ahead[key] = alarm if ahead is None else counted(ahead, alarm)
-                if len(view.counted_ahead) > CLEARED_KEPT:
-                    del view.counted_ahead[next(iter(view.counted_ahead))]
-        else:
-            ahead = view.counted_ahead.pop(key, None)
-            view.alarms[key] = alarm if ahead is None else counted(alarm, ahead)
+        """One alarm row's body, folded by the core's own ledger code (a body that does not decode is dropped)."""
+        ledger = view.ledger(journal)
+        with contextlib.suppress(*UNDECODABLE):
+            if type_ == "AlarmCleared":
+                ledger.cleared(int(alarm["id"]))
+            elif type_ == "AlarmUpdated":  # a storm counting on its open alarm: the alarm as the core counts it
+                ledger.updated(alarm)
+            else:
+                ledger.raised(alarm)
 
     def _shift_money(self, view: TableView, ts: Any, seen: dict[str, set[tuple[str, int]]], key: tuple[str, int]
                      ) -> ShiftMoney | None:
@@ -251,8 +245,7 @@ class FloorView:
                   "stakes_cents": sum(_int(hand.get("stakes_cents")) for hand in box.get("hands") or ()
                                       if isinstance(hand, dict)) or _int(box.get("seated_cents"))}
                  for box in snapshot.get("boxes") or () if isinstance(box, dict)]
-        alarms = sorted(({**alarm, "supervisor": str(alarm.get("kind")) in _SUPERVISOR}
-                         for alarm in view.alarms.values()),
+        alarms = sorted(({**alarm.to_json(), "supervisor": alarm.kind in _SUPERVISOR} for alarm in view.open_alarms),
                         key=lambda alarm: (not alarm["supervisor"], _int(alarm.get("seq")), _int(alarm.get("id"))))
         return {
             "table_id": view.table_id,

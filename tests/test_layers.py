@@ -3,8 +3,8 @@
 
 Every module is parsed with `ast` (nothing is imported or executed), so an import inside a function, under
 `if TYPE_CHECKING:` or in a `try:` counts like any other. Also checked: the device ports import no
-third-party library, the round engine (`table_runtime/game/`) no I/O library, and no module of the packages
-grows past 400 lines (the files already longer may only shrink).
+third-party library, the round engine (`table_runtime/game/`) no I/O library. No line count: a module holds
+one idea, long or short (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -25,10 +25,6 @@ PURE_CORE = ("table_runtime/game", "table_runtime/core",  # the round engine and
              "table_runtime/rating")  # the advantage-play detection: folds over the record
 IO_LIBRARIES = frozenset({"asyncio", "serial", "serial_asyncio_fast", "usb", "gpiozero", "aiohttp", "aiomqtt",
                           "sqlite3", "socket", "threading", "subprocess"})
-MAX_LINES = 400
-# Files longer than MAX_LINES today, with their length as a ceiling: they may only get shorter (lower the
-# number when you shorten one; drop the entry once it is split under MAX_LINES). Any other file stays under.
-LONGER_TODAY: dict[str, int] = {}  # every module is under the limit now: none may grow past it
 
 
 def modules(package: str) -> Iterator[Path]:
@@ -89,17 +85,6 @@ def test_the_round_engine_and_the_table_core_do_no_io() -> None:
              for pure in PURE_CORE for path in modules(pure) for line, package in imported(path)
              if package in IO_LIBRARIES or package.split(".")[0] in ("time", "datetime")]  # no clock read either
     assert not found, "the core is pure (inputs and time in, events out): " + "; ".join(found)
-
-
-def test_modules_stay_under_400_lines_and_the_longer_ones_only_shrink() -> None:
-    lengths = {relative(path): len(path.read_text(encoding="utf-8").splitlines())
-               for layer in LAYERS for path in modules(layer)}
-    too_long = {name: count for name, count in lengths.items()
-                if (count > LONGER_TODAY[name] if name in LONGER_TODAY else count >= MAX_LINES)}
-    assert not too_long, f"modules of one idea, under {MAX_LINES} lines (split by idea): {too_long}"
-    # A file split under the limit (or gone) leaves the list, so that it cannot grow back.
-    done = sorted(name for name in LONGER_TODAY if lengths.get(name, 0) < MAX_LINES)
-    assert not done, f"under {MAX_LINES} lines now (or gone): drop them from LONGER_TODAY: {done}"
 
 
 def test_the_checks_see_an_upward_import(tmp_path: Path) -> None:

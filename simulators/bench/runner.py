@@ -337,7 +337,8 @@ class BenchTable(BenchHands):
             seqs = self.feed_seqs
             with contextlib.suppress(StepFailed):
                 await self.until("the feed catching up", lambda: bool(seqs) and max(seqs) >= last, where, seconds=20)
-        await self.ctl.writer.settled(yielding=True)  # what is ready runs; then the table as the journal has it
+        await asyncio.sleep(0)  # what is ready on the loop runs first
+        await self.ctl.writer.settled()  # then the table as the journal has it, no step half done
         seen = self.seen()
         if "display" in expected:
             seen.display_snapshot = await self._display_snapshot(where)

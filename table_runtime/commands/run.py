@@ -170,8 +170,8 @@ class ClockState:
     def synchronised_now(self, table: AssembledTable) -> None:
         self.synchronised = True
         controller = table.controller
-        table.app.later(lambda: controller.step(controller.plan_note({"type": "ClockSynchronised",
-                                                                      "table_id": table.config.table_id})))
+        table.app.later(lambda: controller.step(controller.note, {"type": "ClockSynchronised",
+                                                                  "table_id": table.config.table_id}))
         log.info("the clock is synchronised (NTP): the journal's times are trusted again")
 
 

@@ -22,11 +22,12 @@ The same fold serves the live table and every replay (core/record.py): the live 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 from table_runtime.core.journal_rows import AlarmCleared, AlarmRaised, AlarmUpdated, JournalRow
-from table_runtime.game.alarm_kinds import AGGREGATED_KINDS, AlarmKind
+from table_runtime.game.alarm_kinds import ADVICE_KINDS, AGGREGATED_KINDS, AlarmKind
 from table_runtime.game.events import Alarm
 
 SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
@@ -42,6 +43,7 @@ SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
 HALTING_KINDS: Final[frozenset[AlarmKind]] = frozenset({AlarmKind.JOURNAL_BROKEN})
 """While an alarm of these kinds is open, play is stopped (each is also a supervisor's kind)."""
 
+_NOTHING_COUNTED: Final[Mapping[int, AlarmUpdated]] = MappingProxyType({})
 SHOWN_MAX: Final = 100  # alarms the snapshot carries at most (the oldest first); `alarms_hidden` counts the rest
 
 AlarmBody = dict[str, Any]  # an alarm as JSON (core/journal_rows.py AlarmRaised.to_json): the display, the feed
@@ -50,6 +52,21 @@ AlarmBody = dict[str, Any]  # an alarm as JSON (core/journal_rows.py AlarmRaised
 def needs_supervisor(kind: str) -> bool:
     """Whether an alarm of this kind is cleared only by the supervisor (not by the dealer alone)."""
     return kind in SUPERVISOR_ACK_KINDS
+
+
+def is_advice(alarm: Mapping[str, Any]) -> bool:
+    """Whether an alarm (as JSON) is advice for the supervisor (ADVICE_KINDS, a rated session's flags): the pit,
+    the supervisor's ratings view and the feed carry it; the dealer's screen never shows it."""
+    return alarm.get("kind") in ADVICE_KINDS
+
+
+def for_the_dealer(view: dict[str, Any]) -> dict[str, Any]:
+    """`view` (a snapshot, a recalled round: anything whose `alarms` is a list of alarms as JSON) as a dealer's
+    screen gets it: without the advice for the supervisor; `view` itself when it holds none."""
+    alarms = view.get("alarms") or ()
+    if not any(is_advice(alarm) for alarm in alarms):
+        return view
+    return {**view, "alarms": [alarm for alarm in alarms if not is_advice(alarm)]}
 
 
 def storm_key(kind: str, box: int | None) -> tuple[str, int | None] | None:
@@ -108,6 +125,8 @@ class AlarmLedger:
     def raised(self, row: AlarmRaised | Mapping[str, Any]) -> None:
         """An `alarm` row (typed, or its JSON body)."""
         alarm = dataclasses.replace(_raised(row), origin=None)  # where the row came from is not the alarm's state
+        if alarm.id in self._active:  # the same row again (a feed delivers at least once): its count stays
+            return
         self._active[alarm.id] = alarm
         self._round[alarm.id] = alarm
         self.counts[alarm.kind] = self.counts.get(alarm.kind, 0) + 1
@@ -121,7 +140,7 @@ class AlarmLedger:
         """An `alarm_updated` row (typed, or its JSON body): the open alarm's count, last message and amounts."""
         update = row if isinstance(row, AlarmUpdated) else AlarmUpdated.from_json(row)
         alarm = self._active.get(update.id)
-        if alarm is not None:
+        if alarm is not None and update.count >= alarm.count:  # a count only grows: a lower one is an older row
             self.counts[alarm.kind] = self.counts.get(alarm.kind, 0) + update.count - alarm.count
             self._replace(alarm.counted(update))
 
@@ -208,6 +227,17 @@ class AlarmLedger:
         """The open alarm with this id, or None (never raised, or cleared already)."""
         return self._active.get(alarm_id)
 
+    def row_for(self, alarm: Alarm, new_id: Callable[[], int], number: int, *,
+                counted: Mapping[int, AlarmUpdated] = _NOTHING_COUNTED) -> AlarmRaised | AlarmUpdated:
+        """The row `alarm` makes on this ledger (the storms' rule): a count on the open alarm of its storm, else a
+        new alarm of id `new_id()` in round `number`. `counted`: the counts on open alarms not folded yet (a
+        step's, `AlarmStep`), which the count adds to. Folds nothing: the caller writes or holds the row."""
+        counting = self.counting(str(alarm.kind), alarm.box)
+        if counting is None:
+            return AlarmRaised.of(alarm, new_id(), number)
+        before = counted.get(counting.id)
+        return AlarmUpdated.of(counting, alarm, counting.count if before is None else before.count, before=before)
+
     def counting(self, kind: str, box: int | None) -> AlarmRaised | None:
         """The open alarm a new alarm of `kind` on `box` would count on instead of being raised, if any."""
         key = storm_key(kind, box)
@@ -263,13 +293,10 @@ class AlarmStep:
 
     def add(self, alarm: Alarm, seq: int, number: int) -> int:
         """Journal `alarm`, the step's last seq being `seq`; returns the last seq after it."""
-        counting = self.ledger.counting(str(alarm.kind), alarm.box)
-        if counting is not None:
-            before = self.updates.get(counting.id)  # counted on already in this step: one row for the step
-            count = counting.count if before is None else before.count
-            self.updates[counting.id] = AlarmUpdated.of(counting, alarm, count, before=before)
+        row = self.ledger.row_for(alarm, lambda: seq + 1, number, counted=self.updates)
+        if isinstance(row, AlarmUpdated):  # counted on: one row for the step, written at `flush`
+            self.updates[row.id] = row
             return seq
-        row = AlarmRaised.of(alarm, seq + 1, number)
         self.rows.append(row)
         self.ledger.raised(row)
         return seq + 1
@@ -283,3 +310,68 @@ class AlarmStep:
             self.ledger.updated(row)
         self.updates = {}
         return seq
+
+
+class DeliveredAlarms:
+    """The alarm ledger of a reader that gets a table's alarm rows at least once and in any order (the pit's view
+    of the feed, casino_floor/tables_view.py): the table's own `AlarmLedger` raises, counts and clears; this adds
+    only what such a delivery needs. A clear is remembered (the last `remembered`), so a raise that arrives after
+    it stays cleared; a count that arrives before its raise waits for it; a row seen twice, or an older count,
+    changes nothing (the ledger's own rules). A body that does not decode raises what its codec raises
+    (`CodecError`, `KeyError`, `TypeError`, `ValueError`): the caller drops it."""
+
+    def __init__(self, *, remembered: int = 4096) -> None:
+        self.ledger = AlarmLedger()
+        self.remembered = remembered
+        self._cleared: dict[int, None] = {}  # the last `remembered` cleared ids, oldest first
+        self._ahead: dict[int, AlarmUpdated] = {}  # counts whose raise has not arrived yet, by alarm id
+
+    def raised(self, body: Mapping[str, Any]) -> None:
+        """An `alarm` row's body."""
+        alarm = AlarmRaised.from_json(body)
+        if alarm.id in self._cleared:
+            return
+        self.ledger.raised(alarm)
+        ahead = self._ahead.pop(alarm.id, None)
+        if ahead is not None:
+            self.ledger.updated(ahead)
+
+    def updated(self, body: Mapping[str, Any]) -> None:
+        """An `alarm_updated` row's body."""
+        update = AlarmUpdated.from_json(body)
+        if update.id in self._cleared:
+            return
+        if update.id in self.ledger:
+            self.ledger.updated(update)
+            return
+        before = self._ahead.get(update.id)
+        if before is None or update.count >= before.count:
+            self._ahead[update.id] = update
+            _bound(self._ahead, self.remembered)
+
+    def cleared(self, alarm_id: int) -> None:
+        """An `alarm_cleared` row's alarm id."""
+        self._cleared[alarm_id] = None
+        _bound(self._cleared, self.remembered)
+        self._ahead.pop(alarm_id, None)
+        self.ledger.cleared(alarm_id)
+
+    def shown(self, alarms: Iterable[Mapping[str, Any]], seq: int) -> None:
+        """The table's own list of its open alarms after row `seq` (its state): it replaces every open alarm raised
+        at or before that row; one raised after it stays, a cleared one stays cleared."""
+        later = [alarm for alarm in self.ledger.open_alarms if alarm.seq > seq]
+        ledger = AlarmLedger()
+        for alarm in [*(AlarmRaised.from_json(body) for body in alarms), *later]:
+            if alarm.id not in self._cleared:
+                ledger.raised(alarm)
+        self.ledger = ledger
+
+    @property
+    def open_alarms(self) -> list[AlarmRaised]:
+        """The open alarms, in the order raised (as the ledger holds them)."""
+        return self.ledger.open_alarms
+
+
+def _bound(remembered: dict[int, Any], most: int) -> None:
+    while len(remembered) > most:
+        del remembered[next(iter(remembered))]

@@ -11,20 +11,37 @@ Pure: no I/O, no clock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger
-from table_runtime.core.inputs import ZoneChip
+from table_runtime.core.inputs import CoreInput, ZoneChip
 from table_runtime.core.seat_changes import SeatChanges
 from table_runtime.core.seating import Seating
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.cards import Card
+from table_runtime.game.events import Event, RoundStarted
+from table_runtime.game.inputs import BetsLocked
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.table import Table
 
 STATE_VERSION = 1
+
+
+def checkpoint_before(item: CoreInput | None, core: TableCore, seq: int, last_checkpoint: int, every: int,
+                      apply: Callable[[], list[Event]]) -> tuple[list[Event], dict[str, Any] | None]:
+    """Where a checkpoint goes: `apply()` folds `item`, the input after row `seq` (None: a row that is no input),
+    into `core`; returned with its events is the state to seal after row `seq` when one is due there (else None):
+    just before an input that starts a round (a bet lock between rounds), `every` rows or more after the last
+    checkpoint (at row `last_checkpoint`, 0: none). The controller and the bench's journal filler both ask this."""
+    due = (isinstance(item, BetsLocked) and not core.table.round_in_play and seq > 0
+           and seq - last_checkpoint >= every)
+    state = checkpoint_state(core) if due else None  # what the rows up to `seq` fold to
+    events = apply()
+    if state is None or not any(isinstance(event, RoundStarted) for event in events):
+        return events, None
+    return events, state
 
 
 def table_state(table: Table) -> dict[str, Any]:
@@ -53,6 +70,8 @@ def core_state(core: TableCore) -> dict[str, Any]:
         **({"seats": core.seats.state()} if core.seats.players else {}),
         # the paused boxes and the players behind (core/seat_changes.py), only when there are any
         **({"seat_changes": core.seat_changes.state()} if core.seat_changes else {}),
+        # the last shoe event journaled (boot id, sequence), once there is one (a checkpoint before it has none)
+        **({"shoe_mark": list(core.shoe_mark)} if core.shoe_mark is not None else {}),
     }
 
 
@@ -119,6 +138,11 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
         core.seat_changes = SeatChanges.restore(state.get("seat_changes", {}))
     except (TypeError, ValueError, AttributeError) as error:
         raise JournalError(f"a checkpoint's seats are unreadable: {error!r}") from error
+    try:
+        mark = state.get("shoe_mark")
+        core.shoe_mark = None if mark is None else (int(mark[0]), int(mark[1]))
+    except (TypeError, ValueError, IndexError) as error:
+        raise JournalError(f"a checkpoint's shoe mark is unreadable: {error!r}") from error
     return core
 
 

@@ -1,5 +1,5 @@
 """The journal outage's rules (full disk, read-only, I/O error): what the table holds while its journal cannot be
-written, and the rows that end the outage. Pure: the runtime does the writing (runtime/outage_steps.py).
+written, and the rows that end the outage. Pure: the runtime does the writing (runtime/controller.py).
 
 Nothing may be acted on before it is journaled, so during an outage the table takes no input: the
 controller refuses it (a card is not acknowledged to the shoe, which resends it), and the only things it
@@ -66,7 +66,7 @@ class JournalOutage(Generic[Error]):
     held: list[HeldRow] = field(default_factory=list)
     refused_inputs: int = 0
     attempts: int = 0
-    logged_at: float = 0.0  # when the log last said the outage goes on (runtime/outage_steps.py)
+    logged_at: float = 0.0  # when the log last said the outage goes on (runtime/controller.py)
     _last_id: int = 0
 
     def provisional_id(self) -> int:
@@ -76,6 +76,19 @@ class JournalOutage(Generic[Error]):
 
     def hold(self, row: JournalRow, ts: float) -> None:
         self.held.append(HeldRow(row, ts))
+
+    def hold_alarm(self, alarm: Alarm, alarms: AlarmLedger, number: int, ts: float) -> int:
+        """`alarm` of round `number` raised at `ts` while the journal is out: held, and folded into `alarms` at once
+        (shown); one of a storm kind whose alarm is open counts on it (`AlarmLedger.row_for`), as a held
+        `alarm_updated` row journaled with the others once the outage ends: nothing counted is lost. Its id (a
+        provisional one for a new alarm)."""
+        row = alarms.row_for(alarm, self.provisional_id, number)
+        self.hold(row, ts)
+        if isinstance(row, AlarmUpdated):
+            alarms.updated(row)
+        else:
+            alarms.raised(row)
+        return row.id
 
     def summary(self, now: float) -> dict[str, Any]:
         """The status row that closes the outage."""

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from table_runtime.core.core_state import restore_checkpoint
 from table_runtime.core.journal_rows import (
     ROW_KINDS,
+    AlarmCleared,
     InputRow,
     JournalRow,
     NoteRow,
@@ -92,13 +93,17 @@ def _take_terms(core: TableCore, seq: int, terms: TableTerms) -> None:
 
 def fold(core: TableCore, seq: int, row: JournalRow) -> list[Event]:
     """Fold `row`, the journal's row `seq`, into `core`; the events an input causes (none for the other rows)."""
+    events: list[Event] = []
     if isinstance(row, InputRow):
-        return core.step(row.item, seq)
-    if isinstance(row, TermsRow):
+        events = core.step(row.item, seq)
+    elif isinstance(row, TermsRow):  # the table's terms: no device's step, no origin
         _take_terms(core, seq, row.terms)
+        return events
     elif not isinstance(row, NoteRow):
         core.alarms.fold(row)
-    return []
+    if not isinstance(row, (NoteRow, AlarmCleared)) and row.origin is not None:
+        core.note_origin(row.origin)  # the last row of a device's step: the shoe's marks
+    return events
 
 
 def fold_row(core: TableCore, seq: int, kind: str, body: Mapping[str, Any]) -> list[Event]:

@@ -24,5 +24,3 @@ STATE_KINDS: Final = frozenset({RowKind.INPUT, RowKind.ALARM, RowKind.ALARM_UPDA
 """The rows that change the table's state (core/record.py folds them)."""
 DERIVED_KINDS: Final = frozenset({RowKind.EVENT, RowKind.ROUND, RowKind.STATUS})
 """The rows that follow from the others, or only note the table's life: a replay need not read them."""
-ORIGIN_KINDS: Final = (RowKind.INPUT, RowKind.ALARM, RowKind.ALARM_UPDATED)
-"""The rows that may carry a device message's `origin` (the last row of its step: runtime/shoe_link.py)."""

@@ -30,7 +30,7 @@ from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssign
 from table_runtime.core.player_cards import PlayerCardRead, waiting_after, waiting_view
 from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES, SeatChanges
 from table_runtime.core.seating import PlayerSeated, Seating
-from table_runtime.game.events import Event, RoundStarted
+from table_runtime.game.events import Event, RoundClosed, RoundStarted, RoundVoided
 from table_runtime.game.inputs import BetsLocked, CardDrawn
 from table_runtime.game.round import INSURANCE, SETTLEMENT
 from table_runtime.game.rules import RuleOptions, TableLimits
@@ -49,6 +49,7 @@ class TableCore:
         self.seats = Seating()  # who sits where, for the director's options (core/seating.py)
         self.card_waiting: PlayerCardRead | None = None  # a card read, waiting for its box (core/player_cards.py)
         self.seat_changes = SeatChanges()  # the paused boxes and the players behind (core/seat_changes.py)
+        self.shoe_mark: tuple[int, int] | None = None  # the last shoe event journaled: (boot id, sequence)
 
     @property
     def halted(self) -> str:
@@ -125,6 +126,30 @@ class TableCore:
             return []
         locks = {name: lock.cents for name, lock in chips.locks.items()}
         return list(hyper_field.settlement_order(zone, chips.expected, locks, chips.totals(), self._order_warned))
+
+    def note_origin(self, origin: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
+        """A journaled step was the device message `origin` (on its last row): a shoe's (boot id, sequence) is the
+        last of the shoe's events the journal holds, so that one the shoe resends after a crash between the commit
+        and its ACK is acknowledged again, not taken twice (runtime/shoe_link.py)."""
+        values = dict(origin)
+        if values.get("device") == "shoe" and values.get("boot_id") is not None:
+            self.shoe_mark = (int(values["boot_id"]), int(values["sequence"]))
+
+    def alarm_round(self, events: Iterable[Event] = ()) -> int:
+        """The round an alarm belongs to (the round's record lists it): the round in play, or the one the step's
+        `events` just closed or voided (an alarm of the closing input is that round's); 0 between rounds."""
+        round_ = self.table.round
+        if round_ is None:
+            return 0
+        if self.table.round_in_play or any(isinstance(event, (RoundClosed, RoundVoided)) for event in events):
+            return round_.number
+        return 0
+
+    @property
+    def recovering(self) -> bool:
+        """Whether a start finds a round in play (the table then says it recovered it): the phases in play are
+        game/phases.py's."""
+        return self.table.round_in_play
 
     def decide(self, name: str, args: Mapping[str, Any], *, role: str, source: str) -> commands.Decision:
         return commands.decide(self, name, args, role=role, source=source)

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from table_runtime.game.alarm_kinds import ADVICE_KINDS
+from table_runtime.core.alarm_ledger import for_the_dealer
 
 RECALL_INTERVAL_S = 1.0  # per screen (the refusal says "a second"): reading and encoding rounds is work
 RECALL_PIT_GAP_S = 0.5  # at least this long between the end of one recall and the start of a pit recall
@@ -94,14 +94,6 @@ class RecallGate:
     def _encoded(self, last: int, envelope: dict[str, Any] | None, dealer: bool) -> str:
         # In the worker thread: the rounds of a long recall make megabytes of JSON.
         rounds = self._recall(last)
-        if dealer:  # the advice for the supervisor is not the dealer's to see (game/alarm_kinds.py ADVICE_KINDS)
-            rounds = [_without_advice(round_) for round_ in rounds]
+        if dealer:  # the advice for the supervisor is not the dealer's to see
+            rounds = [for_the_dealer(round_) for round_ in rounds]
         return json.dumps(rounds if envelope is None else {**envelope, "rounds": rounds}, separators=(",", ":"))
-
-
-def _without_advice(round_: dict[str, Any]) -> dict[str, Any]:
-    """A recalled round without the advice for the supervisor among its alarms (as the dealer's screen gets it)."""
-    alarms = round_.get("alarms", ())
-    if not any(alarm.get("kind") in ADVICE_KINDS for alarm in alarms):
-        return round_
-    return {**round_, "alarms": [alarm for alarm in alarms if alarm.get("kind") not in ADVICE_KINDS]}

@@ -32,6 +32,7 @@ from typing import Any, Self
 
 from aiohttp import WSMsgType, web
 
+from table_runtime.core.alarm_ledger import for_the_dealer
 from table_runtime.display.backend import (
     ALL_COMMANDS,
     RECALL_MAX_ROUNDS,
@@ -53,7 +54,6 @@ from table_runtime.display.request_guard import (
 )
 from table_runtime.display.web_common import Screen, ScreenServer, foreign_origin, page_url
 from table_runtime.errors import ConfigError, TableError
-from table_runtime.game.alarm_kinds import ADVICE_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -146,9 +146,11 @@ class DisplayServer(ScreenServer[_Screen]):
 
     async def publish(self, snapshot: dict[str, Any]) -> None:
         """Send `snapshot` to every connected page; returns at once, a slow page gets only the newest. The dealer's
-        screens get it without the advice for the supervisor (`ADVICE_KINDS`); the pit's, whole."""
+        screens get it without the advice for the supervisor (`for_the_dealer`, core/alarm_ledger.py); the pit's,
+        whole."""
         text = _snapshot_message(snapshot)
-        dealer = _snapshot_message(_dealer_view(snapshot)) if _has_advice(snapshot) else text
+        dealer_view = for_the_dealer(snapshot)
+        dealer = text if dealer_view is snapshot else _snapshot_message(dealer_view)
         for screen in self._screens:
             screen.push_picture(text if screen.role == "pit" else dealer)
 
@@ -161,7 +163,7 @@ class DisplayServer(ScreenServer[_Screen]):
     async def _api_snapshot(self, request: web.Request) -> web.Response:
         role = self._role_of(request)
         snapshot = self._backend.snapshot()
-        return web.json_response(snapshot if role == "pit" else _dealer_view(snapshot))
+        return web.json_response(snapshot if role == "pit" else for_the_dealer(snapshot))
 
     async def _api_recall(self, request: web.Request) -> web.Response:
         role = self._role_of(request)
@@ -216,7 +218,7 @@ class DisplayServer(ScreenServer[_Screen]):
         )
         # No await between reading the snapshot and joining: no publish can slip in between.
         snapshot = self._backend.snapshot()
-        screen.push_picture(_snapshot_message(snapshot if role == "pit" else _dealer_view(snapshot)))
+        screen.push_picture(_snapshot_message(snapshot if role == "pit" else for_the_dealer(snapshot)))
         await self._serve(screen, self._receive_loop)
         return ws
 
@@ -311,16 +313,6 @@ def _recall_count(value: object) -> int:
     return max(1, min(RECALL_MAX_ROUNDS, count))
 
 
-def _has_advice(snapshot: dict[str, Any]) -> bool:
-    return any(alarm.get("kind") in ADVICE_KINDS for alarm in snapshot.get("alarms", ()))
-
-
-def _dealer_view(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The snapshot as a dealer's screen gets it: without the advice for the supervisor (a rated session's flags:
-    only the supervisor and the pit see them)."""
-    if not _has_advice(snapshot):
-        return snapshot
-    return {**snapshot, "alarms": [alarm for alarm in snapshot["alarms"] if alarm.get("kind") not in ADVICE_KINDS]}
 
 
 def _snapshot_message(snapshot: dict[str, Any]) -> str:

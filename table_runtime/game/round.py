@@ -44,6 +44,7 @@ from table_runtime.game.events import (
     Event,
     HandDoubled,
     HandSplit,
+    HandSurrendered,
     InsuranceTaken,
     RoundClosed,
     RoundSettled,
@@ -60,6 +61,7 @@ from table_runtime.game.inputs import (
     InsurancePlaced,
     Next,
     Split,
+    Surrender,
     Undo,
     Void,
 )
@@ -77,7 +79,9 @@ from table_runtime.game.phases import VOIDED as VOIDED
 from table_runtime.game.recurring import PHASE_CHANGED, card_assigned, hand_stood, turn_changed
 from table_runtime.game.round_state import RoundState
 from table_runtime.game.settlement import early_blackjack_payouts
-from table_runtime.game.undo import CARD, DOUBLE, NOTHING_TO_UNDO, SPLIT, STAND, take_back, undo_refusal
+from table_runtime.game.surrender import RULE as SURRENDER_RULE
+from table_runtime.game.surrender import returned_cents, surrender_refusal
+from table_runtime.game.undo import CARD, DOUBLE, NOTHING_TO_UNDO, SPLIT, STAND, SURRENDER, take_back, undo_refusal
 
 COMMANDS: Final = ROUND_COMMANDS  # defined once, in game/commands.py (Final: a constant to a mypyc build)
 
@@ -143,9 +147,12 @@ class Round(RoundState):
         box.insurance = event.cents
         out.append(InsuranceTaken(box=box.number, cents=event.cents))
 
-    def command(self, command: Next | Double | Split | Undo | Confirm | Void | Discard, out: list[Event]) -> None:
+    def command(self, command: Next | Double | Split | Surrender | Undo | Confirm | Void | Discard,
+                out: list[Event]) -> None:
         if isinstance(command, Next):
             self._stand(out)
+        elif isinstance(command, Surrender):
+            self._surrender(out)
         elif isinstance(command, Double):
             self._double(command, out)
         elif isinstance(command, Split):
@@ -275,9 +282,24 @@ class Round(RoundState):
             self._refuse("NEXT", refusal, out, "000:12", hand.box)
             return
         hand.stood = True
-        self.end_turn(hand, STAND, hand_stood(hand.box, hand.index), out)
+        self._end_turn(hand, STAND, hand_stood(hand.box, hand.index), out)
 
-    def end_turn(self, hand: Hand, kind: str, event: Event, out: list[Event]) -> None:
+    def _surrender(self, out: list[Event]) -> None:
+        """SURRENDER on the hand whose turn it is (what the rules allow: game/surrender.py): refused, or the hand is
+        given up, settled at once (`HandSurrendered`) and the turn moves on, as after a stand (UNDO takes it back)."""
+        hand = self.current_hand
+        refusal = refusals.no_hand_playing(self.phase) if hand is None else surrender_refusal(
+            hand, self.rules, self.bank_up_card)
+        if refusal is not None:
+            self._refuse("SURRENDER", refusal, out, SURRENDER_RULE, None if hand is None else hand.box)
+            return
+        assert hand is not None
+        hand.surrendered = True
+        self._end_turn(hand, SURRENDER, HandSurrendered(
+            box=hand.box, hand=hand.index, staked_cents=hand.stake_total(),
+            returned_cents=sum(returned_cents(stake.cents) for stake in hand.stakes)), out)
+
+    def _end_turn(self, hand: Hand, kind: str, event: Event, out: list[Event]) -> None:
         """The current `hand` is done by a decision (`kind`: a stand, a surrender, undone by UNDO as one)."""
         self._undo.append((kind, hand, None, 0))
         out.append(event)

@@ -1,4 +1,4 @@
-"""Surrender (« abandon »): what the rules allow, what it pays, and the round's transition for it.
+"""Surrender (« abandon »): what the rules allow and what it pays; the round's transition is `Round._surrender`.
 
 The arrêté of 14 May 2007 as amended on 6 May 2020 (art. 55-4 1°) lets a casino offer it (option `surrender`,
 off by default, on in the `fr-2020` profile): the player gives up « de ses deux premières cartes et sous réserve
@@ -10,25 +10,16 @@ joueur debout subit l'intégralité des décisions et options prises par le joue
 Money (RULES.md "Money"): half of each stake goes back, in integer cents; half of an odd number of cents is a
 half cent, rounded down (the house collects it, as insurance takes half a stake rounded down, 000:26) and the
 payout's note says so, never silently. The table's chips are whole euros, so it only shows in tests.
-
-The transition lives here rather than in round.py (which holds the other decisions) to keep that module of the
-round's common transitions under its size limit; it ends the turn as a stand does (`Round.end_turn`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
-from table_runtime.game.events import Alarm, Event, HandSurrendered
 from table_runtime.game.hand import Hand
-from table_runtime.game.refusals import Refusal, RefusalReason, no_hand_playing
+from table_runtime.game.refusals import Refusal, RefusalReason
 from table_runtime.game.rules import RuleOptions
-from table_runtime.game.undo import SURRENDER
-
-if TYPE_CHECKING:
-    from table_runtime.game.round import Round
 
 RULE: Final = ("55-4 1° as amended on 6 May 2020 (« abandon »: on the first two cards, the bank showing no ace, "
                "half the initial stake back)")
@@ -63,20 +54,3 @@ def surrender_result(cents: int) -> tuple[str, int, str]:
     back = returned_cents(cents)
     note = f"half of {cents} cents is {back}.5 cents: returned {back}" if cents % 2 else ""
     return OUTCOME, back - cents, note
-
-
-def surrender(round_: Round, out: list[Event]) -> None:
-    """SURRENDER on the hand whose turn it is: refused with a `command_refused` alarm, or the hand is given up,
-    settled at once (`HandSurrendered`) and the turn moves on, as after a stand (UNDO takes it back)."""
-    hand = round_.current_hand
-    refusal = no_hand_playing(round_.phase) if hand is None else surrender_refusal(
-        hand, round_.rules, round_.bank_up_card)
-    if refusal is not None:
-        out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, message=f"SURRENDER refused: {refusal.text}", rule=RULE,
-                         box=None if hand is None else hand.box, reason=refusal.reason))
-        return
-    assert hand is not None
-    hand.surrendered = True
-    round_.end_turn(hand, SURRENDER, HandSurrendered(
-        box=hand.box, hand=hand.index, staked_cents=hand.stake_total(),
-        returned_cents=sum(returned_cents(stake.cents) for stake in hand.stakes)), out)

@@ -35,7 +35,6 @@ from table_runtime.game.refusals import NO_HELD_CARD, RefusalReason
 from table_runtime.game.round import Round
 from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.shoe_count import ShoeAccount
-from table_runtime.game.surrender import surrender
 
 PLAY_STOPPED = "play_stopped"  # why a card is held: drawn while play is stopped
 STOPPED_RULE = "TABLE.md Corrections and recall: play stops on a broken journal until the supervisor clears it"
@@ -86,7 +85,7 @@ class Table:
         out: list[Event] = []
         if isinstance(item, CardDrawn):
             self._card(item, out)
-        elif isinstance(item, (Next, Double, Split, Undo, Confirm, Void)):
+        elif isinstance(item, (Next, Double, Split, Surrender, Undo, Confirm, Void)):
             if self.round is None:
                 out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, rule="TABLE.md A round",
                                  message=f"{type(item).__name__.upper()} refused: no round",
@@ -95,12 +94,6 @@ class Table:
                 self.round.command(item, out)
         elif isinstance(item, Discard):
             self._discard(item, out)
-        elif isinstance(item, Surrender):
-            if self.round is None:
-                out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, rule="TABLE.md A round",
-                                 message="SURRENDER refused: no round", reason=RefusalReason.NO_ROUND))
-            else:
-                surrender(self.round, out)  # game/surrender.py (55-4 1° as amended in 2020)
         elif isinstance(item, BetsLocked):
             self._lock(item, out)
         elif isinstance(item, InsurancePlaced):

@@ -60,6 +60,7 @@ class Journal:
         self._verified = (0, GENESIS_HASH)  # the head (seq, hash) as the open verified the chain up to it
         self._written_seq = 0  # the head's seq as this connection last read or wrote it (`written_seq`)
         self._before_close: list[Callable[[], None]] = []  # `before_close`
+        self._journal_id: str | None = None  # read from meta once: it is given at creation and never changes
         # Called with the seconds each committed append took, BEGIN to fsynced COMMIT (table_runtime/metrics.py).
         self.commit_observer: Callable[[float], None] | None = None
 
@@ -103,8 +104,10 @@ class Journal:
     @property
     def journal_id(self) -> str:
         """This journal's id (32 hex digits, `journal.id` in meta, given at creation): every feed message names it."""
-        with self._lock:
-            return read_journal_id(self._db(), self._path)
+        if self._journal_id is None:  # every feed message names it: read once, not on every call
+            with self._lock:
+                self._journal_id = read_journal_id(self._db(), self._path)
+        return self._journal_id
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
@@ -320,19 +323,6 @@ class Journal:
         """Every `terms` row (the table's terms), in order, through their index (terms_index.py)."""
         with self._lock:
             return terms_index.terms_entries(self._db())
-
-    def last_entry_with(self, kind: str, key: str) -> JournalEntry | None:
-        """The last row of `kind` whose body has the top-level `key`, searched from the end (e.g. the last input
-        that came from the shoe, with its `origin`)."""
-        with self._lock:
-            rows = self._db().execute(
-                "SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE kind = ? AND body LIKE ? "
-                "ORDER BY seq DESC LIMIT 50", (kind, f'%"{key}":%')).fetchall()
-        for seq, ts, row_kind, body_text, prev_hash, digest in rows:
-            body = json.loads(body_text)
-            if key in body:  # LIKE only narrows the rows down
-                return JournalEntry(seq, ts, row_kind, body, prev_hash, digest)
-        return None
 
     def verify(self) -> VerifyResult:
         """Check every row of the chain and the head; name the first bad row."""

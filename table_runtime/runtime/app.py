@@ -9,9 +9,9 @@ pushes the snapshot to the display, wakes the feed and sets the lamps.
 The shoe's events go through the shoe link (runtime/shoe_link.py): journaled
 with their alarms in one step, acknowledged to the shoe only once durable.
 
-Every change is a step of the controller (`await controller.step(plan)`), journaled in
-the writer's thread one after the other (runtime/journal_writer.py): a slow or stalled
-disk holds the step, never the loop. A panel press waits its turn (the panel keeps the
+Every change is a step of the controller (`await controller.step(controller.press, ...)`),
+made in the journal's writer thread one after the other (runtime/journal_writer.py): a slow
+or stalled disk holds the step, never the loop. A panel press waits its turn (the panel keeps the
 next ones), a display command is answered once its rows are durable, and the display,
 lamps and feed see the committed view meanwhile. What must change the table from a
 callback that cannot wait (a supervisor PIN locked out, the clock synchronised, the
@@ -27,12 +27,13 @@ from typing import Any
 
 from drivers.ports import CardShoe, ChipReader, ChipsScanned, DealerPanel, ReaderOffline, ReaderOnline, Tower
 from table_runtime.chips.edge import ZoneReporter
+from table_runtime.core.alarm_ledger import is_advice
 from table_runtime.core.commands import panel_role
 from table_runtime.core.inputs import ZoneChanged
+from table_runtime.core.readers_online import ReadersOnline
 from table_runtime.display.server import DisplayServer
 from table_runtime.errors import ConfigError
 from table_runtime.feed.publisher import FeedPublisher
-from table_runtime.game.alarm_kinds import ADVICE_KINDS
 from table_runtime.game.events import Alarm
 from table_runtime.journal import RETRY_SECONDS, JournalUnwritableError
 from table_runtime.runtime.card_link import PlayerCardLink
@@ -41,7 +42,6 @@ from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.heap import frozen_heap
 from table_runtime.runtime.journal_audit import audit_journal
-from table_runtime.runtime.journal_writer import Plan
 from table_runtime.runtime.rating_watch import RatingWatch
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
@@ -74,7 +74,7 @@ class TableApp:
         self.shoe_link = ShoeLink(controller, shoe, on_commit=on_commit)  # `on_commit`: the tests' crash points
         self.panel = panel
         self.readers = tuple(readers)
-        self._readers_online: set[str] = set()  # names of the readers whose last word was ReaderOnline
+        self._readers_online = ReadersOnline(reader.name for reader in self.readers)  # the chips' status they make
         if chips is not None and not set(chips.zones) <= set(controller.zones):
             raise ConfigError("chips", f"the readers' zones {sorted(set(chips.zones) - set(controller.zones))} "
                                        "are not the table's: give the controller the same zones")
@@ -135,8 +135,8 @@ class TableApp:
                     workers.append(tasks.create_task(self.player_cards.run()))
                 self._on_change()
                 await self._stopping.wait()
-                await self.controller.step(self.controller.plan_note({"type": "Stopping",
-                                                                      "table_id": self.controller.table_id}))
+                await self.controller.step(self.controller.note, {"type": "Stopping",
+                                                                  "table_id": self.controller.table_id})
                 if self.feed is not None:
                     with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(5):
@@ -149,7 +149,7 @@ class TableApp:
         """The broker's state on the display: the table keeps playing while it is down (the journal holds all)."""
         controller = self.controller
         while True:
-            await controller.step(controller.plan_set_device("broker", "online" if feed.connected else "offline"))
+            await controller.step(controller.set_device, "broker", "online" if feed.connected else "offline")
             await asyncio.sleep(1.0)
 
     # -------------------------------------------------------------- changes
@@ -186,14 +186,14 @@ class TableApp:
         while True:
             await asyncio.sleep(self.journal_retry_seconds)
             if controller.outage is not None:
-                await controller.step(controller.plan_retry_journal())
+                await controller.step(controller.retry_journal)
 
     async def _after_outage(self) -> None:
         """The journal takes rows again: the zones the readers reported meanwhile were refused; report them again
         (the shoe resends its unacknowledged events by itself)."""
         chips = self.chips
         if chips is not None and not self._stopping.is_set():
-            await self.controller.step(self.plan_report_chips(chips.reported()))
+            await self.controller.step(self.report_chips, chips.reported())
 
     async def _publish_loop(self) -> None:
         while True:
@@ -238,51 +238,37 @@ class TableApp:
             # of the loop: nobody (display, bench, feed) sees the chips offline without the reader_offline alarm.
             items = (await asyncio.to_thread(self.chips.reader_event, event)
                      if isinstance(event, (ChipsScanned, ReaderOffline)) else None)
-            await self.controller.step(self._plan_reader_event(event, items))
+            await self.controller.step(self._reader_event, event, items)
 
-    def _plan_reader_event(self, event: object, items: Sequence[ZoneChanged | Alarm] | None) -> Plan[None]:
-        """A reader's event as one step: its status and what the edge made of it (a reader gone offline is its
+    def _reader_event(self, event: object, items: Sequence[ZoneChanged | Alarm] | None) -> None:
+        """A reader's event as one change: its status and what the edge made of it (a reader gone offline is its
         status and its alarm together)."""
         controller = self.controller
         if isinstance(event, ReaderOffline):
-            self._readers_online.discard(event.reader)
-            yield from controller.plan_set_device("chips", "offline")  # an offline reader: the chips are offline
+            controller.set_device("chips", self._readers_online.offline(event.reader))
         elif isinstance(event, ReaderOnline):
-            self._readers_online.add(event.reader)
-            if self._readers_online >= {other.name for other in self.readers}:
-                yield from controller.plan_set_device("chips", "online")  # only once every reader reads its zones
+            controller.set_device("chips", self._readers_online.online(event.reader))
         if items is not None:
-            yield from self.plan_report_chips(items)
+            self.report_chips(items)
 
     def report_chips(self, items: Sequence[ZoneChanged | Alarm]) -> None:
-        """`plan_report_chips` on the caller's thread (no step in flight: the tests' own loop)."""
-        self.controller.writer.run_now(self.plan_report_chips(items))
-
-    def plan_report_chips(self, items: Sequence[ZoneChanged | Alarm]) -> Plan[None]:
         """What the readers' edge made of an event: the zones that changed go to the core as one step (the
         core raises the chip alarms) and the readers' own alarms (the device's), all in one transaction. While the
         journal cannot be written the zones are refused (reported again once it is back) and the alarms held."""
         alarms = [item for item in items if isinstance(item, Alarm)]
         try:
-            yield from self.controller.plan_report_zones([item for item in items if isinstance(item, ZoneChanged)],
-                                                         alarms)
+            self.controller.report_zones([item for item in items if isinstance(item, ZoneChanged)], alarms)
         except JournalUnwritableError:
             if alarms:
-                yield from self.controller.plan_raise_alarms(alarms)
+                self.controller.raise_alarms(alarms)
 
     # ------------------------------------------------------------- commands
 
     async def _panel_loop(self, panel: DealerPanel) -> None:
         controller = self.controller
         async for command in panel.commands():  # the next presses wait in the panel, in order, while this one steps
-            await controller.step(controller.plan_press(str(command), {}, role=panel_role(str(command)),
-                                                        source="panel", refusal_alarm=True))
-
-    def apply_command(self, name: str, args: dict[str, Any], *, role: str, source: str,
-                      refusal_alarm: bool = False) -> dict[str, Any]:
-        """A command from the panel or the display on the caller's thread (no step in flight: the tests' own loop):
-        the core decides, the controller journals and applies."""
-        return self.controller.press(name, args, role=role, source=source, refusal_alarm=refusal_alarm)
+            await controller.step(controller.press, str(command), {}, role=panel_role(str(command)),
+                                  source="panel", refusal_alarm=True)
 
     # -------------------------------------------------------- display backend
 
@@ -291,13 +277,13 @@ class TableApp:
 
     async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
         """A touch on the display, answered once its rows are durable."""
-        return await self.controller.step(self.controller.plan_press(name, args, role=role, source="display"))
+        return await self.controller.step(self.controller.press, name, args, role=role, source="display")
 
     async def security_alarm(self, kind: str, message: str, rule: str) -> None:
-        await self.controller.step(self.controller.plan_raise_alarms([Alarm(kind=kind, message=message, rule=rule)]))
+        await self.controller.step(self.controller.raise_alarms, [Alarm(kind=kind, message=message, rule=rule)])
 
     def ratings(self) -> dict[str, Any]:
-        flags = [alarm for alarm in self.controller.snapshot()["alarms"] if alarm["kind"] in ADVICE_KINDS]
+        flags = [alarm for alarm in self.controller.snapshot()["alarms"] if is_advice(alarm)]
         return {"sessions": self.rating_watch.sessions, "flags": flags}
 
     def recall(self, last: int) -> list[dict[str, Any]]:

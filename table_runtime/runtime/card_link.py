@@ -8,7 +8,7 @@ controller, the journal, the feed and the display are given the pseudonym, never
   (core/player_cards.py);
 - at a reader configured for one box: `PlayerSeated(box, player, source="card")` at once.
 
-Each event is one step of the table (`TableController.step`: journaled in the writer's thread, in turn with the
+Each event is one step of the table (`TableController.step`: made in the writer's thread, in turn with the
 other devices' steps). A read the decoder refused is a `player_card_unreadable` alarm (the player swipes again);
 a reader gone is a `card_reader_offline` alarm, a warning line naming the reader and why, and the device
 `player_cards` offline on the display until every reader reads again. A card read while the journal cannot be
@@ -34,13 +34,13 @@ from drivers.ports import (
     PlayerCardReader,
 )
 from table_runtime.core.player_cards import PlayerCardRead
+from table_runtime.core.readers_online import ReadersOnline
 from table_runtime.core.seating import CARD_SOURCE, PlayerSeated
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.journal import JournalUnwritableError
 from table_runtime.rating.pseudonym import pseudonym
 from table_runtime.runtime.controller import TableController
-from table_runtime.runtime.journal_writer import Plan
 
 DEVICE: Final = "player_cards"  # the name of the readers on the display's device list
 RULE: Final = "TABLE.md Devices: a player card reader at the table identifies a rated player at a box"
@@ -63,7 +63,7 @@ class PlayerCardLink:
         self.controller = controller
         self.readers = tuple(readers)
         self._secret = secret
-        self._online: set[str] = set()
+        self._online = ReadersOnline(at.reader.name for at in self.readers)  # the device's status they make
         self._stack = contextlib.AsyncExitStack()
 
     async def __aenter__(self) -> Self:
@@ -85,14 +85,10 @@ class PlayerCardLink:
 
     async def _follow(self, at: CardReaderAt) -> None:
         async for event in at.reader.reads():
-            await self.controller.step(self.plan_event(event, at.box))
+            await self.controller.step(self.take, event, at.box)
 
     def take(self, event: CardReaderEvent, box: int | None) -> None:
-        """`plan_event` on the caller's thread (no step in flight: a test's own loop)."""
-        self.controller.writer.run_now(self.plan_event(event, box))
-
-    def plan_event(self, event: CardReaderEvent, box: int | None) -> Plan[None]:
-        """One event of a reader serving `box` (None: the table's reader), as one step of the table."""
+        """One event of a reader serving `box` (None: the table's reader), as one change of the table."""
         controller = self.controller
         where = f"box{box}" if box is not None else "the table"
         if isinstance(event, CardRead):
@@ -101,30 +97,27 @@ class PlayerCardLink:
                 PlayerSeated(box=box, player=player, by=f"card reader {event.reader}", source=CARD_SOURCE)
                 if box is not None else PlayerCardRead(player=player, reader=event.reader))
             try:
-                yield from controller.plan_submit_all([(item, "card")])
+                controller.submit_all([(item, "card")])
             except JournalUnwritableError as error:
                 log.warning("player card reader %s: a card read at %s is lost (the journal cannot be written: %s); "
                             "the player swipes it again", event.reader, where, error)
-                yield from controller.plan_raise_alarms([Alarm(  # shown at once, held until the journal takes it
+                controller.raise_alarms([Alarm(  # shown at once, held until the journal takes it
                     kind=AlarmKind.PLAYER_CARD_UNREADABLE, box=box, rule=RULE,
                     message=f"player card reader {event.reader} ({where}): a card read is lost (the journal cannot "
                             f"be written); the player swipes it again once the table plays again")])
         elif isinstance(event, CardUnreadable):
             log.warning("player card reader %s: a card could not be read: %s", event.reader, event.reason)
-            yield from controller.plan_raise_alarms([Alarm(
+            controller.raise_alarms([Alarm(
                 kind=AlarmKind.PLAYER_CARD_UNREADABLE, box=box, rule=RULE,
                 message=f"player card reader {event.reader} ({where}): the card could not be read ({event.reason}); "
                         f"the player swipes it again")])
         elif isinstance(event, CardReaderOffline):
             log.warning("player card reader %s offline: %s", event.reader, event.reason)
-            self._online.discard(event.reader)
-            yield from controller.plan_set_device(DEVICE, "offline")
-            yield from controller.plan_raise_alarms([Alarm(
+            controller.set_device(DEVICE, self._online.offline(event.reader))
+            controller.raise_alarms([Alarm(
                 kind=AlarmKind.CARD_READER_OFFLINE, box=box, rule=RULE,
                 message=f"player card reader {event.reader} ({where}) offline: {event.reason}; players are rated "
                         f"anonymously by box until it reads again, or the dealer names them on the display")])
         elif isinstance(event, CardReaderOnline):
             log.info("player card reader %s online: %s", event.reader, event.device)
-            self._online.add(event.reader)
-            if self._online >= {at.reader.name for at in self.readers}:
-                yield from controller.plan_set_device(DEVICE, "online")
+            controller.set_device(DEVICE, self._online.online(event.reader))

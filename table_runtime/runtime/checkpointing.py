@@ -1,8 +1,8 @@
 """Where a replay starts: a journal checkpoint's state, or a fresh table (docs/journal.md "Checkpoints").
 
 A checkpoint is written just before the input that starts a round, once `checkpoint_rows` rows were written
-since the last one: the table core between rounds and its alarm ledger (core/core_state.py
-`checkpoint_state`). A start, a rollback, the audit or recall then fold only the rows after it
+since the last one (the rule: core/core_state.py `checkpoint_before`): the table core between rounds and its
+alarm ledger (`checkpoint_state`). A start, a rollback, the audit or recall then fold only the rows after it
 (core/record.py); the journal checked its seal and the chain from it to the head when it opened.
 """
 
@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from table_runtime.core.inputs import CoreInput
 from table_runtime.core.record import replay
 from table_runtime.core.row_kinds import DERIVED_KINDS
 from table_runtime.core.table_core import TableCore
-from table_runtime.game.inputs import BetsLocked
 from table_runtime.journal import Checkpoint, Journal
 from table_runtime.runtime.terms import table_core
 
@@ -25,15 +23,6 @@ class Resume:
 
     seq: int
     core: TableCore
-
-
-def checkpoint_due(item: CoreInput, core: TableCore, seq: int, last_checkpoint: int, every: int) -> bool:
-    """Whether a checkpoint is due before `item`, the input after row `seq`, `core` being the table the rows up to
-    `seq` fold to: a bet lock between rounds, `every` rows or more after the last checkpoint (at row
-    `last_checkpoint`, 0: none). Whether the input then starts a round (a checkpoint is kept only if it does) is
-    the caller's to see. The controller and the bench's journal filler both ask this."""
-    return (isinstance(item, BetsLocked) and not core.table.round_in_play and seq > 0
-            and seq - last_checkpoint >= every)
 
 
 def resume(journal: Journal, checkpoint: Checkpoint | None) -> Resume:

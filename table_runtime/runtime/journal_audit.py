@@ -67,7 +67,7 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
 
 async def _broken(controller: TableController, finding: AuditBreak) -> None:
     log.error("journal audit: %s: %s", controller.journal.path, finding.reason)
-    await controller.step(controller.plan_journal_broken(finding.seq, finding.reason))
+    await controller.step(controller.journal_broken, finding.seq, finding.reason)
 
 
 def replay_check(controller: TableController, previous: Checkpoint | None, checkpoint: Checkpoint) -> AuditBreak | None:

@@ -54,7 +54,7 @@ class RatingWatch:
                 rows = await asyncio.to_thread(_rows, controller.journal, last_seq, self.chunk_rows)
                 last_seq, self.sessions, alarms = await asyncio.to_thread(worker.step, rows, controller.clock())
                 if self.caught_up.is_set() and alarms:  # journaled through the writer, after the steps before
-                    await controller.step(controller.plan_raise_alarms(alarms))
+                    await controller.step(controller.raise_alarms, alarms)
                 if len(rows) < self.chunk_rows:
                     self.caught_up.set()
                     await asyncio.sleep(self.poll_s)

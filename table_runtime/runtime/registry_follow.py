@@ -23,7 +23,6 @@ from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.journal import JournalUnwritableError
 from table_runtime.runtime.controller import TableController
-from table_runtime.runtime.journal_writer import Plan
 
 REGISTRY_POLL_S = 2.0
 RULE = "TABLE.md What the controller must catch: chip integrity"
@@ -72,17 +71,17 @@ class RegistryFollower:
         try:
             registry = await asyncio.to_thread(self.load)
         except ConfigError as error:
-            await controller.step(controller.plan_raise_alarms([Alarm(
+            await controller.step(controller.raise_alarms, [Alarm(
                 kind=AlarmKind.REGISTRY_UNREADABLE, rule=RULE,
                 message=f"the chip registry changed but cannot be read ({error.message}); "
-                        "chips are checked against the registry read before")]))
+                        "chips are checked against the registry read before")])
             return
         self.loads += 1
-        await controller.step(self._plan_loaded(registry))
+        await controller.step(self._loaded, registry)
 
-    def _plan_loaded(self, registry: Mapping[str, RegisteredChip]) -> Plan[None]:
+    def _loaded(self, registry: Mapping[str, RegisteredChip]) -> None:
         """The zones judged again against the new registry, and its note: one step."""
         controller = self.controller
         with contextlib.suppress(JournalUnwritableError):  # the zones are reported again once the journal is back
-            yield from controller.plan_report_zones(self.reporter.use_registry(registry))
-        yield from controller.plan_note({"type": "RegistryLoaded", "path": str(self.path), "chips": len(registry)})
+            controller.report_zones(self.reporter.use_registry(registry))
+        controller.note({"type": "RegistryLoaded", "path": str(self.path), "chips": len(registry)})

@@ -8,7 +8,7 @@
   (core/shoe_watch.py) say which events are alarms (a door opened in a round, a jam, an unreadable card). The
   inputs and the alarms of a step are journaled in one transaction, in the order of the events.
 - **Acknowledge after commit.** A sequenced event is acknowledged to the shoe only once the step that holds it
-  is durable (the step is journaled in the writer's thread, runtime/journal_writer.py: the link awaits it while
+  is durable (the step is made in the writer's thread, runtime/journal_writer.py: the link awaits it while
   the loop goes on, and reads the next burst only after it); a journal that refuses the step
   (`JournalUnwritableError`) hands every event of it back (`CardShoe.redeliver`): the shoe resends it, nothing is
   acknowledged while it is only in memory.
@@ -40,7 +40,6 @@ from table_runtime.game.shoe_count import shoe_id_of
 from table_runtime.journal import JournalUnwritableError
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.device_log import log_device_event
-from table_runtime.runtime.journal_writer import Plan
 from table_runtime.runtime.shoe_marks import ShoeMarks
 
 BURST_MAX = 64  # shoe events journaled in one step at most
@@ -62,8 +61,7 @@ class ShoeLink:
         self.controller = controller
         self.shoe = shoe
         self.watch = watch or ShoeWatch()
-        self.marks = ShoeMarks(controller.journal)  # which shoe events are journaled already
-        self.marks.read()  # now, before any step: never on the loop while the writer's thread holds the journal
+        self.marks = ShoeMarks(controller.core.shoe_mark)  # which shoe events are journaled already (the fold's)
         self.on_commit = on_commit  # the tests' assembly may set it (module docstring)
         self._timer: asyncio.TimerHandle | None = None
         self._arrived: asyncio.Queue[Arrival] | None = None  # while `run` runs
@@ -141,8 +139,8 @@ class ShoeLink:
         self._reached("before-commit", fresh)
         controller = self.controller
         try:
-            await controller.step(controller.plan_submit_all(self._items(fresh, loop.time()),
-                                                             origin=self.marks.origin(fresh[-1].sequence)))
+            await controller.step(controller.submit_all, self._items(fresh, loop.time()),
+                                  origin=self.marks.origin(fresh[-1].sequence))
         except JournalUnwritableError:  # the journal_unwritable alarm is on; the shoe resends them
             if self.shoe is not None:
                 for item in fresh:
@@ -187,19 +185,16 @@ class ShoeLink:
         if isinstance(event, shoe_events.ShoeOnline):
             self.marks.boot_id = event.identity.boot_id
         loop = asyncio.get_running_loop()
-        now = loop.time()
-
-        def plan() -> Plan[None]:
-            """One step: the device's status and its alarms are seen together (a shoe offline with its alarm)."""
-            if isinstance(event, (shoe_events.ShoeOnline, shoe_events.ShoeOffline)):
-                status = "online" if isinstance(event, shoe_events.ShoeOnline) else "offline"
-                yield from controller.plan_set_device("shoe", status)
-            # The rules read the table when the step's turn comes: the core is the journal's then.
-            yield from controller.plan_raise_alarms(
-                lambda: self.watch.on_event(event, TableCounts.of(controller.table), now))
-
-        await controller.step(plan())
+        await controller.step(self._device_changed, event, loop.time())
         self._schedule_check(loop)
+
+    def _device_changed(self, event: shoe_events.ShoeEvent, now: float) -> None:
+        """One step: the device's status and its alarms are seen together (a shoe offline with its alarm). The
+        shoe's rules read the table in the step's turn: the core is the journal's then."""
+        controller = self.controller
+        if isinstance(event, (shoe_events.ShoeOnline, shoe_events.ShoeOffline)):
+            controller.set_device("shoe", "online" if isinstance(event, shoe_events.ShoeOnline) else "offline")
+        controller.raise_alarms(self.watch.on_event(event, TableCounts.of(controller.table), now))
 
     # -- the count check ---------------------------------------------------------------------------------
     def _schedule_check(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -220,6 +215,5 @@ class ShoeLink:
         loop = asyncio.get_running_loop()
         controller = self.controller
         now = loop.time()
-        await controller.step(controller.plan_raise_alarms(
-            lambda: self.watch.due(TableCounts.of(controller.table), now)))
+        await controller.step(lambda: controller.raise_alarms(self.watch.due(TableCounts.of(controller.table), now)))
         self._schedule_check(loop)  # a timer a hair early: the check is still pending

@@ -1,4 +1,4 @@
-"""The bench's journal filler writes the checkpoints the controller writes: both ask one `checkpoint_due`."""
+"""The bench's journal filler writes the checkpoints the controller writes: both ask one `checkpoint_before`."""
 
 from __future__ import annotations
 

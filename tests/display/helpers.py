@@ -9,8 +9,8 @@ from typing import Any
 import aiohttp
 from playwright.async_api import Locator, Page, expect
 
+from table_runtime.core.alarm_ledger import is_advice
 from table_runtime.display import DisplayServer
-from table_runtime.game.alarm_kinds import ADVICE_KINDS
 from table_runtime.game.cards import Card
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, ShoeShuffled
@@ -58,18 +58,18 @@ class ControllerBackend:
         return self.controller.snapshot()
 
     async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
-        return await self.controller.step(self.controller.plan_press(name, args, role=role, source="display"))
+        return await self.controller.step(self.controller.press, name, args, role=role, source="display")
 
     def recall(self, last: int) -> list[dict[str, Any]]:
         controller = self.controller
         return recall_rounds(controller.journal, last=last)
 
     async def security_alarm(self, kind: str, message: str, rule: str) -> None:
-        await self.controller.step(self.controller.plan_raise_alarms([Alarm(kind=kind, message=message, rule=rule)]))
+        await self.controller.step(self.controller.raise_alarms, [Alarm(kind=kind, message=message, rule=rule)])
 
     def ratings(self) -> dict[str, Any]:
         """The rated players as the runtime's watch has them (when the test runs one), and the advice raised."""
-        flags = [alarm for alarm in self.controller.snapshot()["alarms"] if alarm["kind"] in ADVICE_KINDS]
+        flags = [alarm for alarm in self.controller.snapshot()["alarms"] if is_advice(alarm)]
         return {"sessions": [] if self.watch is None else self.watch.sessions, "flags": flags}
 
 

@@ -6,11 +6,16 @@ import random
 import time
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from casino_floor.shifts import Shifts
 from casino_floor.tables_view import FloorView
-from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS
+from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS, AlarmLedger, AlarmStep
+from table_runtime.core.journal_rows import AlarmCleared, JournalRow
 from table_runtime.feed.messages import Topics, state_message
 from table_runtime.game.alarm_kinds import AlarmKind
+from table_runtime.game.events import Alarm
 from table_runtime.journal import JournalEntry
 from tests.floor.journals import feed_messages, journal_id, play
 
@@ -59,8 +64,10 @@ def test_the_state_gives_phase_limits_boxes_and_supervisor_alarms_come_first(tmp
                 "boxes": [{"box": 3, "owner": "p3", "seated_cents": 1000,
                            "hands": [{"stakes_cents": 2000}, {"stakes_cents": 1000}]}],
                 "shoe": {"shoe_id": "S2", "cards_left": 200}, "devices": {"shoe": "online"},
-                "alarms": [{"id": 30, "seq": 30, "kind": str(AlarmKind.BANK_MUST_DRAW), "box": None},
-                           {"id": 35, "seq": 35, "kind": str(AlarmKind.PAST_POSTING), "box": 3}]}
+                "alarms": [{"id": 30, "seq": 30, "kind": str(AlarmKind.BANK_MUST_DRAW), "box": None,
+                            "message": "the bank must draw", "rule": "000:15"},
+                           {"id": 35, "seq": 35, "kind": str(AlarmKind.PAST_POSTING), "box": 3,
+                            "message": "chips added to box3", "rule": "TABLE.md past-posting"}]}
     view.apply("state", state_message(topics, snapshot, journal="a" * 32, ts=time.time()).payload)
     older = dict(snapshot, seq=20, phase="betting", alarms=[])
     # A stale retained copy:
@@ -160,3 +167,60 @@ def test_a_storms_real_update_keeps_the_alarms_rule_and_round_in_any_order() -> 
         assert (shown["count"], shown["message"], shown["rule"], shown["round"], shown["id"]) == (
             41, "41 counterfeit chips", "TABLE.md Chips", 7, 3), order
         assert shown["amounts"] == {"chips": 41}
+
+
+STORM_KINDS = (AlarmKind.COUNTERFEIT_CHIP, AlarmKind.COMMAND_REFUSED)  # counted on their open alarm
+SINGLE_KINDS = (AlarmKind.PAST_POSTING, AlarmKind.BANK_MUST_DRAW)  # an alarm each
+
+
+@st.composite
+def storms(draw: st.DrawFn) -> tuple[list[tuple[str, dict[str, object]]], list[dict[str, object]]]:
+    """A table's alarm rows as its own ledger journals them (raised, counted in storms, cleared), step by step, and
+    the open alarms its ledger holds at the end."""
+    ledger = AlarmLedger()
+    rows: list[tuple[str, dict[str, object]]] = []
+    seq = 0
+    for _ in range(draw(st.integers(1, 25))):
+        open_ids = [alarm.id for alarm in ledger.open_alarms]
+        if open_ids and draw(st.integers(0, 3)) == 0:  # a clear now and then
+            alarm_id = draw(st.sampled_from(open_ids))
+            seq += 1
+            rows.append(("alarm_cleared", AlarmCleared(id=alarm_id, by="dealer").to_json()))
+            ledger.cleared(alarm_id)
+            continue
+        step_rows: list[JournalRow] = []
+        step = AlarmStep(ledger, step_rows)
+        for _ in range(draw(st.integers(1, 4))):
+            kind = draw(st.sampled_from(STORM_KINDS + SINGLE_KINDS))
+            count = draw(st.integers(1, 3))
+            seq = step.add(Alarm(kind=kind, box=draw(st.sampled_from([None, 1, 2])), rule="TABLE.md",
+                                 message=f"{kind} x{count} at {seq}", amounts=(("seen", count),), count=count),
+                           seq, 0)
+        seq = step.flush(seq)
+        rows.extend((row.row_kind.value, row.to_json()) for row in step_rows)
+    return rows, ledger.active
+
+
+def _message(kind: str, body: dict[str, object], topic: str) -> tuple[str, dict[str, object]]:
+    header = {"schema_version": 1, "table_id": "T1", "journal": "j" * 32, "ts": 1_700_000_000.0}
+    if topic == "events":
+        return "events", {**header, "kind": kind, "body": body}
+    kinds = {"alarm": "AlarmRaised", "alarm_updated": "AlarmUpdated", "alarm_cleared": "AlarmCleared"}
+    return "alarms", {**header, "type": kinds[kind], "alarm": body}
+
+
+@settings(max_examples=150, deadline=None)
+@given(storm=storms(), data=st.data())
+def test_the_pits_alarms_are_the_tables_ledger_whatever_the_order_of_delivery(
+        storm: tuple[list[tuple[str, dict[str, object]]], list[dict[str, object]]], data: st.DataObject) -> None:
+    """Every row delivered at least once (some twice), in any order, on either topic: the pit shows the open alarms
+    the table's ledger holds, each with its count, last message and amounts (core/alarm_ledger.py for both)."""
+    rows, table_alarms = storm
+    delivered = data.draw(st.permutations(rows + data.draw(st.lists(st.sampled_from(rows), max_size=5))))
+    view = FloorView(shifts=Shifts((0,)))
+    for kind, body in delivered:
+        view.apply(*_message(kind, body, data.draw(st.sampled_from(["events", "alarms"]))))
+    shown = {alarm["id"]: alarm for alarm in view.overview()["tables"][0]["alarms"]}
+    fields = ("kind", "box", "count", "message", "amounts", "rule")
+    assert {alarm_id: tuple(alarm[name] for name in fields) for alarm_id, alarm in shown.items()} == {
+        alarm["id"]: tuple(alarm[name] for name in fields) for alarm in table_alarms}

@@ -67,7 +67,7 @@ class ChipTable:
 
     def press(self, name: str, role: str = "dealer", **args: Any) -> dict[str, Any]:
         """A panel button (or a touch, with `args`), as the runtime applies it."""
-        return self.app.apply_command(name, dict(args), role=role, source="panel")
+        return self.app.controller.press(name, dict(args), role=role, source="panel")
 
     def lock(self, chips: dict[str, int]) -> None:
         """A new shoe and its burns, then `chips` (zone -> number of chips) on the zones and NO MORE BETS."""

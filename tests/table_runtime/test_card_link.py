@@ -64,8 +64,7 @@ async def test_a_card_read_at_the_table_waits_for_its_box_and_the_journal_never_
             card.swipe(CARD, track=2)
             await until(lambda: "card_waiting" in controller.snapshot(), "the card waiting")  # durable: shown
             assert controller.snapshot()["card_waiting"] == {"player": player, "reader": "table"}
-            reply = await controller.step(controller.plan_press("SEAT_CARD", {"box": 5}, role="dealer",
-                                                                source="display"))
+            reply = await controller.step(controller.press, "SEAT_CARD", {"box": 5}, role="dealer", source="display")
             assert reply["ok"], reply
             assert controller.snapshot()["seats"] == {"5": player}
     assert files_holding(tmp_path, CARD.encode()) == []

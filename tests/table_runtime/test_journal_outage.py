@@ -240,7 +240,7 @@ def test_a_small_row_fitting_after_a_refused_burst_does_not_end_the_outage(
         rows = list(journal.entries(after_seq=taken + 1))
         assert [row.kind for row in rows] == ["alarm", "alarm_cleared", "status"]  # one transaction
         assert rows[1].body["id"] == rows[0].seq and rows[2].body["refused_inputs"] == 4
-    lines = [record.getMessage() for record in caplog.records if record.name.endswith("outage_steps")]
+    lines = [record.getMessage() for record in caplog.records if record.name.endswith("runtime.controller")]
     assert len(lines) == 3, lines
     assert "cannot write: disk full" in lines[0] and "play stops" in lines[0]
     assert "0 bytes free; play resumes once" in lines[1] and "play still stopped after 60 s; " in lines[1]

@@ -128,8 +128,8 @@ def test_the_panel_and_the_runtime_refuse_a_dealer_acknowledgement_of_every_supe
         assert needs_supervisor(kind)
         alarm_id = controller.raise_alarm(Alarm(kind=kind, message=kind, rule="test"))
         for source in ("display", "panel"):
-            result = app.apply_command("ACK_ALARM", {"id": alarm_id}, role="dealer", source=source)
+            result = app.controller.press("ACK_ALARM", {"id": alarm_id}, role="dealer", source=source)
             assert (result["ok"], result["message"]) == (False, f"alarm {alarm_id} ({kind}) needs the supervisor PIN")
-        assert app.apply_command("ACK_ALARM", {"id": alarm_id}, role="supervisor", source="display")["ok"] is True
+        assert app.controller.press("ACK_ALARM", {"id": alarm_id}, role="supervisor", source="display")["ok"] is True
     assert not needs_supervisor("bank_must_stand")
     assert _cleared(journal) and all(row["by"] == "supervisor" for row in _cleared(journal))

@@ -73,7 +73,7 @@ class Rig:
             self.controller.draw(CardDrawn(card=card), source="shoe")
 
     def press(self, name: str) -> dict[str, Any]:
-        return self.app.apply_command(name, {}, role="dealer", source="panel")
+        return self.app.controller.press(name, {}, role="dealer", source="panel")
 
 
 @pytest.fixture
