@@ -16,11 +16,12 @@ class RowKind(enum.StrEnum):
     ALARM_CLEARED = "alarm_cleared"  # an alarm taken off the banner
     ROUND = "round"  # the record of a round that closed or was voided
     STATUS = "status"  # the runtime's life: started, recovered, devices, clock, the end of an outage
+    RATING = "rating"  # a `ratings` message the rating fold made of the rows before it (runtime/rating_watch.py)
 
 
 STATE_KINDS: Final = frozenset({RowKind.INPUT, RowKind.ALARM, RowKind.ALARM_UPDATED, RowKind.ALARM_CLEARED})
 """The rows that change the table's state (core/record.py folds them)."""
-DERIVED_KINDS: Final = frozenset({RowKind.EVENT, RowKind.ROUND, RowKind.STATUS})
+DERIVED_KINDS: Final = frozenset({RowKind.EVENT, RowKind.ROUND, RowKind.STATUS, RowKind.RATING})
 """The rows that follow from the others, or only note the table's life: a replay need not read them."""
 ORIGIN_KINDS: Final = (RowKind.INPUT, RowKind.ALARM, RowKind.ALARM_UPDATED)
 """The rows that may carry a device message's `origin` (the last row of its step: runtime/shoe_link.py)."""

@@ -38,11 +38,11 @@ from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.heads import HeadSchedule
 from table_runtime.feed.messages import FeedMessage, head_message, messages_for_entry, state_message, status_message
 from table_runtime.feed.pipeline import publish_all, watch
-from table_runtime.feed.ratings import RatingFeed
+from table_runtime.feed.ratings import rating_messages
 from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
 from table_runtime.feed.replay_server import ReplayResponder
 from table_runtime.feed.settings import FeedSettings
-from table_runtime.journal import GENESIS_HASH, Journal, JournalUnwritableError
+from table_runtime.journal import GENESIS_HASH, Journal, JournalEntry, JournalUnwritableError
 
 logger = logging.getLogger("table_runtime.feed")
 
@@ -81,7 +81,7 @@ class FeedPublisher:
         self._journal = journal
         self._journal_id = journal.journal_id
         self._heads = HeadSchedule(settings.head_interval)
-        self._rows = RatingFeed(journal, settings, enabled=ratings)  # the rows, with their `ratings` messages
+        self._ratings = ratings  # the `rating` rows on the `ratings` channel too (feed/ratings.py)
         self.replay = (ReplayResponder(settings.replay_secret.reveal().encode(), journal, self.topics,
                                        publish_timeout=settings.publish_timeout)
                        if settings.replay_secret is not None else None)
@@ -156,6 +156,9 @@ class FeedPublisher:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.settings.publish_timeout):
                     await self._run_finished.wait()
+
+    def _read(self, after_seq: int, limit: int) -> list[JournalEntry]:
+        return list(self._journal.entries(after_seq, limit))
 
     def _load_cursor(self) -> int:
         stored = self._journal.get_meta(self.settings.cursor_key)
@@ -280,9 +283,10 @@ class FeedPublisher:
                 self._wake.clear()
                 if self._state is not None:
                     await self._publish_state(client, watcher)
-                entries = await asyncio.to_thread(self._rows.read, position, self.settings.batch_size)
-                for entry, ratings in entries:  # each row with its `ratings` messages (feed/ratings.py)
-                    messages = [*messages_for_entry(self.topics, entry, self._journal_id), *ratings]
+                entries = await asyncio.to_thread(self._read, position, self.settings.batch_size)
+                for entry in entries:  # a `rating` row with its `ratings` message (feed/ratings.py)
+                    messages = [*messages_for_entry(self.topics, entry, self._journal_id),
+                                *(rating_messages(self.topics, entry) if self._ratings else ())]
                     for index, message in enumerate(messages):
                         while len(inflight) >= window:
                             await self._settle_oldest(inflight, watcher)
@@ -291,7 +295,7 @@ class FeedPublisher:
                                                                   retain=message.retain, timeout=math.inf))
                         inflight.append((entry.seq if index == len(messages) - 1 else 0, task))
                 if entries:
-                    position = entries[-1][0].seq
+                    position = entries[-1].seq
                     await self._save_cursor()
                     if self._heads.due(position, idle=False, now=asyncio.get_running_loop().time()):
                         await self._publish_head(client, watcher)

@@ -5,10 +5,12 @@ outage), the background audit's `journal_broken`, an alarm acknowledged. Each is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmStep
-from table_runtime.core.journal_rows import AlarmCleared, JournalRow
+from table_runtime.core.journal_rows import AlarmCleared, JournalRow, NoteRow
+from table_runtime.core.row_kinds import RowKind
 from table_runtime.core.table_core import TableCore
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
@@ -73,6 +75,27 @@ class AlarmSteps(JournalOutageSteps):
     def journal_broken(self, seq: int | None, reason: str) -> None:
         """`plan_journal_broken` on this thread."""
         self.writer.run_now(self.plan_journal_broken(seq, reason))
+
+    def plan_ratings(self, messages: Sequence[Mapping[str, Any]], advice: Sequence[Alarm]) -> Plan[bool]:
+        """The rating fold's `ratings` messages as `rating` rows, with the advice they came with as alarms, in one
+        transaction (runtime/rating_watch.py: a restart then neither repeats nor loses them). False while the journal
+        cannot be written: nothing of it is written, the watch offers it again."""
+        if not messages and not advice:
+            return True
+        rows: list[JournalRow] = [NoteRow.of(RowKind.RATING, message) for message in messages]
+        step = AlarmStep(self.core.alarms, rows)
+        seq = self.last_seq + len(rows)
+        for alarm in advice:
+            seq = step.add(alarm, seq, self._alarm_round())
+        step.flush(seq)
+        try:
+            yield from self._write_rows(rows)
+        except JournalUnwritableError:
+            self.core = yield from self._journaled_core()  # the ledger as the journal has it
+            return False
+        if advice:
+            self._changed()
+        return True
 
     def plan_journal_broken(self, seq: int | None, reason: str) -> Plan[None]:
         """The background audit found the rows before the start's checkpoint broken: a supervisor's alarm, and
