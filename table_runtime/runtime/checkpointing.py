@@ -8,8 +8,9 @@ since the last one: the table core between rounds and its alarm ledger (core/cor
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from table_runtime.core.core_state import restore_checkpoint
 from table_runtime.core.inputs import CoreInput
@@ -19,7 +20,7 @@ from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.inputs import BetsLocked
 from table_runtime.game.rules import RuleOptions, TableLimits
-from table_runtime.journal import Checkpoint, Journal
+from table_runtime.journal import Checkpoint, JournalEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,14 @@ def resume(checkpoint: Checkpoint | None, rules: RuleOptions, limits: TableLimit
     return Resume(checkpoint.seq, core)
 
 
-def rebuild(journal: Journal, checkpoint: Checkpoint | None, rules: RuleOptions, limits: TableLimits, *,
+class JournalRows(Protocol):
+    """What a replay reads of a journal: its rows in order (a `Journal`, or the audit's read-only connection)."""
+
+    def entries(self, after_seq: int = 0, limit: int | None = None, *, kinds: Collection[str] | None = None,
+                exclude: Collection[str] = ()) -> Iterator[JournalEntry]: ...
+
+
+def rebuild(journal: JournalRows, checkpoint: Checkpoint | None, rules: RuleOptions, limits: TableLimits, *,
             zones: Iterable[str] = (), until: int | None = None) -> TableCore:
     """The core the journal holds: from `checkpoint` (None: the first row), every row after it folded (up to row
     `until` when given). Reads the rows that change the state and any row of a kind this program does not know

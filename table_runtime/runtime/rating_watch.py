@@ -31,6 +31,7 @@ from table_runtime.runtime.rating_worker import (
     CHECKPOINT_ROWS,
     CHUNK_ROWS,
     NICE,
+    TABLE_ADVICE,
     RatingFold,
     RatingWorker,
     RatingWorkerError,
@@ -76,11 +77,12 @@ class RatingWatch:
 
 
 def journal_ratings(journal: Journal, table_id: str, rules: RuleOptions, limits: TableLimits, *,
-                    zones: Iterable[str] = (), settings: AdviceSettings | None = None,
+                    zones: Iterable[str] = (), settings: AdviceSettings | None = TABLE_ADVICE,
                     checkpoint_rows: int = CHECKPOINT_ROWS) -> int:
     """Fold the rated sessions of `journal` (open in this process, no table playing on it) from their newest
     checkpoint, and journal the messages of every row the journal has none for yet as `rating` rows (each at its
-    causing row's time); the number journaled. No advice is journaled (a table's watch journals that)."""
+    causing row's time); the number journaled. No advice is journaled (a table's watch journals that); its
+    checkpoints are those a watch with the same `settings` (by default, a table's) starts from."""
     fold = RatingFold(journal.path, table_id, rules, limits, zones=zones, settings=settings,
                       checkpoint_rows=checkpoint_rows, rate_history=True)
     written = 0

@@ -51,6 +51,7 @@ CHUNK_ROWS = 2000  # rows folded per step
 CHECKPOINT_ROWS = 2000  # rows at least between two checkpoints of the rated sessions
 Step = tuple[int, list[dict[str, Any]], list[Alarm], list[dict[str, Any]], bool]
 """The last row folded, the open sessions, the advice and the `ratings` messages to journal, caught up."""
+TABLE_ADVICE = AdviceSettings()  # the settings of a table's rating watch: the terms of the checkpoints it keeps
 _STATE_KIND_LIST = sorted(DERIVED_KINDS)
 
 

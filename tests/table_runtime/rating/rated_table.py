@@ -9,7 +9,7 @@ from typing import Any
 from table_runtime.core.inputs import CoreInput
 from table_runtime.game.cards import parse_cards
 from table_runtime.game.inputs import BehindBet, BetsLocked, BoxBet, CardDrawn, Confirm, Next, ShoeShuffled
-from table_runtime.game.rules import TableLimits, profile
+from table_runtime.game.rules import RuleOptions, TableLimits, profile
 from table_runtime.journal import CHECKPOINT_ROWS, Journal
 from table_runtime.rating.detection import DetectionSettings
 from table_runtime.rating.session_flags import AdviceSettings
@@ -33,12 +33,17 @@ class RatedTable:
 
     def __init__(self, path: Path, rules: str = "fr-casino", *, checkpoint_rows: int | None = None) -> None:
         self.at = 0.0
-        self.rules = profile(rules).replace(burn_cards=0)
+        self.rules = self.rules_of(rules)
         self.journal = Journal.open(path / "journal.db")
         self.controller = TableController(table_id="T01", rules=self.rules, limits=TableLimits(),
                                           journal=self.journal, clock=lambda: T0 + self.at,
                                           checkpoint_rows=checkpoint_rows or CHECKPOINT_ROWS)
         self.submit(ShoeShuffled(shoe_id="S1"))
+
+    @staticmethod
+    def rules_of(name: str) -> RuleOptions:
+        """The table's rules: the profile `name` without burn cards."""
+        return profile(name).replace(burn_cards=0)
 
     def close(self) -> None:
         self.journal.close()

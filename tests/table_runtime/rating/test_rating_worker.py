@@ -1,10 +1,12 @@
 """The one rating fold (runtime/rating_worker.py): in a process of its own it reads the journal itself, read-only,
 says which row it refused and is gone once closed; it starts from its newest checkpoint, sealed beside the journal
 (journal/rating_checkpoints.py), and from there makes the same messages, advice and sessions as a fold from the
-first row; a checkpoint that was altered, or of rows whose messages the journal does not hold yet, is not used."""
+first row; a checkpoint that was altered, or of rows whose messages the journal does not hold yet, is not used, and
+one forged with its seal is found by the journal's audit, which stops play."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
@@ -15,11 +17,14 @@ import pytest
 
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.game.rules import TableLimits
+from table_runtime.journal import Journal
 from table_runtime.journal.checkpoints import encode_state
-from table_runtime.journal.rating_checkpoints import RatingCheckpoints, ratings_path
+from table_runtime.journal.rating_checkpoints import RatingCheckpoints, ratings_path, seal_of
 from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.rating.session_fold import SessionFold
 from table_runtime.rating.session_state import sessions_state
+from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.journal_audit import audit_journal
 from table_runtime.runtime.rating_worker import RatingFold, RatingWorker, RatingWorkerError
 
 from .rated_table import LOWERED, RAMP, ROUNDS, T0, RatedTable, play_ramp, play_round
@@ -143,3 +148,33 @@ def test_an_altered_checkpoint_or_one_past_the_journaled_messages_is_not_used(ta
     _, view, _, _, _ = restarted.step(T0)
     assert view[0]["handle_cents"] == sum(RAMP)
     restarted.close()
+
+
+def test_a_rated_sessions_checkpoint_forged_with_its_seal_is_found_by_the_audit(table: RatedTable) -> None:
+    table.press("SEAT", box=1, player="A")
+    play_ramp(table, RAMP)
+    table.journal_ratings(checkpoint_rows=20)
+    table.close()
+    path = ratings_path(table.journal.path)
+    with Journal.open(table.journal.path) as journal:  # intact: the audit folds them again and finds them equal
+        controller = TableController(table_id="T01", rules=table.rules, limits=TableLimits(), journal=journal,
+                                     clock=lambda: T0)
+        asyncio.run(audit_journal(controller, chunk_rows=50, advice=AdviceSettings(), nice=0))
+        assert not controller.halted
+    with RatingCheckpoints(path) as store:
+        newest = store.newest()[0]
+    state = json.loads(newest.state_text)
+    state["open"][0]["handle"] += 100  # a richer player, sealed again (sha256 has no secret)
+    forged = encode_state(state)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE rating_checkpoints SET state = ?, seal = ? WHERE seq = ?",
+               (forged, seal_of(newest.journal, newest.seq, newest.chain_hash, newest.terms, forged), newest.seq))
+    db.commit()
+    db.close()
+    with Journal.open(table.journal.path) as journal:
+        controller = TableController(table_id="T01", rules=table.rules, limits=TableLimits(), journal=journal,
+                                     clock=lambda: T0)
+        asyncio.run(audit_journal(controller, chunk_rows=50, advice=AdviceSettings(), nice=0))
+        assert controller.halted and "rated sessions' checkpoint" in controller.halted
+        assert "checkpoint forged" in controller.halted
+        assert controller.alarms.active[-1]["amounts"] == {"row": newest.seq}
