@@ -8,14 +8,15 @@ commits while it writes). One row per checkpoint::
     seal = sha256("rating checkpoint" "\\n" journal_id "\\n" seq "\\n" chain_hash "\\n" terms "\\n" state)
 
 where ``seq`` is a row the journal keeps a checkpoint of the table at (journal/checkpoints.py), ``chain_hash``
-that row's hash, ``terms`` the digest of the table, rules, limits, zones and advice settings the state was folded
-under, and ``state`` the canonical JSON of the rated sessions after that row (rating/session_state.py). The
-journal's checkpoint at ``seq`` and this one are the whole state of the table at that row. A state read back is
+that row's hash, ``terms`` the digest of the table, rules and advice settings the state was folded under, and
+``state`` the canonical JSON of the rated sessions after that row (rating/session_state.py). The journal's
+checkpoint at ``seq`` and this one are the whole state of the table at that row. A state read back is
 used only if its seal holds, its journal and terms are the table's, its chain hash is the journal row's hash and
 the journal's own checkpoint at that row is sound; a state forged with its seal recomputed is found by the audit,
 which folds the rated sessions again and compares (runtime/journal_audit.py). The file holds nothing the journal
 does not: deleted, the worker folds from the first row again. Also kept: the models computed from the play terms
-(the house edge, the advice's edge model: seconds of CPU), under their terms' digest.
+(the house edge, the basic strategy's chart, the advice's edge model: seconds of CPU), under their terms' digest;
+the audit computes them again and compares.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ from typing import Any
 from table_runtime.rating.detection import SessionScores
 from table_runtime.rating.round_edge import LinearEdge
 from table_runtime.rating.sessions import RatedSession, RatedSessions, RatingModels, Seat
+from table_runtime.strategy.chart import Strategy
+from table_runtime.strategy.terms import PlayTerms
 
 STATE_VERSION = 1
 
@@ -95,18 +97,22 @@ def restore_sessions(sessions: RatedSessions, state: dict[str, Any]) -> RatedSes
 
 
 def models_state(sessions: RatedSessions) -> dict[str, Any]:
-    """The models `sessions` computed from its play terms."""
+    """The models `sessions` computed from its play terms (with the basic strategy's chart they come from)."""
     edges = sessions.advice.edges if sessions.advice is not None else None
-    return {"house_edge": sessions.edge,
+    return {"house_edge": sessions.edge, "strategy": Strategy.for_rules(sessions.terms).tables,
             "edges": None if edges is None else {"full": edges.full, "per_card": list(edges.per_card),
                                                  "shoe_cards": edges.shoe_cards}}
 
 
-def restore_models(state: dict[str, Any]) -> RatingModels | None:
-    """The models of `models_state`, None when it holds no edge model (it was taken without advice)."""
+def restore_models(state: dict[str, Any], terms: PlayTerms) -> RatingModels | None:
+    """The models of `models_state` for `terms`, None when it holds no edge model (it was taken without advice);
+    its chart is the one `Strategy.for_rules(terms)` gives from now on (no second solving of the terms)."""
     edges = state["edges"]
     if edges is None:
         return None
+    tables = {name: [bool(cell) for cell in state["strategy"][name]]
+              for name in ("hits", "doubles", "splits", "surrenders", "pair_surrenders")}
+    Strategy.remember(Strategy(terms, **tables))
     per_card = tuple(float(value) for value in edges["per_card"])
     if len(per_card) != 10:
         raise ValueError("an edge model has one effect per card value (10)")

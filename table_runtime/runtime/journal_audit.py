@@ -186,7 +186,7 @@ def ratings_check(rows: ReadOnlyRows, path: Path, table_id: str, rules: RuleOpti
         return None, 0
     try:
         journal_id = str(rows.db.execute("SELECT value FROM meta WHERE key = 'journal.id'").fetchone()[0])
-        terms = fold_terms(table_id, rules, limits, zones, advice)
+        terms = fold_terms(table_id, rules, advice)
         fold = SessionFold(table_id, rules, limits, zones=zones, advice=advice)
         kept = store.models(terms)
         if kept is not None and kept != encode_state(models_state(fold.sessions)):

@@ -44,6 +44,7 @@ from table_runtime.rating.session_fold import SessionFold
 from table_runtime.rating.session_state import models_state, restore_models, restore_sessions, sessions_state
 from table_runtime.rating.sessions import RatingModels, theo_cents
 from table_runtime.runtime.checkpointing import resume
+from table_runtime.strategy.terms import PlayTerms
 
 log = logging.getLogger(__name__)
 NICE = 19  # the worker's niceness once caught up: it takes the CPU the table leaves
@@ -72,10 +73,11 @@ def session_view(fold: SessionFold, now: float) -> list[dict[str, Any]]:
     return view
 
 
-def fold_terms(table_id: str, rules: RuleOptions, limits: TableLimits, zones: Iterable[str],
-               settings: AdviceSettings | None) -> str:
-    """The digest of the terms a rated sessions' state is folded under (journal/rating_checkpoints.py)."""
-    return terms_digest(repr((table_id, rules, limits, tuple(zones), settings)))
+def fold_terms(table_id: str, rules: RuleOptions, settings: AdviceSettings | None) -> str:
+    """The digest of the terms a rated sessions' state is folded under (journal/rating_checkpoints.py): the table
+    (its sessions' ids), the rules (the house edge, the decisions' costs) and the advice's settings. The limits and
+    the zones are the table's core's, which comes from the journal's own checkpoint."""
+    return terms_digest(repr((table_id, rules, settings)))
 
 
 def read_only(path: Path) -> sqlite3.Connection:
@@ -135,7 +137,7 @@ class RatingFold:
         self._store = RatingCheckpoints(ratings_path(journal_path))
         self._journal_id = str(self._db.execute("SELECT value FROM meta WHERE key = 'journal.id'").fetchone()[0])
         zones = tuple(zones)
-        self._terms = fold_terms(table_id, rules, limits, zones, settings)
+        self._terms = fold_terms(table_id, rules, settings)
         models = self._models(table_id, rules, settings)
         rated = last_rated(self._db)
         if rated is None and rate_history:
@@ -157,14 +159,15 @@ class RatingFold:
     def _models(self, table_id: str, rules: RuleOptions, settings: AdviceSettings | None) -> RatingModels | None:
         """The models of the play terms, as kept (computed, and kept, the first time)."""
         kept = self._store.models(self._terms)
+        terms = PlayTerms.from_options(rules)
         if kept is not None:
             try:
-                return restore_models(json.loads(kept))
+                return restore_models(json.loads(kept), terms)
             except (KeyError, TypeError, ValueError) as error:
                 log.warning("rating fold: %s: models unreadable (%r): computed again", self._store.path, error)
         fresh = SessionFold(table_id, rules, advice=settings or AdviceSettings())
         self._store.keep_models(self._terms, encode_state(models_state(fresh.sessions)))
-        return restore_models(models_state(fresh.sessions))
+        return restore_models(models_state(fresh.sessions), terms)
 
     def step(self, now: float, limit: int = CHUNK_ROWS) -> Step:
         """Fold up to `limit` rows after the last one folded: the last row folded, the open sessions as the
