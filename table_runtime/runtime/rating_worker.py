@@ -48,6 +48,7 @@ from table_runtime.strategy.terms import PlayTerms
 
 log = logging.getLogger(__name__)
 NICE = 19  # the worker's niceness once caught up: it takes the CPU the table leaves
+SHORT_START_ROWS = 20_000  # more rows than this to fold at the start (no usable checkpoint): at NICE from the start
 CHUNK_ROWS = 2000  # rows folded per step
 CHECKPOINT_ROWS = 2000  # rows at least between two checkpoints of the rated sessions
 Step = tuple[int, list[dict[str, Any]], list[Alarm], list[dict[str, Any]], bool]
@@ -155,6 +156,8 @@ class RatingFold:
             log.warning("rating fold: %s: %s", self._store.path, found)
         self.started_from = self.fold.last_seq
         self._last_checkpoint = self.fold.last_seq
+        head = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries").fetchone()[0])
+        self.behind = head - self.started_from  # rows to fold to reach the head as it was at the start
 
     def _models(self, table_id: str, rules: RuleOptions, settings: AdviceSettings | None) -> RatingModels | None:
         """The models of the play terms, as kept (computed, and kept, the first time)."""
@@ -229,6 +232,9 @@ def _serve(connection: Connection, journal_path: Path, table_id: str, rules: Rul
     except (TableError, sqlite3.Error, KeyError, TypeError, ValueError) as error:
         fold, failure = None, f"the rating fold cannot start on {journal_path}: {error}"
     niced = False
+    if fold is not None and fold.behind > SHORT_START_ROWS:  # a fold from far back (an older journal's first start)
+        os.nice(nice)
+        niced = True
     while True:
         try:
             now, limit = connection.recv()
