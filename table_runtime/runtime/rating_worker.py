@@ -5,7 +5,7 @@ decision's cost: about 1.4 ms of CPU a round). In a thread of the runtime that w
 interpreter's switch interval at a time while a card waits for the loop: measured, it moved card -> screen p99 from
 about 9 ms to 25 ms on the Pi's proxy (bench/README.md). In a process of its own the operating system schedules it
 apart; once it has caught up with the journal it drops to the lowest CPU priority (nice 19) and takes only what the
-table's process leaves.
+table's process leaves (at once when it starts far behind: an older journal's first fold).
 
 `RatingFold` is that fold over a journal file: it reads the rows itself (a read-only connection: it never writes
 the journal), starts from its newest checkpoint (journal/rating_checkpoints.py: the journal's checkpoint of the
