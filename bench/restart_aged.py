@@ -31,13 +31,16 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.terms import stored_terms
 
 if TYPE_CHECKING:
+    from bench.runtime_latency import Clocks
+    from simulators.live_table import LiveDevices
     from simulators.mosquitto import MosquittoBroker
+    from table_runtime.runtime.app import TableApp
 
 # The rating worker and the audit are processes started by `spawn`, which imports the main module again: what the
 # table's start costs is measured with this module as light as `table-runtime run` (table_runtime.__main__, which
@@ -55,33 +58,49 @@ class Figures:
     label: str
     rows: int = 0
     open_s: float = 0.0  # the journal opened and the table replayed (assemble)
+    started: float = 0.0  # perf_counter at the start
     feed_first_s: float | None = None
     ratings_s: float | None = None
     sessions: int = 0
     late_ms: list[float] = field(default_factory=list)
+    late_at: list[float] = field(default_factory=list)  # when each tick woke, perf_counter
     screen_ms: list[float] = field(default_factory=list)
 
 
-def build_aged(directory: Path, rounds: int, seed: int) -> None:
-    """The fast demo's journal of `rounds` rounds, then its rating rows and checkpoints, its cursor at the end."""
-    from table_runtime.runtime.rating_watch import journal_ratings
-
-    directory.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "table_runtime", "demo", "--fast", "--rounds", str(rounds), "--seed",
-                    str(seed), "--data-dir", str(directory)], check=True, stdout=subprocess.DEVNULL)
-    played = time.perf_counter() - started
+def build_aged(directory: Path, rounds: int, seed: int, *, before: bool) -> None:
+    """The fast demo's journal of `rounds` rounds (unless `directory` holds one already), then its rating rows and
+    checkpoints (not `before`: a version before them ran the table), its cursor at the end."""
+    played = 0.0
+    if not journal_path(directory).exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "table_runtime", "demo", "--fast", "--rounds", str(rounds), "--seed",
+                        str(seed), "--data-dir", str(directory)], check=True, stdout=subprocess.DEVNULL)
+        played = time.perf_counter() - started
     with Journal.open(journal_path(directory)) as journal:
         terms = stored_terms(journal)
         assert terms is not None, "the demo wrote its terms"
         table_id, rules, limits = terms
         started = time.perf_counter()
-        written = journal_ratings(journal, table_id, rules, limits)
+        written = 0
+        if not before:
+            from table_runtime.runtime.rating_watch import journal_ratings
+
+            written = journal_ratings(journal, table_id, rules, limits)
+        # One more round of the same fast table: its start seals a checkpoint after the rows just appended, as a
+        # live table's newest checkpoint is at most `checkpoint_rows` rows and a round behind its head.
+        from simulators.fast_table import FastTable
+        from table_runtime.runtime.controller import TableController
+
+        controller = TableController(table_id=table_id, rules=rules, limits=limits, journal=journal, clock=time.time)
+        FastTable(controller, seed=seed, error_rate=0.0).run(1)
+        if not before:
+            written += journal_ratings(journal, table_id, rules, limits)
         rated = time.perf_counter() - started
         journal.set_meta(CURSOR_KEY, str(journal.last_seq))
         journal.set_meta(PREPARED, str(rounds))
         rows = journal.last_seq
-    print(f"aged journal: {rounds} rounds, {rows} rows: demo --fast {played:.0f} s, then {written} rating rows and "
+    print(f"aged journal: {rounds} rounds, {rows} rows (demo --fast: {played:.0f} s); {written} rating rows and "
           f"the rated sessions' checkpoints in {rated:.0f} s (one fold of the whole journal, once)")
 
 
@@ -93,14 +112,15 @@ def prepared(directory: Path, rounds: int) -> bool:
         return journal.get_meta(PREPARED) == str(rounds)
 
 
-async def tick(late_ms: list[float], running: asyncio.Event) -> None:
-    """How late each 2 ms sleep on the loop wakes up, while `running` is set."""
+async def tick(figures: Figures, running: asyncio.Event) -> None:
+    """How late each 2 ms sleep on the loop wakes up, and when, while `running` is set."""
     loop = asyncio.get_running_loop()
     while True:
         before, measured = loop.time(), running.is_set()
         await asyncio.sleep(0.002)
         if measured and running.is_set():
-            late_ms.append((loop.time() - before - 0.002) * 1000)
+            figures.late_ms.append((loop.time() - before - 0.002) * 1000)
+            figures.late_at.append(time.perf_counter())
 
 
 async def first_event(port: int, topic: str, ready: asyncio.Event, heard: asyncio.Future[float]) -> None:
@@ -125,46 +145,64 @@ async def one_table(figures: Figures, data_dir: Path, seed: int, rounds: int, br
     clocks = Clocks()
     ready, heard = asyncio.Event(), asyncio.get_running_loop().create_future()
     starting = asyncio.Event()
-    async with asyncio.TaskGroup() as tasks:
-        ticker = tasks.create_task(tick(figures.late_ms, starting))
-        listener = tasks.create_task(first_event(broker.port, f"{prefix}/tables/DEMO1/events", ready, heard))
-        async with asyncio.timeout(10):
+    async with asyncio.TaskGroup() as probes:
+        ticker = probes.create_task(tick(figures, starting))
+        listener = probes.create_task(first_event(broker.port, f"{prefix}/tables/DEMO1/events", ready, heard))
+        async with asyncio.timeout(30):
             await ready.wait()
         started = time.perf_counter()
         table, tray = bench_table(data_dir, seed, mqtt=MqttConfig(url=broker.url, prefix=prefix))
         figures.open_s = time.perf_counter() - started
-        with table:
+        figures.started = started
+        with table:  # the journal closed once every task of the table has ended
             figures.rows = table.journal.last_seq
             app, display = table.app, table.app.display
             assert table.simulated_shoe is not None and display is not None
             table.simulated_shoe.on_frame_written = clocks.on_frame_written
             hands = Hands(shoe_sim=table.simulated_shoe, reader_sim=table.simulated_readers["bench"], tray=tray,
                           zones=table.config.zones)
-            starting.set()
-            runner = tasks.create_task(app.run())
-            async with asyncio.timeout(180):
-                await app.rating_watch.caught_up.wait()
-                figures.ratings_s = time.perf_counter() - started
-                figures.sessions = len(app.ratings()["sessions"])
-                figures.feed_first_s = await heard - started
-                await asyncio.sleep(2.0)
-            starting.clear()
-            async with asyncio.timeout(20):
-                while app.snapshot()["devices"].get("shoe") != "online" or not display.port:
-                    await asyncio.sleep(0.05)
-            screen_ready = asyncio.Event()
-            watchers = [tasks.create_task(watch_published(app, clocks)),
-                        tasks.create_task(watch_screen(f"{display.url}ws", clocks, screen_ready))]
-            async with asyncio.timeout(10):
-                await screen_ready.wait()
-            async with asyncio.timeout(rounds * 30 + 60):
-                await deal_rounds(app, cast(LiveDevices, hands), rounds=rounds, seed=seed, pace=0.0, error_rate=0.0)
-            await asyncio.sleep(0.2)  # the last snapshot reaches the screen
-            for task in (*watchers, ticker, listener):
-                task.cancel()
-            app.stop("bench finished")
-            await runner
+            async with asyncio.TaskGroup() as tasks:
+                starting.set()
+                runner = tasks.create_task(app.run())
+                try:
+                    await _started(figures, app, heard, started)
+                    await _dealt(app, cast(LiveDevices, hands), display.url, clocks, rounds, seed, tasks,
+                                 watch_published, watch_screen, deal_rounds)
+                finally:
+                    app.stop("bench finished")
+                    await runner
+        for task in (ticker, listener):
+            task.cancel()
     figures.screen_ms = latencies(clocks.written, clocks.received)
+
+
+async def _started(figures: Figures, app: TableApp, heard: asyncio.Future[float], started: float) -> None:
+    """The start's figures: the ratings view and the feed's first event after `started`, the loop meanwhile."""
+    async with asyncio.timeout(300):
+        await app.rating_watch.caught_up.wait()
+    figures.ratings_s = time.perf_counter() - started
+    figures.sessions = len(app.ratings()["sessions"])
+    async with asyncio.timeout(300):
+        figures.feed_first_s = await heard - started
+    await asyncio.sleep(2.0)
+
+
+async def _dealt(app: TableApp, hands: LiveDevices, url: str, clocks: Clocks, rounds: int, seed: int,
+                 tasks: asyncio.TaskGroup, watch_published: Any, watch_screen: Any, deal_rounds: Any) -> None:
+    """`rounds` rounds of the simulated dealer, each card's time to the screen in `clocks`."""
+    async with asyncio.timeout(120):
+        while app.snapshot()["devices"].get("shoe") != "online":
+            await asyncio.sleep(0.05)
+    screen_ready = asyncio.Event()
+    watchers = [tasks.create_task(watch_published(app, clocks)),
+                tasks.create_task(watch_screen(f"{url}ws", clocks, screen_ready))]
+    async with asyncio.timeout(30):
+        await screen_ready.wait()
+    async with asyncio.timeout(rounds * 30 + 60):
+        await deal_rounds(app, hands, rounds=rounds, seed=seed, pace=0.0, error_rate=0.0)
+    await asyncio.sleep(0.2)  # the last snapshot reaches the screen
+    for watcher in watchers:
+        watcher.cancel()
 
 
 def busy_loop(cpu: int) -> subprocess.Popen[bytes]:
@@ -179,10 +217,12 @@ def percentile(values: list[float], fraction: float) -> float:
 def report(figures: Figures) -> None:
     screen = figures.screen_ms
     start_late = max(figures.late_ms, default=0.0)
+    worst_at = (figures.late_at[figures.late_ms.index(start_late)] - figures.started) if figures.late_ms else 0.0
     print(f"{figures.label}: {figures.rows} rows at the start; journal opened and replayed in {figures.open_s:.2f} s; "
           f"feed's first event {figures.feed_first_s:.2f} s, ratings view {figures.ratings_s:.2f} s "
           f"({figures.sessions} open sessions) after the start; loop late at most {start_late:.1f} ms during the "
-          f"start ({len(figures.late_ms)} ticks); card -> screen over {len(screen)} cards: "
+          f"start (at {worst_at:.2f} s; p99 {percentile(figures.late_ms, 0.99):.1f} ms of {len(figures.late_ms)} "
+          f"ticks); card -> screen over {len(screen)} cards: "
           f"p50={percentile(screen, 0.5):.2f} ms p99={percentile(screen, 0.99):.2f} ms "
           f"max={percentile(screen, 1.0):.2f} ms")
 
@@ -195,13 +235,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--journal-dir", type=Path, help="where the aged journal is built, or reused if this bench "
                                                          "prepared it there (default: a temporary directory)")
     parser.add_argument("--pin", type=int, help="run on this CPU, a busy loop sharing it (half a core)")
+    parser.add_argument("--before", action="store_true", help="the journal as a version before `rating` rows left "
+                                                              "it (to run this bench on such a version's tree)")
     args = parser.parse_args(argv)
     print("command:", shlex.join([sys.executable, "-m", "bench.restart_aged", *sys.argv[1:]]))
     with tempfile.TemporaryDirectory(prefix="bench-aged-") as temporary:
         work = Path(temporary)
         aged_source = args.journal_dir or work / "built"
         if not prepared(aged_source, args.rounds):
-            build_aged(aged_source, args.rounds, args.seed)
+            build_aged(aged_source, args.rounds, args.seed, before=args.before)
         aged = work / "aged"
         aged.mkdir()
         for name in os.listdir(aged_source):  # a copy: the run plays on it

@@ -250,7 +250,9 @@ class FeedPublisher:
                 await self._pump(client, watcher)
                 await self._publish_status(client, watcher, self._stop_reason)
             except asyncio.CancelledError:
-                with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                # The last word is tried, never in the cancellation's way (a journal closed meanwhile included:
+                # an error here would be taken for a failed session and retried forever).
+                with contextlib.suppress(aiomqtt.MqttError, TimeoutError, JournalError):
                     async with asyncio.timeout(1.0):
                         await self._publish_status(client, watcher, "cancelled")
                 raise

@@ -65,9 +65,9 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
     process = context.Process(target=_serve, name=f"audit-{controller.table_id}", daemon=True, args=(
         theirs, journal.path, start.seq, start.chain_hash, controller.table_id, controller.rules, controller.limits,
         tuple(controller.zones), advice, chunk_rows, pause_s, nice))
-    process.start()
-    theirs.close()
     try:
+        await asyncio.to_thread(process.start)  # fork, exec and its arguments: not the loop's to wait for
+        theirs.close()
         while True:
             report = await _receive(ours)
             if report is None:
@@ -86,8 +86,10 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
             log.info("journal audit: %s: %d verified", stage, count)
     finally:
         ours.close()
-        process.kill()
-        await asyncio.to_thread(process.join)
+        theirs.close()
+        if process.pid is not None:  # started (a cancellation may come before)
+            process.kill()
+            await asyncio.to_thread(process.join)
 
 
 async def _receive(connection: Connection) -> Report | None:

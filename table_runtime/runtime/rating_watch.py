@@ -57,9 +57,9 @@ class RatingWatch:
 
     async def run(self) -> None:
         controller = self.controller
-        worker = RatingWorker(controller.journal.path, controller.table_id, controller.rules, controller.limits,
-                              self.settings, zones=controller.zones, nice=self.nice,
-                              checkpoint_rows=self.checkpoint_rows)
+        worker = await asyncio.to_thread(  # starting a process (fork, exec, its arguments) is not the loop's to wait
+            RatingWorker, controller.journal.path, controller.table_id, controller.rules, controller.limits,
+            self.settings, zones=controller.zones, nice=self.nice, checkpoint_rows=self.checkpoint_rows)
         try:
             while True:
                 _, sessions, advice, messages, caught_up = await asyncio.to_thread(
