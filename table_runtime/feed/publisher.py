@@ -38,11 +38,11 @@ from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.heads import HeadSchedule
 from table_runtime.feed.messages import FeedMessage, head_message, messages_for_entry, state_message, status_message
 from table_runtime.feed.pipeline import publish_all, watch
-from table_runtime.feed.ratings import rating_messages
+from table_runtime.feed.ratings import ratings_of
 from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
 from table_runtime.feed.replay_server import ReplayResponder
 from table_runtime.feed.settings import FeedSettings
-from table_runtime.journal import GENESIS_HASH, Journal, JournalEntry, JournalUnwritableError
+from table_runtime.journal import GENESIS_HASH, Journal, JournalUnwritableError
 
 logger = logging.getLogger("table_runtime.feed")
 
@@ -81,7 +81,7 @@ class FeedPublisher:
         self._journal = journal
         self._journal_id = journal.journal_id
         self._heads = HeadSchedule(settings.head_interval)
-        self._ratings = ratings  # the `rating` rows on the `ratings` channel too (feed/ratings.py)
+        self._ratings = ratings_of(self.topics, enabled=ratings)  # a `rating` row's `ratings` message
         self.replay = (ReplayResponder(settings.replay_secret.reveal().encode(), journal, self.topics,
                                        publish_timeout=settings.publish_timeout)
                        if settings.replay_secret is not None else None)
@@ -157,9 +157,6 @@ class FeedPublisher:
                 async with asyncio.timeout(self.settings.publish_timeout):
                     await self._run_finished.wait()
 
-    def _read(self, after_seq: int, limit: int) -> list[JournalEntry]:
-        return list(self._journal.entries(after_seq, limit))
-
     def _load_cursor(self) -> int:
         stored = self._journal.get_meta(self.settings.cursor_key)
         cursor = int(stored) if stored is not None and stored.isdigit() else 0
@@ -232,7 +229,7 @@ class FeedPublisher:
         return client
 
     async def _session(self) -> None:
-        """One connection: online, then pump until stopped; offline on the way out."""
+        """One connection: online, then pump until stopped; offline on the way out (never in a cancellation's way)."""
         last_seq = await asyncio.to_thread(lambda: self._journal.last_seq)
         async with self._client(last_seq) as client:
             self._connected = True
@@ -250,8 +247,6 @@ class FeedPublisher:
                 await self._pump(client, watcher)
                 await self._publish_status(client, watcher, self._stop_reason)
             except asyncio.CancelledError:
-                # The last word is tried, never in the cancellation's way (a journal closed meanwhile included:
-                # an error here would be taken for a failed session and retried forever).
                 with contextlib.suppress(aiomqtt.MqttError, TimeoutError, JournalError):
                     async with asyncio.timeout(1.0):
                         await self._publish_status(client, watcher, "cancelled")
@@ -285,10 +280,9 @@ class FeedPublisher:
                 self._wake.clear()
                 if self._state is not None:
                     await self._publish_state(client, watcher)
-                entries = await asyncio.to_thread(self._read, position, self.settings.batch_size)
-                for entry in entries:  # a `rating` row with its `ratings` message (feed/ratings.py)
-                    messages = [*messages_for_entry(self.topics, entry, self._journal_id),
-                                *(rating_messages(self.topics, entry) if self._ratings else ())]
+                entries = await asyncio.to_thread(list, self._journal.entries(position, self.settings.batch_size))
+                for entry in entries:
+                    messages = [*messages_for_entry(self.topics, entry, self._journal_id), *self._ratings(entry)]
                     for index, message in enumerate(messages):
                         while len(inflight) >= window:
                             await self._settle_oldest(inflight, watcher)

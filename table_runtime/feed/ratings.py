@@ -10,6 +10,9 @@ a reconnection all send the rows the journal has, at no cost but reading them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.feed.messages import FeedMessage, Topics
 from table_runtime.journal import JournalEntry
@@ -21,3 +24,13 @@ def rating_messages(topics: Topics, entry: JournalEntry) -> list[FeedMessage]:
     if entry.kind != RowKind.RATING:
         return []
     return [FeedMessage(topics.ratings, in_message_order(entry.body), entry.seq)]
+
+
+def no_ratings(entry: JournalEntry) -> list[FeedMessage]:
+    """What a publisher with the `ratings` channel off sends on it for a row: nothing."""
+    return []
+
+
+def ratings_of(topics: Topics, *, enabled: bool) -> Callable[[JournalEntry], list[FeedMessage]]:
+    """The `ratings` messages a publisher sends for each row (`FeedPublisher(..., ratings=False)`: none)."""
+    return partial(rating_messages, topics) if enabled else no_ratings
