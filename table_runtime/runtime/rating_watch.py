@@ -64,9 +64,10 @@ class RatingWatch:
             while True:
                 _, sessions, advice, messages, caught_up = await asyncio.to_thread(
                     worker.step, controller.clock(), self.chunk_rows)
+                # The view first: whoever sees the step's advice on the banner sees the sessions it is about.
+                self.sessions = sessions
                 while not await controller.step(controller.plan_ratings(messages, advice)):  # noqa: ASYNC110
                     await asyncio.sleep(self.poll_s)  # the journal cannot be written: the same rows again, later
-                self.sessions = sessions  # shown once what it says is journaled
                 if caught_up:
                     self.caught_up.set()
                     await asyncio.sleep(self.poll_s)
