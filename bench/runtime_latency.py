@@ -44,7 +44,15 @@ from firmware_bridge.shoe import Frame, MessageType
 from simulators.live_table import CASINO_ID, ChipTray, LiveDevices, deal_rounds
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.registry import ChipRegistry
-from table_runtime.config import ChipReaderConfig, DevicesConfig, DisplayConfig, load_config, zone_names
+from table_runtime.config import (
+    ChipReaderConfig,
+    DevicesConfig,
+    DisplayConfig,
+    MqttConfig,
+    TableConfig,
+    load_config,
+    zone_names,
+)
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.assembly import AssembledTable, assemble
@@ -176,8 +184,15 @@ async def watch_screen(url: str, clocks: Clocks, ready: asyncio.Event) -> None:
             ready.set()
 
 
-def bench_table(data_dir: Path, seed: int) -> tuple[AssembledTable, ChipTray]:
-    """The demo configuration with one reader on every zone, a registry of the tray's chips, display on port 0."""
+def bench_table(data_dir: Path, seed: int, *, mqtt: MqttConfig | None = None) -> tuple[AssembledTable, ChipTray]:
+    """The demo configuration with one reader on every zone, a registry of the tray's chips, display on port 0;
+    the feed on `mqtt` when given (bench/restart_aged.py), else none."""
+    config, tray = bench_config(data_dir, seed, mqtt=mqtt)
+    return assemble(config), tray
+
+
+def bench_config(data_dir: Path, seed: int, *, mqtt: MqttConfig | None = None) -> tuple[TableConfig, ChipTray]:
+    """`bench_table`'s configuration and the simulated dealer's tray, its registry written (the table not built)."""
     issuer = ChipIssuer(CASINO_ID, seed=seed)
     tray = BenchTray(issuer)
     registry_path = data_dir / "chips.sqlite"
@@ -191,7 +206,9 @@ def bench_table(data_dir: Path, seed: int) -> tuple[AssembledTable, ChipTray]:
         data_dir=data_dir, zones=zones, display=DisplayConfig(host="127.0.0.1", port=0, language="fr"),
         devices=DevicesConfig(shoe=f"sim://shoe?seed={seed}", chip_readers=(reader,),
                               panel_pin_factory="mock", chip_registry=registry_path))
-    return assemble(config), tray
+    if mqtt is not None:
+        config = config.replace(mqtt=mqtt)
+    return config, tray
 
 
 @asynccontextmanager

@@ -240,8 +240,8 @@ class TermsRow:
 
 @dataclass(frozen=True, slots=True)
 class NoteRow:
-    """An `event`, `round` or `status` row: what follows from the inputs, or notes the table's life. No fold reads
-    it; it is kept as written, read-only (the feed and recall read its fields)."""
+    """An `event`, `round`, `status` or `rating` row: what follows from the inputs, or notes the table's life. No
+    fold reads it; it is kept as written, read-only (the feed and recall read its fields)."""
 
     row_kind: RowKind
     body: Mapping[str, Any]

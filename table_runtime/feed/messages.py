@@ -8,7 +8,7 @@ Topics live under ``<prefix>/tables/<table_id>/`` (docs/feed/asyncapi.yaml):
 - ``alarms``  alarms raised and cleared;
 - ``rounds``  one record per settled or voided round;
 - ``head``    retained: the journal's id and the seq and hash of the last row the broker acknowledged;
-- ``ratings`` the rated sessions, from the rating fold over the journal (feed/ratings.py).
+- ``ratings`` the rated sessions: the journal's `rating` rows, made by the one rating fold (feed/ratings.py).
 
 Every payload is a JSON object with ``schema_version``, ``table_id``, ``journal``
 (the journal's id: a new data directory is a new journal, its seq from 1 again),

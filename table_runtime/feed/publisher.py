@@ -38,7 +38,7 @@ from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.heads import HeadSchedule
 from table_runtime.feed.messages import FeedMessage, head_message, messages_for_entry, state_message, status_message
 from table_runtime.feed.pipeline import publish_all, watch
-from table_runtime.feed.ratings import RatingFeed
+from table_runtime.feed.ratings import ratings_of
 from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
 from table_runtime.feed.replay_server import ReplayResponder
 from table_runtime.feed.settings import BrokerAddress, FeedSettings
@@ -81,7 +81,7 @@ class FeedPublisher:
         self._journal = journal
         self._journal_id = journal.journal_id
         self._heads = HeadSchedule(settings.head_interval)
-        self._rows = RatingFeed(journal, settings, enabled=ratings)  # the rows, with their `ratings` messages
+        self._ratings = ratings_of(self.topics, enabled=ratings)  # a `rating` row's `ratings` message
         self.replay = (ReplayResponder(settings.replay_secret.reveal().encode(), journal, self.topics,
                                        publish_timeout=settings.publish_timeout)
                        if settings.replay_secret is not None else None)
@@ -257,7 +257,8 @@ class FeedPublisher:
 
     async def _session(self) -> None:
         """One connection: online, then pump until stopped (or, on a fallback, until the preferred broker is back);
-        offline on the way out (on the way back to the preferred, no status left behind)."""
+        offline on the way out (never in a cancellation's way; on the way back to the preferred, no status left
+        behind)."""
         last_seq = await asyncio.to_thread(lambda: self._journal.last_seq)
         async with self._client(last_seq) as client:
             self._connected = True
@@ -284,7 +285,7 @@ class FeedPublisher:
                     self._failing_back = False
                     await self._publish_status(client, watcher, self._stop_reason)
             except asyncio.CancelledError:
-                with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                with contextlib.suppress(aiomqtt.MqttError, TimeoutError, JournalError):
                     async with asyncio.timeout(1.0):
                         await self._publish_status(client, watcher, "cancelled")
                 raise
@@ -340,9 +341,9 @@ class FeedPublisher:
                 self._wake.clear()
                 if self._state is not None:
                     await self._publish_state(client, watcher)
-                entries = await asyncio.to_thread(self._rows.read, position, self.settings.batch_size)
-                for entry, ratings in entries:  # each row with its `ratings` messages (feed/ratings.py)
-                    messages = [*messages_for_entry(self.topics, entry, self._journal_id), *ratings]
+                entries = await asyncio.to_thread(list, self._journal.entries(position, self.settings.batch_size))
+                for entry in entries:
+                    messages = [*messages_for_entry(self.topics, entry, self._journal_id), *self._ratings(entry)]
                     for index, message in enumerate(messages):
                         while len(inflight) >= window:
                             await self._settle_oldest(inflight, watcher)
@@ -351,7 +352,7 @@ class FeedPublisher:
                                                                   retain=message.retain, timeout=math.inf))
                         inflight.append((entry.seq if index == len(messages) - 1 else 0, task))
                 if entries:
-                    position = entries[-1][0].seq
+                    position = entries[-1].seq
                     await self._save_cursor()
                     if self._heads.due(position, idle=False, now=asyncio.get_running_loop().time()):
                         await self._publish_head(client, watcher)

@@ -1,81 +1,36 @@
-"""The `ratings` channel: the rated sessions' messages, from the fold of the journal (docs/feed/README.md).
+"""The `ratings` channel: the rated sessions' messages, as the journal's `rating` rows hold them (docs/feed/README.md).
 
-`RatingFeed.messages(entries)` gives, for each journal entry the publisher is about to send, the messages of
-`{prefix}/tables/{tableId}/ratings` that row caused (rating/session_fold.py: the row through the one fold,
-then the sessions' fold), so a replay of the journal gives the same messages and a resend after a
-reconnection sends the same ones again. It reads the rules from the journal's terms (the rules it was
-written under); a journal without terms (no table wrote it) has no ratings. It folds every row from the
-first: the first call catches up from row 1 to where the publisher starts (a start costs a replay of the
-journal, in the publisher's reader thread, never on the event loop). The messages of the last rows are
-kept for the publisher's resends. A row the fold refuses stops the ratings with one log line; the feed goes on.
+The one fold of the rated sessions runs in the rating worker's process (runtime/rating_worker.py), and the runtime
+journals each message it makes as a `rating` row (runtime/rating_watch.py). `rating_messages(topics, entry)` is the
+message a row of the journal sends on `{prefix}/tables/{tableId}/ratings`: a `rating` row's body, its fields in the
+order the fold made them (the same bytes as the message the fold returned), and nothing for any other row. So the
+feed folds nothing: `table-runtime feed` running alone, a restart on a journal of a million rows and a resend after
+a reconnection all send the rows the journal has, at no cost but reading them.
 """
 
 from __future__ import annotations
 
-import logging
-from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable
+from functools import partial
 
-from table_runtime.errors import TableError
-from table_runtime.feed.messages import FeedMessage
-from table_runtime.feed.settings import FeedSettings
-from table_runtime.journal import Journal, JournalEntry
-from table_runtime.rating.session_fold import SessionFold
-from table_runtime.runtime.terms import journal_terms
-
-logger = logging.getLogger("table_runtime.feed")
-
-CATCH_UP_CHUNK = 2000  # rows read at a time while catching up
+from table_runtime.core.row_kinds import RowKind
+from table_runtime.feed.messages import FeedMessage, Topics
+from table_runtime.journal import JournalEntry
+from table_runtime.rating.sessions import in_message_order
 
 
-class RatingFeed:
-    """The rated sessions of one journal, fed its rows in order; the `ratings` messages of each row."""
+def rating_messages(topics: Topics, entry: JournalEntry) -> list[FeedMessage]:
+    """The `ratings` message of a `rating` row (none for another row)."""
+    if entry.kind != RowKind.RATING:
+        return []
+    return [FeedMessage(topics.ratings, in_message_order(entry.body), entry.seq)]
 
-    def __init__(self, journal: Journal, settings: FeedSettings, *, enabled: bool = True) -> None:
-        self._journal = journal
-        self._topics = settings.topics
-        # A reconnection resends from `resend_on_connect` rows before the cursor, which lags the rows read by
-        # up to a batch and the messages in flight: keep the messages of that many rows.
-        keep = settings.resend_on_connect + settings.batch_size + settings.max_inflight
-        self._fold: SessionFold | None = None
-        self._stopped = not enabled
-        self._sent: deque[tuple[int, list[FeedMessage]]] = deque(maxlen=keep)
 
-    def read(self, after_seq: int, limit: int) -> list[tuple[JournalEntry, list[FeedMessage]]]:
-        """The journal's entries after `after_seq` (at most `limit`), each with its `ratings` messages: what the
-        publisher sends (blocking: call it off the event loop)."""
-        entries = list(self._journal.entries(after_seq, limit))
-        return list(zip(entries, self.messages(entries), strict=True))
+def no_ratings(entry: JournalEntry) -> list[FeedMessage]:
+    """What a publisher with the `ratings` channel off sends on it for a row: nothing."""
+    return []
 
-    def messages(self, entries: Sequence[JournalEntry]) -> list[list[FeedMessage]]:
-        """The `ratings` messages of each entry, in order (blocking: call it where the journal is read)."""
-        return [self._of(entry) for entry in entries]
 
-    def _of(self, entry: JournalEntry) -> list[FeedMessage]:
-        fold = self._ready()
-        if fold is None:
-            return []
-        if entry.seq <= fold.last_seq:  # sent again after a reconnection: the same messages
-            return next((sent for seq, sent in self._sent if seq == entry.seq), [])
-        try:
-            while fold.last_seq < entry.seq - 1:  # rows before it the fold has not seen (the start)
-                rows = list(self._journal.entries(fold.last_seq, min(CATCH_UP_CHUNK, entry.seq - 1 - fold.last_seq)))
-                if not rows:
-                    break
-                for row in rows:
-                    fold.take(row.seq, row.ts, row.kind, row.body)
-            payloads = fold.take(entry.seq, entry.ts, entry.kind, entry.body)
-        except (TableError, KeyError, TypeError, ValueError) as error:
-            logger.error("ratings stopped: row %s does not fold: %s", fold.last_seq + 1, error)
-            self._fold, self._stopped = None, True
-            return []
-        sent = [FeedMessage(self._topics.ratings, payload, entry.seq) for payload in payloads]
-        self._sent.append((entry.seq, sent))
-        return sent
-
-    def _ready(self) -> SessionFold | None:
-        if self._fold is None and not self._stopped:
-            terms = journal_terms(self._journal, at=0)  # the terms its first row is read under (runtime/terms.py)
-            if terms is not None:
-                self._fold = SessionFold(self._topics.table_id, terms.rules, terms.limits, zones=terms.zones)
-        return self._fold
+def ratings_of(topics: Topics, *, enabled: bool) -> Callable[[JournalEntry], list[FeedMessage]]:
+    """The `ratings` messages a publisher sends for each row (`FeedPublisher(..., ratings=False)`: none)."""
+    return partial(rating_messages, topics) if enabled else no_ratings

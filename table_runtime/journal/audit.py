@@ -2,18 +2,22 @@
 
 A start verifies the chain from its checkpoint to the head (store.py); `ChainAudit` walks the rows before,
 on its own read-only connection (the writer goes on appending), and checks that they lead to the hash the
-checkpoint sealed, and every older checkpoint on the way (its seal and its row). The runtime calls `step` in
-a worker thread, one chunk per call (table_runtime/runtime/journal_audit.py).
+checkpoint sealed, and every older checkpoint on the way (its seal and its row). The audit's process calls
+`step`, one chunk per call (table_runtime/runtime/journal_audit.py). `ReadOnlyRows` is the rows of a journal file on
+such a connection, for the audit's replays (runtime/checkpointing.py `JournalRows`).
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from table_runtime.journal import checkpoints
+from table_runtime.journal import checkpoints, terms_index
 from table_runtime.journal.chain import GENESIS_HASH, row_problem
+from table_runtime.journal.rows import PAGE_ROWS, JournalEntry
 
 CHUNK_ROWS = 5000
 
@@ -95,3 +99,51 @@ class ChainAudit:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+def read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the journal file at `path` (the table's writer goes on appending)."""
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+                           check_same_thread=False, timeout=10.0)
+
+
+class ReadOnlyRows:
+    """The rows of a journal file, read on a read-only connection of its own, a page at a time (as
+    `Journal.entries` reads them)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = read_only(path)
+
+    def terms_entries(self) -> list[JournalEntry]:
+        """Every `terms` row (the table's terms), as `Journal.terms_entries` reads them."""
+        return terms_index.terms_entries(self.db)
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def entries(self, after_seq: int = 0, limit: int | None = None, *, kinds: Collection[str] | None = None,
+                exclude: Collection[str] = ()) -> Iterator[JournalEntry]:
+        """Rows with seq > `after_seq` in order, at most `limit`, only of `kinds` if given, none of `exclude`."""
+        kind_list, excluded = sorted(kinds or ()), sorted(exclude)
+        where = "seq > ?" + (f" AND kind IN ({', '.join('?' * len(kind_list))})" if kinds is not None else "")
+        where += f" AND kind NOT IN ({', '.join('?' * len(excluded))})" if excluded else ""
+        query = f"SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE {where} ORDER BY seq LIMIT ?"
+        remaining = limit
+        while remaining is None or remaining > 0:
+            page = PAGE_ROWS if remaining is None else min(PAGE_ROWS, remaining)
+            rows = self.db.execute(query, (after_seq, *kind_list, *excluded, page)).fetchall()
+            for seq, ts, kind, body_text, prev_hash, digest in rows:
+                yield JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest)
+            if len(rows) < page:
+                return
+            after_seq = rows[-1][0]
+            if remaining is not None:
+                remaining -= len(rows)
+
+    def checkpoints_until(self, seq: int) -> list[checkpoints.Checkpoint]:
+        return checkpoints.between(self.db, 1, seq)
+
+    def close(self) -> None:
+        self.db.close()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from table_runtime.game.hyper import ODDS, HyperCase
 from table_runtime.rating.indexes import INSURANCE_INDEX, index_for
@@ -143,6 +143,33 @@ class SessionScores:
             positive = facts.bank_blackjack_chance * (self.settings.hyper_odds + 1) > 1.0
             self._hyper.add(positive, facts.hyper_blackjack_cents > 0, f"r{facts.round}")
 
+    # ------------------------------------------------------------------ a checkpoint's state
+
+    def state(self) -> dict[str, Any]:
+        """What the session has recorded, as plain JSON (rating/session_state.py); `restored` reads it back."""
+        return {"rounds": self.rounds, "counts": self._counts, "edges": self._edges, "stakes": self._stakes,
+                "boxes": self._boxes, "previous": self._previous, "shoes": self._shoes, "last_net": self._last_net,
+                "indexes": [list(seen) for seen in self._indexes.seen],
+                "hyper": [list(seen) for seen in self._hyper.seen]}
+
+    @classmethod
+    def restored(cls, strategy: Strategy, settings: DetectionSettings, state: dict[str, Any]) -> SessionScores:
+        scores = cls(strategy, settings)
+        scores.rounds = int(state["rounds"])
+        scores._counts = _numbers(state["counts"])
+        scores._edges = _numbers(state["edges"])
+        scores._stakes = _numbers(state["stakes"])
+        scores._boxes = _numbers(state["boxes"])
+        scores._previous = _numbers(state["previous"])
+        scores._shoes = [str(value) for value in state["shoes"]]
+        scores._last_net = int(state["last_net"])
+        scores._indexes.seen = [(bool(past), bool(departed), str(what)) for past, departed, what in state["indexes"]]
+        scores._hyper.seen = [(bool(past), bool(departed), str(what)) for past, departed, what in state["hyper"]]
+        if not all(len(series) == scores.rounds for series in (scores._counts, scores._edges, scores._stakes,
+                                                                scores._boxes, scores._previous, scores._shoes)):
+            raise ValueError("a session's scores hold one figure of each kind a round")
+        return scores
+
     # ------------------------------------------------------------------ scores
 
     def _change_test(self, series: list[float]) -> tuple[float, int]:
@@ -245,6 +272,13 @@ class SessionScores:
                                       f"{values['bets_positive_rounds']} of {values['positive_rounds']} rounds "
                                       f"against {values['bets_other_rounds']} of {values['other_rounds']}"))
         return found
+
+
+def _numbers(values: list[Any]) -> list[float]:
+    """A state's series as it was kept (an int stays an int: the same state again, the same figures)."""
+    if not all(isinstance(value, int | float) and not isinstance(value, bool) for value in values):
+        raise TypeError("a session's series holds numbers only")
+    return list(values)
 
 
 def _number(value: float | int | str) -> float:

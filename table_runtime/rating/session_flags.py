@@ -75,10 +75,11 @@ def flag_alarm(flag: Flag, box: int, session: str, player: str | None) -> Alarm:
 class SessionAdvice:
     """The shoe as the players see it, and the detection's scores of each open seated session."""
 
-    def __init__(self, terms: PlayTerms, settings: AdviceSettings | None = None) -> None:
+    def __init__(self, terms: PlayTerms, settings: AdviceSettings | None = None, *,
+                 edges: LinearEdge | None = None) -> None:
         self.settings = settings or AdviceSettings()
         self.strategy = Strategy.for_rules(terms)
-        self.edges = edge_model(terms)
+        self.edges = edge_model(terms) if edges is None else edges  # given: the one fitted before for these terms
         self.shoe = ShoeState(terms.decks)
         self.shoe_id = ""
         self.before = (0.0, self.edges.full, 0.0)  # true count, edge, bank blackjack chance before the round

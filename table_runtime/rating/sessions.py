@@ -22,6 +22,7 @@ player behind takes no decision: his theo_skill is his theo). Pure.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -33,13 +34,39 @@ from table_runtime.game.events import Event, RoundClosed, RoundStarted, RoundVoi
 from table_runtime.game.round import Round
 from table_runtime.game.rules import RuleOptions
 from table_runtime.rating.decision_cost import hand_cost, house_edge, split_cost
+from table_runtime.rating.round_edge import LinearEdge
 from table_runtime.rating.session_flags import AdviceSettings, SessionAdvice
 from table_runtime.strategy.terms import PlayTerms
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatingModels:
+    """What the rated sessions compute once per set of play terms: the house edge, the advice's edge model."""
+
+    house_edge: float
+    edges: LinearEdge
+
 
 STARTED: Final = "session_started"
 UPDATED: Final = "session_updated"
 CLOSED: Final = "session_closed"
 Seat = tuple[int, bool]  # (box, behind)
+MESSAGE_FIELDS: Final = ("type", "table", "session", "player", "box", "started_at", "ended_at", "seconds_played",
+                         "rounds", "hands", "handle_cents", "average_bet_cents", "buy_in_cents", "win_cents",
+                         "theo_cents", "theo_skill_cents", "edge_pct", "skill_edge_pct", "seq", "round")
+"""A `ratings` message's fields in the order it is sent (the journal keeps a body's keys sorted)."""
+ROUND_FIELDS: Final = ("round_id", "stake_cents", "win_cents", "theo_cents", "theo_skill_cents")
+
+
+def in_message_order(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A `ratings` message read back from its journal row, its fields in the order `_message` makes them (the same
+    bytes on the feed); a field it does not name goes last, as it is."""
+    ordered = {key: message[key] for key in MESSAGE_FIELDS if key in message}
+    line = ordered.get("round")
+    if isinstance(line, Mapping):
+        ordered["round"] = {**{key: line[key] for key in ROUND_FIELDS if key in line},
+                            **{key: value for key, value in line.items() if key not in ROUND_FIELDS}}
+    return {**ordered, **{key: value for key, value in message.items() if key not in ordered}}
 
 
 def half_up(value: float) -> int:
@@ -102,14 +129,17 @@ class RatedSession:
 class RatedSessions:
     """The open sessions of one table, by (box, behind), and what they have recorded."""
 
-    def __init__(self, table_id: str, rules: RuleOptions, *, advice: AdviceSettings | None = None) -> None:
+    def __init__(self, table_id: str, rules: RuleOptions, *, advice: AdviceSettings | None = None,
+                 models: RatingModels | None = None) -> None:
         self.table_id = table_id
         self.terms = PlayTerms.from_options(rules)
-        self.edge = house_edge(self.terms)  # computed once per set of play terms
+        # The house edge (and the advice's edge model) of the play terms: computed here, or given as a checkpoint of
+        # the rated sessions keeps them (runtime/rating_worker.py: they cost seconds to compute again).
+        self.edge = house_edge(self.terms) if models is None else models.house_edge
         # The detection's scores of the seated sessions and their flags (session_flags.py), when asked for.
-        self.advice = None if advice is None else SessionAdvice(self.terms, advice)
+        self.advice = None if advice is None else SessionAdvice(
+            self.terms, advice, edges=None if models is None else models.edges)
         self.open: dict[Seat, RatedSession] = {}
-        self.closed: list[RatedSession] = []
         self._round: dict[Seat, RatedSession] = {}  # who held each staked seat when the bets were locked
 
     # -- the fold -----------------------------------------------------------------------------
@@ -163,7 +193,6 @@ class RatedSessions:
         session.pause(ts)
         session.ended_at = ts
         session.last_round = None
-        self.closed.append(session)
         if self.advice is not None and not session.behind:
             self.advice.session_closed(session.session, session.box, session.player)
         out.append(self._message(CLOSED, session, seq, ts))

@@ -8,13 +8,15 @@ alarm ledger (`checkpoint_state`). A start, a rollback, the audit or recall then
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from table_runtime.core.record import replay
 from table_runtime.core.row_kinds import DERIVED_KINDS
 from table_runtime.core.table_core import TableCore
-from table_runtime.journal import Checkpoint, Journal
-from table_runtime.runtime.terms import table_core
+from table_runtime.journal import Checkpoint, JournalEntry
+from table_runtime.runtime.terms import TermsSource, table_core
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,13 +27,21 @@ class Resume:
     core: TableCore
 
 
-def resume(journal: Journal, checkpoint: Checkpoint | None) -> Resume:
+class JournalRows(TermsSource, Protocol):
+    """What a replay reads of a journal: its terms and its rows in order (a `Journal`, or the audit's read-only
+    rows, journal/audit.py)."""
+
+    def entries(self, after_seq: int = 0, limit: int | None = None, *, kinds: Collection[str] | None = None,
+                exclude: Collection[str] = ()) -> Iterator[JournalEntry]: ...
+
+
+def resume(journal: TermsSource, checkpoint: Checkpoint | None) -> Resume:
     """The core at `checkpoint` (a fresh table when None), under the journal's own terms (runtime/terms.py
     `table_core`, the one constructor); a `JournalError` for a state this program cannot read."""
     return Resume(0 if checkpoint is None else checkpoint.seq, table_core(journal, checkpoint))
 
 
-def rebuild(journal: Journal, checkpoint: Checkpoint | None, *, until: int | None = None) -> TableCore:
+def rebuild(journal: JournalRows, checkpoint: Checkpoint | None, *, until: int | None = None) -> TableCore:
     """The core the journal holds: from `checkpoint` (None: the first row), every row after it folded (up to row
     `until` when given). Reads the rows that change the state and any row of a kind this program does not know
     (an error), not the events beside the inputs."""

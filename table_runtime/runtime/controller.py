@@ -350,6 +350,28 @@ class TableController:
         counting = self.alarms.counting(str(alarm.kind), alarm.box)
         return counting.id if counting is not None else self.last_seq
 
+    def ratings(self, messages: Sequence[Mapping[str, Any]], advice: Sequence[Alarm]) -> bool:
+        """The rating fold's `ratings` messages as `rating` rows, with the advice they came with as alarms, in one
+        transaction (runtime/rating_watch.py: a restart then neither repeats nor loses them). False while the journal
+        cannot be written: nothing of it is written, the watch offers it again."""
+        self.writer.check()
+        if not messages and not advice:
+            return True
+        rows: list[JournalRow] = [NoteRow.of(RowKind.RATING, message) for message in messages]
+        step = AlarmStep(self.core.alarms, rows)
+        seq = self.last_seq + len(rows)
+        for alarm in advice:
+            seq = step.add(alarm, seq, self.core.alarm_round())
+        step.flush(seq)
+        try:
+            self._write_rows(rows)
+        except JournalUnwritableError:
+            self.core = self._journaled_core()  # the ledger as the journal has it
+            return False
+        if advice:
+            self._changed()
+        return True
+
     def journal_broken(self, seq: int | None, reason: str) -> None:
         """The background audit found the rows before the start's checkpoint broken: a supervisor's alarm, and
         play stops (a halting kind, core/alarm_ledger.py) until the supervisor clears it: every command but the

@@ -1,64 +1,105 @@
-"""The rated sessions, live: the rating fold over the journal in a process of its own (runtime/rating_worker.py);
-advice to the supervisor, and the supervisor's view of the rated players.
+"""The rated sessions, live: the one rating fold in a process of its own (runtime/rating_worker.py); what it makes
+journaled, the supervisor's view of the rated players.
 
-`RatingWatch.run()` starts the worker process, which keeps a `SessionFold` (rating/session_fold.py) with the
-detection's scores of every seated session (rating/session_flags.py) and folds the journal's rows `chunk_rows`
-at a time: first every row up to the head (the start: what was advised before is not advised again, the journal
-has it), then the rows written since, every `poll_s` seconds. A flag found on a new row is journaled by the
-controller as an `advantage_play` alarm (a supervisor's kind, never halting): advice with figures, never an
-action on the game. After each step `sessions` is the open sessions as the supervisor's view shows them. A row
-the fold refuses, or a worker that dies, ends the watch with one log line; the table plays on.
+`RatingWatch.run()` starts the worker process, which starts from its newest checkpoint (never the first row of an
+aged journal), reads the journal's rows itself and folds them `chunk_rows` at a time, the rows written since every
+`poll_s` seconds. What a step made that the journal does not hold yet (the `ratings` messages, and each flag of the
+detection as an `advantage_play` alarm: advice with figures, never an action on the game) is journaled by the
+controller in one transaction: `rating` rows, which the feed publishes on its `ratings` channel as it publishes
+every row (feed/messages.py), and the alarms. After each step `sessions` is the open sessions as the supervisor's
+view shows them. A row the fold refuses, or a worker that dies, ends the watch with one log line; the table plays
+on. While the journal cannot be written the step's rows wait (the worker is asked for nothing more meanwhile).
+
+`journal_ratings` is the same fold run in the caller's process over a journal no table has open (a table's life
+journaled again offline: the tests, the benches).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Iterable
 from typing import Any
 
-from table_runtime.journal import Journal, JournalEntry
+from table_runtime.core.row_kinds import RowKind
+from table_runtime.game.rules import RuleOptions, TableLimits
+from table_runtime.journal import Journal
 from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.runtime.controller import TableController
-from table_runtime.runtime.rating_worker import NICE, RatingWorker, RatingWorkerError
-from table_runtime.runtime.terms import journal_terms
+from table_runtime.runtime.rating_worker import (
+    CHECKPOINT_ROWS,
+    CHUNK_ROWS,
+    NICE,
+    TABLE_ADVICE,
+    RatingFold,
+    RatingWorker,
+    RatingWorkerError,
+)
 
 log = logging.getLogger(__name__)
-CHUNK_ROWS = 2000
-
-
-def _rows(journal: Journal, after: int, chunk_rows: int) -> list[JournalEntry]:
-    return list(journal.entries(after, chunk_rows))
 
 
 class RatingWatch:
     """The live rating of one table (see the module): `run()` until cancelled, `sessions` for the view."""
 
     def __init__(self, controller: TableController, *, settings: AdviceSettings | None = None,
-                 poll_s: float = 1.0, chunk_rows: int = CHUNK_ROWS, nice: int = NICE) -> None:
+                 poll_s: float = 1.0, chunk_rows: int = CHUNK_ROWS, nice: int = NICE,
+                 checkpoint_rows: int = CHECKPOINT_ROWS) -> None:
         self.controller = controller
         self.settings = settings or AdviceSettings()
         self.poll_s = poll_s
         self.chunk_rows = chunk_rows
-        self.nice = nice  # the worker process's niceness (runtime/rating_worker.py)
-        self.caught_up = asyncio.Event()  # the rows there were at the start are folded: flags are advised
+        self.nice = nice  # the worker process's niceness once caught up (runtime/rating_worker.py)
+        self.checkpoint_rows = checkpoint_rows
+        self.caught_up = asyncio.Event()  # the rows there were at the start are folded
         self.sessions: list[dict[str, Any]] = []
 
     async def run(self) -> None:
         controller = self.controller
-        terms = journal_terms(controller.journal, at=0) or controller.terms  # those of its first row (runtime/terms.py)
-        worker = RatingWorker(terms.table_id, terms.rules, terms.limits, self.settings, nice=self.nice,
-                              zones=terms.zones)
-        last_seq = 0
+        worker = await asyncio.to_thread(  # starting a process (fork, exec, its arguments) is not the loop's to wait
+            RatingWorker, controller.journal.path, controller.table_id, controller.rules, controller.limits,
+            self.settings, zones=controller.zones, nice=self.nice, checkpoint_rows=self.checkpoint_rows)
         try:
             while True:
-                rows = await asyncio.to_thread(_rows, controller.journal, last_seq, self.chunk_rows)
-                last_seq, self.sessions, alarms = await asyncio.to_thread(worker.step, rows, controller.clock())
-                if self.caught_up.is_set() and alarms:  # journaled through the writer, after the steps before
-                    await controller.step(controller.raise_alarms, alarms)
-                if len(rows) < self.chunk_rows:
+                _, sessions, advice, messages, caught_up = await asyncio.to_thread(
+                    worker.step, controller.clock(), self.chunk_rows)
+                # The view first: whoever sees the step's advice on the banner sees the sessions it is about.
+                self.sessions = sessions
+                while not await controller.step(controller.ratings, messages, advice):  # noqa: ASYNC110
+                    await asyncio.sleep(self.poll_s)  # the journal cannot be written: the same rows again, later
+                if caught_up:
                     self.caught_up.set()
                     await asyncio.sleep(self.poll_s)
         except RatingWorkerError as error:
             log.error("rating watch stopped: %s", error)
         finally:
             worker.close()  # a kill and a wait of milliseconds: never half a step to finish
+
+
+def journal_ratings(journal: Journal, table_id: str, rules: RuleOptions, limits: TableLimits, *,
+                    zones: Iterable[str] = (), settings: AdviceSettings | None = TABLE_ADVICE,
+                    checkpoint_rows: int = CHECKPOINT_ROWS) -> int:
+    """Fold the rated sessions of `journal` (open in this process, no table playing on it) from their newest
+    checkpoint, and journal the messages of every row the journal has none for yet as `rating` rows (each at its
+    causing row's time); the number journaled. No advice is journaled (a table's watch journals that); its
+    checkpoints are those a watch with the same `settings` (by default, a table's) starts from."""
+    fold = RatingFold(journal.path, table_id, rules, limits, zones=zones, settings=settings,
+                      checkpoint_rows=checkpoint_rows, rate_history=True)
+    written = 0
+    try:
+        while True:
+            _, _, _, messages, caught_up = fold.step(time.time())
+            if messages:
+                journal.append_many([(RowKind.RATING, message) for message in messages], ts=journal_ts(journal))
+                written += len(messages)
+            if caught_up:
+                return written
+    finally:
+        fold.close()
+
+
+def journal_ts(journal: Journal) -> float:
+    """The time of the journal's last row (rows appended offline keep the journal's order of time)."""
+    last = list(journal.entries(max(0, journal.last_seq - 1), 1))
+    return last[0].ts if last else time.time()

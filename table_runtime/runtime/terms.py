@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from table_runtime.core.journal_rows import TermsRow, row_to_json
 from table_runtime.core.record import starting_core
@@ -22,14 +23,25 @@ from table_runtime.game.inputs import SCHEMA_VERSION
 from table_runtime.game.rules import TableLimits, rules_from_mapping
 from table_runtime.game.snapshot import payout_dict
 from table_runtime.game.table import Table
-from table_runtime.journal import Checkpoint, Journal
+from table_runtime.journal import Checkpoint, Journal, JournalEntry
 
 __all__ = ["journal_terms", "round_record", "settle_terms", "table_core"]
 
 META_TERMS = "terms"  # the meta key a journal written before terms rows kept its terms under
 
 
-def _meta_terms(journal: Journal) -> TableTerms | None:
+class TermsSource(Protocol):
+    """What the terms are read from: a `Journal`, or the audit's read-only rows (journal/audit.py)."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def terms_entries(self) -> list[JournalEntry]: ...
+
+    def get_meta(self, key: str) -> str | None: ...
+
+
+def _meta_terms(journal: TermsSource) -> TableTerms | None:
     """The terms a journal written before terms rows kept in its meta (no zones: it did not keep them)."""
     stored = journal.get_meta(META_TERMS)
     if stored is None:
@@ -42,7 +54,7 @@ def _meta_terms(journal: Journal) -> TableTerms | None:
         raise JournalError(f"{journal.path}: the terms in its meta are unreadable: {error}") from error
 
 
-def journal_terms(journal: Journal, at: int | None = None) -> TableTerms | None:
+def journal_terms(journal: TermsSource, at: int | None = None) -> TableTerms | None:
     """The terms of the journal's row `at` (None: of its last row): the last terms row at or before it, else its
     first terms row (the rows of an older journal before its first one were written under it), else the terms of
     a journal not yet started by this version (in its meta); None for a journal that holds none (a new one)."""
@@ -60,7 +72,7 @@ def journal_terms(journal: Journal, at: int | None = None) -> TableTerms | None:
         raise JournalError(f"{journal.path}: row {chosen.seq}: {error}") from error
 
 
-def table_core(journal: Journal, checkpoint: Checkpoint | None = None, *, default: TableTerms | None = None
+def table_core(journal: TermsSource, checkpoint: Checkpoint | None = None, *, default: TableTerms | None = None
                ) -> TableCore:
     """The one constructor of the table a reader folds this journal's rows into: under the journal's own terms
     (at the checkpoint's row; `default`: those of a journal that holds none), fresh (`checkpoint` None: the fold

@@ -39,6 +39,9 @@ def cell_index(total: int, soft: bool, up_value: int) -> int:
     return ((total + 32) if soft else total) * CHART_WIDTH + up_value
 
 
+_REMEMBERED: dict[PlayTerms, Strategy] = {}  # strategies kept by their user, by terms (`Strategy.remember`)
+
+
 class Strategy:
     """The total-dependent strategy of one set of play terms.
 
@@ -66,11 +69,26 @@ class Strategy:
 
     @classmethod
     def for_rules(cls, options: RuleOptions | PlayTerms) -> Strategy:
-        """The strategy for `RuleOptions` (or `PlayTerms`), computed once per terms and cached."""
+        """The strategy for `RuleOptions` (or `PlayTerms`), computed once per terms and cached (or as `remember`
+        was given it)."""
         from table_runtime.strategy.solver import solve  # solver imports this module
 
         terms = options if isinstance(options, PlayTerms) else PlayTerms.from_options(options)
-        return solve(terms).strategy
+        known = _REMEMBERED.get(terms)
+        return known if known is not None else solve(terms).strategy
+
+    @staticmethod
+    def remember(strategy: Strategy) -> None:
+        """Take `strategy` as the one of its terms from now on, without solving them: one this program computed
+        before and kept (the rating worker's models, runtime/rating_worker.py: solving costs about a second)."""
+        _REMEMBERED[strategy.terms] = strategy
+
+    @property
+    def tables(self) -> dict[str, list[bool]]:
+        """The strategy's tables as `Strategy(terms, **tables)` takes them back."""
+        return {"hits": [action is _HIT for action in self._hit_stand],
+                "doubles": [action is _DOUBLE for action in self._first], "splits": list(self._split),
+                "surrenders": list(self._surrender), "pair_surrenders": list(self._pair_surrender)}
 
     def decide(self, total: int, soft: bool, pair_rank_value: int | None, up_value: int,
                can_double: bool, can_split: bool, can_surrender: bool = False) -> Action:

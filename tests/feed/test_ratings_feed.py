@@ -1,7 +1,7 @@
 """The `ratings` channel through a real Mosquitto: the table's publisher sends the rated sessions of its journal,
-each valid by the schema the AsyncAPI document names, the same messages a fold of the journal gives; a publisher
-started again on the same journal catches up from the first row and resends the same messages for the rows it
-sends again; the floor's reading of the contract takes every message."""
+each valid by the schema the AsyncAPI document names, the same messages a fold of the journal gives, as the table's
+rating fold journaled them (`rating` rows); a publisher started again on the same journal resends the same messages
+for the rows it sends again; the floor's reading of the contract takes every message."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import pytest
 
 from casino_floor.ratings import parse_rating
 from simulators.mosquitto import MosquittoBroker
+from table_runtime.feed.messages import encode_payload
 from table_runtime.feed.publisher import FeedPublisher
+from table_runtime.feed.ratings import rating_messages
 from table_runtime.game.inputs import Next
 
 from ..table_runtime.rating.rated_table import RatedTable
@@ -83,6 +85,7 @@ async def test_the_table_publishes_its_rated_sessions_as_the_fold_makes_them(
     broker: MosquittoBroker, prefix: str, table: RatedTable
 ) -> None:
     _play(table)
+    assert table.journal_ratings() == len(table.messages())  # the table's rating fold journals what it makes
     sent = await _published(broker, prefix, table, len(table.messages()))
     assert sent == table.messages()  # the fold of the journal, in journal order
     validator = validators_by_topic()["ratings"]
@@ -100,8 +103,22 @@ async def test_the_table_publishes_its_rated_sessions_as_the_fold_makes_them(
             closed["buy_in_cents"], closed["ended_at"]) == (65, 2, 3000, 1000, 20_000, "2027-01-15T08:01:40.000Z")
     assert not validator.is_valid({**closed, "handle_cents": "3000"})
     assert not validator.is_valid({**closed, "type": "session_paused"})
-    # Started again with a cursor at the journal's head, the publisher resends its last rows: it catches up
-    # from the first row and sends the same rating messages for them.
-    resent = [m for m in sent if m["seq"] > table.journal.last_seq - 12]
-    assert resent and resent[0]["seq"] > sent[0]["seq"]  # the fold had to catch up on the rows before
-    assert await _published(broker, prefix, table, len(resent), resend_on_connect=12) == resent
+    # Started again with a cursor at the journal's head, the publisher resends its last rows: the `rating` rows
+    # among them send the same messages again, byte for byte, with no fold of the rows before.
+    last = table.journal.last_seq
+    resent = [sent[index] for index, entry in enumerate(table.journal.entries(kinds=("rating",)))
+              if entry.seq > last - 4]
+    assert len(resent) == 4 and resent[0]["seq"] > sent[0]["seq"]
+    assert await _published(broker, prefix, table, len(resent), resend_on_connect=4) == resent
+
+
+def test_a_rating_row_sends_the_bytes_of_the_message_the_fold_made(table: RatedTable) -> None:
+    """The journal keeps a body's keys sorted; the feed sends the message in the order the fold made it."""
+    _play(table)
+    table.journal_ratings()
+    topics = settings("mqtt://127.0.0.1:1", "p", table_id="T01").topics
+    rows = list(table.journal.entries(kinds=("rating",)))
+    sent = [message for row in rows for message in rating_messages(topics, row)]
+    assert [message.encode() for message in sent] == [encode_payload(made) for made in table.messages()]
+    assert {message.topic for message in sent} == {topics.ratings}
+    assert rating_messages(topics, next(table.journal.entries(kinds=("input",)))) == []

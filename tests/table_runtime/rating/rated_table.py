@@ -9,12 +9,13 @@ from typing import Any
 from table_runtime.core.inputs import CoreInput
 from table_runtime.game.cards import parse_cards
 from table_runtime.game.inputs import BehindBet, BetsLocked, BoxBet, CardDrawn, Confirm, Next, ShoeShuffled
-from table_runtime.game.rules import TableLimits, profile
-from table_runtime.journal import Journal
+from table_runtime.game.rules import RuleOptions, TableLimits, profile
+from table_runtime.journal import CHECKPOINT_ROWS, Journal
 from table_runtime.rating.detection import DetectionSettings
 from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.rating.session_fold import SessionFold
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.rating_watch import journal_ratings
 
 T0 = 1_800_000_000.0  # 2027-01-15T08:00:00Z
 # Six rounds of one shoe: each round's cards are lower than the last, so the true count before each rises
@@ -30,13 +31,19 @@ LOWERED = AdviceSettings(  # thresholds lowered to a six-round session
 class RatedTable:
     """Table T01 (fr-casino, no burn cards) whose clock reads `T0 + at`."""
 
-    def __init__(self, path: Path, rules: str = "fr-casino") -> None:
+    def __init__(self, path: Path, rules: str = "fr-casino", *, checkpoint_rows: int | None = None) -> None:
         self.at = 0.0
-        self.rules = profile(rules).replace(burn_cards=0)
+        self.rules = self.rules_of(rules)
         self.journal = Journal.open(path / "journal.db")
         self.controller = TableController(table_id="T01", rules=self.rules, limits=TableLimits(),
-                                          journal=self.journal, clock=lambda: T0 + self.at)
+                                          journal=self.journal, clock=lambda: T0 + self.at,
+                                          checkpoint_rows=checkpoint_rows or CHECKPOINT_ROWS)
         self.submit(ShoeShuffled(shoe_id="S1"))
+
+    @staticmethod
+    def rules_of(name: str) -> RuleOptions:
+        """The table's rules: the profile `name` without burn cards."""
+        return profile(name).replace(burn_cards=0)
 
     def close(self) -> None:
         self.journal.close()
@@ -66,6 +73,10 @@ class RatedTable:
     def messages(self) -> list[dict[str, Any]]:
         """The `ratings` messages of the whole journal, by a fold of its rows from the first."""
         return SessionFold("T01", self.rules).take_all(self.journal.entries())
+
+    def journal_ratings(self, checkpoint_rows: int = 2000) -> int:
+        """The rating fold's messages journaled as `rating` rows, as a table's rating watch does (in this process)."""
+        return journal_ratings(self.journal, "T01", self.rules, TableLimits(), checkpoint_rows=checkpoint_rows)
 
 
 def play_round(table: RatedTable, stake: int, cards: str, bank: str) -> None:
