@@ -9,28 +9,34 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 RUNTIME = textwrap.dedent("""
-    import os, signal
+    import os, signal, sys, time
+    from pathlib import Path
     from table_runtime.game.rules import TableLimits, profile
+    from table_runtime.journal import Journal
     from table_runtime.rating.session_flags import AdviceSettings
+    from table_runtime.runtime.controller import TableController
     from table_runtime.runtime.rating_worker import RatingWorker
 
-    worker = RatingWorker("T01", profile("fr-casino"), TableLimits(), AdviceSettings(), nice=0)
-    seated = (1, 1_800_000_001.0, "input", {"type": "PlayerSeated", "box": 3, "player": "A", "by": "dealer",
-                                           "schema_version": 1, "source": "display"})
-    worker._connection.send(([seated], 1_800_000_010.0))  # the batch in flight: its answer finds no runtime
+    path = Path(sys.argv[1])
+    with Journal.open(path) as journal:  # a table's journal (its terms, its start) for the worker to fold
+        TableController(table_id="T01", rules=profile("fr-casino"), limits=TableLimits(), journal=journal,
+                        clock=time.time)
+    worker = RatingWorker(path, "T01", profile("fr-casino"), TableLimits(), AdviceSettings(), nice=0)
+    worker._connection.send((1_800_000_010.0, 100))  # the request in flight: its answer finds no runtime
     print(worker._process.pid, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)
 """)
 
 
 @pytest.mark.timeout(120)
-def test_an_orphaned_worker_ends_without_a_traceback() -> None:
-    runtime = subprocess.Popen([sys.executable, "-c", RUNTIME], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+def test_an_orphaned_worker_ends_without_a_traceback(tmp_path: Path) -> None:
+    runtime = subprocess.Popen([sys.executable, "-c", RUNTIME, str(tmp_path / "journal.db")], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
     # stderr is the worker's too (spawn inherits it): it reaches its end once the worker has ended.
     out, err = runtime.communicate(timeout=100)
     assert runtime.returncode == -9
