@@ -10,6 +10,7 @@ another key is refused.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -58,6 +59,29 @@ def key(install: Path) -> Path:
     return path.with_name("release.key.pub")
 
 
+@contextlib.contextmanager
+def restored(*paths: Path) -> Iterator[None]:
+    """`paths` and their directories' bytecode caches as they are now, put back afterwards with their times: a module
+    changed and then imported (the CLI imports the program) leaves a compiled copy of the change behind."""
+    kept = {path: (path.read_bytes(), path.stat()) for path in paths if path.exists()}
+    caches = {path.parent / "__pycache__" for path in paths}
+    saved = {cache: {item: item.read_bytes() for item in cache.iterdir()} for cache in caches if cache.is_dir()}
+    try:
+        yield
+    finally:
+        for path in paths:
+            path.unlink(missing_ok=True)
+        for path, (data, status) in kept.items():
+            path.write_bytes(data)
+            os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+        for cache in caches:
+            for item in cache.iterdir() if cache.is_dir() else ():
+                if item not in saved.get(cache, {}):
+                    item.unlink()
+            for item, data in saved.get(cache, {}).items():
+                item.write_bytes(data)
+
+
 def procedure() -> str:
     """The independent check's script, as docs/verification.md gives it."""
     match = re.search(r"## The independent check.*?```sh\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
@@ -91,32 +115,26 @@ def test_one_byte_changed_in_an_installed_file_is_named(install: Path, key: Path
     path = site / ("table_runtime/game/settlement.py" if target == "program" else "aiomqtt/client.py")
     original = path.read_bytes()
     at = original.index(b'"""') + 3  # a letter of the module's docstring: the module still imports
-    path.write_bytes(original[:at] + bytes([original[at] ^ 0x20]) + original[at + 1:])
-    try:
+    with restored(path):
+        path.write_bytes(original[:at] + bytes([original[at] ^ 0x20]) + original[at + 1:])
         found = verify(install, key, "--seed", "00ff")
         assert found.returncode == 3, found.stderr + found.stdout
         assert f"changed: {path.relative_to(install)}" in found.stdout.splitlines()
         assert "hmac-sha256" not in found.stdout  # no answer for an installation that is not the release
-    finally:
-        path.write_bytes(original)
     assert verify(install, key).returncode == 0
 
 
 def test_a_file_added_or_removed_is_named(install: Path, key: Path) -> None:
     site = next((install / "lib").glob("python3*/site-packages"))
     added = site / "table_runtime" / "game" / "extra_rule.py"
-    added.write_text("HOUSE_WINS = True\n", encoding="utf-8")
     removed = site / "table_runtime" / "py.typed"
-    kept = removed.read_bytes()
-    removed.unlink()
-    try:
+    with restored(added, removed):
+        added.write_text("HOUSE_WINS = True\n", encoding="utf-8")
+        removed.unlink()
         found = verify(install, key)
         assert found.returncode == 3
         lines = found.stdout.splitlines()
         assert f"added: {added.relative_to(install)}" in lines and f"missing: {removed.relative_to(install)}" in lines
-    finally:
-        added.unlink()
-        removed.write_bytes(kept)
     assert verify(install, key).returncode == 0
 
 

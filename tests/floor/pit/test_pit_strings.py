@@ -13,7 +13,8 @@ PIT_STRINGS = REPO / "casino_floor" / "pit" / "static" / "i18n.js"
 
 
 def reported_devices() -> set[str]:
-    """The names the runtime passes to `plan_set_device`/`set_device`, literally or through a module constant."""
+    """The names the runtime passes to `set_device`, literally or through a module constant, called or stepped
+    (`controller.step(controller.set_device, NAME, ...)`)."""
     names: set[str] = set()
     for path in sorted((REPO / "table_runtime" / "runtime").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -22,9 +23,12 @@ def reported_devices() -> set[str]:
                      for target in ([node.target] if isinstance(node, ast.AnnAssign) else node.targets)
                      if isinstance(target, ast.Name) and isinstance(node.value.value, str)}
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in ("plan_set_device", "set_device") and node.args):
-                first = node.args[0]
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            stepped = (node.func.attr == "step" and len(node.args) > 1 and isinstance(node.args[0], ast.Attribute)
+                       and node.args[0].attr == "set_device")
+            if stepped or (node.func.attr == "set_device" and node.args):
+                first = node.args[1 if stepped else 0]
                 if isinstance(first, ast.Constant) and isinstance(first.value, str):
                     names.add(first.value)
                 elif isinstance(first, ast.Name) and first.id in constants:
