@@ -127,15 +127,19 @@ class FloorConfig:
         return [topic_filter(broker.prefix, table, name) for table in tables for name in names]  # type: ignore[arg-type]
 
 
-def load_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -> FloorConfig:
-    """Read and check the TOML file at `path`; a `ConfigError` names the key at fault."""
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The TOML file at `path` (the floor's or the group's configuration); a `ConfigError` when it cannot be read."""
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
         raise ConfigError("config", f"{path}: {error.strerror or error}") from error
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError("config", f"{path}: not TOML: {error}") from error
-    return config_from_mapping(data, environ=os.environ if environ is None else environ)
+
+
+def load_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -> FloorConfig:
+    """Read and check the TOML file at `path`; a `ConfigError` names the key at fault."""
+    return config_from_mapping(read_toml(path), environ=os.environ if environ is None else environ)
 
 
 def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:

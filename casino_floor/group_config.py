@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from casino_floor.config import read_toml
 from casino_floor.shifts import Shifts
 from table_runtime.errors import ConfigError
 from table_runtime.feed.settings import Secret
@@ -65,13 +65,7 @@ class GroupConfig:
 
 
 def load_group_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -> GroupConfig:
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigError("config", f"{path}: {error.strerror or error}") from error
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ConfigError("config", f"{path}: not TOML: {error}") from error
-    return group_config_from_mapping(data, environ=os.environ if environ is None else environ)
+    return group_config_from_mapping(read_toml(path), environ=os.environ if environ is None else environ)
 
 
 def _keys(section: str, mapping: Any, known: set[str]) -> Mapping[str, Any]:

@@ -123,8 +123,9 @@ def recall_rounds(journal: Journal, *, last: int, default_terms: TableTerms | No
             pending["snapshot"]["alarms"] = list(recording["alarms"])
         pending = None
 
-    for entry in journal.entries(after, exclude=(RowKind.EVENT, RowKind.STATUS, RowKind.RATING)):  # the one fold; it makes the
-        row = row_from_json(entry.seq, entry.kind, entry.body)  # events again, the journal's one codec reads rows
+    # The one fold; it makes the events again, the journal's one codec reads rows (not the rated sessions' messages).
+    for entry in journal.entries(after, exclude=(RowKind.EVENT, RowKind.STATUS, RowKind.RATING)):
+        row = row_from_json(entry.seq, entry.kind, entry.body)
         events = fold(core, entry.seq, row)
         if isinstance(row, AlarmRaised | AlarmUpdated) and recording is not None \
                 and recording["result"] == "in_progress":  # the round's alarms change with these rows only
