@@ -11,6 +11,7 @@ goes to test-artifacts/display/layout/ (the README's come from there).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,11 @@ async def test_nothing_is_cut_off_covered_or_too_small(sized: Page) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     found: list[str] = []
     seq = 10_000
-    async with DisplayServer(backend, port=0, supervisor_pin="2468", language="fr") as server:
+    # Recall is opened once per language and profile, faster on a quiet machine than the gate's one request a second
+    # per screen (display/recall_gate.py): the server's clock moves on by more than that at each reading.
+    readings = itertools.count()
+    async with DisplayServer(backend, port=0, supervisor_pin="2468", language="fr",
+                             clock=lambda: 2.0 * next(readings)) as server:
         await open_display(sized, server)
         for language in ("fr", "en"):
             await sized.locator(f"#lang-{language}").click()
