@@ -9,7 +9,6 @@ such a connection, for the audit's replays (runtime/checkpointing.py `JournalRow
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from table_runtime.journal import checkpoints, terms_index
 from table_runtime.journal.chain import GENESIS_HASH, row_problem
-from table_runtime.journal.rows import PAGE_ROWS, JournalEntry
+from table_runtime.journal.rows import JournalEntry, paged_entries
 
 CHUNK_ROWS = 5000
 
@@ -126,21 +125,8 @@ class ReadOnlyRows:
     def entries(self, after_seq: int = 0, limit: int | None = None, *, kinds: Collection[str] | None = None,
                 exclude: Collection[str] = ()) -> Iterator[JournalEntry]:
         """Rows with seq > `after_seq` in order, at most `limit`, only of `kinds` if given, none of `exclude`."""
-        kind_list, excluded = sorted(kinds or ()), sorted(exclude)
-        where = "seq > ?" + (f" AND kind IN ({', '.join('?' * len(kind_list))})" if kinds is not None else "")
-        where += f" AND kind NOT IN ({', '.join('?' * len(excluded))})" if excluded else ""
-        query = f"SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE {where} ORDER BY seq LIMIT ?"
-        remaining = limit
-        while remaining is None or remaining > 0:
-            page = PAGE_ROWS if remaining is None else min(PAGE_ROWS, remaining)
-            rows = self.db.execute(query, (after_seq, *kind_list, *excluded, page)).fetchall()
-            for seq, ts, kind, body_text, prev_hash, digest in rows:
-                yield JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest)
-            if len(rows) < page:
-                return
-            after_seq = rows[-1][0]
-            if remaining is not None:
-                remaining -= len(rows)
+        return paged_entries(lambda query, parameters: self.db.execute(query, parameters).fetchall(), after_seq,
+                             limit, kinds, exclude)
 
     def checkpoints_until(self, seq: int) -> list[checkpoints.Checkpoint]:
         return checkpoints.between(self.db, 1, seq)

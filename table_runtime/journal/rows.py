@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,3 +60,26 @@ def check_ts(ts: float) -> float:
     if isinstance(ts, bool) or not isinstance(ts, (int, float)) or not math.isfinite(ts):
         raise JournalBodyError(f"ts must be a finite number of seconds, not {ts!r}")
     return float(ts)
+
+
+def paged_entries(fetch: Callable[[str, tuple[Any, ...]], list[Any]], after_seq: int, limit: int | None,
+                  kinds: Collection[str] | None, exclude: Collection[str]) -> Iterator[JournalEntry]:
+    """Rows with seq > `after_seq` in seq order, at most `limit`, only of `kinds` if given, none of `exclude`, read
+    `PAGE_ROWS` at a time through `fetch(query, parameters)` (the journal's connection under its lock, or the
+    audit's read-only one): appends may go on between two pages."""
+    kind_list = sorted(kinds) if kinds is not None else []
+    excluded = sorted(exclude)
+    where = "seq > ?" + (f" AND kind IN ({', '.join('?' * len(kind_list))})" if kinds is not None else "")
+    where += f" AND kind NOT IN ({', '.join('?' * len(excluded))})" if excluded else ""
+    query = f"SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE {where} ORDER BY seq LIMIT ?"
+    remaining = limit
+    while remaining is None or remaining > 0:
+        page = PAGE_ROWS if remaining is None else min(PAGE_ROWS, remaining)
+        rows = fetch(query, (after_seq, *kind_list, *excluded, page))
+        for seq, ts, kind, body_text, prev_hash, digest in rows:
+            yield JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest)
+        if len(rows) < page:
+            return
+        after_seq = rows[-1][0]
+        if remaining is not None:
+            remaining -= len(rows)

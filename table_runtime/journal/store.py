@@ -27,7 +27,7 @@ from table_runtime.journal.chain import (
 from table_runtime.journal.checkpoints import Checkpoint
 from table_runtime.journal.failures import JournalUnwritableError, unwritable
 from table_runtime.journal.file_check import check_existing_file
-from table_runtime.journal.rows import PAGE_ROWS, JournalBodyError, JournalEntry, check_kind, check_ts, encode_body
+from table_runtime.journal.rows import JournalBodyError, JournalEntry, check_kind, check_ts, encode_body, paged_entries
 from table_runtime.journal.schema import (
     connect,
     fsync_directory,
@@ -271,23 +271,11 @@ class Journal:
         Reads a page at a time, so appends (from this or another connection) may
         go on while a caller iterates; rows appended meanwhile are included.
         """
-        remaining = limit
-        kind_list = sorted(kinds) if kinds is not None else []
-        excluded = sorted(exclude)
-        where = "seq > ?" + (f" AND kind IN ({', '.join('?' * len(kind_list))})" if kinds is not None else "")
-        where += f" AND kind NOT IN ({', '.join('?' * len(excluded))})" if excluded else ""
-        query = f"SELECT seq, ts, kind, body, prev_hash, hash FROM entries WHERE {where} ORDER BY seq LIMIT ?"
-        while remaining is None or remaining > 0:
-            page = PAGE_ROWS if remaining is None else min(PAGE_ROWS, remaining)
+        def fetch(query: str, parameters: tuple[Any, ...]) -> list[Any]:
             with self._lock:
-                rows = self._db().execute(query, (after_seq, *kind_list, *excluded, page)).fetchall()
-            for seq, ts, kind, body_text, prev_hash, digest in rows:
-                yield JournalEntry(seq, ts, kind, json.loads(body_text), prev_hash, digest)
-            if len(rows) < page:
-                return
-            after_seq = rows[-1][0]
-            if remaining is not None:
-                remaining -= len(rows)
+                return self._db().execute(query, parameters).fetchall()
+
+        return paged_entries(fetch, after_seq, limit, kinds, exclude)
 
     def round_starts(self) -> list[tuple[int, int]]:
         """(seq, round number) of every RoundStarted event, in order, without decoding the other rows."""
