@@ -103,11 +103,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     handler = getattr(args, "handler", None)
-    if handler is not None:  # a command another package provides
+    if handler is not None:  # a command with its own handler (`group`, `ratings`, another package's)
         try:
             return int(handler(args))
         except ConfigError as error:
             print(f"table-floor: {error}", file=sys.stderr)
+            return 2
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            print(f"table-floor: the database: {error}", file=sys.stderr)
             return 2
     try:
         if getattr(args, "group", False):
