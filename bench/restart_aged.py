@@ -15,6 +15,8 @@ WebSocket) with the feed on a real Mosquitto, started on a new journal and on a 
 
 With `--pin CPU` the bench runs on that one CPU with a busy loop sharing it (about half a core: a Pi 5's budget),
 its children (the rating worker, the audit) included; the broker and the building of the journal stay off it.
+With `--children-cpu CPU` as well, the table's children are moved to that other CPU as soon as they are started,
+as a Pi's kernel runs them on the cores the table's own process does not use (a Pi 5 has four).
 Prints the command, the load, each figure and the goals of issue 29.
 """
 
@@ -22,12 +24,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -216,6 +220,38 @@ async def _dealt(app: TableApp, hands: LiveDevices, url: str, clocks: Clocks, ro
         watcher.cancel()
 
 
+class ChildrenMover:
+    """Moves every child this process starts to `cpu` as soon as it is seen (every 5 ms: /proc's children)."""
+
+    def __init__(self, cpu: int) -> None:
+        self.cpu, self.moved = cpu, set[int]()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="children-mover", daemon=True)
+
+    def __enter__(self) -> ChildrenMover:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        tasks = Path("/proc/self/task")
+        while not self._stop.wait(0.005):
+            for task in tasks.iterdir():
+                try:
+                    pids = {int(pid) for pid in (task / "children").read_text().split()}
+                except (OSError, ValueError):
+                    continue
+                for pid in pids - self.moved:
+                    try:
+                        os.sched_setaffinity(pid, {self.cpu})
+                    except OSError:
+                        continue  # already gone
+                    self.moved.add(pid)
+
+
 def busy_loop(cpu: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(["taskset", "-c", str(cpu), sys.executable, "-c", "while True: pass"])
 
@@ -250,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--journal-dir", type=Path, help="where the aged journal is built, or reused if this bench "
                                                          "prepared it there (default: a temporary directory)")
     parser.add_argument("--pin", type=int, help="run on this CPU, a busy loop sharing it (half a core)")
+    parser.add_argument("--children-cpu", type=int, help="with --pin: the table's children (rating worker, audit) "
+                                                             "on this other CPU, as on a Pi's other cores")
     parser.add_argument("--before", action="store_true", help="the journal as a version before `rating` rows left "
                                                               "it (to run this bench on such a version's tree)")
     args = parser.parse_args(argv)
@@ -272,17 +310,20 @@ def main(argv: list[str] | None = None) -> int:
             if args.pin is not None:
                 os.sched_setaffinity(0, {args.pin})
                 spinner = busy_loop(args.pin)
+            mover = ChildrenMover(args.children_cpu) if args.children_cpu is not None else contextlib.nullcontext()
             try:
-                for figures, directory in zip(results, (work / "new", aged), strict=True):
-                    directory.mkdir(exist_ok=True)
-                    asyncio.run(one_table(figures, directory, args.seed, args.measure_rounds, broker))
-                    report(figures)
+                with mover:
+                    for figures, directory in zip(results, (work / "new", aged), strict=True):
+                        directory.mkdir(exist_ok=True)
+                        asyncio.run(one_table(figures, directory, args.seed, args.measure_rounds, broker))
+                        report(figures)
             finally:
                 if spinner is not None:
                     spinner.kill()
                     spinner.wait()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end"
-          + (f"; pinned to CPU {args.pin} with a busy loop" if args.pin is not None else "; not pinned"))
+          + (f"; pinned to CPU {args.pin} with a busy loop" if args.pin is not None else "; not pinned")
+          + (f", the table's children on CPU {args.children_cpu}" if args.children_cpu is not None else ""))
     new, old = results
     ratio = percentile(old.screen_ms, 0.99) / percentile(new.screen_ms, 0.99)
     print(f"restart_aged p99_ratio={ratio:.2f} (goal <= 1.3) feed_first_s={seconds(old.feed_first_s)} "

@@ -60,6 +60,7 @@ from table_runtime.plugins import SimulatedShoeDevice, StartShoe, reader_opener,
 from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.card_link import CardReaderAt, PlayerCardLink
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.heap import collect_start_up_heap
 from table_runtime.runtime.registry_follow import RegistryFollower
 
 SHOE_HEARTBEAT_TIMEOUT_S = 3.0  # the shoe sends a heartbeat every 0.5 s; three seconds of silence is offline
@@ -157,6 +158,7 @@ def assemble(
                                         allowed_hosts=display.allowed_hosts)
         table = AssembledTable(config=config, app=app, journal=journal, simulated_shoe=simulated_shoe,
                                simulated_readers=simulated_readers, _stack=stack.pop_all())
+    collect_start_up_heap()  # before the loop serves anything (runtime/heap.py)
     return table
 
 
