@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.feed",
     "table_runtime.commands.strategy",
     "table_runtime.commands.chips",
+    "table_runtime.commands.staff",
     "table_runtime.commands.recall",
     "table_runtime.commands.release",
     "demo",
