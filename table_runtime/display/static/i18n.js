@@ -543,6 +543,8 @@ export const STRINGS = {
     step_PlayerCardRead: "Carte joueur lue",
     device_player_cards: "Cartes joueurs",
     reason_no_card_read: "aucune carte joueur n’attend : le joueur passe sa carte",
+    reason_no_dealer: "aucun croupier n’est connecté : le croupier badge au lecteur de la table ou saisit son code personnel",
+    reason_needs_own_credential: "il faut le badge ou le code personnel du superviseur : le code superviseur partagé est refusé",
     alarm_card_reader_offline: "Lecteur de cartes joueurs hors ligne",
     alarm_player_card_unreadable: "Carte joueur illisible",
     body_card_reader_offline: "Le lecteur de cartes joueurs ne lit plus : nommer les joueurs sur l’écran",
@@ -1084,6 +1086,8 @@ export const STRINGS = {
     step_PlayerCardRead: "Player card read",
     device_player_cards: "Player cards",
     reason_no_card_read: "no player card is waiting: the player swipes his card",
+    reason_no_dealer: "no dealer is logged in: the dealer badges at the table’s reader or enters his own PIN",
+    reason_needs_own_credential: "it needs the supervisor’s own badge or PIN: the shared supervisor PIN is refused",
     alarm_card_reader_offline: "Player card reader offline",
     alarm_player_card_unreadable: "Player card unreadable",
     body_card_reader_offline: "The player card reader reads no more: name the players on the display",
@@ -1212,6 +1216,8 @@ export const REASONS = [
   ["the player's id must be text of at most (?<characters>\\d+) characters", "reason_buy_in_player"],
   // A player card placed on a box (table_runtime/core/player_cards.py `seat_card_input`).
   ["no player card waits to be placed: the player swipes his card", "reason_no_card_read"],
+  // The staff (table_runtime/core/shift.py, core/commands.py).
+  ["no dealer is logged in: the dealer badges at the table's reader or enters his own PIN on the display", "reason_no_dealer"],
 ];
 
 // Why the table refused a command, by the reply's or the alarm's `reason` code (table_runtime/game/refusals.py
@@ -1263,6 +1269,8 @@ export const REFUSAL_KEYS = {
   over_buy_in_maximum: ["reason_buy_in_over_maximum", "reason_over_buy_in_maximum"],
   bad_buy_in: ["reason_buy_in_tender", "reason_buy_in_box", "reason_buy_in_player", "reason_bad_buy_in"],
   no_card_read: ["reason_no_card_read"],
+  no_dealer: ["reason_no_dealer"],
+  needs_own_credential: ["reason_needs_own_credential"],
   player_not_pseudonym: ["reason_player_not_pseudonym"],
   input_out_of_bounds: ["reason_input_out_of_bounds"],
 };
