@@ -46,6 +46,7 @@ from table_runtime.runtime.rating_watch import RatingWatch
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 from table_runtime.runtime.shoe_link import CommitHook, ShoeLink
+from table_runtime.runtime.staff_desk import StaffDesk
 
 
 class TableApp:
@@ -65,6 +66,7 @@ class TableApp:
         journal_retry_seconds: float = RETRY_SECONDS,  # the shoe's resends also try it
         on_commit: CommitHook | None = None,
         player_cards: PlayerCardLink | None = None,
+        staff: StaffDesk | None = None,
     ) -> None:
         self.controller = controller
         self.journal_retry_seconds = journal_retry_seconds  # while the journal cannot be written
@@ -82,6 +84,7 @@ class TableApp:
         self.display = display
         self.feed = feed
         self.player_cards = player_cards  # the player card readers (runtime/card_link.py)
+        self.staff = staff  # the staff registry: the dealer on shift by name on the display (runtime/staff_desk.py)
         self.rating_watch = RatingWatch(controller)  # advice to the supervisor and his view of the rated players
         self.changed = asyncio.Event()
         self._dirty = asyncio.Event()
@@ -207,7 +210,7 @@ class TableApp:
             if self.panel is not None:
                 self._lamps(view)
             if self.display is not None:
-                await self.display.publish(snapshot)
+                await self.display.publish(snapshot if self.staff is None else self.staff.named(snapshot))
             self.changed.set()
             self.changed = asyncio.Event()
 
@@ -273,7 +276,8 @@ class TableApp:
     # -------------------------------------------------------- display backend
 
     def snapshot(self) -> dict[str, Any]:
-        return self.controller.snapshot()
+        snapshot = self.controller.snapshot()
+        return snapshot if self.staff is None else self.staff.named(snapshot)
 
     async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
         """A touch on the display, answered once its rows are durable."""
