@@ -43,7 +43,7 @@ from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.heap import frozen_heap
 from table_runtime.runtime.journal_audit import audit_journal
 from table_runtime.runtime.rating_watch import RatingWatch
-from table_runtime.runtime.recall import recall_rounds
+from table_runtime.runtime.recall import name_authors, recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 from table_runtime.runtime.shoe_link import CommitHook, ShoeLink
 from table_runtime.runtime.staff_desk import StaffDesk
@@ -292,4 +292,5 @@ class TableApp:
 
     def recall(self, last: int) -> list[dict[str, Any]]:
         controller = self.controller
-        return recall_rounds(controller.journal, last=last)
+        rounds = recall_rounds(controller.journal, last=last)
+        return rounds if self.staff is None else name_authors(rounds, self.staff.snapshot.name)
