@@ -81,6 +81,10 @@ class StaffBackend(Protocol):
         """The dealer on shift leaves the table; returns once journaled."""
         ...
 
+    async def dealer_work(self) -> list[dict[str, Any]]:
+        """The dealers' stints at this table, each with its figures and the dealer's name (the supervisor's view)."""
+        ...
+
     async def command_by(self, name: str, args: dict[str, Any], *, role: str, employee: str) -> dict[str, Any]:
         """A command made by `employee` (a supervisor by name), as `DisplayBackend.command`."""
         ...

@@ -282,7 +282,8 @@ class DisplayServer(ScreenServer[_Screen]):
                                                 screen=screen.name)
             if refusal is not None:
                 return {**reply, "ok": False, **refusal}
-        return {**reply, "ok": True, **self._backend.ratings()}
+        dealers = {} if self._staff is None else {"dealers": await self._staff.dealer_work()}
+        return {**reply, "ok": True, **self._backend.ratings(), **dealers}
 
     async def _supervisor(self, name: str, screen: _Screen, request: dict[str, Any]
                           ) -> tuple[str | None, dict[str, Any] | None]:

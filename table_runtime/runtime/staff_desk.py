@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table_runtime.core.shift import Via, login_inputs, logout_inputs
+from table_runtime.core.shift import EmployeeLoggedOut, Via, login_inputs, logout_inputs
 from table_runtime.core.staff_roles import StaffRole
 from table_runtime.errors import ConfigError
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.registry_follow import Stamp, stamp_of
+from table_runtime.staff.dealer_work import Stint, WorkTally
 from table_runtime.staff.registry import Employee, StaffRegistry, StaffSnapshot, pin_hash
 
 log = logging.getLogger("table_runtime.staff")
@@ -72,6 +73,9 @@ class StaffDesk:
         self._stamp: Stamp = stamp_of(path)
         self._snapshot = read_staff(path)
         self._badge_seen: BadgeSeen | None = None
+        self._work = WorkTally()  # the dealers' stints, read from the journal up to `_work_seq` (dealer_work.py)
+        self._work_seq = 0
+        self._work_lock = threading.Lock()
 
     @property
     def snapshot(self) -> StaffSnapshot:
@@ -124,13 +128,16 @@ class StaffDesk:
     # --- logins, as steps of the controller ----------------------------------------------------------------
 
     def take_table(self, employee_id: str, via: Via) -> dict[str, Any]:
-        """`employee_id` takes the table (the dealer on shift pushed first); one change of the controller."""
+        """`employee_id` takes the table (the dealer on shift pushed first); one change of the controller. The
+        stint that ends is noted with its figures (`DealerWork`, a status row the feed publishes)."""
         controller = self.controller
         inputs = login_inputs(controller.core.shift, employee_id, via)
         if not inputs:
             return {"ok": True, "message": f"{employee_id} holds the table already"}
         source = "card" if via == "badge" else "display"
+        ended = self._stint_now() if len(inputs) > 1 else None
         controller.submit_all([(item, source) for item in inputs])
+        self._note_work(ended, inputs[0])
         return {"ok": True, "message": f"{employee_id} takes the table"}
 
     def leave_table(self) -> dict[str, Any]:
@@ -138,8 +145,37 @@ class StaffDesk:
         inputs = logout_inputs(controller.core.shift)
         if not inputs:
             return {"ok": False, "message": "no dealer is logged in", "reason": "no_dealer"}
+        ended = self._stint_now()
         controller.submit_all([(item, "display") for item in inputs])
+        self._note_work(ended, inputs[0])
         return {"ok": True, "message": f"{inputs[0].employee} leaves the table"}
+
+    # --- the dealers' work (table_runtime/staff/dealer_work.py) ---------------------------------------------
+
+    def _read_work(self) -> WorkTally:
+        """The tally, caught up with the journal (the rows after the last read: the first read reads them all)."""
+        with self._work_lock:
+            for entry in self.controller.journal.entries(self._work_seq):
+                self._work.add(entry)
+                self._work_seq = entry.seq
+            return self._work
+
+    def _stint_now(self) -> Stint | None:
+        return self._read_work().open
+
+    def _note_work(self, ended: Stint | None, logout: object) -> None:
+        """The figures of the stint a logout or a push ended, as a `DealerWork` note (its end the logout's row)."""
+        if ended is None or not isinstance(logout, EmployeeLoggedOut) or ended.employee != logout.employee:
+            return
+        tally = self._read_work()
+        stint = next((stint for stint in reversed(tally.stints) if stint.since_seq == ended.since_seq), None)
+        if stint is not None:
+            self.controller.note({"type": "DealerWork", **stint.view()})
+
+    async def dealer_work(self) -> list[dict[str, Any]]:
+        """The supervisor's view of the dealers: every stint at this table, with names, read off the loop."""
+        tally = await asyncio.to_thread(self._read_work)
+        return [{**stint.view(), "name": self.name(stint.employee)} for stint in tally.stints]
 
     async def log_in(self, employee_id: str, via: Via) -> dict[str, Any]:
         return await self.controller.step(self.take_table, employee_id, via)
