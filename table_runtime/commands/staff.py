@@ -1,4 +1,5 @@
-"""`table-runtime staff`: the casino's staff registry (import, list, set-status, set-pin).
+"""`table-runtime staff`: the casino's staff registry (import, list, set-status, set-pin) and the dealers' work at a
+table (`work`, from its journal).
 
 The registry is a SQLite file: `--db PATH`, else `$TABLE_STAFF_DB`, else
 `$XDG_DATA_HOME/table-runtime/staff.sqlite`. Only `import` creates it; `list`, `set-status` and `set-pin` refuse a
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from table_runtime.config.player_cards import ENV_PLAYER_CARD_SECRET
+from table_runtime.journal import Journal, journal_path
+from table_runtime.staff.dealer_work import by_dealer, dealer_work
 from table_runtime.staff.registry import STATUSES, StaffError, StaffRegistry
 from table_runtime.text_files import InputFileError, read_text
 
@@ -50,6 +53,12 @@ def register(subparsers: Any) -> None:
     pin = actions.add_parser("set-pin", help="set an employee's personal PIN, read from standard input")
     pin.add_argument("employee_id")
     pin.set_defaults(handler=run_set_pin)
+    work = actions.add_parser("work", help="the dealers' work at a table, from its journal: pace and errors per "
+                                           "stint or per dealer")
+    work.add_argument("--data-dir", default="/var/lib/table-runtime", help="the table's data directory")
+    work.add_argument("--by", choices=("stint", "dealer"), default="stint")
+    work.add_argument("--json", action="store_true", help="one JSON object per stint or dealer")
+    work.set_defaults(handler=run_work)
 
 
 def _secret(args: argparse.Namespace) -> bytes | None:
@@ -127,4 +136,36 @@ def run_set_pin(args: argparse.Namespace) -> int:
     with _open(args) as registry:
         employee = registry.set_pin(args.employee_id, pin)
     print(f"{employee.employee_id} ({employee.name}): PIN set")
+    return 0
+
+
+def run_work(args: argparse.Namespace) -> int:
+    """The dealers' work at a table, read from its journal (table_runtime/staff/dealer_work.py), named from the
+    registry when there is one."""
+    path = journal_path(args.data_dir)
+    if not path.is_file():
+        raise StaffError(f"{path}: no journal here")
+    with Journal.open(path) as journal:
+        stints = dealer_work(journal.entries())
+    db: Path = args.db or default_db()
+    names: dict[str, str] = {}
+    if db.is_file():
+        with _open(args) as registry:
+            names = {employee.employee_id: employee.name for employee in registry.employees()}
+    shown = list(by_dealer(stints).values()) if args.by == "dealer" else stints
+    views = [{**stint.view(), "name": names.get(stint.employee, stint.employee)} for stint in shown]
+    if args.json:
+        for view in views:
+            print(json.dumps(view, ensure_ascii=False))
+        return 0
+    print(f"{'employee':<10} {'name':<22} {'hours':>6} {'rounds':>6} {'rnd/h':>6} {'hands/h':>7} {'box-rnd/h':>9} "
+          f"{'idle %':>6} {'err/100':>7}  errors")
+    for view in views:
+        hours = view["seconds"] / 3600.0
+        idle = 100.0 * view["idle_seconds"] / view["seconds"] if view["seconds"] else 0.0
+        errors = ", ".join(f"{kind} {count}" for kind, count in view["errors"].items() if count) or "none"
+        print(f"{view['employee']:<10} {view['name']:<22} {hours:>6.2f} {view['rounds']:>6} "
+              f"{view['rounds_per_hour']:>6.1f} {view['hands_per_hour']:>7.1f} {view['box_rounds_per_hour']:>9.1f} "
+              f"{idle:>6.1f} {view['errors_per_100_rounds']:>7.1f}  {errors}")
+    print(f"{len(views)} {'dealer' if args.by == 'dealer' else 'stint'}(s)")
     return 0

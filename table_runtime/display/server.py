@@ -295,7 +295,7 @@ class DisplayServer(ScreenServer[_Screen]):
             if employee is None:
                 return None, {"message": f"{name}: no supervisor badged at the table's reader just before: badge "
                                          "again, or enter your employee id and PIN", "reason": "no_badge"}
-        elif "employee" in request:
+        elif request.get("employee"):  # an empty id with a PIN is the shared supervisor PIN: refused below
             employee, refusal = await self._staff_pins.check(name, request.get("employee"), request.get("pin"),
                                                              address=screen.address, screen=screen.name)
             if employee is None:

@@ -511,6 +511,11 @@ export const STRINGS = {
     cmd_BUY_IN: "ACHAT",
     // --- the supervisor's view of the rated players (ratings.js)
     ratings_open: "Joueurs",
+    dealers_dealer: "Croupier",
+    dealers_rounds_hour: "Coups / h",
+    dealers_hands_hour: "Mains / h",
+    dealers_box_rounds_hour: "Cases × coups / h",
+    dealers_errors: "Erreurs / 100 coups",
     ratings_title: "Joueurs notés — superviseur",
     ratings_box: "Case",
     ratings_player: "Joueur",
@@ -1071,6 +1076,11 @@ export const STRINGS = {
     cmd_BUY_IN: "BUY-IN",
     // --- the supervisor's view of the rated players (ratings.js)
     ratings_open: "Players",
+    dealers_dealer: "Dealer",
+    dealers_rounds_hour: "Rounds / h",
+    dealers_hands_hour: "Hands / h",
+    dealers_box_rounds_hour: "Box-rounds / h",
+    dealers_errors: "Errors / 100 rounds",
     ratings_title: "Rated players — supervisor",
     ratings_box: "Box",
     ratings_player: "Player",
