@@ -20,8 +20,9 @@ CSV columns (header row required, names case-insensitive, in any order; other co
 The badge number is never stored: the registry keeps a keyed hash of it (HMAC-SHA256 under the casino's player
 card secret, in a domain of its own, so a badge's hash is never a player's pseudonym: table_runtime/rating/
 pseudonym.py), which is all the table needs to recognise it, and which nobody without the secret can test a guessed
-number against. The PIN is never stored either: an Argon2id hash (argon2-cffi), memory-hard, so a copy of the
-file does not give the 10,000 PINs of 4 digits to a graphics card in a second, as a fast hash would.
+number against. The PIN is never stored either: an Argon2id hash (argon2-cffi), memory-hard: each guess against a
+copy of the file costs its 19 MiB and tens of milliseconds of CPU (bench/staff_pin.py), not the microseconds of a
+fast hash, and no graphics card runs thousands at once. Four digits stay few: the file is kept like the secret.
 
 The file is UTF-8 (a byte-order mark is dropped), else read as Windows-1252 (a French spreadsheet's "CSV"); the
 delimiter is `,` or `;`. An import is all or nothing: the first bad line stops it with a `StaffImportError` naming
@@ -56,8 +57,9 @@ EMPLOYEE_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,16}")
 NAME_MAX: Final = 64
 BADGE_DOMAIN: Final = b"table-runtime staff badge\x00"  # a badge's hash is never a player card's pseudonym
 MIN_SECRET_BYTES: Final = 16
-# Argon2id at OWASP's smallest memory-hard setting (19 MiB, 2 passes, 1 lane): about 30 ms on a Raspberry Pi 4's
-# core, checked off the event loop; the parameters are in each hash, so a later change still verifies old PINs.
+# Argon2id at OWASP's smallest memory-hard setting (19 MiB, 2 passes, 1 lane): 23 ms of CPU a check on this
+# project's build machine (bench/staff_pin.py), checked off the event loop; the parameters are in each hash, so a
+# later change still verifies old PINs.
 PIN_HASHER: Final = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
 
 _SCHEMA = """

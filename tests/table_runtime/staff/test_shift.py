@@ -91,3 +91,21 @@ def test_without_a_registry_nothing_changes(tmp_path: Path) -> None:
         (terms,) = journal.entries(kinds=("terms",))
         assert "staff" not in terms.body
 
+
+
+def test_recall_names_each_steps_author(tmp_path: Path) -> None:
+    from table_runtime.runtime.recall import name_authors, recall_rounds
+    from table_runtime.runtime.staff_desk import read_staff
+
+    registry = staff_registry(tmp_path)
+    with Journal.open(journal_path(tmp_path)) as journal:
+        controller = staff_controller(journal)
+        desk = staff_desk(controller, registry)
+        desk.take_table("D1", "pin")
+        FastTable(controller, seed=6).run(2)
+        desk.take_table("D2", "badge")
+        FastTable(controller, seed=7).run(2)
+        rounds = name_authors(recall_rounds(journal, last=4), read_staff(registry).name)
+    authors = [(step["employee"], step["name"]) for round_ in rounds for step in round_["steps"]]
+    assert set(authors) == {("D1", "Marie Dupont"), ("D2", "Luc Bon")}
+    assert authors[0][0] == "D1" and authors[-1][0] == "D2"
