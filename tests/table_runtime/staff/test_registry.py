@@ -123,3 +123,22 @@ def test_the_staff_section_names_the_registry_and_is_off_by_default(tmp_path: Pa
     with pytest.raises(ConfigInvalidError) as raised:
         load_config(with_staff)
     assert {problem.key for problem in raised.value.problems} == {"staff.badge_seconds", "staff.badges"}
+
+
+def test_check_config_names_a_staff_registry_that_is_none(tmp_path: Path) -> None:
+    from table_runtime.config import load_config
+    from table_runtime.runtime.assembly import preflight
+    demo = Path(__file__).resolve().parents[3] / "configs" / "demo.toml"
+    text = demo.read_text().replace('data_dir = "~/.local/share/table-runtime-demo"', 'data_dir = "data"', 1)
+    config_file = tmp_path / "staff.toml"
+    config_file.write_text(text + '\n[staff]\nregistry = "staff.sqlite"\n')
+    problems = preflight(load_config(config_file))
+    assert [problem.key for problem in problems] == ["staff.registry"]
+    assert "no staff registry here" in problems[0].message
+    (tmp_path / "staff.sqlite").write_bytes(b"not a database, not at all" * 100)
+    (problem,) = preflight(load_config(config_file))
+    assert problem.key == "staff.registry" and "not a staff registry" in problem.message
+    (tmp_path / "staff.sqlite").unlink()
+    with StaffRegistry(tmp_path / "staff.sqlite", secret=SECRET) as registry:
+        registry.import_text(CSV)
+    assert preflight(load_config(config_file)) == []
