@@ -20,6 +20,7 @@ from tests.table_runtime.staff.staff_table import staff_controller, staff_desk, 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(90)]
 
 
+@pytest.mark.slow  # Chromium through two dialogs, an Argon2id check per PIN and three rounds
 async def test_a_dealer_logs_in_and_the_supervisor_sees_the_dealers(page: Page, tmp_path: Path) -> None:
     registry = staff_registry(tmp_path)
     with Journal.open(journal_path(tmp_path)) as journal:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from simulators.fast_table import FastTable
 from table_runtime.journal import Journal, journal_path
 from table_runtime.staff.dealer_work import ERROR_KINDS, by_dealer, dealer_work
 from tests.table_runtime.staff.staff_table import staff_controller, staff_desk, staff_registry
 
 
+@pytest.mark.slow  # 35 rounds journaled with real fsyncs
 def test_the_stints_sum_to_the_tables_own_rounds_and_errors(tmp_path: Path) -> None:
     registry = staff_registry(tmp_path)
     with Journal.open(journal_path(tmp_path)) as journal:
