@@ -20,6 +20,8 @@ import asyncpg
 
 from casino_floor.money import ShiftMoney
 from casino_floor.shifts import Shifts
+from table_runtime.core.significant_events import KINDS as EVENT_KINDS
+from table_runtime.core.significant_events import SignificantEvents
 from table_runtime.core.terms import TableTerms
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import TableLimits, profile
@@ -37,6 +39,28 @@ async def rounds_between(connection: asyncpg.Connection, table_id: str, start: f
         "SELECT table_id, journal, round, seq, ts, result, shoe_id, started_seq, closed_seq, handle_cents, win_cents "
         "FROM rounds WHERE table_id = $1 AND ts >= $2 AND ts < $3 ORDER BY ts, round", table_id, start, end)
     return [dict(row) for row in rows]
+
+
+async def significant_events_between(connection: asyncpg.Connection, table_id: str, start: float, end: float
+                                     ) -> list[dict[str, Any]]:
+    """The table's significant events (docs/events.md) between two times: the table's own projection
+    (core/significant_events.py) over the stored rows of each of its journals, from the journal's first row (a power
+    loss, a device back, a software change are read against the rows before them), those in the range kept."""
+    found: list[dict[str, Any]] = []
+    journals = await connection.fetch("SELECT journal FROM journals WHERE table_id = $1 ORDER BY first_seen",
+                                      table_id)
+    for journal in (row["journal"] for row in journals):
+        projection = SignificantEvents()
+        rows = await connection.fetch(
+            "SELECT seq, ts, kind, body FROM events WHERE table_id = $1 AND journal = $2 AND kind = ANY($3::text[]) "
+            "AND ts < $4 ORDER BY seq", table_id, journal, list(EVENT_KINDS), end)
+        for row in rows:
+            body = json.loads(row["body"])
+            for event in projection.take(int(row["seq"]), float(row["ts"]), str(row["kind"]),
+                                         body if isinstance(body, dict) else {}):
+                if event.ts >= start:
+                    found.append({"table_id": table_id, "journal": journal, **event.to_json()})
+    return found
 
 
 async def shift_alarms(connection: asyncpg.Connection, shifts: Shifts, shift: str) -> list[dict[str, Any]]:
