@@ -7,32 +7,22 @@ import datetime
 import json
 from typing import Any
 
+from table_runtime.commands.arguments import count_of, existing_journal
 from table_runtime.core.significant_events import KINDS, significant_events
-from table_runtime.errors import JournalError
-from table_runtime.journal import Journal, journal_path
+from table_runtime.journal import Journal
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("events", help="the table's significant events (start, stop, power loss, "
                                                   "devices, terms, clock, journal) from the journal")
     parser.add_argument("--data-dir", default="/var/lib/table-runtime", help="the table's data directory")
-    parser.add_argument("--last", type=_count, default=None, help="only the last N events (default: all)")
+    parser.add_argument("--last", type=count_of("events"), default=None, help="only the last N events (default: all)")
     parser.add_argument("--json", action="store_true", help="a JSON list, one object per event")
     parser.set_defaults(handler=run)
 
 
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: a number of events, 1 or more")
-    return value
-
-
 def run(args: argparse.Namespace) -> int:
-    path = journal_path(args.data_dir)
-    if not path.is_file():
-        raise JournalError(f"{path}: no journal here")
-    with Journal.open(path) as journal:
+    with Journal.open(existing_journal(args.data_dir)) as journal:
         events = significant_events((entry.seq, entry.ts, entry.kind, entry.body)
                                     for entry in journal.entries(kinds=KINDS))
     if args.last is not None:
