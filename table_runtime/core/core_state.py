@@ -16,6 +16,7 @@ from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.inputs import CoreInput, ZoneChip
+from table_runtime.core.seance import Seances
 from table_runtime.core.seat_changes import SeatChanges
 from table_runtime.core.seating import Seating
 from table_runtime.core.table_core import TableCore
@@ -72,6 +73,8 @@ def core_state(core: TableCore) -> dict[str, Any]:
         **({"seat_changes": core.seat_changes.state()} if core.seat_changes else {}),
         # the last shoe event journaled (boot id, sequence), once there is one (a checkpoint before it has none)
         **({"shoe_mark": list(core.shoe_mark)} if core.shoe_mark is not None else {}),
+        # the séances (core/seance.py), once there is one: the open one's figures and slips, those closed
+        **({"seances": core.seances.state()} if core.seances else {}),
     }
 
 
@@ -143,6 +146,10 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
         core.shoe_mark = None if mark is None else (int(mark[0]), int(mark[1]))
     except (TypeError, ValueError, IndexError) as error:
         raise JournalError(f"a checkpoint's shoe mark is unreadable: {error!r}") from error
+    try:
+        core.seances = Seances.restore(state.get("seances", {}))
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise JournalError(f"a checkpoint's séances are unreadable: {error!r}") from error
     return core
 
 

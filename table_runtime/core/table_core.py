@@ -28,6 +28,7 @@ from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.hyper_field import HyperField
 from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssigned, ZoneChanged
 from table_runtime.core.player_cards import PlayerCardRead, waiting_after, waiting_view
+from table_runtime.core.seance import SEANCE_INPUT_CLASSES, Seances, deal_problems
 from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES, SeatChanges
 from table_runtime.core.seating import PlayerSeated, Seating
 from table_runtime.game.events import Event, RoundClosed, RoundStarted, RoundVoided
@@ -50,6 +51,7 @@ class TableCore:
         self.card_waiting: PlayerCardRead | None = None  # a card read, waiting for its box (core/player_cards.py)
         self.seat_changes = SeatChanges()  # the paused boxes and the players behind (core/seat_changes.py)
         self.shoe_mark: tuple[int, int] | None = None  # the last shoe event journaled: (boot id, sequence)
+        self.seances = Seances()  # the séance's accounts: opener, slips, drop, tips, closer (core/seance.py)
 
     @property
     def halted(self) -> str:
@@ -70,7 +72,9 @@ class TableCore:
         if isinstance(item, HyperAssigned):
             return self._hyper_assigned(item)
         if isinstance(item, BuyIn):  # money into the drop box: nothing of the round or the chips changes
-            return [recorded(item)]
+            return [recorded(item), *self.seances.buy_in(item)]  # the séance's drop (core/seance.py)
+        if isinstance(item, SEANCE_INPUT_CLASSES):  # the séance's accounts: nothing of the round or the chips
+            return self.seances.apply(item)
         if isinstance(item, SEAT_INPUT_CLASSES):
             self.seats.apply(item)
             self.seat_changes.apply(item, self.seats.players)
@@ -89,9 +93,11 @@ class TableCore:
         if isinstance(item, BetsLocked) and not self.table.round_in_play:
             # The director's options (55-4, 2020): a breach refuses the lock, as the table's limits do.
             problems: list[Event] = list(self.seats.deal_problems(item, self.table.rules))
+            problems += deal_problems(self.seances)  # the terms ask for an open séance (core/seance.py)
             if problems:
                 return problems + (self.chips.bets_locked(self.table.round, False) if self.chips.zones else [])
         events = self.table.apply(item)
+        self.seances.settled(events)  # the players' net of the séance, by settlement
         if isinstance(item, BetsLocked) and any(isinstance(event, RoundStarted) for event in events):
             self.card_waiting = None  # a card not placed by the next deal is dropped (core/player_cards.py)
         if not self.chips.zones:
@@ -176,7 +182,8 @@ class TableCore:
     def snapshot_extra(self) -> dict[str, Any]:
         """What the core adds to the table snapshot: who sits where, the zone totals, and the payout check while
         settling."""
-        seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting), **self.seat_changes.view()}
+        seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting), **self.seat_changes.view(),
+                 **({"seance": self.seances.view()} if self.seances or self.seances.required else {})}
         if not self.chips.zones:
             return seats
         extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}

@@ -95,6 +95,7 @@ class TableController:
         clock: Callable[[], float],
         zones: Sequence[str] = (),
         checkpoint_rows: int = CHECKPOINT_ROWS,
+        seance_required: bool = False,
     ) -> None:
         self.table_id = table_id
         self.rules = rules
@@ -102,7 +103,7 @@ class TableController:
         self.journal = journal
         self.clock = clock
         self.zones = tuple(zones)  # the chip zones the readers report (none: no chip watch)
-        configured = TableTerms.of(table_id, rules, limits, self.zones)
+        configured = TableTerms.of(table_id, rules, limits, self.zones, seance_required=seance_required)
         self.core = starting_core(configured)  # until the journal's is rebuilt (`_replay`)
         self.recovered = False
         self.devices: dict[str, str] = {"shoe": "offline", "chips": "offline", "broker": "disabled"}
