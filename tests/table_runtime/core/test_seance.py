@@ -13,6 +13,7 @@ from table_runtime.core.record import replay, starting_core
 from table_runtime.core.terms import TableTerms
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
+from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, Next, ShoeShuffled
 from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.rules import TableLimits, profile
@@ -160,7 +161,7 @@ def test_the_table_deals_only_in_an_open_seance_when_its_terms_say_so(tmp_path: 
         # A bet lock by the chips (the panel, the first card) is refused with an alarm naming the reason.
         events = controller.submit(BetsLocked(bets=(BoxBet(box=1, seated_cents=1000, owner="box1"),)),
                                    source="chips")
-        (alarm,) = [event for event in events if getattr(event, "kind", "") == AlarmKind.COMMAND_REFUSED]
+        (alarm,) = [event for event in events if isinstance(event, Alarm) and event.kind == AlarmKind.COMMAND_REFUSED]
         assert alarm.reason == RefusalReason.NO_SEANCE and "no séance is open" in alarm.message
         assert controller.table.round is None
         assert controller.snapshot()["seance"] == {"required": True, "open": False}
