@@ -34,7 +34,7 @@ from table_runtime.core.buy_ins import BuyIn, Tender
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.codec import CodecError
 from table_runtime.game.commands import Command
-from table_runtime.game.events import Alarm, Event, RoundSettled, SeanceUpdated
+from table_runtime.game.events import Alarm, Event, RoundClosed, RoundSettled, RoundVoided, SeanceUpdated
 from table_runtime.game.inputs import SCHEMA_VERSION
 from table_runtime.game.player_ids import is_pseudonym
 from table_runtime.game.refusals import Refusal, RefusalReason
@@ -238,6 +238,7 @@ class SeanceAccount:
     tips: int = 0
     orphans_cents: int = 0
     players_net_cents: int = 0  # what the players won (+) or lost (-) by settlement in the séance
+    rounds: int = 0  # rounds closed or voided in the séance
     exchanged: dict[str, int] = field(default_factory=dict)  # per player (pseudonym or boxN): buy-ins in cents
     identified: dict[str, str] = field(default_factory=dict)  # per player: the reference of his identity
     closer: Count | None = None
@@ -287,7 +288,7 @@ class SeanceAccount:
             "players_net_cents": self.players_net_cents, "expected_tray_cents": self.expected_tray_cents,
             "fills": sum(1 for slip in self.slips if slip.slip_kind == SlipKind.FILL and slip.confirmed_by),
             "credits": sum(1 for slip in self.slips if slip.slip_kind == SlipKind.CREDIT and slip.confirmed_by),
-            "tips": self.tips,
+            "tips": self.tips, "rounds": self.rounds,
         }
 
     def view(self) -> dict[str, Any]:
@@ -306,7 +307,7 @@ class SeanceAccount:
                 "slips": [_slip_json(slip) for slip in self.slips], "drop_cash_cents": self.drop_cash_cents,
                 "drop_marker_cents": self.drop_marker_cents, "tips_cents": self.tips_cents, "tips": self.tips,
                 "orphans_cents": self.orphans_cents, "players_net_cents": self.players_net_cents,
-                "exchanged": dict(self.exchanged), "identified": dict(self.identified),
+                "rounds": self.rounds, "exchanged": dict(self.exchanged), "identified": dict(self.identified),
                 "closer": None if self.closer is None else self.closer.to_json(),
                 "closed_by": None if self.closed_by is None else self.closed_by.to_json()}
 
@@ -323,7 +324,7 @@ class SeanceAccount:
                    for slip in state["slips"]],
             drop_cash_cents=int(state["drop_cash_cents"]), drop_marker_cents=int(state["drop_marker_cents"]),
             tips_cents=int(state["tips_cents"]), tips=int(state["tips"]), orphans_cents=int(state["orphans_cents"]),
-            players_net_cents=int(state["players_net_cents"]),
+            players_net_cents=int(state["players_net_cents"]), rounds=int(state.get("rounds", 0)),
             exchanged={str(key): int(value) for key, value in dict(state["exchanged"]).items()},
             identified={str(key): str(value) for key, value in dict(state["identified"]).items()},
             closer=None if closer is None else _count_from_json(closer),
@@ -427,13 +428,16 @@ class Seances:
         return events
 
     def settled(self, events: Iterable[Event]) -> None:
-        """The players' net by settlement of a round of the séance (what the tray paid less what it took)."""
+        """The players' net by settlement of a round of the séance (what the tray paid less what it took), and the
+        rounds it counts."""
         account = self.current
         if account is None:
             return
         for event in events:
             if isinstance(event, RoundSettled):
                 account.players_net_cents += sum(payout.net_cents for payout in event.payouts)
+            elif isinstance(event, (RoundClosed, RoundVoided)):
+                account.rounds += 1
 
     def _event(self, action: str, cents: int, *, slip: int | None = None, box: int | None = None,
                account: SeanceAccount | None = None) -> SeanceUpdated:
