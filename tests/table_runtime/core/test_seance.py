@@ -8,9 +8,12 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+import jsonschema  # type: ignore[import-untyped]  # no stubs in the test environment
+
 from table_runtime.core.core_state import checkpoint_state
 from table_runtime.core.record import replay, starting_core
 from table_runtime.core.terms import TableTerms
+from table_runtime.display.schema import RECALLED_ROUND_SCHEMA
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 from table_runtime.game.events import Alarm
@@ -19,11 +22,12 @@ from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.recall import recall_rounds
 
 RULES = profile("fr-casino")
 LIMITS = TableLimits()
 PLAYER = "p-4471ab09cd3e"
-OPENER = {"50000": 20, "10000": 40, "2500": 40, "500": 100}  # 15,000.00 €
+OPENER = {"50000": 20, "10000": 40, "2500": 40, "500": 100}  # 15,500.00 €
 OPENER_CENTS = 20 * 50000 + 40 * 10000 + 40 * 2500 + 100 * 500
 
 
@@ -212,3 +216,22 @@ def test_the_buy_in_past_2000_euros_in_a_seance_asks_for_the_identity(tmp_path: 
         ok(controller, "SEANCE_OPEN", {"chips": OPENER})
         ok(controller, "BUY_IN", {"cents": 150_000, "box": 3})
         assert not [a for a in controller.alarms.active if a["kind"] == AlarmKind.AML_IDENTITY_REQUIRED]
+
+
+def test_recall_shows_the_seance_steps_between_rounds(tmp_path: Path) -> None:
+    with Journal.open(journal_path(tmp_path)) as journal:
+        controller = controller_on(journal)
+        shuffle(controller)
+        ok(controller, "SEANCE_OPEN", {"chips": OPENER})
+        play_round(controller)
+        ok(controller, "FILL", {"chips": OPENER})
+        ok(controller, "SLIP_CONFIRM", {"number": 1}, role="supervisor")
+        ok(controller, "TIP", {"box": 1, "cents": 500})
+        play_round(controller)
+        rounds = recall_rounds(journal, last=2)
+    for round_ in rounds:
+        jsonschema.validate(round_, RECALLED_ROUND_SCHEMA)
+    first = [step["text"] for step in rounds[0]["steps"]]
+    assert first[0] == "séance opened: opener 15,500.00 € (manual)"
+    assert first[-3:] == ["fill slip 1 asked: 15,500.00 €", "slip 1 confirmed by the supervisor",
+                          "tip 5.00 € from box 1 into the tronc"]
