@@ -170,7 +170,12 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
               # the paused seated players and the players behind (core/seat_changes.py), when there are any
               "seats_paused": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 7}},
               "behind_players": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
-                                 "additionalProperties": {"type": "string", "minLength": 1}}},
+                                 "additionalProperties": {"type": "string", "minLength": 1}},
+              # the séance (core/seance.py `Seances.view`): the open one's figures and slips, or the last closed
+              "seance": {"type": "object", "required": ["required", "open"],
+                         "properties": {"required": {"type": "boolean"}, "open": {"type": "boolean"},
+                                        "current": {"type": "object"}, "last": {"type": "object"}},
+                         "additionalProperties": False}},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(
