@@ -8,7 +8,7 @@ import itertools
 import json
 from pathlib import Path
 
-from table_runtime.feed.messages import Topics, messages_for_entry
+from table_runtime.feed.messages import Topics, messages_for_entry, state_message
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.controller import TableController
@@ -38,8 +38,13 @@ def test_a_played_seance_validates_on_the_events_topic(tmp_path: Path) -> None:
             reply = controller.press(name, args, role=role, source="display")
             assert reply["ok"], reply
         entries = [entry for entry in journal.entries() if entry.kind in ("input", "event", "alarm")]
+        snapshot = controller.snapshot()
     validator = validators_by_topic()["events"]
     topics = Topics("casino", "T1")
+    # The retained state carries the séance (the last one closed) as the display's snapshot has it.
+    assert snapshot["seance"]["last"]["win_cents"] is not None
+    state = state_message(topics, snapshot, journal=JOURNAL, ts=2.5)
+    validators_by_topic()["state"].validate(json.loads(state.encode()))
     checked = set()
     for entry in entries:
         for message in messages_for_entry(topics, entry, JOURNAL):
