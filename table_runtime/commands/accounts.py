@@ -6,9 +6,9 @@ import argparse
 import json
 from typing import Any
 
+from table_runtime.commands.arguments import existing_journal
 from table_runtime.core.seance import euros
-from table_runtime.errors import JournalError
-from table_runtime.journal import Journal, journal_path
+from table_runtime.journal import Journal
 from table_runtime.runtime.accounts import seance_accounts
 
 
@@ -21,10 +21,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = journal_path(args.data_dir)
-    if not path.is_file():
-        raise JournalError(f"{path}: no journal here")
-    with Journal.open(path) as journal:
+    with Journal.open(existing_journal(args.data_dir)) as journal:
         accounts = seance_accounts(journal)
     if args.json:
         print(json.dumps(accounts, indent=1, ensure_ascii=False))
