@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Shuffle, SimulatedDealer
+from simulators.seance_dealer import SeanceDealer, SeanceStep
 from simulators.shoe_firmware import shuffled_shoe
 from simulators.simulation_errors import SimulationError
 from table_runtime.core.alarm_ledger import needs_supervisor
@@ -64,6 +65,7 @@ class RunSummary:
     alarms: dict[str, int] = field(default_factory=dict)
     net_by_box: dict[int, int] = field(default_factory=dict)
     recovered: bool = False
+    players_net_by_seance: dict[int, int] = field(default_factory=dict)  # the players' net the demo counted
 
 
 def refusal_in(events: list[Event]) -> str | None:
@@ -75,7 +77,8 @@ def refusal_in(events: list[Event]) -> str | None:
 class FastTable:
     """Runs rounds as fast as the controller and the journal allow."""
 
-    def __init__(self, controller: TableController, *, seed: int, error_rate: float = 0.05) -> None:
+    def __init__(self, controller: TableController, *, seed: int, error_rate: float = 0.05,
+                 seance_rounds: int = 0) -> None:
         self.controller = controller
         table = controller.table
         rules = table.rules
@@ -84,6 +87,10 @@ class FastTable:
         self.dealer = SimulatedDealer(table, random.Random(f"dealer:{seed}:{controller.journal.last_seq}"),
                                       error_rate=error_rate)
         self.summary = RunSummary(recovered=controller.recovered)
+        # The séances every `seance_rounds` rounds (0: none): the dealer's tray, fills, tips, buy-ins.
+        self.seance = SeanceDealer(random.Random(f"seance:{seed}:{controller.journal.last_seq}"),
+                                   rounds=seance_rounds, min_bet_cents=controller.table.limits.min_bet_cents,
+                                   boxes=rules.boxes) if seance_rounds else None
 
     def run(self, rounds: int, *, on_round: Callable[[RunSummary], None] | None = None) -> RunSummary:
         steps_left = 1000 * max(rounds, 1)
@@ -93,6 +100,8 @@ class FastTable:
                 raise SimulationError(f"the demo table made no progress: {self.summary.rounds} of {rounds} "
                                       "rounds in 1,000 steps a round")  # pragma: no cover - a bug guard
             intent = self.dealer.next_intent(self.controller.table)
+            if self.seance is not None and isinstance(intent, Lock):  # between rounds, before the bets lock
+                self._seance_steps(self.seance.steps(self.controller.core.seances))
             events = self.act(intent)
             self.dealer.saw(intent, refusal_in(events))
             for event in events:
@@ -104,8 +113,34 @@ class FastTable:
                     for payout in event.payouts:
                         self.summary.net_by_box[payout.box] = self.summary.net_by_box.get(payout.box, 0) + \
                             payout.net_cents
+                    self._settled(sum(payout.net_cents for payout in event.payouts))
+        if self.seance is not None and self.controller.core.seances.current is not None \
+                and not self.controller.table.round_in_play:
+            self._seance_steps([self.seance.close()])  # the demo's end closes its séance
         self.summary.alarms = dict(self.controller.alarms.counts)
         return self.summary
+
+    def _settled(self, players_net_cents: int) -> None:
+        """A round's settlement as the demo counts it: the dealer's tray, and the players' net of the séance."""
+        if self.seance is None:
+            return
+        self.seance.settled(players_net_cents)
+        current = self.controller.core.seances.current
+        if current is not None:
+            nets = self.summary.players_net_by_seance
+            nets[current.number] = nets.get(current.number, 0) + players_net_cents
+
+    def _seance_steps(self, steps: list[SeanceStep]) -> None:
+        """The séance's commands, given on the display as the dealer or the supervisor; a refusal is a bug of the
+        demo, never a loop. The identity the table asks for after a buy-in is recorded at once."""
+        assert self.seance is not None
+        for step in steps:
+            reply = self.controller.press(step.command, dict(step.args), role=step.role, source="display")
+            if not reply["ok"]:
+                raise SimulationError(f"the simulated dealer's {step.command} was refused: {reply['message']}")
+            self.seance.took(step)
+            if step.command == Command.BUY_IN:
+                self._seance_steps(self.seance.identities(self.controller.core.seances, self.controller.alarms.active))
 
     def act(self, intent: Intent) -> list[Event]:
         submit = self.controller.submit

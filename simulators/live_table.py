@@ -27,7 +27,9 @@ from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, 
 from simulators.rfid_chips import CASINO_ID as CASINO_ID  # re-exported: the bench and benchmarks import them here
 from simulators.rfid_chips import ChipIssuer
 from simulators.rfid_chips import ChipTray as ChipTray
+from simulators.seance_dealer import SeanceDealer, SeanceStep
 from simulators.shoe import SimulatedShoe
+from simulators.simulation_errors import SimulationError
 from simulators.staff import SUPERVISOR, DealerRotation
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry
@@ -370,17 +372,36 @@ class LiveHands:
                 self.put(zone, due)
 
 
+async def seance_steps(app: TableApp, seance: SeanceDealer, steps: list[SeanceStep]) -> None:
+    """The séance's commands on the display, as the dealer or the supervisor; the identity the table asks for after
+    a buy-in is recorded at once (simulators/seance_dealer.py). A refusal is a bug of the demo, never a loop."""
+    controller = app.controller
+    for step in steps:
+        reply = await app.command(step.command, dict(step.args), role=step.role)
+        if not reply["ok"]:
+            raise SimulationError(f"the simulated dealer's {step.command} was refused: {reply['message']}")
+        seance.took(step)
+        if step.command == "BUY_IN":
+            await seance_steps(app, seance, seance.identities(controller.core.seances, controller.alarms.active))
+
+
 async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | None, seed: int, pace: float,
                       error_rate: float, on_round: Callable[[int], None] | None = None, buy_in_cents: int = 0,
-                      card_reader: SimulatedCardReader | None = None, rotation: DealerRotation | None = None) -> int:
+                      card_reader: SimulatedCardReader | None = None, rotation: DealerRotation | None = None,
+                      seance_rounds: int = 0, players_net: dict[int, int] | None = None) -> int:
     """The simulated dealer deals `rounds` rounds (forever when None) on the live devices; `buy_in_cents`: the
     buy-in recorded at each new shoe (0: none); `card_reader`: the table's player card reader, where a rated
     player swipes his card at each new shoe; `rotation`: the dealers who take the table in turn, each by his badge
-    at that reader (a push, core/shift.py), between rounds."""
+    at that reader (a push, core/shift.py), between rounds; `seance_rounds`: a séance opened and closed every so
+    many rounds (0: none), the players' settled net of each counted into `players_net` by séance."""
     controller = app.controller
     rng = random.Random(f"live:{seed}:{controller.journal.last_seq}")
     dealer = SimulatedDealer(controller.table, rng, error_rate=error_rate)
     hands = LiveHands(app, devices, rng, error_rate=error_rate, buy_in_cents=buy_in_cents, card_reader=card_reader)
+    seance = SeanceDealer(random.Random(f"seance:{seed}:{controller.journal.last_seq}"), rounds=seance_rounds,
+                          min_bet_cents=controller.table.limits.min_bet_cents,
+                          boxes=controller.table.rules.boxes) if seance_rounds else None
+    nets = {} if players_net is None else players_net
     await hands.until("the shoe online", lambda: controller.devices.get("shoe") == "online", 20)
     await hands.until("the chip reader online", lambda: controller.devices.get("chips") == "online", 20)
     done = 0
@@ -391,6 +412,8 @@ async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | Non
         if rotation is not None and card_reader is not None and not controller.table.round_in_play:
             await hands.rotate(rotation, card_reader)
         intent = dealer.next_intent(controller.table)
+        if seance is not None and isinstance(intent, Lock):  # between rounds, before the bets lock
+            await seance_steps(app, seance, seance.steps(controller.core.seances))
         await hands.act(intent)
         await controller.writer.settled()
         dealer.saw(intent, _refusal(controller) if controller.alarms.counts.get(AlarmKind.COMMAND_REFUSED, 0) > refused
@@ -399,10 +422,18 @@ async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | Non
         round_ = table.round
         if round_ is not None and round_.phase in ("closed", "voided") and table.rounds_started != closed_before:
             done += 1
+            current = controller.core.seances.current
+            if seance is not None and current is not None:  # the round's settlement, as the demo counts it
+                net = sum(payout.net_cents for payout in round_.payouts)
+                seance.settled(net)
+                nets[current.number] = nets.get(current.number, 0) + net
             if on_round is not None:
                 on_round(done)
         if pace:
             await asyncio.sleep(pace)
+    await controller.writer.settled()
+    if seance is not None and controller.core.seances.current is not None and not controller.table.round_in_play:
+        await seance_steps(app, seance, [seance.close()])  # the demo's end closes its séance
     return done
 
 

@@ -97,6 +97,12 @@ def differences(expected: Mapping[str, Any], seen: Seen, where: str) -> list[Dif
             else:
                 for name, value in want.items():
                     _equal(out, f"{at}.{name}", value, seen.display_snapshot.get(name))
+        elif key == "seance":  # the open séance's figures, else the last one closed (core/seance.py)
+            view = snapshot.get("seance") or {}
+            figures = view.get("current") or view.get("last") or {}
+            for name, value in want.items():
+                seen_value = view.get(name) if name in ("open", "required") else figures.get(name)
+                _equal(out, f"{at}.{name}", value, seen_value)
         elif key == "recall":
             if "rounds" in want:
                 _equal(out, f"{at}.rounds", want["rounds"], [item["round"] for item in seen.recall])

@@ -70,7 +70,8 @@ class BenchHands(ChipHands):
             extra["card"] = args["card"]
         if "reason" in args:
             extra["reason"] = args["reason"]
-        for key in ("case", "box", "cents", "behind", "player"):  # HYPER_ASSIGN (55-4 6°); SEAT, SEAT_CLEAR
+        for key in ("case", "box", "cents", "behind", "player",  # HYPER_ASSIGN (55-4 6°); SEAT, SEAT_CLEAR
+                    "chips", "source", "number", "tender", "where", "reference"):  # the séance (docs/accounts.md)
             if key in args:
                 extra[key] = args[key]
         if command == "ACK_ALARM":

@@ -34,6 +34,7 @@ FEIG_FAULTS = ("reader_impostor", "reader_lose_replies", "reader_slow", "reader_
 EXPECT_KEYS = (
     "phase", "round", "hands", "bank", "totals", "payouts", "alarms", "alarms_include", "active_alarms",
     "journal", "feed", "recovered", "devices", "zones", "held_cards", "allowed", "turn", "shoe", "display", "recall",
+    "seance",
 )  # fmt: skip
 STEP_ACTIONS = ("place", "chip", "remove", "clear", "press", "touch", "draw", "settle", "fault", "load_shoe",
                 "wait", "expect")

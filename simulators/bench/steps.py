@@ -20,6 +20,7 @@ from simulators.bench.model import (
     ScenarioError,
     Step,
 )
+from table_runtime.core.seance import SEANCE_COMMANDS
 from table_runtime.core.significant_events import CODES
 from table_runtime.errors import CardCodeError
 from table_runtime.game.cards import Card
@@ -132,7 +133,8 @@ def _touch(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
         args = {"command": args}
     if not isinstance(args, Mapping):
         raise ScenarioError(key, "a command name or {command: X, role: dealer, ...}")
-    known = ("command", "role", "card", "reason", "alarm", "ok", "case", "box", "cents", "behind", "player")
+    known = ("command", "role", "card", "reason", "alarm", "ok", "case", "box", "cents", "behind", "player",
+             *SEANCE_KEYS)
     unknown = sorted(set(args) - set(known))
     if unknown:
         raise ScenarioError(f"{key}.{unknown[0]}", f"unknown key; known: {', '.join(known)}")
@@ -166,10 +168,38 @@ def _touch(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
             if not isinstance(args.get("player"), (str, int)) or isinstance(args.get("player"), bool):
                 raise ScenarioError(f"{key}.player", "the player's label the dealer gives, e.g. A")
             out["player"] = str(args["player"])
+    if command in SEANCE_COMMANDS or command == "BUY_IN":  # the séance (docs/accounts.md) and its drop
+        out.update(_seance_args(args, key))
     if "ok" in args:
         if not isinstance(args["ok"], bool):
             raise ScenarioError(f"{key}.ok", "true or false: whether the command must be accepted")
         out["ok"] = args["ok"]
+    return out
+
+
+SEANCE_KEYS = ("chips", "source", "number", "tender", "where", "reference")
+
+
+def _seance_args(args: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """A séance command's arguments (the table checks them: a scenario may send a bad one on purpose): a count
+    `chips` {denomination in cents: how many}, `source`, a slip's `number`, a tip's `box` and `cents`, orphan chips'
+    `cents` and `where`, an identity's `box` or `player` and `reference`."""
+    out: dict[str, Any] = {}
+    if "chips" in args:
+        chips = args["chips"]
+        if not isinstance(chips, Mapping) or not all(whole(number) for number in chips.values()):
+            raise ScenarioError(f"{key}.chips", "a count: {denomination in cents: how many chips}")
+        out["chips"] = {str(denomination): number for denomination, number in chips.items()}
+    for name in ("source", "where", "reference", "tender"):
+        if name in args:
+            out[name] = str(args[name])
+    for name in ("number", "box", "cents"):
+        if name in args:
+            if not whole(args[name]):
+                raise ScenarioError(f"{key}.{name}", f"{args[name]!r}: a whole number")
+            out[name] = args[name]
+    if "player" in args:
+        out["player"] = str(args["player"])
     return out
 
 

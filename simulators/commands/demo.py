@@ -71,6 +71,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--error-rate", type=float, default=0.05, help="how often the simulated dealer errs")
     parser.add_argument("--buy-in-cents", type=int, default=0,
                         help="the players' buy-in the dealer records at each new shoe, in cents (live; 0: none)")
+    parser.add_argument("--seance-rounds", type=int, default=0,
+                        help="the dealer opens a séance, and closes it with the tray counted, every K rounds; asks "
+                             "for fills, takes buy-ins and tips (0: no séance; docs/accounts.md)")
     parser.add_argument("--supervisor-pin",
                         help=f"4 to 8 digits that clear the supervisor's alarms and VOID on the display "
                              f"(or {ENV_SUPERVISOR_PIN}; default: none, those alarms stay)")
@@ -132,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--rotate-minutes", "a number of minutes above 0")
     if args.staff and args.fast:
         raise ConfigError("--staff", "the dealers badge at the live table's reader: not with --fast")
+    if args.seance_rounds < 0:
+        raise ConfigError("--seance-rounds", "a whole number of rounds >= 0 (0: no séance)")
     _secrets(args)
     http = _http(args.http)
     if http is not None and args.pit_token is None and not args.fast and not _loopback(http[0]):
@@ -167,6 +172,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"  alarm {kind}: {count}")
         for box, net in sorted(summary["net_by_box"].items()):
             print(f"  box{box}: players {'won' if net >= 0 else 'lost'} {euros(abs(net))}")
+        for seance in summary.get("seances", ()):
+            win = "open" if seance["win_cents"] is None else euros(seance["win_cents"])
+            print(f"  séance {seance['seance']}: opener {euros(seance['opener_cents'])}, fills "
+                  f"{euros(seance['fills_cents'])}, credits {euros(seance['credits_cents'])}, drop "
+                  f"{euros(seance['drop_cents'])}, tips {euros(seance['tips_cents'])}, win {win}")
     return 0
 
 
@@ -175,14 +185,31 @@ def _fast(args: argparse.Namespace, controller: TableController) -> dict[str, An
 
     rounds = 50 if args.rounds is None else args.rounds
     _audit_first(controller)
-    table = FastTable(controller, seed=args.seed, error_rate=args.error_rate)
+    table = FastTable(controller, seed=args.seed, error_rate=args.error_rate, seance_rounds=args.seance_rounds)
     if args.mqtt:
         summary = run_logged(_fast_with_feed(args, controller, table, rounds))
     else:
         summary = table.run(rounds, on_round=_progress(args, rounds))
     return {"rounds": summary.rounds, "alarms": summary.alarms, "recovered": summary.recovered,
             "net_by_box": {str(box): net for box, net in sorted(summary.net_by_box.items())},
-            "journal_rows": controller.journal.last_seq}
+            "journal_rows": controller.journal.last_seq,
+            **({"seances": seance_summary(controller, summary.players_net_by_seance)} if args.seance_rounds else {})}
+
+
+SEANCE_FIGURES = ("seance", "open", "rounds", "opener_cents", "fills_cents", "fills", "credits_cents", "credits",
+                  "drop_cents", "drop_cash_cents", "drop_marker_cents", "closer_cents", "tips_cents", "tips",
+                  "orphans_cents", "win_cents")
+
+
+def seance_summary(controller: TableController, players_net: dict[int, int]) -> list[dict[str, Any]]:
+    """The séances the demo played: the table's figures (the fold's, core/seance.py) and the players' settled net
+    as the demo counted it (the check: win = −players' net, to the cent)."""
+    out = []
+    for account in controller.core.seances.all:
+        figures = account.figures()
+        out.append({**{key: figures[key] for key in SEANCE_FIGURES},
+                    "players_net_cents": players_net.get(account.number, 0)})
+    return out
 
 
 def _audit_first(controller: TableController) -> None:
@@ -287,6 +314,7 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
                 # the token is a secret: never printed, the operator has it already
                 print(f"pit view: http://{http[0]}:{http[1]}/?pit=<the pit token>", file=sys.stderr)
         played = [0]  # rounds finished so far, also when a signal stops the demo
+        players_net: dict[int, int] = {}  # the players' settled net by séance, as the demo counts it
 
         def count(done: int) -> None:
             played[0] = done
@@ -295,7 +323,8 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
             dealer = asyncio.create_task(deal_rounds(app, devices, rounds=args.rounds, seed=args.seed,
                                                      pace=args.pace, error_rate=args.error_rate, on_round=count,
                                                      buy_in_cents=args.buy_in_cents, card_reader=card_reader,
-                                                     rotation=rotation))
+                                                     rotation=rotation, seance_rounds=args.seance_rounds,
+                                                     players_net=players_net))
             finished, _ = await asyncio.wait({dealer, runner}, return_when=asyncio.FIRST_COMPLETED)
             if dealer in finished:
                 played[0] = dealer.result()
@@ -310,7 +339,8 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
         card_reader.stop()
         devices.stop()
     return {"rounds": played[0], "alarms": dict(controller.alarms.counts), "recovered": recovered,
-            "net_by_box": {}, "journal_rows": controller.journal.last_seq, "devices": where}
+            "net_by_box": {}, "journal_rows": controller.journal.last_seq, "devices": where,
+            **({"seances": seance_summary(controller, players_net)} if args.seance_rounds else {})}
 
 
 def _print_steps(controller: TableController, *, quiet: bool) -> None:

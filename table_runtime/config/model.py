@@ -156,6 +156,14 @@ class JournalConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SeanceConfig:
+    """The séance (docs/accounts.md): whether the table deals only in an open séance (off: a table configured
+    before the séance deals as it did)."""
+
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableConfig:
     """Everything one table runs with; built by `load_config`, passed down explicitly."""
 
@@ -172,6 +180,7 @@ class TableConfig:
     metrics: MetricsConfig = MetricsConfig()
     clock: ClockConfig = ClockConfig()
     journal: JournalConfig = JournalConfig()
+    seance: SeanceConfig = SeanceConfig()
     player_cards: PlayerCardsConfig = field(default_factory=PlayerCardsConfig)  # config/player_cards.py
     staff: StaffConfig = field(default_factory=StaffConfig)  # config/staff.py (none: no employee known)
 

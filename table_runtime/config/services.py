@@ -17,6 +17,7 @@ from table_runtime.config.model import (
     JournalConfig,
     MetricsConfig,
     MqttConfig,
+    SeanceConfig,
 )
 from table_runtime.config.reader import Reader, kind_of
 from table_runtime.feed.replay_messages import MIN_SECRET_BYTES
@@ -196,6 +197,11 @@ def read_journal(reader: Reader, document: dict[str, Any]) -> JournalConfig:
                                                 "cannot be written")
         retry = JournalConfig().retry_seconds
     return JournalConfig(checkpoint_rows=rows, retry_seconds=retry)
+
+
+def read_seance(reader: Reader, document: dict[str, Any]) -> SeanceConfig:
+    table = reader.table(document, "seance", "", allowed={"required"})
+    return SeanceConfig(required=reader.value(table, "required", "seance", bool, SeanceConfig().required))
 
 
 def read_clock(reader: Reader, document: dict[str, Any]) -> ClockConfig:

@@ -37,7 +37,7 @@ SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
     AlarmKind.CARD_OVERCOUNT, AlarmKind.SHOE_COUNT_MISMATCH, AlarmKind.MISSED_CARDS, AlarmKind.SHOE_DOOR_OPEN,
     AlarmKind.SUPERVISOR_PIN_LOCKED, AlarmKind.STAFF_PIN_LOCKED, AlarmKind.REGISTRY_UNREADABLE,
     AlarmKind.JOURNAL_BROKEN,
-    AlarmKind.ADVANTAGE_PLAY,
+    AlarmKind.ADVANTAGE_PLAY, AlarmKind.AML_IDENTITY_REQUIRED,
 })
 """The kinds only the supervisor clears (with the supervisor PIN on the display, the key on the panel)."""
 

@@ -20,6 +20,7 @@ from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.input_bounds import args_problem
 from table_runtime.core.inputs import CoreInput
 from table_runtime.core.player_cards import seat_card_input
+from table_runtime.core.seance import CONFIRMING_COMMANDS, SEANCE_COMMANDS, deal_refusal, seance_decision, seance_text
 from table_runtime.core.seat_changes import SEAT_CHANGE_COMMANDS, seat_change, seat_change_text
 from table_runtime.core.seating import DEAL_REFUSALS, SEAT_COMMANDS, PlayerSeated, seat_input
 from table_runtime.errors import CardCodeError
@@ -52,7 +53,8 @@ ACTING: Final = frozenset({Role.DEALER, Role.SUPERVISOR})
 
 # Who may press each command (the pit's view is read-only).
 COMMAND_ROLES: Final[dict[Command, frozenset[Role]]] = {
-    command: frozenset({Role.SUPERVISOR}) if command == Command.VOID else ACTING for command in Command
+    command: frozenset({Role.SUPERVISOR}) if command == Command.VOID or command in CONFIRMING_COMMANDS else ACTING
+    for command in Command
 }
 
 REFUSED_RULE = "TABLE.md A round"
@@ -137,7 +139,8 @@ def card_inputs(core: TableCore, item: CardDrawn, source: str) -> tuple[tuple[Co
     them first (TABLE.md A round step 1: NO MORE BETS, or the first card out of the shoe)."""
     table, chips = core.table, core.chips
     if (chips.zones and chips.phase is ChipPhase.BETTING and not table.round_in_play and table.shoe.loaded
-            and not table.shoe.burns_left and chips.has_stakes() and not core.halted):
+            and not table.shoe.burns_left and chips.has_stakes() and not core.halted
+            and deal_refusal(core.seances) is None):  # no séance open where the terms ask for one: no lock
         return ((bets_from_zones(core), "first card"), (item, source))
     return ((item, source),)
 
@@ -174,7 +177,16 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
             return Refused(f"{command} refused: {problem.text}", problem.reason)
         buy_in = buy_in_of(args, by=role, card_waiting=waiting)
         return Submit(command, ((buy_in, source),), f"{buy_in_text(buy_in)} recorded")
+    if command in SEANCE_COMMANDS:  # the séance's accounts (core/seance.py), between rounds or in one
+        item = seance_decision(core.seances, command, args, role=role, round_in_play=table.round_in_play,
+                               boxes=table.rules.boxes)
+        if isinstance(item, Refusal):
+            return Refused(f"{command} refused: {item.text}", item.reason)
+        return Submit(command, ((item, source),), seance_text(item))
     if command == Command.DEAL:
+        no_seance = deal_refusal(core.seances)
+        if no_seance is not None:
+            return Refused(f"DEAL refused: {no_seance.text}", no_seance.reason)
         if not core.chips.zones:
             return Refused("no chip reader: bets cannot be locked from the zones", RefusalReason.NO_CHIP_READER)
         if core.chips.phase is not ChipPhase.BETTING or table.round_in_play:

@@ -16,6 +16,7 @@ from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.inputs import CoreInput, ZoneChip
+from table_runtime.core.seance import Seances
 from table_runtime.core.seat_changes import SeatChanges
 from table_runtime.core.seating import Seating
 from table_runtime.core.shift import Shift
@@ -75,6 +76,8 @@ def core_state(core: TableCore) -> dict[str, Any]:
         **({"shoe_mark": list(core.shoe_mark)} if core.shoe_mark is not None else {}),
         # the dealer on shift (core/shift.py), only while one is: a checkpoint from before it reads the same
         **({"shift": core.shift.state()} if core.shift.dealer is not None else {}),
+        # the séances (core/seance.py), once there is one: the open one's figures and slips, those closed
+        **({"seances": core.seances.state()} if core.seances else {}),
     }
 
 
@@ -150,6 +153,10 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
         core.shift = Shift.restore(state.get("shift", {}))
     except (TypeError, ValueError, AttributeError) as error:
         raise JournalError(f"a checkpoint's shift is unreadable: {error!r}") from error
+    try:
+        core.seances = Seances.restore(state.get("seances", {}))
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise JournalError(f"a checkpoint's séances are unreadable: {error!r}") from error
     return core
 
 

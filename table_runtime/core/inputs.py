@@ -18,6 +18,13 @@ from table_runtime.core.player_cards import (
     card_read_from_dict,
     card_read_to_dict,
 )
+from table_runtime.core.seance import (
+    SEANCE_INPUT_CLASSES,
+    SEANCE_INPUT_TYPES,
+    SeanceInput,
+    seance_from_dict,
+    seance_to_dict,
+)
 from table_runtime.core.seat_changes import (
     SEAT_CHANGE_CLASSES,
     SEAT_CHANGE_TYPES,
@@ -84,7 +91,8 @@ class HyperAssigned:
 REFUSED_LISTED = 32  # refused chips a ZoneChanged lists at most (the others are counted by kind)
 # The chips' own inputs, folded but not a round's steps (recall): a zone's chips, and whose the chips on a hyper
 # black jack case are.
-CoreInput = Input | ZoneChanged | HyperAssigned | SeatInput | BuyIn | PlayerCardRead | SeatChange | ShiftInput  # who
+CoreInput = (Input | ZoneChanged | HyperAssigned | SeatInput | BuyIn | PlayerCardRead | SeatChange  # SeatInput: who
+             | ShiftInput | SeanceInput)  # ShiftInput: who is on shift; SeanceInput: the séance's accounts
 # sits where (core/seating.py); PlayerCardRead: a card read at the table, waiting for its box (core/player_cards.py);
 # SeatChange: a pause, a move, a player behind (core/seat_changes.py); ShiftInput: a dealer's login or logout
 # (core/shift.py)
@@ -111,6 +119,8 @@ def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
         return seat_change_from_dict(body)
     if body.get("type") in SHIFT_INPUT_TYPES:
         return shift_from_dict(body)
+    if body.get("type") in SEANCE_INPUT_TYPES:
+        return seance_from_dict(body)
     if body.get("type") != "ZoneChanged":
         return input_from_dict(body)
     try:
@@ -146,4 +156,6 @@ def core_to_dict(item: CoreInput) -> dict[str, Any]:
         return seat_change_to_dict(item)
     if isinstance(item, SHIFT_INPUT_CLASSES):
         return shift_to_dict(item)
+    if isinstance(item, SEANCE_INPUT_CLASSES):
+        return seance_to_dict(item)
     return to_dict(item)

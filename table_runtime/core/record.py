@@ -72,6 +72,7 @@ def starting_core(terms: TableTerms, state: Mapping[str, Any] | None = None) -> 
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise JournalError(f"the checkpoint is unreadable: {error!r}") from error
     core.shift.required = terms.staff  # a staff registry rules the table: DEAL needs a dealer (core/shift.py)
+    core.seances.required = terms.seance_required  # a house setting of the terms (core/seance.py)
     return core
 
 
@@ -86,6 +87,7 @@ def _take_terms(core: TableCore, seq: int, terms: TableTerms) -> None:
                            f"cents): this program does not replay that")
     table.limits = terms.limits
     core.shift.required = terms.staff
+    core.seances.required = terms.seance_required
     watched = bool(core.chips.zones)
     core.chips.zones = terms.zones
     if not watched and terms.zones and table.round_in_play:

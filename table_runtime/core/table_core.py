@@ -28,6 +28,7 @@ from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.hyper_field import HyperField
 from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssigned, ZoneChanged
 from table_runtime.core.player_cards import PlayerCardRead, waiting_after, waiting_view
+from table_runtime.core.seance import SEANCE_INPUT_CLASSES, Seances, deal_problems
 from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES, SeatChanges
 from table_runtime.core.seating import PlayerSeated, Seating
 from table_runtime.core.shift import SHIFT_INPUT_CLASSES, Shift
@@ -52,6 +53,7 @@ class TableCore:
         self.seat_changes = SeatChanges()  # the paused boxes and the players behind (core/seat_changes.py)
         self.shoe_mark: tuple[int, int] | None = None  # the last shoe event journaled: (boot id, sequence)
         self.shift = Shift()  # the dealer on shift, and whether one is needed to deal (core/shift.py)
+        self.seances = Seances()  # the séance's accounts: opener, slips, drop, tips, closer (core/seance.py)
 
     @property
     def halted(self) -> str:
@@ -72,7 +74,9 @@ class TableCore:
         if isinstance(item, HyperAssigned):
             return self._hyper_assigned(item)
         if isinstance(item, BuyIn):  # money into the drop box: nothing of the round or the chips changes
-            return [recorded(item)]
+            return [recorded(item), *self.seances.buy_in(item)]  # the séance's drop (core/seance.py)
+        if isinstance(item, SEANCE_INPUT_CLASSES):  # the séance's accounts: nothing of the round or the chips
+            return self.seances.apply(item)
         if isinstance(item, SEAT_INPUT_CLASSES):
             self.seats.apply(item)
             self.seat_changes.apply(item, self.seats.players)
@@ -94,9 +98,11 @@ class TableCore:
         if isinstance(item, BetsLocked) and not self.table.round_in_play:
             # The director's options (55-4, 2020): a breach refuses the lock, as the table's limits do.
             problems: list[Event] = list(self.seats.deal_problems(item, self.table.rules))
+            problems += deal_problems(self.seances)  # the terms ask for an open séance (core/seance.py)
             if problems:
                 return problems + (self.chips.bets_locked(self.table.round, False) if self.chips.zones else [])
         events = self.table.apply(item)
+        self.seances.settled(events)  # the players' net of the séance, by settlement
         if isinstance(item, BetsLocked) and any(isinstance(event, RoundStarted) for event in events):
             self.card_waiting = None  # a card not placed by the next deal is dropped (core/player_cards.py)
         if not self.chips.zones:
@@ -183,7 +189,8 @@ class TableCore:
         """What the core adds to the table snapshot: who sits where, the zone totals, and the payout check while
         settling."""
         seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting), **self.seat_changes.view(),
-                 **self.shift.view()}
+                 **self.shift.view(),
+                 **({"seance": self.seances.view()} if self.seances or self.seances.required else {})}
         if not self.chips.zones:
             return seats
         extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}

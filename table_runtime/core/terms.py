@@ -44,11 +44,13 @@ class TableTerms:
     limits: TableLimits = dataclasses.field(default_factory=TableLimits)
     zones: tuple[str, ...] = ()
     staff: bool = False  # a staff registry rules the table: a dealer logged in to deal (core/shift.py)
+    seance_required: bool = False  # no deal without an open séance ([seance] required; core/seance.py)
 
     @classmethod
     def of(cls, table_id: str, rules: RuleOptions, limits: TableLimits | None = None,
-           zones: Iterable[str] = (), *, staff: bool = False) -> TableTerms:
-        return cls(table_id=table_id, rules=rules, limits=limits or TableLimits(), zones=tuple(zones), staff=staff)
+           zones: Iterable[str] = (), *, staff: bool = False, seance_required: bool = False) -> TableTerms:
+        return cls(table_id=table_id, rules=rules, limits=limits or TableLimits(), zones=tuple(zones), staff=staff,
+                   seance_required=seance_required)
 
     def same_game(self, other: TableTerms) -> bool:
         """Whether rows written under `other` are the same game as under these terms: the same table, rules and
@@ -57,10 +59,12 @@ class TableTerms:
                 and all(getattr(self.limits, key) == getattr(other.limits, key) for key in GAME_LIMITS))
 
     def to_json(self) -> dict[str, Any]:
-        """The `terms` row's body."""
+        """The `terms` row's body (`seance` only when the table asks for an open séance: a terms row written
+        before it, or without it, reads the same)."""
         return {"type": TERMS_TYPE, "schema_version": SCHEMA_VERSION, "table_id": self.table_id,
                 "rules": self.rules.to_dict(), "limits": limits_dict(self.limits), "zones": list(self.zones),
-                **({"staff": True} if self.staff else {})}  # absent in the terms rows written before it
+                **({"staff": True} if self.staff else {}),  # absent in the terms rows written before it
+                **({"seance": {"required": True}} if self.seance_required else {})}
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> TableTerms:
@@ -71,7 +75,10 @@ class TableTerms:
             rules = rules_from_mapping(dict(body["rules"]))  # an option a row lacks: its profile's value
             limits = TableLimits(**{str(key): int(value) for key, value in dict(body["limits"]).items()})
             zones = tuple(str(zone) for zone in body.get("zones", ()))
+            required = dict(body.get("seance", {})).get("required", False)
+            if not isinstance(required, bool):
+                raise ValueError(f"seance.required {required!r}: true or false")
             return cls(table_id=str(body["table_id"]), rules=rules, limits=limits, zones=zones,
-                       staff=body.get("staff", False) is True)
+                       staff=body.get("staff", False) is True, seance_required=required)
         except (KeyError, TypeError, ValueError, TableError) as error:
             raise JournalError(f"the table's terms are unreadable: {error}") from error

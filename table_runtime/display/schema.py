@@ -174,7 +174,12 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
               # the dealer on shift (core/shift.py), where a staff registry rules the table or someone logged in;
               # the display's adds his name (runtime/staff_desk.py), the feed's keeps his id only
               "shift": _object({"dealer": {"type": ["string", "null"]}, "required": {"type": "boolean"}},
-                               optional={"name": {"type": ["string", "null"]}})},
+                               optional={"name": {"type": ["string", "null"]}}),
+              # the séance (core/seance.py `Seances.view`): the open one's figures and slips, or the last closed
+              "seance": {"type": "object", "required": ["required", "open"],
+                         "properties": {"required": {"type": "boolean"}, "open": {"type": "boolean"},
+                                        "current": {"type": "object"}, "last": {"type": "object"}},
+                         "additionalProperties": False}},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

@@ -73,6 +73,8 @@ class AlarmKind(enum.StrEnum):
     PLAYER_CARD_UNREADABLE = "player_card_unreadable"
     # The rated sessions' advice to the supervisor (table_runtime/rating/session_flags.py, issue 23).
     ADVANTAGE_PLAY = "advantage_play"
+    # The séance's identity check (table_runtime/core/seance.py; CMF L.561-13, décret n° 2009-1013).
+    AML_IDENTITY_REQUIRED = "aml_identity_required"
 
 
 # Kinds a hostile or broken input can raise by the thousand (junk tags, a card storm, a flapping antenna, a

@@ -41,6 +41,17 @@ class Command(enum.StrEnum):
     MOVE = "MOVE"  # the seated player moves to a free box (args {"from_box": N, "to_box": M})
     BEHIND = "BEHIND"  # a player bets behind a box (args {"box": N, "player": "label"})
     BEHIND_CLEAR = "BEHIND_CLEAR"  # the player behind a box left (args {"box": N})
+    # The séance (core/seance.py, issue 33): the tray counted at the open and the close, the numbered slips, tips,
+    # orphan chips, the identity's reference.
+    SEANCE_OPEN = "SEANCE_OPEN"  # args {"chips": {"10000": 30, ...}, "source": "manual"}: the opener
+    SEANCE_CLOSE = "SEANCE_CLOSE"  # args {"chips": {...}, "source": "manual"}: the closer
+    FILL = "FILL"  # the dealer asks for a complementary advance (args {"chips": {...}}): slip N
+    CREDIT = "CREDIT"  # the dealer sends chips back to the cash desk (args {"chips": {...}}): slip N
+    SLIP_CONFIRM = "SLIP_CONFIRM"  # the supervisor confirms slip N (args {"number": N})
+    TIP = "TIP"  # a player's tip into the tronc (args {"box": N, "cents": C})
+    ORPHAN_CHIPS = "ORPHAN_CHIPS"  # chips with no owner, recorded apart (args {"cents": C, "where": "text"})
+    IDENTITY_RECORDED = "IDENTITY_RECORDED"  # the identity's reference (args {"box": N} or {"player": p-…},
+    # "reference": "text")
 
 
 class Role(enum.StrEnum):
@@ -61,4 +72,4 @@ ROUND_COMMANDS: Final = (Command.NEXT, Command.DOUBLE, Command.SPLIT, Command.UN
                          Command.DISCARD, Command.SURRENDER)
 
 # Commands only the supervisor gives (the PIN is asked for them).
-SUPERVISOR_COMMANDS: Final = frozenset({Command.VOID})
+SUPERVISOR_COMMANDS: Final = frozenset({Command.VOID, Command.SLIP_CONFIRM, Command.IDENTITY_RECORDED})

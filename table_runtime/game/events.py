@@ -205,10 +205,34 @@ class BuyInRecorded:
     by: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeanceUpdated:
+    """A step of the séance (table_runtime/core/seance.py): `action` (opened, fill_requested, fill_confirmed,
+    credit_requested, credit_confirmed, buy_in, tip, orphan_chips, identity_recorded, closed), its `cents`, and the
+    séance's figures after it; `closer_cents` and `win_cents` are null until the close."""
+
+    action: str
+    seance: int
+    cents: int
+    slip: int | None
+    box: int | None
+    opener_cents: int
+    fills_cents: int
+    credits_cents: int
+    drop_cash_cents: int
+    drop_marker_cents: int
+    tips_cents: int
+    orphans_cents: int
+    closer_cents: int | None
+    win_cents: int | None
+    players_net_cents: int
+
+
 Event = (
     Alarm | ShoeStarted | CardBurned | CutCardSeen | RoundStarted | CardAssigned | CardHeld | CardsDiscarded
     | PhaseChanged | TurnChanged | InsuranceTaken | HandStood | HandDoubled | HandSplit | ActionUndone
     | BlackjackPaidEarly | RoundSettled | RoundClosed | RoundVoided | HyperFieldSettled
     | HandSurrendered
     | BuyInRecorded
+    | SeanceUpdated
 )

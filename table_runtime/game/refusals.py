@@ -65,6 +65,15 @@ class RefusalReason(enum.StrEnum):
     OVER_BUY_IN_MAXIMUM = "over_buy_in_maximum"  # a buy-in over the table's [limits] buy_in_max_cents
     BAD_BUY_IN = "bad_buy_in"  # a buy-in paid with neither cash nor a marker, for no box of the table
     PLAYER_NOT_PSEUDONYM = "player_not_pseudonym"  # a buy-in's player as free text (a card number), no pseudonym
+    # The séance (table_runtime/core/seance.py).
+    NO_SEANCE = "no_seance"  # a deal, a slip, a tip or a close with no séance open
+    SEANCE_OPEN = "seance_open"  # SEANCE_OPEN while a séance is open
+    BAD_COUNT = "bad_count"  # a count that is no list of chips by denomination
+    FILL_NOT_INITIAL_ADVANCE = "fill_not_initial_advance"  # a fill that is not the initial advance (art. 49)
+    NO_SUCH_SLIP = "no_such_slip"  # SLIP_CONFIRM of no slip waiting
+    SLIPS_PENDING = "slips_pending"  # SEANCE_CLOSE while slips wait for the supervisor
+    BAD_TIP = "bad_tip"  # a tip for no box of the table, or of no amount
+    BAD_REFERENCE = "bad_reference"  # an identity's reference that is no register number, or for nobody
     # Player cards (core/player_cards.py).
     NO_CARD_READ = "no_card_read"  # SEAT_CARD while no card read waits to be placed
     # The staff (core/shift.py, issue 34), where a staff registry rules the table.

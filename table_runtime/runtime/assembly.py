@@ -140,7 +140,8 @@ def assemble(
         journal = stack.enter_context(Journal.open(config.journal_path))
         controller = TableController(table_id=config.table_id, rules=config.rules, limits=config.limits,
                                      journal=journal, clock=clock, zones=config.zones,
-                                     checkpoint_rows=config.journal.checkpoint_rows, staff=config.staff.enabled)
+                                     checkpoint_rows=config.journal.checkpoint_rows, staff=config.staff.enabled,
+                                     seance_required=config.seance.required)
         staff = staff_desk(config, controller)
         simulated_shoe = _simulated_shoe(shoe_url, start_shoe, controller.table, stack) if start_shoe else None
         shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else shoe_url,

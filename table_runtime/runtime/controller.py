@@ -96,6 +96,7 @@ class TableController:
         zones: Sequence[str] = (),
         checkpoint_rows: int = CHECKPOINT_ROWS,
         staff: bool = False,
+        seance_required: bool = False,
     ) -> None:
         self.table_id = table_id
         self.rules = rules
@@ -103,7 +104,8 @@ class TableController:
         self.journal = journal
         self.clock = clock
         self.zones = tuple(zones)  # the chip zones the readers report (none: no chip watch)
-        configured = TableTerms.of(table_id, rules, limits, self.zones, staff=staff)  # staff: a registry rules it
+        configured = TableTerms.of(table_id, rules, limits, self.zones, staff=staff,  # staff: a registry rules it
+                                   seance_required=seance_required)
         self.core = starting_core(configured)  # until the journal's is rebuilt (`_replay`)
         self.recovered = False
         self.devices: dict[str, str] = {"shoe": "offline", "chips": "offline", "broker": "disabled"}

@@ -17,6 +17,7 @@ from table_runtime.core.inputs import CHIP_INPUT_TYPES
 from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated, InputRow, NoteRow, row_from_json
 from table_runtime.core.record import fold
 from table_runtime.core.row_kinds import RowKind
+from table_runtime.core.seance import SEANCE_INPUT_CLASSES, SeanceInput, seance_text
 from table_runtime.core.table_core import TableCore
 from table_runtime.core.terms import TableTerms
 from table_runtime.errors import JournalError
@@ -50,10 +51,13 @@ def euros(cents: int) -> str:
     return f"{cents / 100:.2f} €"
 
 
-def describe(item: Input | BuyIn, events: list[Event]) -> str:
+def describe(item: Input | BuyIn | SeanceInput, events: list[Event]) -> str:
     """One line for a step: what came in and what it did."""
     if isinstance(item, BuyIn):
         return buy_in_text(item)
+    if isinstance(item, SEANCE_INPUT_CLASSES):  # the séance's accounts (core/seance.py)
+        return seance_text(item) + "".join(f"; ALARM {event.kind}: {event.message}" for event in events
+                                           if isinstance(event, Alarm))
     parts: list[str] = []
     if isinstance(item, BetsLocked):
         parts.append("Bets locked: " + ", ".join(
@@ -137,17 +141,18 @@ def recall_rounds(journal: Journal, *, last: int, default_terms: TableTerms | No
                 _closed(rounds[number], row.body)
             continue
         if not isinstance(row, InputRow) or type(row.item).__name__ in CHIP_INPUT_TYPES \
-                or not isinstance(row.item, Input | BuyIn):
+                or not isinstance(row.item, Input | BuyIn | SeanceInput):
             continue  # the alarms, the terms, the chips on the zones, whose the chips on the hyper field are, who sits
             # where, the player cards read, a pause, a move, a player behind (core/seating.py, core/player_cards.py,
             # core/seat_changes.py; a restart folds them all): not steps of a round
         settle_pending()
         item = row.item
-        assert isinstance(item, Input | BuyIn)
+        assert isinstance(item, Input | BuyIn | SeanceInput)
         round_ = table.round
         number = round_.number if round_ is not None else 0
-        if isinstance(item, BuyIn) and not table.round_in_play:
-            # A buy-in between rounds is a step after the round before it (after none: of the first round).
+        if isinstance(item, (BuyIn, *SEANCE_INPUT_CLASSES)) and not table.round_in_play:
+            # A buy-in or a séance's step between rounds is a step after the round before it (after none: of the
+            # first round).
             current = rounds.get(number)
             pending = _step(entry, item, events, table, table_id)
             if current is not None:
@@ -190,7 +195,7 @@ def _closed(recalled: dict[str, Any], record: Mapping[str, Any]) -> None:
     recalled["payouts"] = [dict(payout) for payout in record.get("payouts", ())]
 
 
-def _step(entry: JournalEntry, item: Input | BuyIn, events: list[Event], table: Table, table_id: str
+def _step(entry: JournalEntry, item: Input | BuyIn | SeanceInput, events: list[Event], table: Table, table_id: str
           ) -> dict[str, Any]:
     """One recalled step: the input, its line, its events and the table snapshot after it (its round's alarms are
     set once the rows of its transaction are read)."""

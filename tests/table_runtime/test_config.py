@@ -290,3 +290,11 @@ def test_the_surrender_button_is_an_optional_pin(tmp_path: Path) -> None:
     assert problems(tmp_path, MINIMAL.replace("confirm = 21\n", "confirm = 21\nsurrender = 21\n")) == {
         "pins.surrender": "BCM 21 is also pins.confirm"}
     assert "pins.surrender" in problems(tmp_path, MINIMAL.replace("confirm = 21\n", "confirm = 21\nsurrender = 40\n"))
+
+
+def test_the_seance_option_is_off_by_default_and_checked(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, MINIMAL), environ={}).seance.required is False  # an old config deals as before
+    config = load_config(write(tmp_path, MINIMAL + "[seance]\nrequired = true\n"), environ={})
+    assert config.seance.required is True
+    assert "seance.required" in problems(tmp_path, MINIMAL + "[seance]\nrequired = \"yes\"\n")
+    assert "seance.open" in problems(tmp_path, MINIMAL + "[seance]\nopen = true\n")

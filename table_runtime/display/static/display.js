@@ -7,6 +7,7 @@ import { buildBuyInDialog } from "./buy_in.js";
 import { REFUSAL_KEYS } from "./i18n.js";
 import { renderRecallBar } from "./recall.js";
 import { buildRatingsDialog, showRatings } from "./ratings.js";
+import { buildSeanceDialog, renderSeance } from "./seance.js";
 import { hyperTouch } from "./hyper.js";
 import { placingCard } from "./player_card.js";
 import { buildLoginDialog, credential, renderShift } from "./staff.js";
@@ -66,6 +67,9 @@ function render() {
   if (!snapshot) return;
   renderTable(snapshot, view());
   renderShift(snapshot, state.staff);
+  // The séance view, where the table keeps séances (its terms ask for one, or one was opened): it follows the table.
+  $("seance-open").hidden = !state.live?.seance;
+  if ($("seance-dialog").open) renderSeance(state.live?.seance);
   document.body.dataset.shownSeq = String(snapshot.seq);
   if (!state.recall) document.body.dataset.seq = String(snapshot.seq);
 }
@@ -469,6 +473,12 @@ function wire() {
   buildPinDialog();
   buildLoginDialog(send, () => {});
   buildRatingsDialog();
+  buildSeanceDialog({
+    command: (name, args, onResult) => command(name, args, null, onResult),
+    confirm: (number) => askPin("SLIP_CONFIRM", { number }, "pin_title_slip", "pin_send_slip"),
+    refusal: (name, result) => refusalText("cmd_" + name, result),
+    seance: () => state.live?.seance,
+  });
   buildBuyInDialog({
     send: (args, onResult) => command("BUY_IN", args, null, onResult),
     refusal: (result) => refusalText("cmd_BUY_IN", result),
