@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from table_runtime.game import citations
 from tests.display.scripted import alarm, bank_hand, box, hand, payout, recalled_round, table, with_alarms
 
 
@@ -107,10 +108,9 @@ def alarms() -> dict[str, Any]:
         alarm(23, "bank_must_draw", "CONFIRM refused: the bank has 14 and must draw", box_number=None,
               amounts={"bank_total": 14}),
     ]
-    raised[0]["rule"] = ("TABLE.md settlement: lost stakes collected (zone empty), winners' zones equal stake "
-                         "+ payout, pushes unchanged")
-    raised[1]["rule"] = "TABLE.md Corrections and recall"
-    raised[2]["rule"] = "RULES.md The bank; 000:16"
+    raised[0]["rule"] = citations.PAYOUT
+    raised[1]["rule"] = citations.CORRECTIONS
+    raised[2]["rule"] = citations.BANK_DRAWS
     return with_alarms(settlement_checked(), *raised)
 
 
