@@ -153,6 +153,29 @@ def test_every_rule_an_alarm_cites_names_the_public_text_or_a_section_that_exist
     assert {rule: problems for rule in sorted(rules) if (problems := citation_problems(rule))} == {}
 
 
+def documented_rules() -> list[str]:
+    """The rules docs/alarms.md gives in its column "rule cited", each in backticks."""
+    rules: list[str] = []
+    column = None
+    for line in (ROOT / "docs" / "alarms.md").read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")] if line.startswith("|") else []
+        if "rule cited" in cells:
+            column = cells.index("rule cited")
+        elif not cells:
+            column = None
+        elif column is not None and len(cells) > column and not set(cells[0]) <= {"-"}:
+            rules += [rule for rule in re.findall(r"`([^`]+)`", cells[column]) if "55-4" in rule or "docs/" in rule]
+    return rules
+
+
+def test_the_rules_docs_alarms_md_gives_name_the_public_text_or_a_section_that_exists() -> None:
+    rules = documented_rules()
+    assert len(rules) > 50 and citations.PAST_POSTING_WINDOW in rules
+    assert {rule: problems for rule in rules if (problems := citation_problems(rule))} == {}
+    known = code_rules() | {citations.ADVANTAGE_PLAY}
+    assert sorted(set(rules) - known) == []  # the code's own strings, as the journal holds them
+
+
 def test_every_scenario_cites_the_public_text_or_a_section_that_exists() -> None:
     found = {}
     paths = sorted((ROOT / "simulators" / "scenarios").glob("*.yaml"))
