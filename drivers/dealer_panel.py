@@ -6,7 +6,7 @@ and in the demo). The runtime reads commands with ``async for command in
 panel.commands()`` and drives the outputs with `show_turn`, `set_tower`,
 `alarm_on` and `alarm_off`.
 
-Buttons (TABLE.md "Devices"): drivers/panel_buttons.py (press or release,
+Buttons (docs/rules.md "Devices"): drivers/panel_buttons.py (press or release,
 debounce, the CONFIRM+UNDO chord that gives VOID).
 
 gpiozero calls back on its own threads: those callbacks only timestamp the edge

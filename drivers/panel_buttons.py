@@ -1,6 +1,6 @@
 """The dealer panel's buttons as commands: debounce, press or release, the VOID chord. Pure.
 
-Buttons (TABLE.md "Devices"):
+Buttons (docs/rules.md "Devices"):
 
 - DEAL (= NO MORE BETS), NEXT (stand), DOUBLE, SPLIT and SURRENDER (optional: a panel may have no such
   button) act when pressed.

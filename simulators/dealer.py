@@ -86,7 +86,8 @@ Intent = Shuffle | Draw | Lock | Insure | Press | Acknowledge
 
 
 class SimulatedDealer:
-    """Deals by the procedure of TABLE.md for basic-strategy players with random stakes."""
+    """Deals by the table's procedure (docs/rules.md "The table's procedure") for basic-strategy players with random
+    stakes."""
 
     def __init__(self, table: Table, rng: random.Random, *, error_rate: float = 0.05,
                  insurance_rate: float = 0.1, behind_chance: float = 0.25, hyper_chance: float = 0.3) -> None:

@@ -125,7 +125,8 @@ class BenchHands(ChipHands):
         round_ = self.ctl.table.round
         if round_ is None or round_.phase != "settlement":
             raise StepFailed(where, f"nothing to settle: the round is in phase {self.ctl.table.phase}")
-        # A blackjack paid at once (002:62): stake and payout on its zone for the player to take away.
+        # A blackjack paid at once (house option pay_blackjack_before_bank): stake and payout on its zone for the
+        # player to take away.
         early = {zone: cents for zone, cents in early_payments(round_).items()
                  if zone in self.zones and self.model_total(zone) and cents > self.model_total(zone)}
         for zone, cents in early.items():

@@ -159,7 +159,7 @@ def scenario_from_mapping(document: Any, *, path: Path | None = None) -> Scenari
 def _rules(document: Mapping[str, Any]) -> RuleOptions:
     overrides = document.get("rules", {})
     if not isinstance(overrides, Mapping):
-        raise ScenarioError("rules", "a mapping of rule options (RULES.md), e.g. {dealer_hits_soft_17: true}")
+        raise ScenarioError("rules", "a mapping of rule options (docs/rules.md), e.g. {dealer_hits_soft_17: true}")
     profile = document.get("profile", overrides.get("profile", "fr-casino"))
     try:
         return rules_from_mapping({**overrides, "profile": profile})

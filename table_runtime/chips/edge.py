@@ -29,11 +29,12 @@ from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.zones import DebounceRule, ZoneTracker
 from table_runtime.core.inputs import REFUSED_LISTED, ZoneChanged, ZoneChip
 from table_runtime.core.zones_due import zone_box
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 
-RULE_READER = "TABLE.md shoe integrity: shoe or reader disconnected"
-RULE_ANTENNA = "TABLE.md: every zone is read by its antenna several times a second"
+RULE_READER = citations.DEVICE_DISCONNECTED
+RULE_ANTENNA = citations.ANTENNA
 ANTENNA_TROUBLE = {
     "OPEN": "antenna open (cable cut?)",
     "SHORT": "antenna short-circuited",

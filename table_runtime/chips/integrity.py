@@ -1,6 +1,6 @@
 """Chip integrity: is a tag one of this casino's good chips, and what is it worth?
 
-TABLE.md, "Chip integrity": an unknown UID (counterfeit), a void or stolen
+docs/rules.md "Chip integrity": an unknown UID (counterfeit), a void or stolen
 chip, a chip of another casino, or a tag whose data disagrees with the registry
 is refused. A refused chip is worth nothing on the table (its value is 0 in
 every zone total) and raises an alarm naming the zone, the box and the UID.
@@ -14,18 +14,18 @@ from typing import Literal
 
 from firmware_bridge.rfid import Tag
 from table_runtime.chips.registry import RegisteredChip
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 
 ChipProblemKind = Literal[AlarmKind.COUNTERFEIT_CHIP, AlarmKind.VOID_CHIP, AlarmKind.STOLEN_CHIP,
                           AlarmKind.OTHER_CASINO_CHIP, AlarmKind.TAG_MISMATCH]
 
 RULES: dict[ChipProblemKind, str] = {
-    AlarmKind.COUNTERFEIT_CHIP: "TABLE.md chip integrity: a chip's UID must be in the casino's chip registry",
-    AlarmKind.VOID_CHIP: "TABLE.md chip integrity: a chip the registry marks void is refused",
-    AlarmKind.STOLEN_CHIP: "TABLE.md chip integrity: a chip the registry marks stolen is refused",
-    AlarmKind.OTHER_CASINO_CHIP: "TABLE.md chip integrity: only this casino's chips are played",
-    AlarmKind.TAG_MISMATCH:
-        "TABLE.md chip integrity: the denomination and casino in the tag must agree with the registry",
+    AlarmKind.COUNTERFEIT_CHIP: citations.CHIP_UNKNOWN,
+    AlarmKind.VOID_CHIP: citations.CHIP_VOID,
+    AlarmKind.STOLEN_CHIP: citations.CHIP_STOLEN,
+    AlarmKind.OTHER_CASINO_CHIP: citations.CHIP_OTHER_CASINO,
+    AlarmKind.TAG_MISMATCH: citations.CHIP_TAG,
 }
 
 

@@ -7,27 +7,24 @@ from typing import TYPE_CHECKING
 
 from table_runtime.core.inputs import ZoneChip
 from table_runtime.core.zones_due import zone_box
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 
 if TYPE_CHECKING:
     from table_runtime.core.chip_watch import Verdict
 
-RULE_PAST_POSTING = ("TABLE.md past-posting: no chip is added to or removed from a locked zone "
-                     "outside a double, split or insurance window")
-RULE_WINDOW = ("RULES.md Player decisions: a double or a split adds a stake equal to the original (000:30, 000:35); "
-               "insurance is half the original bet (000:26)")
-RULE_PAYOUT = ("TABLE.md settlement: lost stakes collected (zone empty), winners' zones equal stake + payout, "
-               "pushes unchanged; a blackjack paid at once is stake + 3:2 (002:62)")
-RULE_BEHIND = "RULES.md Equipment and seats: a player behind bets on a seated player's box (000:3)"
-RULE_INSURANCE_LINE = "TABLE.md: the insurance line holds chips only inside the insurance window"
+RULE_PAST_POSTING = citations.PAST_POSTING_WINDOW
+RULE_WINDOW = citations.WINDOW_AMOUNTS
+RULE_PAYOUT = citations.PAYOUT
+RULE_BEHIND = citations.BEHIND_ON_SEATED
+RULE_INSURANCE_LINE = citations.INSURANCE_LINE
 CHIP_RULES: dict[str, str] = {  # by ZoneChip.refused (a journaled string)
-    AlarmKind.COUNTERFEIT_CHIP: "TABLE.md chip integrity: a chip's UID must be in the casino's chip registry",
-    AlarmKind.VOID_CHIP: "TABLE.md chip integrity: a chip the registry marks void is refused",
-    AlarmKind.STOLEN_CHIP: "TABLE.md chip integrity: a chip the registry marks stolen is refused",
-    AlarmKind.OTHER_CASINO_CHIP: "TABLE.md chip integrity: only this casino's chips are played",
-    AlarmKind.TAG_MISMATCH:
-        "TABLE.md chip integrity: the denomination and casino in the tag must agree with the registry",
+    AlarmKind.COUNTERFEIT_CHIP: citations.CHIP_UNKNOWN,
+    AlarmKind.VOID_CHIP: citations.CHIP_VOID,
+    AlarmKind.STOLEN_CHIP: citations.CHIP_STOLEN,
+    AlarmKind.OTHER_CASINO_CHIP: citations.CHIP_OTHER_CASINO,
+    AlarmKind.TAG_MISMATCH: citations.CHIP_TAG,
 }
 
 
@@ -43,7 +40,7 @@ def _amounts(**named: int | None) -> tuple[tuple[str, int], ...]:
 def refused_chip(zone: str, chip: ZoneChip) -> Alarm:
     """A chip the registry refuses joined `zone` (or the registry refused it while it lay there)."""
     kind = chip.refused
-    return Alarm(kind=kind, box=zone_box(zone), rule=CHIP_RULES.get(kind, "TABLE.md chip integrity"),
+    return Alarm(kind=kind, box=zone_box(zone), rule=CHIP_RULES.get(kind, citations.CHIP_INTEGRITY),
                  message=f"{zone}: {kind.replace('_', ' ')} {chip.uid}: {chip.detail}",
                  amounts=_amounts(expected_cents=chip.registry_cents, seen_cents=chip.tag_cents))
 
@@ -63,7 +60,7 @@ def refused_chips(zone: str, chips: Sequence[ZoneChip], unlisted: int = 0, kind:
     more = count - min(len(chips), LISTED_UIDS)
     named = f" {listed}{f' and {more} more' if more else ''}" if chips else " (not listed: past the zone's list)"
     last = chips[-1] if chips else None
-    return Alarm(kind=kind, box=zone_box(zone), rule=CHIP_RULES.get(kind, "TABLE.md chip integrity"),
+    return Alarm(kind=kind, box=zone_box(zone), rule=CHIP_RULES.get(kind, citations.CHIP_INTEGRITY),
                  message=f"{zone}: {count} {kind.replace('_', ' ')}s{named}" + (f": {last.detail}" if last else ""),
                  amounts=_amounts(expected_cents=None if last is None else last.registry_cents,
                                   seen_cents=None if last is None else last.tag_cents), count=count)
@@ -88,7 +85,7 @@ def taken_off(verdict: Verdict, kind: str, now: int) -> Alarm:
 
 def added_without_action(verdict: Verdict, now: int) -> Alarm:
     locked = now - verdict.added
-    return Alarm(kind=AlarmKind.PAST_POSTING, box=verdict.window.box, rule="TABLE.md past-posting",
+    return Alarm(kind=AlarmKind.PAST_POSTING, box=verdict.window.box, rule=citations.PAST_POSTING,
                  message=(f"{verdict.zone}: {euros(verdict.added)} € added with no double or split; "
                           f"locked {euros(locked)} €, now {euros(now)} €"),
                  amounts=_amounts(expected_cents=locked, seen_cents=now, added_cents=verdict.added))
@@ -99,7 +96,7 @@ def stake_not_added(verdict: Verdict, kind: str) -> Alarm:
     expected = verdict.window.expected_cents
     what = "no stake" if verdict.added == 0 else f"{euros(verdict.added)} € instead of the stake"
     return Alarm(kind=AlarmKind.WRONG_WINDOW_AMOUNT, box=verdict.window.box,
-                 rule="000:30, 000:35 (an equal stake is added)",
+                 rule=citations.EQUAL_STAKE,
                  message=f"{verdict.zone}: the {kind} was pressed but {what} of {euros(expected)} € was added",
                  amounts=_amounts(expected_cents=expected, seen_cents=verdict.added))
 

@@ -24,6 +24,7 @@ from table_runtime.core.seance import CONFIRMING_COMMANDS, SEANCE_COMMANDS, deal
 from table_runtime.core.seat_changes import SEAT_CHANGE_COMMANDS, seat_change, seat_change_text
 from table_runtime.core.seating import DEAL_REFUSALS, SEAT_COMMANDS, PlayerSeated, seat_input
 from table_runtime.errors import CardCodeError
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 from table_runtime.game.commands import Command, Role
@@ -57,7 +58,7 @@ COMMAND_ROLES: Final[dict[Command, frozenset[Role]]] = {
     for command in Command
 }
 
-REFUSED_RULE = "TABLE.md A round"
+REFUSED_RULE = citations.ROUND
 
 # Refusals that are alarms wherever the command came from (the panel's always are): the pit must see them.
 ALARMED_REFUSALS: Final = frozenset({RefusalReason.HYPER_UNASSIGNED})
@@ -136,7 +137,7 @@ def bets_from_zones(core: TableCore) -> BetsLocked:
 
 def card_inputs(core: TableCore, item: CardDrawn, source: str) -> tuple[tuple[CoreInput, str], ...]:
     """A card out of the shoe; the first one of a round, with stakes on the zones and no bets locked, locks
-    them first (TABLE.md A round step 1: NO MORE BETS, or the first card out of the shoe)."""
+    them first (docs/rules.md "A round", step 1: NO MORE BETS, or the first card out of the shoe)."""
     table, chips = core.table, core.chips
     if (chips.zones and chips.phase is ChipPhase.BETTING and not table.round_in_play and table.shoe.loaded
             and not table.shoe.burns_left and chips.has_stakes() and not core.halted

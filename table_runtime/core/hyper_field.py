@@ -11,7 +11,9 @@ input; docs/rules.md "Who owns a chip on the hyper field"):
   a main bet on its zone, and for the player behind only where the casino does not keep the field to seated
   players (`hyper_seated_only`);
 - DEAL is refused while the chips on a case and the stakes assigned on it differ (`deal_refusal`); the first
-  card out of the shoe locks the bets anyway (TABLE.md), with a `hyper_unassigned` alarm naming the case;
+  card out of the shoe locks the bets anyway (docs/rules.md "A round", step 1), with a `hyper_unassigned` alarm naming
+  the
+  case;
 - at the lock the assigned stakes go into `BetsLocked.hyper` (the round checks the limits) and the field is
   emptied for the next round;
 - once locked, a hyper zone is a locked zone like a box's: chips added or taken are past-posting (chip_watch.py,
@@ -33,6 +35,7 @@ from table_runtime.core import chip_alarms
 from table_runtime.core.input_bounds import BIGINT_MAX
 from table_runtime.core.inputs import HyperAssigned, ZoneChip
 from table_runtime.core.zones_due import zone_box
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.hyper import HyperCase
@@ -43,7 +46,6 @@ from table_runtime.game.hyper_settlement import (
     HYPER_ZONES,
     PAY_HYPER,
     PAY_MAIN,
-    RULE,
     SETTLEMENT_STEPS,
     hyper_zone,
     is_hyper,
@@ -53,9 +55,8 @@ from table_runtime.game.refusals import Refusal, RefusalReason
 from table_runtime.game.round import Round
 from table_runtime.game.rules import RuleOptions
 
-RULE_BEFORE_DEAL = f"{RULE}: « avant la distribution des cartes », after the main bet"
-RULE_ORDER = (f"{RULE}: « ramasse les mises perdantes de l'hyper black jack puis du black jack et paie les mises "
-              "gagnantes du black jack puis de l'hyper black jack »")
+RULE_BEFORE_DEAL = citations.HYPER_BEFORE_DEAL
+RULE_ORDER = citations.HYPER_ORDER
 
 
 def is_hyper_zone(zone: str) -> bool:

@@ -19,11 +19,12 @@ from typing import Any, Generic, Protocol, TypeVar
 from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.journal_rows import AlarmCleared, AlarmRaised, AlarmUpdated, JournalRow, NoteRow
 from table_runtime.core.row_kinds import RowKind
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import SCHEMA_VERSION
 
-OUTAGE_RULE = "TABLE.md Power loss: the table acts only on what is journaled"
+OUTAGE_RULE = citations.JOURNAL_FIRST
 TimedRow = tuple[str, dict[str, Any], float]  # kind, body, when it happened: what Journal.append_timed takes
 
 

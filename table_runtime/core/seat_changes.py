@@ -10,7 +10,8 @@ of a session after a restart is the fold of the journal, never a guess:
 - `PlayerMoved` (MOVE): the seated player of `from_box` takes `to_box`, in one input: his session goes on (two
   inputs, a clear then a seat, would close it and open another). His pause moves with him; a player behind
   stays on the box he bets on.
-- `BehindJoined` / `BehindLeft` (BEHIND / BEHIND_CLEAR): the player `player` bets behind box `box` (000:3), and
+- `BehindJoined` / `BehindLeft` (BEHIND / BEHIND_CLEAR): the player `player` bets behind box `box` (art. 55-4, « les
+joueurs debout »), and
   left. One labelled player behind a box; the behind stakes of the box are his.
 
 What each command may be is decided here (`seat_change`) from the seats as the core holds them: a pause, a

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.codec import CodecError
 from table_runtime.game.commands import Command
@@ -38,10 +39,8 @@ from table_runtime.game.rules import RuleOptions
 
 PLAYER_LABEL_MAX = 16  # characters of a player's label: it is shown on a box of the display
 LABEL_DIGITS_MAX: Final = 6  # digits in a label ("12" is one; a card's number has more)
-RULE_VACANT: Final = ("55-4 as amended on 6 May 2020: the director may « interdire de jouer debout lorsque des "
-                      "places assises sont vacantes » (option no_behind_while_seat_vacant)")
-RULE_BOXES: Final = ("55-4 as amended on 6 May 2020: the director may « limiter le nombre de cases sur lesquelles "
-                     "peut miser un joueur » (option max_boxes_per_player)")
+RULE_VACANT: Final = citations.NO_BEHIND_WHILE_VACANT
+RULE_BOXES: Final = citations.BOXES_PER_PLAYER
 
 
 DISPLAY_SOURCE: Final = "display"  # the dealer or the pit named the player on the display (SEAT)

@@ -1,6 +1,6 @@
 """The shoe's rules: which of its events is an alarm, and the count check after it comes back online.
 
-TABLE.md "What the controller must catch: shoe integrity". Pure: `ShoeWatch`
+docs/rules.md "Shoe integrity". Pure: `ShoeWatch`
 is given each event with what the table knows (`TableCounts`) and the time
 `now`, and returns the alarms; it never reads a clock and schedules nothing.
 
@@ -39,12 +39,13 @@ from drivers.ports import (
     ShoeOnline,
     UnreadableCard,
 )
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.shoe_count import shoe_id_of
 from table_runtime.game.table import Table
 
-SHOE_RULE = "TABLE.md What the controller must catch: shoe integrity"
+SHOE_RULE = citations.SHOE_INTEGRITY
 SHOE_COUNT_GRACE_S = 2.0  # time for the shoe to resend what was in flight when it went offline
 
 

@@ -1,7 +1,7 @@
 """What the round says each chip zone must hold: pure views of a round, for the chip watcher and the bench.
 
 A box's zones are `boxN` (the seated stake), `boxN.behind` and `boxN.insurance`
-(TABLE.md Devices). Amounts in cents.
+(docs/rules.md "Devices"). Amounts in cents.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ def zone_box(zone: str) -> int | None:
 
 def paid_early_zones(round_: Round) -> tuple[str, ...]:
     """The zones the dealer may settle before the round's settlement: those of the hands whose blackjack was
-    paid before the bank drew (RULES.md Settlement, 002), and the insurance lines once the bank has its second
-    card, which settles them (RULES.md Insurance). Settlement checks what they end at."""
+    paid before the bank drew (docs/rules.md "Settlement", a house option), and the insurance lines once the bank has
+    its second
+    card, which settles them (docs/rules.md "Insurance"). Settlement checks what they end at."""
     paid = [zone for box in round_.boxes if any(id(hand) in round_.paid_early for hand in box.hands)
             for zone in (f"box{box.number}", f"box{box.number}.behind")]
     if len(round_.bank.cards) >= 2:
@@ -43,7 +44,8 @@ def dead_stakes(round_: Round) -> dict[str, int]:
 
 
 def early_payments(round_: Round) -> dict[str, int]:
-    """Per zone of a blackjack paid before the bank drew (RULES.md Settlement, 002:62), the stake + payout the
+    """Per zone of a blackjack paid before the bank drew (docs/rules.md "Settlement", option
+    pay_blackjack_before_bank), the stake + payout the
     dealer puts there for the player to take away: what the zone must hold when it is emptied. A surrendered
     hand's zones too (`surrender_payments`)."""
     due: dict[str, int] = {}

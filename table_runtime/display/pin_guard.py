@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from table_runtime.display.request_guard import is_loopback_host
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.commands import Role
 
@@ -40,7 +41,7 @@ PIN_ATTEMPTS = 5  # wrong PINs in a row from one source before the role's comman
 PIN_DELAY_S = 1.0  # after the second wrong PIN in a row the source waits this long, doubled after each next one
 PIN_LOCKOUT_S = 60.0  # the first lockout of a source; each next one doubles
 PIN_LOCKOUT_MAX_S = 900.0
-PIN_RULE = "TABLE.md Corrections and recall (only a supervisor voids a round)"
+PIN_RULE = citations.SUPERVISOR_VOIDS
 THIS_MACHINE: Final = "this machine"  # the source of every loopback address (127.0.0.0/8, ::1)
 SOURCES_KEPT: Final = 256  # sources with wrong PINs remembered (only this machine reaches the PIN today)
 

@@ -1,4 +1,5 @@
-"""What the bank draws (RULES.md 'The bank'; 000:15-17): how far, whether it needs a card, why it stands.
+"""What the bank draws (docs/rules.md "The bank"; art. 55-4 « Déroulement de la partie »): how far, whether it
+needs a card, why it stands.
 
 No hole card: the bank's second card comes after the boxes have played. It
 draws to 17 when a hand is still in play, only its second card when all that
@@ -22,7 +23,8 @@ def bank_draw_target(hands: list[Hand], boxes: list[BoxState], paid_early: set[i
                      *, hyper: bool = False) -> int:
     """NO_CARD, SECOND_CARD or TO_17 for the bank of `hands` (in play order) once they are all finished.
 
-    `paid_early` holds the id() of hands whose blackjack was paid at once (002:62); an insurance of one of the
+    `paid_early` holds the id() of hands whose blackjack was paid at once (pay_blackjack_before_bank); an insurance of
+    one of the
     `boxes` needs the bank's second card to be settled. `hyper`: stakes lie on the hyper black jack field, which
     the bank's final result settles (55-4 6°): the bank completes its hand even when every box is decided."""
     if hyper:
@@ -50,8 +52,8 @@ def bank_needs_card(bank: Hand, target: int, hits_soft_17: bool) -> bool:
         return False
     total = bank.total
     if total < 17:
-        return True  # 000:16
-    return total == 17 and hits_soft_17 and bank.soft  # 000:17 NOTA: stands by default
+        return True  # art. 55-4 « Déroulement de la partie »
+    return total == 17 and hits_soft_17 and bank.soft  # art. 55-4 « Déroulement de la partie » NOTA: stands by default
 
 
 def why_bank_stands(bank: Hand) -> str:

@@ -140,7 +140,7 @@ class Payout:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BlackjackPaidEarly:
-    """002:62: a blackjack paid at once because the bank's card is not an ace.
+    """A blackjack paid at once (house option pay_blackjack_before_bank) because the bank's card is not an ace.
 
     `staked_cents` is what the hand's stakes hold (seated and behind), `cents` what is paid on them now (3:2,
     rounded as settlement rounds it): the payouts of that hand at settlement say the same."""

@@ -1,7 +1,7 @@
 """A hand of cards with its stakes: totals, soft/hard, blackjack, and whether it is finished.
 
 Totals are kept incrementally (`hard` counts aces as 1) so adding a card costs
-two additions; an ace counts 11 whenever that does not go over 21 (000:8).
+two additions; an ace counts 11 whenever that does not go over 21 (art. 55-4, the values).
 """
 
 from __future__ import annotations
@@ -69,11 +69,11 @@ class Hand:
 
     @property
     def blackjack(self) -> bool:
-        """Ace and ten as the first two cards of an unsplit hand (000:23, 000:33)."""
+        """Ace and ten as the first two cards of an unsplit hand (art. 55-4 « Paiements », « Les paires »)."""
         return len(self.cards) == 2 and not self.from_split and self.hard == 11 and self.aces == 1
 
     def charlie(self, enabled: bool) -> bool:
-        """Ten cards not over 21 (004:31), when the option is on."""
+        """Ten cards not over 21 (house option ten_card_charlie), when the option is on."""
         return enabled and len(self.cards) >= 10 and self.hard <= 21
 
     def finished(self, charlie: bool) -> bool:

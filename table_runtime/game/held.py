@@ -9,8 +9,8 @@ with none of the last round's (a round only closes with none held).
 
 Cards held for "undo" or "insurance_open" wait for the dealer's next decision
 and then go where the next card goes; the others wait for DISCARD, or for
-UNDO when nothing happened since they were held (TABLE.md 'Corrections and
-recall').
+UNDO when nothing happened since they were held (docs/rules.md "Corrections and
+recall").
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm, Event, Payout
 from table_runtime.game.hyper import ODDS, HyperCase, winnings_cents
@@ -25,7 +26,7 @@ from table_runtime.game.inputs import BoxBet, HyperBet
 from table_runtime.game.refusals import RefusalReason
 from table_runtime.game.rules import RuleOptions, TableLimits
 
-RULE: Final = "55-4 6° (arrêté of 14 May 2007 as amended): the hyper black jack field"
+RULE: Final = citations.HYPER_FIELD
 HYPER_KIND_PREFIX: Final = "hyper."
 WIN: Final = "hyper_win"
 LOSE: Final = "hyper_lose"
@@ -82,13 +83,13 @@ def hyper_bet_problems(hyper: Sequence[HyperBet], bets: Sequence[BoxBet], rules:
     for (case, box_number), cents in per_case_box.items():
         if cents < limits.hyper_min_bet_cents:
             problems.append(Alarm(
-                kind=AlarmKind.BET_UNDER_MINIMUM, box=box_number, rule=f"{RULE} (the director's minimum)",
+                kind=AlarmKind.BET_UNDER_MINIMUM, box=box_number, rule=citations.HYPER_MINIMUM,
                 message=f"hyper {case}, box {box_number}: {cents} cents is under the hyper minimum "
                         f"{limits.hyper_min_bet_cents}",
                 amounts=(("hyper_cents", cents), ("min_cents", limits.hyper_min_bet_cents))))
         if cents > limits.hyper_max_bet_cents:
             problems.append(Alarm(
-                kind=AlarmKind.BET_OVER_MAXIMUM, box=box_number, rule=f"{RULE} (the director's maximum)",
+                kind=AlarmKind.BET_OVER_MAXIMUM, box=box_number, rule=citations.HYPER_MAXIMUM,
                 message=f"hyper {case}, box {box_number}: {cents} cents is over the hyper maximum "
                         f"{limits.hyper_max_bet_cents}",
                 amounts=(("hyper_cents", cents), ("max_cents", limits.hyper_max_bet_cents))))
@@ -106,7 +107,7 @@ def hyper_bank_alarm(bank_total: int, hyper: Sequence[HyperBet]) -> Alarm:
     return Alarm(kind=AlarmKind.BANK_MUST_DRAW, reason=RefusalReason.HYPER_BANK_MUST_DRAW,
                  message=f"CONFIRM refused: the bank has {bank_total} and must draw to settle the hyper black jack "
                          f"field ({staked} cents on it)",
-                 rule=f"{RULE}: settled on the bank's final result; 000:16",
+                 rule=citations.HYPER_BANK_DRAWS,
                  amounts=(("bank_total", bank_total), ("hyper_cents", staked)))
 
 

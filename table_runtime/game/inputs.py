@@ -16,7 +16,8 @@ SCHEMA_VERSION = 1
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BehindBet:
-    """A stake of a player standing behind a box (000:3): undergoes every decision of the seated player."""
+    """A stake of a player standing behind a box (art. 55-4, « les joueurs debout »): undergoes every decision of the
+    seated player."""
 
     owner: str
     cents: int
@@ -59,7 +60,7 @@ class ShoeShuffled:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CutCardReached:
-    """The cut card came out: this round finishes, then a new shoe (001:5)."""
+    """The cut card came out: this round finishes, then a new shoe (house option cut_card_depth)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,7 +83,7 @@ class CardDrawn:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InsurancePlaced:
-    """Chips on the insurance line of a box (000:26): must be half the seated stake."""
+    """Chips on the insurance line of a box (art. 55-4 « Assurance »): must be half the seated stake."""
 
     box: int
     cents: int
@@ -137,7 +138,8 @@ class Discard:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Surrender:
     """SURRENDER (« abandon », 55-4 1° as amended on 6 May 2020): the current hand gives up its first two cards
-    for half its stake back; the players behind undergo it with the seated player (000:3)."""
+    for half its stake back; the players behind undergo it with the seated player (art. 55-4, « les
+    joueurs debout »)."""
 
 
 Input = (

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from table_runtime.game import refusals
+from table_runtime.game import citations, refusals
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.bank import bank_needs_card, why_bank_stands
 from table_runtime.game.box import BoxState
@@ -104,7 +104,8 @@ class Round(RoundState):
         self._box_by_number = {box.number: box for box in self.boxes}
         self.hyper_bets = event.hyper
         self.hands = [box.hands[0] for box in self.boxes]
-        self._deal_order = [*self.hands, self.bank, *self.hands]  # box order, the bank, box order (000:10)
+        # box order, the bank, box order (art. 55-4 « Déroulement de la partie »)
+        self._deal_order = [*self.hands, self.bank, *self.hands]
         self.deal_count = len(self._deal_order)
         out.append(RoundStarted(round=self.number, boxes=tuple(box.number for box in self.boxes),
                                 total_cents=sum(box.bet.total_cents for box in self.boxes)))
@@ -121,26 +122,26 @@ class Round(RoundState):
             self.hold(card, INSURANCE_OPEN, out, Alarm(
                 kind=AlarmKind.INSURANCE_OPEN,
                 message=f"card {card} drawn while the insurance window is open: CONFIRM closes it first",
-                rule="TABLE.md A round step 3; 000:25"))
+                rule=citations.ROUND_INSURANCE))
         elif phase is BANK or phase is SETTLEMENT:
             bank = self.bank
             self.hold(card, "bank_must_stand", out, Alarm(
                 kind=AlarmKind.BANK_MUST_STAND,
                 message=f"card {card} drawn for the bank, which {why_bank_stands(bank)} "
                         f"({' '.join(map(str, bank.cards))})",
-                rule="RULES.md The bank; 000:15, 000:17", amounts=(("bank_total", bank.total),)))
+                rule=citations.BANK_STANDS, amounts=(("bank_total", bank.total),)))
         else:
             self.hold(card, "no_hand", out, Alarm(
                 kind=AlarmKind.CARD_NO_HAND,
                 message=f"card {card} drawn in phase {phase}: no hand may take a card",
-                rule="TABLE.md What the controller must catch: dealer draw errors"))
+                rule=citations.DRAW_ERRORS))
 
     def insurance(self, event: InsurancePlaced, out: list[Event]) -> None:
         box = self.box(event.box)
         expected = insurance_cents(box.bet.seated_cents) if box is not None else 0
         refusal = insurance_fault(self.phase is INSURANCE, self.phase, event.box, box, event.cents)
         if refusal is not None:
-            out.append(Alarm(kind=AlarmKind.INSURANCE_REFUSED, message=refusal, rule="000:26 (half the initial stake)",
+            out.append(Alarm(kind=AlarmKind.INSURANCE_REFUSED, message=refusal, rule=citations.INSURANCE_HALF,
                              box=event.box, amounts=(("expected_cents", expected), ("seen_cents", event.cents))))
             return
         assert box is not None
@@ -208,7 +209,7 @@ class Round(RoundState):
     def _after_deal(self, out: list[Event]) -> None:
         up = self.bank.cards[0]
         if up.is_ace:
-            self._set_phase(INSURANCE, out)  # 000:25
+            self._set_phase(INSURANCE, out)  # art. 55-4 « Assurance »
             return
         if self.rules.pay_blackjack_before_bank:
             for hand in self.hands:
@@ -270,7 +271,7 @@ class Round(RoundState):
     def _current_or_refuse(self, command: str, out: list[Event]) -> Hand | None:
         hand = self.current_hand
         if hand is None:
-            self._refuse(command, refusals.no_hand_playing(self.phase), out, "TABLE.md A round step 4")
+            self._refuse(command, refusals.no_hand_playing(self.phase), out, citations.IN_TURN)
         return hand
 
     def _stand(self, out: list[Event]) -> None:
@@ -279,7 +280,7 @@ class Round(RoundState):
             return
         refusal = stand_refusal(hand)
         if refusal is not None:
-            self._refuse("NEXT", refusal, out, "000:12", hand.box)
+            self._refuse("NEXT", refusal, out, citations.PLAYER_STANDS, hand.box)
             return
         hand.stood = True
         self._end_turn(hand, STAND, hand_stood(hand.box, hand.index), out)
@@ -312,7 +313,7 @@ class Round(RoundState):
             return
         refusal = double_refusal(hand, self.rules)
         if refusal is not None:
-            self._refuse("DOUBLE", refusal, out, "RULES.md Player decisions (Double); 000:35", hand.box)
+            self._refuse("DOUBLE", refusal, out, citations.DOUBLE, hand.box)
             return
         added, declined = matching_stakes(hand, command.behind_following, "double")
         hand.stakes.extend(added)
@@ -328,7 +329,7 @@ class Round(RoundState):
             return
         refusal = split_refusal(hand, self.rules, self._box_by_number.get(hand.box))
         if refusal is not None:
-            self._refuse("SPLIT", refusal, out, "RULES.md Player decisions (Split); 000:30-32", hand.box)
+            self._refuse("SPLIT", refusal, out, citations.SPLIT, hand.box)
             return
         stakes, declined = matching_stakes(hand, command.behind_following, "split")
         aces = hand.cards[0].is_ace
@@ -356,7 +357,7 @@ class Round(RoundState):
             return
         refusal = undo_refusal(self._undo) if self.phase in IN_PLAY else NOTHING_TO_UNDO
         if refusal is not None:
-            self._refuse("UNDO", refusal, out, "TABLE.md Corrections and recall")
+            self._refuse("UNDO", refusal, out, citations.CORRECTIONS)
             return
         target = self._undo[-1][1].name
         action, card = take_back(self._undo, self.hands, self._box_by_number)
@@ -390,18 +391,18 @@ class Round(RoundState):
         elif phase is SETTLEMENT:
             if self._held.round_holds:
                 cards = " ".join(str(card) for card, _ in self._held.of_round)
-                self._refuse("CONFIRM", refusals.cards_held(cards), out, "TABLE.md Corrections and recall")
+                self._refuse("CONFIRM", refusals.cards_held(cards), out, citations.CORRECTIONS)
                 return
             self._set_phase(CLOSED, out)
             out.append(RoundClosed(round=self.number))
         elif phase is BANK:
             out.append(self._bank_must_draw())
         else:
-            self._refuse("CONFIRM", refusals.nothing_to_confirm(phase), out, "TABLE.md A round")
+            self._refuse("CONFIRM", refusals.nothing_to_confirm(phase), out, citations.ROUND)
 
     def _void(self, command: Void, out: list[Event]) -> None:
         if self.phase not in IN_PLAY:
-            self._refuse("VOID", refusals.not_in_play(self.phase), out, "TABLE.md Corrections and recall")
+            self._refuse("VOID", refusals.not_in_play(self.phase), out, citations.CORRECTIONS)
             return
         self.payouts = ()
         self._set_phase(VOIDED, out)
@@ -409,7 +410,7 @@ class Round(RoundState):
 
     def _discard(self, command: Discard, out: list[Event]) -> None:
         if not self._held.round_holds:
-            self._refuse("DISCARD", refusals.NO_HELD_CARD, out, "TABLE.md Corrections and recall")
+            self._refuse("DISCARD", refusals.NO_HELD_CARD, out, citations.CORRECTIONS)
             return
         cards = self._held.discard_round()
         out.append(CardsDiscarded(cards=cards, by=command.by))
@@ -417,5 +418,5 @@ class Round(RoundState):
 
 def _wrong_phase(what: str, phase: Phase) -> Alarm:
     return Alarm(kind=AlarmKind.COMMAND_REFUSED, message=f"{what} refused: the round is in phase {phase}",
-                 rule="TABLE.md A round", reason=refusals.RefusalReason.WRONG_PHASE)
+                 rule=citations.ROUND, reason=refusals.RefusalReason.WRONG_PHASE)
 

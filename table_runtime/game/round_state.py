@@ -5,6 +5,7 @@ The transitions that change it are in round.py (`Round`, a `RoundState`).
 
 from __future__ import annotations
 
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.bank import bank_draw_target, bank_needs_card
 from table_runtime.game.box import BoxState
@@ -40,7 +41,7 @@ class RoundState:
         self.deal_index = 0
         self.deal_count = 0
         self._held = HeldCards() if held is None else held  # the table's (held.py)
-        self.paid_early: set[int] = set()  # id() of hands whose blackjack was paid at once (002:62)
+        self.paid_early: set[int] = set()  # id() of hands whose blackjack was paid at once (pay_blackjack_before_bank)
         self.payouts: tuple[Payout, ...] = ()  # in the settlement's order (game/hyper_settlement.py)
         self.hyper_bets: tuple[HyperBet, ...] = ()  # the stakes on the hyper black jack field (55-4 6°)
         self._undo: list[UndoEntry] = []  # undo.py
@@ -116,10 +117,11 @@ class RoundState:
         if self.hyper_bets and not bank_needs_card(self.bank, without_field, self._hits_soft_17):
             return hyper_bank_alarm(total, self.hyper_bets)
         return Alarm(kind=AlarmKind.BANK_MUST_DRAW, message=f"CONFIRM refused: the bank has {total} and must draw",
-                     rule="RULES.md The bank; 000:16", amounts=(("bank_total", total),))
+                     rule=citations.BANK_DRAWS, amounts=(("bank_total", total),))
 
     def _deal_target(self) -> Hand:
-        """Box order, the bank, box order again (000:10; no hole card: 002:34)."""
+        """Box order, the bank, box order again (art. 55-4 « Déroulement de la partie »; no hole card: the houses'
+        texts)."""
         return self._deal_order[self.deal_index]
 
     @property

@@ -1,4 +1,4 @@
-"""Rule options and the named profiles of RULES.md.
+"""Rule options and the named profiles of docs/rules.md.
 
 Every difference between the seed texts is an option with a default; a profile
 is a named set of option values. Options load from a TOML table such as::
@@ -27,21 +27,21 @@ from table_runtime.text_files import read_text
 class DoubleOn(enum.StrEnum):
     """Which first two cards a hand may double on (`double_on`)."""
 
-    ANY_TWO = "any_two"  # 000:35, 003:45
-    NINE_TEN_ELEVEN = "9_10_11"  # a hard or soft total of 9, 10 or 11 only: 001:34, 002:48
+    ANY_TWO = "any_two"  # art. 55-4 « Double-down », the houses' texts
+    NINE_TEN_ELEVEN = "9_10_11"  # a hard or soft total of 9, 10 or 11 only: the houses' texts
 
 
 class SplitMatch(enum.StrEnum):
     """Which pairs split (`split_match`)."""
 
-    VALUE = "value"  # two cards of the same value (a king and a ten): 000:30 "de même valeur"
-    RANK = "rank"  # two cards of the same rank only: 002:54 "identiques"
+    VALUE = "value"  # two cards of the same value (a king and a ten): art. 55-4 « Les paires » "de même valeur"
+    RANK = "rank"  # two cards of the same rank only: the houses' texts, "identiques"
 
 
 class BankBlackjackTakes(enum.StrEnum):
     """What a bank blackjack takes of a doubled or split hand (`bank_blackjack_takes`)."""
 
-    ALL = "all"  # every stake, the double's and the split's too: 004:19
+    ALL = "all"  # every stake, the double's and the split's too: the online text
     ORIGINAL_ONLY = "original_only"  # the original stake only; the rest is given back
 
 
@@ -63,21 +63,21 @@ class RuleOptions:
     """The rules one table plays by. Defaults are the regulation (seed 000)."""
 
     profile: str = "fr-casino"
-    decks: int = 6  # 000:1, 001:3, 002:27
-    burn_cards: int = 5  # 001:5, 002:32
-    cut_card_depth: int = 52  # cards behind the cut card: "about one deck" (001:5)
-    shuffle_every_round: bool = False  # 004:9
-    double_on: DoubleOn = DoubleOn.ANY_TWO  # 000:35, 003:45; 9_10_11 in 001:34, 002:48
-    double_after_split: bool = True  # 000:36, 004:15
-    split_match: SplitMatch = SplitMatch.VALUE  # 000:30 "de même valeur"; rank in 002:54 "identiques"
-    max_hands_after_split: int | None = None  # None = no limit (000:31); 3 in 002:55; 2 in 004:11
-    pay_blackjack_before_bank: bool = False  # 002:62
-    min_boxes_to_deal: int = 1  # 2 in 002:29
-    ten_card_charlie: bool = False  # 004:31
-    dealer_hits_soft_17: bool = False  # 000:17 NOTA: the bank stands on soft 17
-    bank_blackjack_takes: BankBlackjackTakes = BankBlackjackTakes.ALL  # 004:19
+    decks: int = 6  # art. 55-4, « six jeux de cinquante-deux cartes », the houses' texts
+    burn_cards: int = 5  # the houses' texts
+    cut_card_depth: int = 52  # cards behind the cut card: "about one deck" (the houses' texts)
+    shuffle_every_round: bool = False  # the online text
+    double_on: DoubleOn = DoubleOn.ANY_TWO  # art. 55-4 « Double-down »; 9_10_11 in the houses' texts
+    double_after_split: bool = True  # art. 55-4 « Double-down », the houses' texts
+    split_match: SplitMatch = SplitMatch.VALUE  # art. 55-4 « Les paires » "de même valeur"; rank: "identiques"
+    max_hands_after_split: int | None = None  # None = no limit (art. 55-4 « Les paires »); 3 or 2 in the houses' texts
+    pay_blackjack_before_bank: bool = False  # the houses' texts
+    min_boxes_to_deal: int = 1  # 2 in the houses' texts
+    ten_card_charlie: bool = False  # the online text
+    dealer_hits_soft_17: bool = False  # art. 55-4 « Déroulement de la partie » NOTA: the bank stands on soft 17
+    bank_blackjack_takes: BankBlackjackTakes = BankBlackjackTakes.ALL  # the online text
     blackjack_round_down_cents: int = 0  # 0 = pay 3:2 exactly; else round down to this chip
-    boxes: int = 7  # 000:2
+    boxes: int = 7  # art. 55-4, « sept joueurs assis »
     # The arrêté of 14 May 2007 as amended (art. 55-4; docs/rules.md "The amended text"): each off by default.
     surrender: bool = False  # 55-4 1° (arrêté of 6 May 2020): give up the first two cards, half the stake back
     hyper_blackjack: bool = False  # 55-4 6°: the seven-case hyper black jack field along the insurance line
@@ -232,7 +232,8 @@ def load_rules(path: str | Path) -> RuleOptions:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableLimits:
-    """Posted table minimum and maximum per box, in cents (000:3, 002:31), and per hyper black jack case
+    """Posted table minimum and maximum per box, in cents (art. 55-4, « les joueurs debout », docs/rules.md "Bet
+    limits"), and per hyper black jack case
     (55-4 6°: the director sets them)."""
 
     min_bet_cents: int = 500

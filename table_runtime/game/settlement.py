@@ -1,4 +1,4 @@
-"""What each stake wins or loses once the bank has finished (RULES.md 'Settlement').
+"""What each stake wins or loses once the bank has finished (docs/rules.md "Settlement").
 
 Pure arithmetic in integer cents. 3:2 on a stake with an odd number of cents is
 a half cent: it is rounded down and the payout says so in its note (never
@@ -17,7 +17,7 @@ from table_runtime.game.surrender import surrender_result
 
 
 def blackjack_net(cents: int, rules: RuleOptions) -> tuple[int, str]:
-    """3:2 (000:23); the note explains any rounding."""
+    """3:2 (art. 55-4 « Paiements »); the note explains any rounding."""
     exact_half_cents = cents * 3  # in half cents
     net = exact_half_cents // 2
     note = ""
@@ -41,7 +41,7 @@ def hand_payouts(
     paid_early: bool,
     rules: RuleOptions,
 ) -> list[Payout]:
-    """One payout per stake on `hand`. Behind stakes are settled like the seated stake (RULES.md)."""
+    """One payout per stake on `hand`. Behind stakes are settled like the seated stake (docs/rules.md "Settlement")."""
     payouts = []
     charlie = hand.charlie(rules.ten_card_charlie)
     for stake in hand.stakes:
@@ -55,7 +55,8 @@ def hand_payouts(
 def round_payouts(boxes: list[BoxState], bank: Hand, paid_early: set[int], rules: RuleOptions) -> tuple[Payout, ...]:
     """Every payout of the round once the bank has finished: per box its insurance, then each hand's stakes.
 
-    `paid_early` holds the id() of hands whose blackjack was paid before the bank drew (002:62)."""
+    `paid_early` holds the id() of hands whose blackjack was paid before the bank drew (house option
+    pay_blackjack_before_bank)."""
     bank_blackjack = bank.blackjack
     bank_total = bank.total
     payouts: list[Payout] = []
@@ -69,7 +70,8 @@ def round_payouts(boxes: list[BoxState], bank: Hand, paid_early: set[int], rules
 
 
 def early_blackjack_payouts(hand: Hand, rules: RuleOptions) -> list[Payout]:
-    """What a blackjack paid before the bank draws (002:62) is paid: the same payouts settlement lists for it."""
+    """What a blackjack paid before the bank draws (house option pay_blackjack_before_bank) is paid: the same payouts
+    settlement lists for it."""
     return hand_payouts(hand, 0, bank_total=0, bank_blackjack=False, paid_early=True, rules=rules)
 
 
@@ -93,31 +95,32 @@ def _stake_result(
     rules: RuleOptions,
 ) -> tuple[str, int, str]:
     if hand.busted:
-        return "bust", -cents, ""  # 000:13
+        return "bust", -cents, ""  # art. 55-4 « Déroulement de la partie »
     if hand.surrendered:
         return surrender_result(cents)  # 55-4 1° (2020): half the stake back
     if charlie:
-        return "charlie", cents, ""  # 004:31: wins outright, even against a bank blackjack
+        return "charlie", cents, ""  # house option ten_card_charlie: wins outright, even against a bank blackjack
     if hand.blackjack:
         if bank_blackjack and not paid_early:
-            return "push", 0, ""  # 001:15
+            return "push", 0, ""  # the houses' texts (docs/rules.md "Settlement")
         net, note = blackjack_net(cents, rules)
         return "blackjack", net, note
     if bank_blackjack:
-        # No hole card (004:19): doubled and split stakes are lost too, unless the house returns them.
+        # No hole card (the online text, bank_blackjack_takes): doubled and split stakes are lost too, unless the house
+        # returns them.
         if rules.bank_blackjack_takes is BankBlackjackTakes.ORIGINAL_ONLY and kind in ("double", "split"):
             return "push", 0, "bank blackjack takes the original stake only"
         return "lose", -cents, ""
     total = hand.total
     if bank_total > 21 or total > bank_total:
-        return "win", cents, ""  # 000:20, 000:22
+        return "win", cents, ""  # art. 55-4 « Paiements »
     if total == bank_total:
-        return "push", 0, ""  # 000:22
-    return "lose", -cents, ""  # 000:21
+        return "push", 0, ""  # art. 55-4 « Paiements »
+    return "lose", -cents, ""  # art. 55-4 « Paiements »
 
 
 def insurance_payout(box: int, owner: str, cents: int, bank_blackjack: bool) -> Payout:
-    """2 to 1 when the bank's second card makes blackjack, else lost (000:27)."""
+    """2 to 1 when the bank's second card makes blackjack, else lost (art. 55-4 « Assurance »)."""
     if bank_blackjack:
         return Payout(box=box, hand=0, owner=owner, kind="insurance", staked_cents=cents,
                       outcome="insurance_win", net_cents=2 * cents)

@@ -4,11 +4,12 @@ The arrêté of 14 May 2007 as amended on 6 May 2020 (art. 55-4 1°) lets a casi
 off by default, on in the `fr-2020` profile): the player gives up « de ses deux premières cartes et sous réserve
 que le croupier n'ait pas d'as », taking back half of the initial stake. So: the first two cards of a hand as
 dealt (not a split hand, not after a third card or a double), while the bank's one card is not an ace. The hand
-is settled at once. The players behind undergo it with the seated player, as every decision (000:3: « le
+is settled at once. The players behind undergo it with the seated player, as every decision (art. 55-4, « le
 joueur debout subit l'intégralité des décisions et options prises par le joueur assis »): they cannot decline it.
 
-Money (RULES.md "Money"): half of each stake goes back, in integer cents; half of an odd number of cents is a
-half cent, rounded down (the house collects it, as insurance takes half a stake rounded down, 000:26) and the
+Money (docs/rules.md "Money"): half of each stake goes back, in integer cents; half of an odd number of cents is a
+half cent, rounded down (the house collects it, as insurance takes half a stake rounded down, art. 55-4 « Assurance »)
+and the
 payout's note says so, never silently. The table's chips are whole euros, so it only shows in tests.
 """
 
@@ -16,13 +17,13 @@ from __future__ import annotations
 
 from typing import Final
 
+from table_runtime.game import citations
 from table_runtime.game.cards import Card
 from table_runtime.game.hand import Hand
 from table_runtime.game.refusals import Refusal, RefusalReason
 from table_runtime.game.rules import RuleOptions
 
-RULE: Final = ("55-4 1° as amended on 6 May 2020 (« abandon »: on the first two cards, the bank showing no ace, "
-               "half the initial stake back)")
+RULE: Final = citations.SURRENDER
 OUTCOME: Final = "surrender"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
 from table_runtime.game.commands import Command
@@ -37,7 +38,7 @@ from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.game.shoe_count import ShoeAccount
 
 PLAY_STOPPED = "play_stopped"  # why a card is held: drawn while play is stopped
-STOPPED_RULE = "TABLE.md Corrections and recall: play stops on a broken journal until the supervisor clears it"
+STOPPED_RULE = citations.PLAY_STOPPED
 
 
 class Table:
@@ -87,7 +88,7 @@ class Table:
             self._card(item, out)
         elif isinstance(item, (Next, Double, Split, Surrender, Undo, Confirm, Void)):
             if self.round is None:
-                out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, rule="TABLE.md A round",
+                out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, rule=citations.ROUND,
                                  message=f"{type(item).__name__.upper()} refused: no round",
                                  reason=RefusalReason.NO_ROUND))
             else:
@@ -99,7 +100,7 @@ class Table:
         elif isinstance(item, InsurancePlaced):
             if self.round is None:
                 out.append(Alarm(kind=AlarmKind.INSURANCE_REFUSED,
-                                 rule="000:25 (insurance on the bank's ace, in a round)",
+                                 rule=citations.INSURANCE_IN_ROUND,
                                  message=f"insurance of {item.cents} cents on box {item.box} refused: no round in play",
                                  box=item.box, amounts=(("seen_cents", item.cents),)))
             else:
@@ -119,11 +120,10 @@ class Table:
         if not shoe.loaded:
             self._stray(card, "no_shoe", out, Alarm(
                 kind=AlarmKind.NO_SHOE, message=f"card {card} drawn before a shuffled shoe was reported",
-                rule="TABLE.md Shoe integrity"))
+                rule=citations.SHOE_INTEGRITY))
             return
         if not shoe.take(card):
-            alarm = Alarm(kind=AlarmKind.CARD_OVERCOUNT, rule="RULES.md Equipment: each rank-suit exactly "
-                          f"{shoe.decks} times (000:1)",
+            alarm = Alarm(kind=AlarmKind.CARD_OVERCOUNT, rule=citations.decks(shoe.decks),
                           message=f"card {card} seen {shoe.seen(card) + 1} times; the shoe holds {shoe.decks}",
                           amounts=(("seen", shoe.seen(card) + 1), ("held_by_shoe", shoe.decks)))
             if in_play:
@@ -142,7 +142,7 @@ class Table:
             return
         self._stray(card, "no_bets", out, Alarm(
             kind=AlarmKind.CARD_NO_HAND, message=f"card {card} drawn with no bets locked: no hand may take it",
-            rule="TABLE.md A round step 1"))
+            rule=citations.BETS_LOCKED))
 
     def hold_while_stopped(self, card: Card, why: str) -> list[Event]:
         """A card out of the shoe while play is stopped (core/alarm_ledger.py): counted in the shoe's account (the
@@ -170,12 +170,12 @@ class Table:
             self.round.command(item, out)
         else:
             out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, message=f"DISCARD refused: {NO_HELD_CARD.text}",
-                             rule="TABLE.md Corrections and recall", reason=NO_HELD_CARD.reason))
+                             rule=citations.CORRECTIONS, reason=NO_HELD_CARD.reason))
 
     def _lock(self, item: BetsLocked, out: list[Event]) -> None:
         if self.round_in_play:
             assert self.round is not None
-            out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, rule="TABLE.md A round step 1",
+            out.append(Alarm(kind=AlarmKind.COMMAND_REFUSED, rule=citations.BETS_LOCKED,
                              message=f"bets refused: round {self.round.number} is still in phase {self.round.phase}",
                              reason=RefusalReason.WRONG_PHASE))
             return
@@ -184,12 +184,12 @@ class Table:
         if not shoe.loaded:
             reason = "no shoe has been shuffled and loaded"
         elif shoe.cut_card_reached:
-            reason = "the cut card came out: a new shoe first (001:5)"
+            reason = "the cut card came out: a new shoe first (house option cut_card_depth)"
         elif self.rules.shuffle_every_round and shoe.rounds:
-            reason = "these rules shuffle after every round (004:9)"
+            reason = "these rules shuffle after every round (house option shuffle_every_round)"
         if reason is not None:
             out.append(Alarm(kind=AlarmKind.NEW_SHOE_NEEDED, message=f"bets refused: {reason}",
-                             rule="RULES.md The deal"))
+                             rule=citations.SHOE_FOR_ROUND))
             return
         candidate = Round(self.rules, self.limits, self.rounds_started + 1, self.held_cards)
         candidate.lock(item, out)
@@ -202,7 +202,7 @@ class Table:
     def _shuffle(self, item: ShoeShuffled, out: list[Event]) -> None:
         if self.round_in_play:
             out.append(Alarm(kind=AlarmKind.SHUFFLE_MID_ROUND,
-                             rule="RULES.md Equipment and seats (a new shoe only after the round); 001:5",
+                             rule=citations.NEW_SHOE_AFTER_ROUND,
                              message=f"shoe {item.shoe_id} loaded while round {self.rounds_started} is in play"))
         self.shoe.start(item.shoe_id, self.rules.burn_cards)
         out.append(ShoeStarted(shoe_id=item.shoe_id, burn_cards=self.rules.burn_cards))

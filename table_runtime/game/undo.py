@@ -1,9 +1,9 @@
 """What UNDO takes back: the round's last action, a card, a stand, a double, a split or a surrender, one at a time.
 
-TABLE.md 'Corrections and recall'. The round appends an entry per action as it
+docs/rules.md "Corrections and recall". The round appends an entry per action as it
 happens; UNDO reverses the newest on the hands, and the round then derives
 the phase and the turn from the hands again. A card of the deal is not taken
-back: the deal order is fixed (000:10), a misdeal is VOIDed.
+back: the deal order is fixed (art. 55-4 « Déroulement de la partie »), a misdeal is VOIDed.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def undo_refusal(log: list[UndoEntry]) -> Refusal | None:
         return NOTHING_TO_UNDO
     action, _, _, dealt = log[-1]
     if action == CARD and dealt:
-        return Refusal(RefusalReason.DEAL_ORDER_FIXED, "the deal order is fixed (000:10): VOID the round for a misdeal")
+        return Refusal(RefusalReason.DEAL_ORDER_FIXED, "the deal order is fixed (art. 55-4 « Déroulement de la "
+                                                       "partie »): VOID the round for a misdeal")
     return None
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Final
 
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm, Event, RoundStarted, ShoeStarted
 from table_runtime.game.round import Round
@@ -29,8 +30,7 @@ from table_runtime.rating.shoe_state import ShoeState
 from table_runtime.strategy.chart import Strategy
 from table_runtime.strategy.terms import PlayTerms
 
-RULE: Final = ("issue 23, docs/rating.md: advantage-play detection, advice to the supervisor only (never an action on "
-               "the game): ")
+RULE: Final = citations.ADVANTAGE_PLAY
 WATCHING: Final = "\x00watching"  # an owner no stake has: the facts of a round he only watched
 
 

@@ -266,7 +266,7 @@ class RatedSessions:
         win = sum(payout.net_cents for payout in payouts)
         hands = sum(1 for hand in box.hands if any(s.owner in owners and s.cents > 0 for s in hand.stakes))
         cost = 0.0
-        if not behind:  # his own decisions; a player behind undergoes them (000:3)
+        if not behind:  # his own decisions; a player behind undergoes them (art. 55-4, « les joueurs debout »)
             if len(box.hands) > 1 and box.hands[0].cards:
                 cost += box.bet.seated_cents * split_cost(self.terms, round_, box.hands[0].cards[0].value,
                                                           can_double=self.terms.double_after_split)

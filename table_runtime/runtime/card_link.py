@@ -38,6 +38,7 @@ from drivers.ports import (
 from table_runtime.core.player_cards import PlayerCardRead
 from table_runtime.core.readers_online import ReadersOnline
 from table_runtime.core.seating import CARD_SOURCE, PlayerSeated
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.journal import JournalUnwritableError
@@ -46,7 +47,7 @@ from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.staff_desk import StaffDesk
 
 DEVICE: Final = "player_cards"  # the name of the readers on the display's device list
-RULE: Final = "TABLE.md Devices: a player card reader at the table identifies a rated player at a box"
+RULE: Final = citations.PLAYER_CARD
 
 log = logging.getLogger("table_runtime.devices")
 

@@ -384,7 +384,7 @@ class TableController:
         if self.halted:
             return
         self.raise_alarms([Alarm(
-            kind=AlarmKind.JOURNAL_BROKEN, rule="TABLE.md Corrections and recall",
+            kind=AlarmKind.JOURNAL_BROKEN, rule="table check, docs/rules.md « Corrections and recall »",
             message=f"{self.journal.path}: {reason}; play is stopped until the journal is restored",
             amounts=(("row", seq or 0),))])
 

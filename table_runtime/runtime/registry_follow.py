@@ -19,13 +19,14 @@ from pathlib import Path
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import RegisteredChip
 from table_runtime.errors import ConfigError
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.journal import JournalUnwritableError
 from table_runtime.runtime.controller import TableController
 
 REGISTRY_POLL_S = 2.0
-RULE = "TABLE.md What the controller must catch: chip integrity"
+RULE = citations.CHIP_REGISTRY
 
 Stamp = tuple[tuple[int, int] | None, ...]
 

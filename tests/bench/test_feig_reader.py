@@ -102,7 +102,7 @@ async def test_a_real_feig_reader_is_opened_by_url_and_the_operator_places_the_c
 HOSTILE = """\
 name: a hostile FEIG reader (another COM-ADR answering, endless more data, replies later than the timeout) is an
   alarm each time and never a wrong amount
-cites: ["TABLE.md Shoe integrity ... shoe or reader disconnected", "TABLE.md Devices (RFID chip readers over USB)"]
+cites: ["docs/rules.md Shoe integrity (shoe or reader disconnected)", "docs/rules.md Devices (RFID chip readers)"]
 shoe: 2C 3C 4C 5C 6C  TS 9D 8H  8C
 steps:
   - draw: 5

@@ -78,8 +78,8 @@ def test_payout_keys_name_the_stake() -> None:
 
 def results() -> list[ScenarioResult]:
     return [
-        ScenarioResult(name="good", path="a.yaml", status="passed", seconds=1.0, cites=("000:1",)),
-        ScenarioResult(name="bad", path="b.yaml", status="failed", seconds=2.0, cites=("000:2",),
+        ScenarioResult(name="good", path="a.yaml", status="passed", seconds=1.0, cites=("art. 55-4 (six decks)",)),
+        ScenarioResult(name="bad", path="b.yaml", status="failed", seconds=2.0, cites=("art. 55-4 (seven boxes)",),
                        differences=[Difference("expect.phase", "closed", "bank"), Difference("expect.round", 2, 1)]),
         ScenarioResult(name="known", path="c.yaml", status="xfail", seconds=0.5, expected_fail="bug 7",
                        differences=[Difference("expect.alarms[0]", "x", None)]),
@@ -106,7 +106,7 @@ def test_junit_xml_has_a_testcase_per_scenario_with_the_first_difference_as_mess
     cases = {case.get("name"): case for case in suite.iter("testcase")}
     failure = cases["bad"].find("failure")
     assert failure is not None and failure.get("message") == "expect.phase: expected 'closed', seen 'bank'"
-    assert "expect.round" in (failure.text or "") and "cites: 000:2" in (failure.text or "")
+    assert "expect.round" in (failure.text or "") and "cites: art. 55-4 (seven boxes)" in (failure.text or "")
     assert cases["good"].find("failure") is None
     assert cases["known"].find("skipped") is not None
     error = cases["crash"].find("error")

@@ -12,7 +12,7 @@ from simulators.bench.scenario import ScenarioError, load_scenario, scenario_fro
 
 GOOD: dict[str, Any] = {
     "name": "a round",
-    "cites": "000:16",
+    "cites": "art. 55-4 « Déroulement de la partie »",
     "profile": "fr-classic",
     "rules": {"dealer_hits_soft_17": True},
     "limits": {"min_cents": 1000, "max_cents": 20000},
@@ -49,7 +49,7 @@ def test_a_good_scenario_is_checked_into_typed_steps() -> None:
     assert loaded.steps[3].args == {"button": "DEAL", "wait": True}
     assert loaded.steps[4].args["card"] == "AH"
     assert loaded.steps[9].args["hands"] == {"box1": [["TS", "8H"]]}
-    assert loaded.cites == ("000:16",)
+    assert loaded.cites == ("art. 55-4 « Déroulement de la partie »",)
 
 
 @pytest.mark.parametrize(("changes", "key", "words"), [
@@ -95,7 +95,7 @@ def test_files_yaml_and_toml_and_their_errors(tmp_path: Path) -> None:
     good.write_text(yaml.safe_dump(GOOD), encoding="utf-8")
     assert load_scenario(good).name == "a round"
     toml = tmp_path / "t.toml"
-    toml.write_text('cites = "000:16"\n[[steps]]\ndraw = 2\n', encoding="utf-8")
+    toml.write_text('cites = "art. 55-4 « Déroulement de la partie »"\n[[steps]]\ndraw = 2\n', encoding="utf-8")
     assert load_scenario(toml).name == "t"  # the file's stem by default
     broken = tmp_path / "broken.yaml"
     broken.write_text("steps: [draw: 1\n", encoding="utf-8")

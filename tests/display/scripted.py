@@ -14,6 +14,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from table_runtime.game import citations
+
 # Commands that are not in the snapshot's "allowed" list but the dealer may always try.
 ALWAYS_ACCEPTED = frozenset({"MANUAL_CARD", "DISCARD", "ACK_ALARM", "SEAT", "SEAT_CLEAR"})
 
@@ -277,7 +279,8 @@ def settlement(seq: int = 1260) -> dict[str, Any]:
 
 
 def alarm(
-    alarm_id: int, kind: str, message: str, *, box_number: int | None, amounts: dict[str, int], supervisor: bool = False
+    alarm_id: int, kind: str, message: str, *, box_number: int | None, amounts: dict[str, int],
+    supervisor: bool = False, rule: str = citations.PAYOUT,
 ) -> dict[str, Any]:
     return {
         "id": alarm_id,
@@ -285,7 +288,7 @@ def alarm(
         "kind": kind,
         "box": box_number,
         "message": message,
-        "rule": "RULES.md Settlement; 000:15",
+        "rule": rule,
         "amounts": amounts,
         "acknowledged": False,
         "supervisor": supervisor,

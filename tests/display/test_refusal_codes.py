@@ -15,6 +15,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from table_runtime.display import DisplayServer
+from table_runtime.game import citations
 from table_runtime.game.cards import Card
 from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, ShoeShuffled
 from table_runtime.game.refusals import RefusalReason
@@ -88,10 +89,10 @@ async def test_the_code_gives_the_words_when_the_message_is_in_no_form_the_page_
     snapshot = copy.deepcopy(backend.snapshot())
     snapshot["seq"] += 1
     snapshot["alarms"] = [
-        {"id": 41, "seq": 40, "kind": "command_refused", "box": 3, "rule": "RULES.md Player decisions (Split)",
-         "message": "SPLIT refused: KH QD differ in rank (see 002:54)", "amounts": {}, "acknowledged": False,
+        {"id": 41, "seq": 40, "kind": "command_refused", "box": 3, "rule": citations.SPLIT,
+         "message": "SPLIT refused: KH QD differ in rank (split_match)", "amounts": {}, "acknowledged": False,
          "supervisor": False, "reason": "not_identical"},
-        {"id": 42, "seq": 41, "kind": "command_refused", "box": None, "rule": "TABLE.md A round",
+        {"id": 42, "seq": 41, "kind": "command_refused", "box": None, "rule": "table check, docs/rules.md « A round »",
          "message": "VOID needs the supervisor", "amounts": {}, "acknowledged": False, "supervisor": False,
          "reason": "needs_supervisor"},
     ]

@@ -8,9 +8,11 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from table_runtime.display import DisplayServer
+from table_runtime.game import citations
 from tests.display.conftest import PIT_TOKEN, screenshot
 from tests.display.helpers import box, open_display, publish_and_wait
 from tests.display.scripted import ScriptedBackend, alarm, bank_hand, hand, playing, settlement, with_alarms
+from tests.display.test_language import older
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(60)]
 
@@ -113,8 +115,12 @@ async def test_alarm_banner_names_box_amounts_rule_and_dealer_acknowledges_it(
     await expect(banner).to_contain_text("10,00\u00a0€")
     await expect(banner.locator(".alarm-message")).to_have_text(
         "Dû 15,00\u00a0€, sur la zone 10,00\u00a0€ : payer ou ramasser la différence")
-    # A rule the catalogue lacks shows whom it cites, in words: never a line number of a text.
     await expect(banner.locator(".alarm-rule")).to_have_text(
+        "contrôle de la table : chaque zone à son dû (perdante vide, gagnante mise + gain, égalité inchangée)")
+    # An older journal's rule no table knows shows whom it cites, in words: never its file or a line number of a text.
+    unknown = older(citations.BANK_DRAWS) + " and more"
+    shown = await page.evaluate("async (rule) => (await import('/static/alarm.js')).ruleText(rule)", unknown)
+    assert unknown != citations.BANK_DRAWS + " and more" and shown == (
         "Règle : arrêté du 14 mai 2007, art. 55-4 (règles du black-jack)")
     await screenshot(page, "settlement-alarm-fr")
 

@@ -2,8 +2,8 @@
 English, and every reason the round gives for refusing a command is worded by a pattern of REASONS: the
 banner and the toasts show them in the page's language, not the source's English.
 
-The rules are read from the source with `ast`: every string literal (implicit concatenations joined, an
-f-string's fields as `{name}`) that starts as a citation does (`RULES.md `, `TABLE.md`, `000:26`).
+The rules are those of table_runtime/game/citations.py and any literal an Alarm is given as its rule
+(tests/test_citations.py `code_rules`).
 """
 
 from __future__ import annotations
@@ -12,34 +12,11 @@ import ast
 import re
 from pathlib import Path
 
+from table_runtime.game import citations
+from tests.test_citations import OUTSIDE, code_rules
+
 REPO = Path(__file__).resolve().parents[2]
 CATALOGUE = REPO / "table_runtime" / "display" / "static" / "i18n.js"
-CITATION = re.compile(r"^(RULES\.md |TABLE\.md|\d{3}:\d)")
-
-
-def cited_rules(source: str) -> set[str]:
-    tree = ast.parse(source)
-    skipped: set[int] = set()
-    for node in ast.walk(tree):  # docstrings are not rules
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
-            skipped.add(id(body[0].value))
-    rules: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
-        if isinstance(node, ast.JoinedStr):
-            skipped.update(id(value) for value in node.values)
-            text = "".join(str(value.value) if isinstance(value, ast.Constant) else
-                           "{" + ast.unparse(value.value).split(".")[-1] + "}"  # type: ignore[attr-defined]
-                           for value in node.values)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            text = node.value
-        else:
-            continue
-        if CITATION.match(text):
-            rules.add(text)
-    return rules
 
 
 def catalogue() -> dict[str, str]:
@@ -49,9 +26,8 @@ def catalogue() -> dict[str, str]:
 
 
 def test_every_rule_the_source_cites_is_in_the_catalogue() -> None:
-    cited = set().union(*(cited_rules(path.read_text(encoding="utf-8"))
-                          for path in sorted((REPO / "table_runtime").rglob("*.py"))))
-    assert len(cited) > 30
+    cited = code_rules() - {citations.decks(6)}  # the catalogue holds the deck count as {decks}
+    assert len(cited) > 30 and citations.DECKS_TEMPLATE in cited
     assert sorted(cited - set(catalogue())) == []
 
 
@@ -61,16 +37,6 @@ def test_each_rule_of_the_catalogue_has_its_text_in_both_languages() -> None:
     for key in catalogue().values():
         assert f"\n    {key}: " in text[:english], f"no French text for {key}"
         assert f"\n    {key}: " in text[english:], f"no English text for {key}"
-
-
-def test_the_reader_finds_literals_concatenations_and_f_strings() -> None:
-    sample = (
-        'RULE = ("TABLE.md a long rule " "in two parts")\n'
-        'def f(decks):\n    """TABLE.md not a rule: a docstring."""\n'
-        '    return Alarm(rule=f"RULES.md each card {shoe.decks} times (000:1)", message="000:1 is not first")\n'
-    )
-    assert cited_rules(sample) == {"TABLE.md a long rule in two parts", "RULES.md each card {decks} times (000:1)",
-                                   "000:1 is not first"}
 
 
 # Sample values for an f-string's fields, by the name of what they hold, to make a reason the runtime could write.
@@ -138,8 +104,9 @@ def test_every_reason_the_round_gives_for_a_refusal_is_worded_in_the_catalogue()
 
 
 # What a supervisor reads cites the public text (the arrêté's article), a house option or the table's own check, in
-# words: never a file of ours (RULES.md, TABLE.md), a path outside the repository or a line number of a text.
-NOT_PUBLIC = re.compile(r"RULES\.md|TABLE\.md|shared[/]|seeds[/]|\b\d{3}:\d")
+# words: never a file that does not ship, a path outside the repository or a line number of a text (OUTSIDE), nor a
+# path of the repository's own docs (a supervisor reads words, the docs are for whoever looks the rule up).
+NOT_PUBLIC = re.compile(OUTSIDE.pattern + r"|\bdocs/")
 
 
 def shown_texts() -> dict[str, str]:
@@ -154,6 +121,6 @@ def shown_texts() -> dict[str, str]:
 
 def test_what_a_supervisor_reads_cites_the_public_text_never_a_file_of_ours() -> None:
     texts = shown_texts()
-    assert len(texts) > 500 and "fr.rule_rules_bank_draws" in texts
+    assert len(texts) > 500 and "fr.rule_bank_draws" in texts
     assert {key: value for key, value in texts.items() if NOT_PUBLIC.search(value)} == {}
-    assert "arrêté du 14 mai 2007, art. 55-4" in texts["fr.rule_rules_bank_draws"]
+    assert "arrêté du 14 mai 2007, art. 55-4" in texts["fr.rule_bank_draws"]

@@ -249,7 +249,8 @@ class SurprisingBackend(RfidBackend):
 async def test_an_unexpected_exception_in_the_reader_thread_is_offline_with_its_reason_then_online_again(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """TABLE.md: a reader disconnected is an alarm. An exception nobody expected ended the reader's thread in
+    """table check, docs/rules.md « The table's procedure »: a reader disconnected is an alarm. An exception nobody
+    expected ended the reader's thread in
     silence: the table saw no scan again and was never told. Now it is offline with the reason, and retried."""
     async with UsbChipReader(settings(), backend=SurprisingBackend([SimulatedReader(ZONES)])) as reader:
         kinds: list[str] = []

@@ -1,6 +1,6 @@
 """The demo table end to end as a user runs it, and power loss in the middle of a round (kill -9).
 
-TABLE.md 'Power loss': after a crash mid-round the controller restarts into the
+docs/rules.md "Power loss": after a crash mid-round the controller restarts into the
 same round, same cards, same bets, and says so.
 """
 

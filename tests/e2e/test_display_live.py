@@ -74,7 +74,7 @@ async def test_the_display_follows_and_drives_a_live_round(live: Live, browser: 
     await expect(page.locator("#phase")).to_have_text("Paiement")
     await expect(first.locator(".payout[data-outcome='win']")).to_contain_text("+10,00\u00a0€")
     await expect(second.locator(".payout[data-outcome='win']")).to_have_count(2)
-    # Not paid yet: the chip readers say what is missing on each zone (TABLE.md A round, step 6)...
+    # Not paid yet: the chip readers say what is missing on each zone (docs/rules.md "A round", step 6)...
     check = first.locator(".zone-check[data-zone='box1']")
     await expect(check).to_have_attribute("data-match", "no")
     await expect(check).to_have_attribute("data-difference", "-1000")

@@ -1,6 +1,6 @@
 """A scripted round on the live table: real serial, pyusb and GPIO drivers over simulated devices.
 
-Checks what TABLE.md says the controller must catch with the chip readers:
+Checks what the table must catch (docs/rules.md "What the table catches") with the chip readers:
 bets locked from the zones at DEAL, a double seen as chips added in its window,
 past-posting, a counterfeit chip, and a wrong payout named with its difference.
 """
@@ -20,7 +20,7 @@ async def test_a_round_through_the_devices_catches_chip_fraud_and_a_wrong_payout
     controller, hands = live.controller, live.hands
     table = controller.table
     await live.load_stack(STACK)
-    await live.draw(5)  # burns (001:5)
+    await live.draw(5)  # burns (house option cut_card_depth)
     assert table.shoe.burns_left == 0
 
     hands.put("box1", 1000)

@@ -1,4 +1,4 @@
-"""A chip reported stolen while the table runs counts at once (TABLE.md Chip integrity).
+"""A chip reported stolen while the table runs counts at once (docs/rules.md "Chip integrity").
 
 The assembled table (`assemble`, as `table-runtime run` builds it) with a SQLite
 chip registry and simulated readers behind the real pyusb driver: a 25.00 €

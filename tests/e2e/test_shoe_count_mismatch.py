@@ -1,4 +1,4 @@
-"""After a restart, the shoe's own count of cards drawn must match the journal's (TABLE.md shoe integrity).
+"""After a restart, the shoe's own count of cards drawn must match the journal's (docs/rules.md "Shoe integrity").
 
 And a shoe that reports another shoe than the journal's, and never says it was shuffled, is an alarm: the
 driver acknowledges a shoe message when it arrives; the runtime journals it a moment later. A crash in between

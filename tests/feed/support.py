@@ -15,6 +15,7 @@ import jsonschema  # type: ignore[import-untyped]  # no stubs in the test enviro
 import yaml
 
 from table_runtime.feed.settings import FeedSettings
+from table_runtime.game import citations
 from table_runtime.journal import Journal
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "feed"
@@ -36,7 +37,7 @@ def entry_for(index: int) -> tuple[str, dict[str, Any]]:
     if index % 97 == 41:
         return "alarm", {
             "id": index, "kind": "bank_must_stand", "box": None, "message": "the bank drew on 17",
-            "rule": "RULES.md The bank; 000:15", "amounts": {"expected_cents": 1000, "seen_cents": 1500},
+            "rule": citations.BANK_STANDS, "amounts": {"expected_cents": 1000, "seen_cents": 1500},
         }  # fmt: skip
     if index % 97 == 42:
         return "alarm_cleared", {"id": index - 1}

@@ -11,6 +11,7 @@ import pytest
 
 from simulators.mosquitto import MosquittoBroker
 from table_runtime.feed.publisher import FeedPublisher
+from table_runtime.game import citations
 from table_runtime.journal import Journal
 
 from .support import Heard, append_entries, listen, retained, settings, validators_by_topic
@@ -67,7 +68,7 @@ async def test_topic_tree_every_entry_on_events_and_routed_kinds_on_their_topics
         for entry in entries
         if entry.kind in ("alarm", "alarm_cleared")
     ]
-    assert alarms[0]["alarm"]["rule"] == "RULES.md The bank; 000:15"
+    assert alarms[0]["alarm"]["rule"] == citations.BANK_STANDS
     rounds = heard.on("rounds")
     assert [record["round"]["round"] for record in rounds] == [1, 2, 3, 4, 5, 6]
     states = heard.on("state")

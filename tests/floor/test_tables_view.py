@@ -14,10 +14,13 @@ from casino_floor.tables_view import FloorView
 from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS, AlarmLedger, AlarmStep
 from table_runtime.core.journal_rows import AlarmCleared, JournalRow
 from table_runtime.feed.messages import Topics, state_message
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.journal import JournalEntry
 from tests.floor.journals import feed_messages, journal_id, play
+
+CHIP_RULE = citations.CHIP_INTEGRITY
 
 
 def _expected_money(journal_entries: list[JournalEntry]) -> tuple[int, int, int]:
@@ -65,9 +68,9 @@ def test_the_state_gives_phase_limits_boxes_and_supervisor_alarms_come_first(tmp
                            "hands": [{"stakes_cents": 2000}, {"stakes_cents": 1000}]}],
                 "shoe": {"shoe_id": "S2", "cards_left": 200}, "devices": {"shoe": "online"},
                 "alarms": [{"id": 30, "seq": 30, "kind": str(AlarmKind.BANK_MUST_DRAW), "box": None,
-                            "message": "the bank must draw", "rule": "000:15"},
+                            "message": "the bank must draw", "rule": citations.BANK_DRAWS},
                            {"id": 35, "seq": 35, "kind": str(AlarmKind.PAST_POSTING), "box": 3,
-                            "message": "chips added to box3", "rule": "TABLE.md past-posting"}]}
+                            "message": "chips added to box3", "rule": "table check, docs/rules.md « Past-posting »"}]}
     view.apply("state", state_message(topics, snapshot, journal="a" * 32, ts=time.time()).payload)
     older = dict(snapshot, seq=20, phase="betting", alarms=[])
     # A stale retained copy:
@@ -109,7 +112,7 @@ def test_a_storms_count_on_the_events_topic_updates_the_open_alarm() -> None:
     """Beside the service the view reads ``events`` only: an ``alarm_updated`` row counts on the open alarm."""
     view = FloorView(shifts=Shifts((0,)))
     alarm = {"id": 3, "kind": str(AlarmKind.COUNTERFEIT_CHIP), "box": 2, "message": "counterfeit chip", "count": 1,
-             "rule": "TABLE.md Chips", "amounts": {}, "seq": 3}
+             "rule": CHIP_RULE, "amounts": {}, "seq": 3}
     header = {"schema_version": 1, "table_id": "T1", "journal": "j1", "ts": time.time()}
     view.apply("events", {**header, "seq": 3, "type": "AlarmRaised", "kind": "alarm", "body": alarm})
     view.apply("events", {**header, "seq": 4, "type": "AlarmUpdated", "kind": "alarm_updated",
@@ -149,10 +152,10 @@ def test_a_storms_real_update_keeps_the_alarms_rule_and_round_in_any_order() -> 
     from table_runtime.core.journal_rows import AlarmRaised, AlarmUpdated
     from table_runtime.game.events import Alarm
 
-    first = Alarm(kind=AlarmKind.COUNTERFEIT_CHIP, box=2, rule="TABLE.md Chips", message="1 counterfeit chip",
+    first = Alarm(kind=AlarmKind.COUNTERFEIT_CHIP, box=2, rule=CHIP_RULE, message="1 counterfeit chip",
                   amounts=(("chips", 1),))
     raised = AlarmRaised.of(first, 3, 7)
-    storm = [Alarm(kind=AlarmKind.COUNTERFEIT_CHIP, box=2, rule="TABLE.md Chips",
+    storm = [Alarm(kind=AlarmKind.COUNTERFEIT_CHIP, box=2, rule=CHIP_RULE,
                    message=f"{count} counterfeit chips", amounts=(("chips", count),)) for count in (40, 41)]
     later = [AlarmUpdated.of(raised, alarm, alarm.amounts[0][1] - 1) for alarm in storm]
     header = {"schema_version": 1, "table_id": "T1", "journal": "j1", "ts": time.time()}
@@ -165,7 +168,7 @@ def test_a_storms_real_update_keeps_the_alarms_rule_and_round_in_any_order() -> 
             view.apply(*messages[index])
         (shown,) = view.overview()["tables"][0]["alarms"]
         assert (shown["count"], shown["message"], shown["rule"], shown["round"], shown["id"]) == (
-            41, "41 counterfeit chips", "TABLE.md Chips", 7, 3), order
+            41, "41 counterfeit chips", CHIP_RULE, 7, 3), order
         assert shown["amounts"] == {"chips": 41}
 
 
@@ -193,7 +196,7 @@ def storms(draw: st.DrawFn) -> tuple[list[tuple[str, dict[str, object]]], list[d
         for _ in range(draw(st.integers(1, 4))):
             kind = draw(st.sampled_from(STORM_KINDS + SINGLE_KINDS))
             count = draw(st.integers(1, 3))
-            seq = step.add(Alarm(kind=kind, box=draw(st.sampled_from([None, 1, 2])), rule="TABLE.md",
+            seq = step.add(Alarm(kind=kind, box=draw(st.sampled_from([None, 1, 2])), rule=CHIP_RULE,
                                  message=f"{kind} x{count} at {seq}", amounts=(("seen", count),), count=count),
                            seq, 0)
         seq = step.flush(seq)

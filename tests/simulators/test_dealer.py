@@ -37,12 +37,12 @@ def test_the_same_refusal_again_and_again_stops_the_dealer_with_the_reason() -> 
     table = Table(profile("fr-casino"))
     dealer = SimulatedDealer(table, random.Random(1))
     for _ in range(MAX_REFUSALS - 1):
-        dealer.saw(Press("NEXT"), "NEXT refused: a doubled hand must take exactly one card (000:35)")
+        dealer.saw(Press("NEXT"), "NEXT refused: a doubled hand must take exactly one card (art. 55-4 « Double-down »)")
     dealer.saw(Press("NEXT"), None)  # taken once: the count starts again
     for _ in range(MAX_REFUSALS - 1):
-        dealer.saw(Press("NEXT"), "NEXT refused: a doubled hand must take exactly one card (000:35)")
+        dealer.saw(Press("NEXT"), "NEXT refused: a doubled hand must take exactly one card (art. 55-4 « Double-down »)")
     with pytest.raises(DealerStuckError, match=r"NEXT refused 3 times in a row \(NEXT refused: a doubled hand"):
-        dealer.saw(Press("NEXT"), "NEXT refused: a doubled hand must take exactly one card (000:35)")
+        dealer.saw(Press("NEXT"), "NEXT refused: a doubled hand must take exactly one card (art. 55-4 « Double-down »)")
 
 
 def _controller(data_dir: Path) -> TableController:

@@ -1,5 +1,5 @@
 """An alarm belongs to the round in play when it is raised; between rounds it belongs to none (round 0), so the
-recall of the round before does not show what happened after it closed (TABLE.md Corrections and recall)."""
+recall of the round before does not show what happened after it closed (docs/rules.md "Corrections and recall")."""
 
 from __future__ import annotations
 

@@ -29,6 +29,7 @@ from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.core.alarm_ledger import SHOWN_MAX
 from table_runtime.core.inputs import REFUSED_LISTED
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.inputs import ShoeShuffled
@@ -160,7 +161,7 @@ async def test_unreadable_cards_in_a_burst_are_counted_by_one_alarm(table: Table
 
 
 def test_the_snapshot_carries_at_most_shown_max_alarms(table: Table) -> None:
-    table.controller.raise_alarms([Alarm(kind=AlarmKind.PAST_POSTING, box=1, rule="TABLE.md past-posting",
+    table.controller.raise_alarms([Alarm(kind=AlarmKind.PAST_POSTING, box=1, rule=citations.PAST_POSTING,
                                          message=f"box1: chip {n} added", amounts=(("seen_cents", n),))
                                    for n in range(SHOWN_MAX + 50)])
     assert len(table.commits) == 1

@@ -1,4 +1,4 @@
-"""Cards and rule options (RULES.md 'Values', 'Rule profiles')."""
+"""Cards and rule options (docs/rules.md "Values", 'Rule profiles')."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """With two chip readers, "chips online" means both read their zones: one coming back while the other is
-still unplugged must not say online (TABLE.md Shoe integrity: shoe or reader disconnected).
+still unplugged must not say online (docs/rules.md "Shoe integrity": shoe or reader disconnected).
 
 The real runtime (`TableApp.run`) with two real pyusb drivers, each over its own simulated reader.
 """

@@ -30,7 +30,7 @@ def test_odds_are_the_texts_n_pour_1_55_4_6() -> None:
 
 @pytest.mark.parametrize(("cards", "case"), [
     ("TS 7H", HyperCase.SEVENTEEN),
-    ("AS 6H", HyperCase.SEVENTEEN),  # soft 17: the bank stands (000:17 NOTA)
+    ("AS 6H", HyperCase.SEVENTEEN),  # soft 17: the bank stands (art. 55-4 « Déroulement de la partie » NOTA)
     ("5S 3H KD", HyperCase.EIGHTEEN),
     ("AS 8D", HyperCase.NINETEEN),
     ("QS KH", HyperCase.TWENTY),

@@ -15,6 +15,7 @@ import pytest
 
 from simulators.fast_table import FastTable
 from table_runtime.errors import JournalError
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.journal import Journal, JournalBrokenError, journal_path, verify_file
@@ -130,7 +131,7 @@ def test_a_forged_row_before_the_checkpoint_stops_play_from_the_background_audit
         asyncio.run(play())
         alarm = controller.alarms.active[-1]
         assert alarm["kind"] == AlarmKind.JOURNAL_BROKEN and alarm["amounts"] == {"row": seq}
-        assert f"row {seq}" in alarm["message"] and alarm["rule"] == "TABLE.md Corrections and recall"
+        assert f"row {seq}" in alarm["message"] and alarm["rule"].startswith(citations.TABLE_CHECK)
         assert controller.press("NEXT", {}, role="dealer", source="display")["ok"] is False
         assert controller.snapshot()["seq"] > before["seq"]  # the alarm is journaled
     with pytest.raises(JournalBrokenError):  # and a restart from the first row refuses the journal

@@ -21,6 +21,7 @@ import pytest
 from drivers.ports import CardShoe
 from firmware_bridge.shoe import events as shoe_events
 from table_runtime.core.inputs import CoreInput
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card, parse_cards
 from table_runtime.game.events import Alarm
@@ -108,7 +109,7 @@ def test_play_stops_with_an_alarm_held_in_memory_and_resumes_with_nothing_lost(d
             controller.draw(CardDrawn(card=CARDS[taken]), source="shoe")
         assert controller.table.shoe.dealt == dealt
         held_id = controller.raise_alarm(Alarm(kind=AlarmKind.READER_OFFLINE, message="reader left offline",
-                                               rule="TABLE.md shoe integrity: shoe or reader disconnected"))
+                                               rule=citations.DEVICE_DISCONNECTED))
         assert held_id < 0 and held_id in controller.alarms
         controller.set_device("shoe", "online")
         reply = controller.press("NEXT", {}, role="dealer", source="display")
@@ -167,7 +168,7 @@ def test_during_an_outage_no_shoe_event_is_acknowledged_and_a_storm_count_is_jou
     """A jam during an outage is handed back, not acknowledged while its alarm is only in memory; a storm alarm's
     count added during the outage is journaled once the journal takes rows again (a restart sees it)."""
     antenna = Alarm(kind=AlarmKind.ANTENNA_FAULT, box=1, message="antenna box1 open circuit",
-                    rule="TABLE.md What the controller must catch: a reader or antenna fault")
+                    rule="table check, docs/rules.md « What the table catches »: a reader or antenna fault")
     recording = RecordingShoe()
     with Journal.open(journal_path(disk.path)) as journal:
         controller = controller_on(journal)

@@ -1,7 +1,7 @@
 """A chip reader unplugged is one fact: the chips offline and the reader_offline alarm come in one step.
 
 Nobody watching the table (the display, the feed, the bench) may see the chips offline without the alarm
-that says so (TABLE.md Shoe integrity: shoe or reader disconnected). The runtime used to set the status, then
+that says so (docs/rules.md "Shoe integrity": shoe or reader disconnected). The runtime used to set the status, then
 hand the event to the readers' edge in a worker thread and raise the alarm when it came back: under load a
 bench expecting the alarm once the chips were offline failed about one run in seven.
 

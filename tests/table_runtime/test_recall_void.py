@@ -1,4 +1,4 @@
-"""Recall of a voided round says who voided it and why (TABLE.md Corrections and recall: every correction is
+"""Recall of a voided round says who voided it and why (docs/rules.md "Corrections and recall": every correction is
 journaled with who and why): in `table-runtime recall`'s text, in its JSON (`void`), and in the step."""
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.controller import TableController
 
 REPO = Path(__file__).resolve().parents[2]
-RULES, LIMITS = profile("fr-classic"), TableLimits()  # doubles on 9, 10, 11 only (001:34)
+RULES, LIMITS = profile("fr-classic"), TableLimits()  # doubles on 9, 10, 11 only (house option double_on)
 
 
 def controller_on(journal: Journal) -> TableController:
@@ -42,7 +42,7 @@ def test_the_round_and_the_command_table_say_why_by_code(tmp_path: Path) -> None
         controller.submit(ShoeShuffled(shoe_id="S1"), source="shoe")
         for code in ("2C",) * RULES.burn_cards:
             controller.draw(CardDrawn(card=Card.parse(code)), source="shoe")
-        controller.submit(BetsLocked(bets=(BoxBet(box=1, seated_cents=1000, owner="box1"),  # two boxes (002:29)
+        controller.submit(BetsLocked(bets=(BoxBet(box=1, seated_cents=1000, owner="box1"),  # two boxes
                                            BoxBet(box=2, seated_cents=1000, owner="box2"))), source="chips")
         for code in ("5H", "TD", "9D", "2S", "8C"):  # box 1 has 5 + 2 = 7: no double under 9-10-11
             controller.draw(CardDrawn(card=Card.parse(code)), source="shoe")

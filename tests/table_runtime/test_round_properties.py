@@ -1,7 +1,7 @@
 """Properties of the round machine over random rounds (hypothesis).
 
 - Legal play never raises, always ends settled, replay equals live at every step,
-  and every stake is paid exactly staked x the ratio of its outcome (RULES.md Settlement).
+  and every stake is paid exactly staked x the ratio of its outcome (docs/rules.md "Settlement").
 - Illegal inputs give alarms; a refused command leaves the state unchanged; every card
   drawn is counted out of the shoe, and one no hand may take is held, not lost.
 """

@@ -1,4 +1,4 @@
-"""The shoe's rules (TABLE.md shoe integrity), on exact times: no loop, no sleep."""
+"""The shoe's rules (docs/rules.md "Shoe integrity"), on exact times: no loop, no sleep."""
 
 from __future__ import annotations
 

@@ -55,10 +55,10 @@ def _ack(alarm_id: int, pin: str | None = None) -> dict[str, object]:
 async def test_past_posting_needs_the_supervisor_pin_and_a_reader_offline_does_not(journal: Journal) -> None:
     controller, app = _table(journal)
     posted = controller.raise_alarm(Alarm(kind="past_posting", message="box 3: 5.00 added outside a window",
-                                          rule="TABLE.md past-posting", box=3,
+                                          rule="table check, docs/rules.md « Past-posting »", box=3,
                                           amounts=(("expected_cents", 1000), ("seen_cents", 1500))))
     offline = controller.raise_alarm(Alarm(kind="reader_offline", message="reader A offline",
-                                           rule="TABLE.md shoe integrity"))
+                                           rule="table check, docs/rules.md « Shoe integrity »"))
     snapshot = controller.snapshot()
     jsonschema.validate(snapshot, SNAPSHOT_SCHEMA)
     assert {alarm["id"]: alarm["supervisor"] for alarm in snapshot["alarms"]} == {posted: True, offline: False}
@@ -94,7 +94,7 @@ async def test_wrong_pins_for_an_acknowledgement_lock_the_supervisor_commands(jo
     controller, app = _table(journal)
     now = [100.0]
     stolen = controller.raise_alarm(Alarm(kind="stolen_chip", message="zone box2: chip 04A1 stolen",
-                                          rule="TABLE.md chip integrity", box=2))
+                                          rule="table check, docs/rules.md « Chip integrity »", box=2))
     async with (
         DisplayServer(app, port=0, supervisor_pin=PIN, clock=lambda: now[0]) as server,
         aiohttp.ClientSession() as http,

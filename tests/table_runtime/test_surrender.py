@@ -1,8 +1,9 @@
 """Surrender (« abandon », art. 55-4 1° as amended on 6 May 2020) and the one pair of aces, golden rounds.
 
 The text: the player may give up « de ses deux premières cartes et sous réserve que le croupier n'ait pas
-d'as », taking back half of the initial stake; the players behind undergo it (000:3). Deal order: box, bank,
-box (000:10), so ``"TS 9D 6H"`` gives box 1 TS 6H against the bank's 9D.
+d'as », taking back half of the initial stake; the players behind undergo it (art. 55-4, « les joueurs debout »).
+Deal order: box, bank, box (art. 55-4 « Déroulement de la partie »), so ``"TS 9D 6H"`` gives box 1 TS 6H against
+the bank's 9D.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def test_undo_takes_a_surrender_back() -> None:
 
 def test_one_pair_of_aces_only_55_4_2020_and_000_32() -> None:
     """« le joueur ne peut séparer qu'une seule paire d'as » (2020): an ace dealt to split aces is not split
-    again, in the fr-2020 profile as in the regulation's own text (000:32)."""
+    again, in the fr-2020 profile as in the regulation's own text (art. 55-4 « Les paires »)."""
     rules = profile("fr-2020")
     played = play("AS 7H AD SPLIT AC", rules=rules)
     round_ = played.table.round

@@ -4,12 +4,12 @@
 // fixed form ("card 8C", "DOUBLE refused"); the message itself is shown only on an English screen, as
 // the alarm's details. docs/display.md, "What the page shows".
 import { REASONS, REFUSAL_KEYS, RULES } from "./i18n.js";
+import { currentRule, currentWords, oldCitations } from "./old_citations.js";
 import { cardText, has, lang, money, t, tOr } from "./text.js";
 import { $, el, replaceChildren } from "./dom.js";
 
 const COMMANDS = new Set(["NEXT", "DOUBLE", "SPLIT", "UNDO", "CONFIRM", "VOID", "DISCARD", "MANUAL_CARD", "ACK_ALARM", "DEAL", "SURRENDER", "SEAT", "SEAT_CLEAR",
   "BUY_IN", "SEAT_CARD", "PAUSE", "RESUME", "MOVE", "BEHIND", "BEHIND_CLEAR"]);
-const CITATION = /\b\d{3}:\d+(?:-\d+)?\b/g;
 
 // The facts a reason's wording names, as the runtime's `why` ("the round is in phase playing") states them for
 // the catalogue's `key` (REASONS), in the page's language; null when the text is not of that form.
@@ -47,7 +47,7 @@ export function reasonText(code, why) {
 // when it has one (a reply's or an alarm's `reason`): the command and the reason in the page's language, each null
 // when the catalogue does not know it. Without a code (an older runtime) the reason is read from the words.
 export function refusal(message, code) {
-  const match = /^([A-Za-z_]+) (?:refused|not applied): (.+)$/.exec(message || "");
+  const match = /^([A-Za-z_]+) (?:refused|not applied): (.+)$/.exec(currentWords(message));
   const known = code && code in REFUSAL_KEYS;
   if (!match && !known) return null;
   const [, what, why] = match || [null, null, message || ""];
@@ -87,8 +87,10 @@ export function alarmBody(alarm) {
   return { text: t("body_unknown"), named: new Set() };
 }
 
-// The rule in the page's language: the catalogue's text of the source's rule, or its citations alone.
-export function ruleText(rule) {
+// The rule in the page's language: the catalogue's text of the rule the source cites (an older journal's citation read
+// as today's, old_citations.js), else the rule as journaled: a citation of the public text or of docs/rules.md.
+export function ruleText(journaled) {
+  const rule = currentRule(journaled);
   for (const [pattern, key] of RULES) {
     if (!pattern.includes("{")) {
       if (pattern === rule) return t(key);
@@ -99,11 +101,10 @@ export function ruleText(rule) {
     const match = new RegExp(`^${source}$`).exec(rule);
     if (match) return t(key, Object.fromEntries(names.map((name, index) => [name, match[index + 1]])));
   }
-  // A rule the catalogue does not know yet: never its line numbers, but whom it cites, in words (the regulation's
-  // article, or a house option).
-  const cited = new Set(((rule || "").match(CITATION) || []).map((citation) =>
-    t(citation.startsWith("000:") ? "rule_regulation" : "rule_house_option")));
-  return cited.size ? t("rule_unknown", { citations: [...cited].join(", ") }) : "";
+  // An older citation no table knows: never its file or line numbers, but whom it cites, in words.
+  const cited = oldCitations(rule);
+  if (cited.length) return t("rule_unknown", { citations: cited.map((key) => t(key)).join(", ") });
+  return rule ? t("rule_unknown", { citations: rule }) : "";
 }
 
 export function renderAlarms(s, view) {

@@ -232,7 +232,7 @@ function boxNode(box, s) {
             }),
           ),
           el("b", { class: "payout-net", text: money(p.net_cents, true) }),
-          // The runtime explains any rounding of a payout (RULES.md Money): the dealer must see it.
+          // The runtime explains any rounding of a payout (docs/rules.md "Money"): the dealer must see it.
           // (its English note says the exact amount; the page words it from the stake and what is paid)
           p.note ? el("div", { class: "payout-note", text: t(p.outcome === "surrender" ? "payout_surrender_rounded" : "payout_rounded", { stake: money(p.staked_cents), paid: money(p.net_cents) }) }) : null,
         ),
@@ -283,7 +283,7 @@ function named(key, name) {
 }
 
 // Settlement: each zone of the box against what it must end at, as the chip readers see it now, so the
-// dealer puts a wrong payout right before CONFIRM (TABLE.md A round, step 6). `payout_check` is in the
+// dealer puts a wrong payout right before CONFIRM (docs/rules.md "A round", step 6). `payout_check` is in the
 // snapshot only while the chips are being checked. A zone that is right takes one line (what is due is what
 // is there); a wrong one says what is due, what is seen and the difference.
 function chipCheckNode(box, s) {

@@ -1,5 +1,5 @@
 """The core's chip watch, driven as the runtime drives it: reader events through the readers' edge, the dealer's
-commands through the command table, a real controller and journal (TABLE.md What the controller must catch).
+commands through the command table, a real controller and journal (docs/rules.md "What the table catches").
 
 Every alarm comes from the one transition of the core, in the transaction of the input that caused it.
 """
@@ -43,14 +43,14 @@ def test_chips_taken_off_the_insurance_line_during_its_window_are_past_posting(t
     assert table.press("CONFIRM")["ok"]  # CONFIRM closes the window: nothing is on the line to insure
     assert controller.table.round.boxes[0].insurance == 0
     alarms = {alarm["kind"]: alarm for alarm in controller.alarms.active}
-    past = alarms["past_posting"]  # TABLE.md What the controller must catch: chips removed from a locked zone
+    past = alarms["past_posting"]  # docs/rules.md "Past-posting": chips removed from a locked zone
     assert past["box"] == 1 and past["amounts"] == {"expected_cents": 500, "seen_cents": 0}
     assert "during the insurance window" in past["message"]
     table.journal.close()
 
 
 def test_after_a_restart_a_chip_put_on_a_zone_meanwhile_is_past_posting(tmp_path: Path) -> None:
-    """TABLE.md Power loss: the locks are replayed from the journal, not taken from the zones as they stand
+    """docs/rules.md "Power loss": the locks are replayed from the journal, not taken from the zones as they stand
     after the restart: the chips that never moved are quiet, a behind stake slipped onto box2 is not."""
     first = Table(tmp_path)
     first.lock({"box1": 2})
@@ -74,7 +74,8 @@ def payout_check(table: Table) -> object:
 
 
 def test_the_snapshot_shows_each_zone_due_and_seen_as_the_dealer_pays_and_drops_it_at_close(tmp_path: Path) -> None:
-    """TABLE.md A round, step 6: the dealer sees a wrong payout on the display before CONFIRM closes the round."""
+    """docs/rules.md "A round", step 6: the dealer sees a wrong payout on the display before CONFIRM closes the
+    round."""
     table = Table(tmp_path)
     controller = table.controller
     pushed: list[object] = []  # what the display was last told, as the runtime pushes it after every change
@@ -173,7 +174,7 @@ def test_chips_added_in_an_open_window_then_no_double_is_past_posting_with_the_a
     table.draw("TS 6H 5D")  # box1 15 against a 6: its double window is open
     table.put("box1", 2)  # a stake equal to the original appears...
     table.scan(3)
-    controller.submit(Next(), source="panel")  # ...but the dealer stands the hand (TABLE.md past-posting)
+    controller.submit(Next(), source="panel")  # ...but the dealer stands the hand (docs/rules.md "Past-posting")
     (alarm,) = [alarm for alarm in controller.alarms.active if alarm["kind"] == "past_posting"]
     assert alarm["box"] == 1
     assert alarm["amounts"] == {"expected_cents": 1000, "seen_cents": 2000, "added_cents": 1000}
@@ -182,7 +183,8 @@ def test_chips_added_in_an_open_window_then_no_double_is_past_posting_with_the_a
 
 
 def test_a_blackjack_paid_before_the_bank_draws_is_not_past_posting_nor_a_wrong_payout(tmp_path: Path) -> None:
-    """RULES.md Settlement, 002: with pay_blackjack_before_bank a blackjack is paid and removed before the bank
+    """docs/rules.md "Settlement", a house option: with pay_blackjack_before_bank a blackjack is paid and removed
+    before the bank
     draws; the chips leaving its zone are that payment, not past-posting, and the zone then ends empty."""
     table = Table(tmp_path, "fr-classic")
     table.lock({"box1": 2, "box2": 2})  # 10.00 € each; fr-classic deals with 2 boxes at least
@@ -206,7 +208,7 @@ def test_a_blackjack_paid_before_the_bank_draws_is_not_past_posting_nor_a_wrong_
 
 
 def test_after_a_restart_the_round_waits_for_every_reader_before_locking_the_zones(tmp_path: Path) -> None:
-    """TABLE.md Power loss: with two readers, the scans of the first say nothing of the second's zones (its
+    """docs/rules.md "Power loss": with two readers, the scans of the first say nothing of the second's zones (its
     chips must not read as taken off and put back: past-posting that never happened)."""
     first = Table(tmp_path)
     first.lock({"box1": 2, "box2": 2})
@@ -230,7 +232,7 @@ def test_after_a_restart_the_round_waits_for_every_reader_before_locking_the_zon
 
 
 def test_chips_of_any_amount_added_in_a_window_then_standing_are_past_posting(tmp_path: Path) -> None:
-    """TABLE.md past-posting: 5.00 € slipped onto a 10.00 € stake while a double was possible, then NEXT: no
+    """docs/rules.md "Past-posting": 5.00 € slipped onto a 10.00 € stake while a double was possible, then NEXT: no
     double was ever asked, so it is past-posting (not a double of the wrong amount)."""
     table = Table(tmp_path)
     table.lock({"box1": 2})
@@ -246,7 +248,8 @@ def test_chips_of_any_amount_added_in_a_window_then_standing_are_past_posting(tm
 
 
 def test_undoing_a_resplit_then_the_split_lets_the_dealer_hand_back_both_stakes(tmp_path: Path) -> None:
-    """TABLE.md Corrections: each UNDO of a split gives its stake back to the player without past-posting,
+    """docs/rules.md "Corrections and recall": each UNDO of a split gives its stake back to the player without
+    past-posting,
     the first split's too (the zone was left locked at the stake of two hands)."""
     table = Table(tmp_path)
     table.lock({"box1": 2})  # 10.00 €
@@ -278,7 +281,8 @@ def test_undoing_a_resplit_then_the_split_lets_the_dealer_hand_back_both_stakes(
 
 
 def test_after_a_restart_undoing_a_new_double_lets_the_dealer_hand_its_stake_back(tmp_path: Path) -> None:
-    """TABLE.md Power loss and Corrections: a split made before the power cut, a double after it, then UNDO of
+    """docs/rules.md "Power loss", "Corrections and recall": a split made before the power cut, a double after it, then
+    UNDO of
     the double: its stake handed back is not past-posting (the link counted the split the journal replayed as
     if it were the double, and kept the zone locked at the doubled stake)."""
     first = Table(tmp_path)
@@ -310,7 +314,7 @@ def test_after_a_restart_undoing_a_new_double_lets_the_dealer_hand_its_stake_bac
 
 
 def test_chips_put_on_the_insurance_line_after_its_window_closed_are_past_posting(tmp_path: Path) -> None:
-    """TABLE.md past-posting: once CONFIRM closed the insurance window, a chip slipped onto the line (when the
+    """docs/rules.md "Past-posting": once CONFIRM closed the insurance window, a chip slipped onto the line (when the
     bank's second card is seen coming) is past-posting at once, the insured box's line and the other's."""
     table = Table(tmp_path)
     table.lock({"box1": 2, "box2": 2})
@@ -331,7 +335,7 @@ def test_chips_put_on_the_insurance_line_after_its_window_closed_are_past_postin
 
 
 def test_insurance_collected_when_the_bank_draws_its_second_card_is_not_past_posting(tmp_path: Path) -> None:
-    """RULES.md Insurance: with no hole card it is settled when the bank draws its second card; the dealer
+    """docs/rules.md "Insurance": with no hole card it is settled when the bank draws its second card; the dealer
     collects a lost insurance then, before the bank draws on. Chips slipped onto an uninsured line still alarm."""
     table = Table(tmp_path)
     table.lock({"box1": 2, "box2": 2})
@@ -362,7 +366,7 @@ def test_insurance_collected_when_the_bank_draws_its_second_card_is_not_past_pos
 
 
 def test_a_busted_stake_collected_at_once_is_not_past_posting(tmp_path: Path) -> None:
-    """RULES.md Player decisions: over 21 the hand is dead at once, stake collected (000). The dealer takes the
+    """docs/rules.md "Player decisions": over 21 the hand is dead at once, stake collected (000). The dealer takes the
     chips then; any other change of the zone is still past-posting, and settlement checks the zone is empty."""
     table = Table(tmp_path)
     table.lock({"box1": 2, "box2": 2})

@@ -42,7 +42,8 @@ def test_a_split_the_rules_refuse_raises_no_chip_alarm_and_leaves_the_window_ope
 
 
 def test_a_blackjack_paid_at_once_is_checked_like_every_payout(tmp_path: Path) -> None:
-    """fr-classic pays a blackjack before the bank draws (002:62); the zone ends empty, but what the player took
+    """fr-classic pays a blackjack before the bank draws (house option pay_blackjack_before_bank); the zone ends empty,
+    but what the player took
     away must be stake + 3:2: 10.00 € + 15.00 €. Paid 5.00 € short, CONFIRM names the difference."""
     table = ChipTable(tmp_path, "fr-classic", chips=60, scans=6)
     table.lock({"box1": 2, "box2": 2})  # fr-classic deals with 2 boxes at least
@@ -94,7 +95,8 @@ def at_settlement(table: ChipTable) -> None:
 @pytest.mark.parametrize("situation", [after_a_double, in_the_insurance_phase, at_settlement])
 def test_a_restart_with_the_chips_where_they_were_raises_nothing_and_a_chip_moved_meanwhile_does(
         tmp_path: Path, situation: object) -> None:
-    """TABLE.md Power loss: the chip watch (locks, windows, what was paid) is replayed from the journal. The
+    """table check, docs/rules.md « Power loss »: the chip watch (locks, windows, what was paid) is replayed from the
+    journal. The
     readers report the same chips: no alarm. A chip taken off box2 while the table was down: past-posting (at
     settlement, where the dealer collects, a wrong payout at CONFIRM)."""
     assert callable(situation)

@@ -50,7 +50,8 @@ def test_every_change_outside_a_window_is_past_posting_and_none_inside(
 
 
 def test_a_chip_the_registry_refuses_is_an_alarm_once_where_it_lies_and_again_where_it_goes() -> None:
-    """TABLE.md Chip integrity: a registry update (a chip reported stolen mid-shift) applies to the chips already
+    """table check, docs/rules.md « Chip integrity »: a registry update (a chip reported stolen mid-shift) applies to
+    the chips already
     on the zones; the same verdict reported again raises nothing; the chip moved to another zone does."""
     watch = ChipWatch(ZONES)
     good, other = chip(1), chip(2)

@@ -40,6 +40,7 @@ from table_runtime.core.journal_rows import (
 from table_runtime.core.record import fold_row
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.core.table_core import TableCore
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.game.refusals import RefusalReason
@@ -122,9 +123,11 @@ def test_a_kind_this_program_does_not_know_is_an_error_in_the_codec_and_in_the_f
 # What the table wrote before its rows were typed, for this play: the head of the chain (every row's kind, time and
 # body bytes) and the seals of its checkpoints (their states' bytes). A change of a row's bytes changes these. Since
 # the table's terms are its journal's first row (docs/journal.md "The terms row"), every row after it is one seq on:
-# both were taken again then (the rows and checkpoints alike, nothing else of their bytes changed).
-WRITTEN_BEFORE_HEAD = "5f50f31c233bd6bb554b36e030c3cbff32e65a10628242ecc660e619845ddd8d"
-WRITTEN_BEFORE_SEALS = "89c9230c277fa2b6f0b0073dc9e431fa8a870363cd44101a4125d30297f8e0f0"
+# both were taken again then (the rows and checkpoints alike, nothing else of their bytes changed). Taken again when the
+# alarms' rules came to cite the public text (game/citations.py): the same rows, only their `rule` and the citations
+# ending the refusals' messages changed, checked row by row against the play before.
+WRITTEN_BEFORE_HEAD = "61e859d44ee01951ff7f1bdf141bae57b619f418c531d868cd504d811a632c11"
+WRITTEN_BEFORE_SEALS = "0ef5f57a431a924ec6f9286cd8cd01772b4f5e6e7e7e00651b5e8fba851dfa80"
 
 
 def test_the_table_writes_the_same_bytes_as_before_its_rows_were_typed(tmp_path: Path) -> None:
@@ -159,7 +162,7 @@ def test_an_open_alarm_journaled_with_its_device_origin_does_not_make_a_checkpoi
                                      clock=lambda: 1_700_000_000.0 + next(ticks) * 0.25, checkpoint_rows=1)
         table = FastTable(controller, seed=1, error_rate=0.0)
         table.run(1)
-        jam = Alarm(kind=AlarmKind.SHOE_JAM, message="the shoe jammed", rule="TABLE.md Shoe integrity")
+        jam = Alarm(kind=AlarmKind.SHOE_JAM, message="the shoe jammed", rule=citations.SHOE_INTEGRITY)
         controller.submit_all([jam], origin={"device": "shoe", "boot_id": 3, "sequence": 41})
         table.run(2)  # its bet lock seals a checkpoint while the jam is open (the dealer clears it at settlement)
         sealed = journal.checkpoints_until(journal.last_seq)

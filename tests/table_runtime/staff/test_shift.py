@@ -10,6 +10,7 @@ from table_runtime.core.core_state import checkpoint_state
 from table_runtime.core.inputs import ZoneChanged, ZoneChip
 from table_runtime.core.journal_rows import row_from_json
 from table_runtime.core.record import starting_core
+from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.journal import Journal, journal_path
@@ -22,7 +23,7 @@ from tests.table_runtime.staff.staff_table import (
 )
 
 STAKE = ZoneChanged(zone="box1", chips=(ZoneChip(uid="E004015000000001", cents=1000),))
-PAST_POSTING = Alarm(kind=AlarmKind.PAST_POSTING, message="box 3: 5.00 added", rule="TABLE.md past-posting", box=3)
+PAST_POSTING = Alarm(kind=AlarmKind.PAST_POSTING, message="box 3: 5.00 added", rule=citations.PAST_POSTING, box=3)
 
 
 def test_deal_waits_for_a_dealer_and_every_input_after_names_him(tmp_path: Path) -> None:

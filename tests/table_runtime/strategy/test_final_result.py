@@ -49,7 +49,8 @@ def test_six_decks_sum_to_one_and_black_jack_is_its_two_card_arithmetic() -> Non
     assert sum(distribution.values()) == pytest.approx(1.0, abs=1e-12)
     # An ace then a ten-valued card, or a ten then an ace: 2 x 24/312 x 96/311.
     assert distribution[HyperCase.BLACKJACK] == pytest.approx(2 * 24 / 312 * 96 / 311, rel=1e-12)
-    # The bank stands on soft 17 (000:17 NOTA); hitting it makes fewer 17s and more of the rest.
+    # The bank stands on soft 17 (art. 55-4 « Déroulement de la partie » NOTA); hitting it makes fewer 17s and more of
+    # the rest.
     hits = final_result_distribution(6, hits_soft_17=True)
     assert hits[HyperCase.SEVENTEEN] < distribution[HyperCase.SEVENTEEN]
     assert hits[HyperCase.BUST] > distribution[HyperCase.BUST]
