@@ -36,7 +36,7 @@ SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
     AlarmKind.TAG_MISMATCH,
     AlarmKind.CARD_OVERCOUNT, AlarmKind.SHOE_COUNT_MISMATCH, AlarmKind.MISSED_CARDS, AlarmKind.SHOE_DOOR_OPEN,
     AlarmKind.SUPERVISOR_PIN_LOCKED, AlarmKind.REGISTRY_UNREADABLE, AlarmKind.JOURNAL_BROKEN,
-    AlarmKind.ADVANTAGE_PLAY,
+    AlarmKind.ADVANTAGE_PLAY, AlarmKind.TRAY_VARIANCE,
 })
 """The kinds only the supervisor clears (with the supervisor PIN on the display, the key on the panel)."""
 

@@ -30,6 +30,8 @@ from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssign
 from table_runtime.core.player_cards import PlayerCardRead, waiting_after, waiting_view
 from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES, SeatChanges
 from table_runtime.core.seating import PlayerSeated, Seating
+from table_runtime.core.tray import is_tray_zone
+from table_runtime.core.tray_reconciliation import TRAY_MOVES, TrayWatch
 from table_runtime.game.events import Event, RoundClosed, RoundStarted, RoundVoided
 from table_runtime.game.inputs import BetsLocked, CardDrawn
 from table_runtime.game.round import INSURANCE, SETTLEMENT
@@ -50,6 +52,7 @@ class TableCore:
         self.card_waiting: PlayerCardRead | None = None  # a card read, waiting for its box (core/player_cards.py)
         self.seat_changes = SeatChanges()  # the paused boxes and the players behind (core/seat_changes.py)
         self.shoe_mark: tuple[int, int] | None = None  # the last shoe event journaled: (boot id, sequence)
+        self.tray = TrayWatch()  # the chip tray's reconciliation (core/tray_reconciliation.py)
 
     @property
     def halted(self) -> str:
@@ -66,10 +69,14 @@ class TableCore:
     def apply(self, item: CoreInput) -> list[Event]:
         """The one transition: the events `item` caused (chip alarms included)."""
         if isinstance(item, ZoneChanged):
+            self.tray.zone_changed(item)
+            if is_tray_zone(item.zone):  # the tray's rows are the house's float, never a stake (core/tray.py)
+                return []
             return [*self.chips.zone_changed(item), *self._settlement_order(item.zone)]
         if isinstance(item, HyperAssigned):
             return self._hyper_assigned(item)
-        if isinstance(item, BuyIn):  # money into the drop box: nothing of the round or the chips changes
+        if isinstance(item, BuyIn):  # money into the drop box, the chips sold out of the tray
+            self.tray.sold(item.cents)
             return [recorded(item)]
         if isinstance(item, SEAT_INPUT_CLASSES):
             self.seats.apply(item)
@@ -94,6 +101,11 @@ class TableCore:
         events = self.table.apply(item)
         if isinstance(item, BetsLocked) and any(isinstance(event, RoundStarted) for event in events):
             self.card_waiting = None  # a card not placed by the next deal is dropped (core/player_cards.py)
+            events += self.tray.round_started(zone for zone in self.chips.zones if is_tray_zone(zone))
+        if any(isinstance(event, TRAY_MOVES) for event in events):  # the round's chips go through the tray
+            events += self.tray.chips_moving()
+        if self.table.round is not None and any(isinstance(event, RoundClosed) for event in events):
+            self.tray.round_closed(self.table.round.number, self.table.round.payouts)
         if not self.chips.zones:
             return events
         round_ = self.table.round
@@ -180,6 +192,9 @@ class TableCore:
         if not self.chips.zones:
             return seats
         extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}
+        if any(is_tray_zone(zone) for zone in self.chips.zones):  # the tray's rows: its float, not zones of play
+            extra["zones"] = {zone: cents for zone, cents in extra["zones"].items() if not is_tray_zone(zone)}
+            extra["tray"] = self.tray.view()
         if self.table.rules.hyper_blackjack:
             extra["hyper_assigned"] = self.hyper.view()
         check = self.chips.payout_check()
