@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from table_runtime.core.inputs import ZoneChanged, ZoneChip
 from table_runtime.core.tray import is_tray_zone
@@ -192,6 +193,15 @@ class TrayWatch:
             return None
         return sum(chip.cents for chip in self.counted.values()) + self.flows.net_cents
 
+    def by_denomination(self) -> dict[int, int]:
+        """The tray as last read whole, chips by denomination (cents -> how many), largest first: the opener or the
+        closer a séance takes from the tray's read (issue 33), refused chips left out."""
+        counts: dict[int, int] = {}
+        for chip in self.chips.values():
+            if not chip.refused:
+                counts[chip.cents] = counts.get(chip.cents, 0) + 1
+        return dict(sorted(counts.items(), reverse=True))
+
     def view(self) -> dict[str, int | None]:
         """The snapshot's `tray`: the float read, the float expected (None before the first count)."""
         return {"read_cents": self.read_cents, "expected_cents": self.expected_cents, "due_round": self.due or None}
@@ -264,6 +274,38 @@ class TrayWatch:
         self.variances += 1
         return [variance_alarm(variance)]
 
+    # -- the checkpoint -------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """The watch as a checkpoint holds it (core/core_state.py): a start from the checkpoint checks the tray as
+        a replay from the first row would."""
+        return {
+            "rows": {row: [_chip(chip) for chip in chips] for row, chips in sorted(self.rows.items())},
+            "counted": None if self.counted is None else [_chip(chip) for _, chip in sorted(self.counted.items())],
+            "flows": [self.flows.collected_cents, self.flows.paid_cents, self.flows.sold_cents,
+                      self.flows.fills_cents, self.flows.credits_cents],
+            "seen_on_table": sorted(self.seen_on_table),
+            "on_table": {zone: sorted(uids) for zone, uids in sorted(self.on_table.items())},
+            "due": self.due, "read_since_close": self.read_since_close, "pending": self.pending,
+            "variances": self.variances,
+        }
+
+    @classmethod
+    def restore(cls, state: Mapping[str, Any]) -> TrayWatch:
+        """The watch `state` described (an empty one for a checkpoint written before the tray was read)."""
+        if not state:
+            return cls()
+        counted = state["counted"]
+        collected, paid, sold, fills, credits = (int(cents) for cents in state["flows"])
+        return cls(rows={str(row): tuple(_zone_chip(chip) for chip in chips) for row, chips in state["rows"].items()},
+                   counted=None if counted is None else {str(chip["uid"]): _zone_chip(chip) for chip in counted},
+                   flows=TrayFlows(collected_cents=collected, paid_cents=paid, sold_cents=sold, fills_cents=fills,
+                                   credits_cents=credits),
+                   seen_on_table={str(uid) for uid in state["seen_on_table"]},
+                   on_table={str(zone): frozenset(str(uid) for uid in uids)
+                             for zone, uids in state["on_table"].items()},
+                   due=int(state["due"]), read_since_close=bool(state["read_since_close"]),
+                   pending=int(state["pending"]), variances=int(state["variances"]))
+
     def _count(self, read: dict[str, ZoneChip]) -> None:
         self.counted = read
         self.flows = TrayFlows()
@@ -271,3 +313,11 @@ class TrayWatch:
         self.due = 0
         self.read_since_close = False
         self.pending = 0
+
+
+def _chip(chip: ZoneChip) -> dict[str, Any]:
+    return {"uid": chip.uid, "cents": chip.cents, **({"refused": chip.refused} if chip.refused else {})}
+
+
+def _zone_chip(chip: Mapping[str, Any]) -> ZoneChip:
+    return ZoneChip(uid=str(chip["uid"]), cents=int(chip["cents"]), refused=str(chip.get("refused", "")))

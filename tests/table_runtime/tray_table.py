@@ -15,6 +15,7 @@ from firmware_bridge.rfid import AntennaStatus, Tag
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import RegisteredChip
+from table_runtime.core.buy_ins import BuyIn
 from table_runtime.core.tray import tray_row
 from table_runtime.game.cards import parse_cards
 from table_runtime.game.inputs import CardDrawn, Next, ShoeShuffled
@@ -84,6 +85,17 @@ class TrayTable:
         assert cents == 0, "the tray cannot pay that"
         self.zones[zone] += paid
         return paid
+
+    def buy_in(self, chips: int = 10) -> None:
+        """The player changes banknotes for `chips` 5.00 € chips out of the tray; the dealer records the buy-in."""
+        sold = [chip for row in ROWS for chip in self.zones[row] if chip.denomination_cents == 500][:chips]
+        assert len(sold) == chips, "the tray has not that many 5.00 € chips"
+        for chip in sold:
+            for row in ROWS:
+                if chip in self.zones[row]:
+                    self.zones[row].remove(chip)
+        self.pocket += sold
+        self.controller.submit(BuyIn(cents=500 * chips))
 
     def collect(self, zone: str, row: str = ROWS[0]) -> None:
         self.zones[row] += self.zones[zone]

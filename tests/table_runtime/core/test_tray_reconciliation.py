@@ -4,6 +4,7 @@ incomplete read and a long run of rounds give no false variance."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -12,8 +13,15 @@ import pytest
 
 from table_runtime.core.alarm_ledger import SUPERVISOR_ACK_KINDS
 from table_runtime.core.buy_ins import BuyIn
+from table_runtime.core.core_state import checkpoint_state, restore_checkpoint
 from table_runtime.core.inputs import ZoneChip
-from table_runtime.core.tray_reconciliation import TrayFlows, reconcile, settlement_flows, variance_alarm
+from table_runtime.core.tray_reconciliation import (
+    TrayFlows,
+    TrayWatch,
+    reconcile,
+    settlement_flows,
+    variance_alarm,
+)
 from table_runtime.display.schema import SNAPSHOT_SCHEMA
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Payout
@@ -69,6 +77,7 @@ def test_rounds_with_an_honest_dealer_raise_no_variance(tmp_path: Path) -> None:
     assert table.kinds() == []
     watch = table.controller.core.tray
     assert watch.counted is not None and watch.expected_cents == watch.read_cents
+    assert watch.by_denomination() == {2500: 80, 500: 80, 100: 80}  # 2 x 5.00 paid twice, 2 x 5.00 collected twice
     snapshot = table.controller.snapshot()
     assert snapshot["tray"] == {"read_cents": watch.read_cents, "expected_cents": watch.read_cents, "due_round": 4}
     assert set(snapshot["zones"]) == {"box1", "box1.behind", "box1.insurance"}  # the tray's rows are not of play
@@ -228,15 +237,31 @@ def test_a_chip_palmed_while_paying_is_named_at_the_next_lock(tmp_path: Path) ->
 
 @pytest.mark.slow
 def test_no_false_variance_over_a_long_run_of_rounds(tmp_path: Path) -> None:
-    """200 rounds won and lost at random, the tray read with 3 scans a step only (the minimum for a whole read)."""
+    """200 rounds won and lost at random, the tray read with 3 scans a step only (the minimum for a whole read), the
+    player buying chips out of the tray whenever he runs short."""
     table = TrayTable(tmp_path)
     table.scan()
     rng = random.Random(5)
     for _ in range(200):
         table.round(win=rng.random() < 0.45, scans=rng.choice((3, 4, 6)))
         if len(table.pocket) < 4:
-            table.pocket += table.stranger
-            table.stranger = []
+            table.buy_in(10)
     assert table.variances() == [] and table.controller.core.tray.variances == 0
     assert table.controller.table.round is not None and table.controller.table.round.number == 200
+    table.journal.close()
+
+
+def test_a_checkpoint_carries_the_tray_so_a_chip_taken_across_a_restart_is_named(tmp_path: Path) -> None:
+    """The watch in the checkpoint's state is the live one; a start from it checks the tray as the live table."""
+    table = TrayTable(tmp_path)
+    table.scan()
+    table.round(win=True)
+    table.round(win=False)
+    core = table.controller.core
+    state = checkpoint_state(core)
+    restored = restore_checkpoint(core.table.rules, core.table.limits, state, zones=core.chips.zones)
+    assert restored.tray == core.tray and restored.tray.counted is not None
+    assert json.loads(json.dumps(state)) == state  # the journal holds it as JSON
+    assert restore_checkpoint(core.table.rules, core.table.limits, {**state, "core": {
+        key: value for key, value in state["core"].items() if key != "tray"}}).tray == TrayWatch()  # an old one
     table.journal.close()
