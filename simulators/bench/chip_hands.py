@@ -38,7 +38,31 @@ class ChipHands(BenchObserving):
         else:
             self.reader_sim.place(zone, *chips)
 
-    def _take(self, zone: str, amount: int | str | list[int], where: str) -> None:
+    def _paid(self, cents: int) -> list[Tag]:
+        """Chips the dealer pays `cents` with: from the tray read by the reader if the scenario has one."""
+        return self.rack.pay(cents) if self.rack is not None else self.tray.take(cents)
+
+    async def _tray(self, args: dict[str, int], where: str) -> None:
+        """A chip of the tray's taken (`take`), or a chip put into it by mistake (`drop`); waits for its read."""
+        assert self.rack is not None
+        if "take" in args:
+            try:
+                self.rack.pocket(args["take"])
+            except ValueError as error:
+                raise StepFailed(where, str(error)) from error
+        else:
+            self.rack.drop(self.tray.take(args["drop"])[0])
+        await self._settle_tray(where)
+
+    async def _settle_tray(self, where: str) -> None:
+        """Until the table's last whole read of the tray is the tray as it lies (core/tray.py)."""
+        if self.rack is None:
+            return
+        rack = self.rack
+        await self.until(f"the tray read whole at {rack.total_cents} cents",
+                         lambda: self.ctl.core.tray.read_cents == rack.total_cents, where)
+
+    def _take(self, zone: str, amount: int | str | list[int], where: str, *, collect: bool = False) -> None:
         chips = self.zone_chips[zone]
         if amount == "all":
             taken = list(chips)
@@ -61,8 +85,12 @@ class ChipHands(BenchObserving):
             self.operator.ask(f"take {sum(c.denomination_cents or 0 for c in taken) / 100:.2f} EUR off {zone}")
         else:
             self.reader_sim.remove(zone, *(chip.uid for chip in taken))
-        self.tray.give_back([chip for chip in taken if chip.uid not in self.refused
-                             and chip.uid in self.issuer.issued and self.issuer.status[chip.uid] == "active"])
+        good = [chip for chip in taken if chip.uid not in self.refused
+                and chip.uid in self.issuer.issued and self.issuer.status[chip.uid] == "active"]
+        if collect and self.rack is not None:
+            self.rack.rack(good)  # the dealer collects into the tray the reader reads
+        else:
+            self.tray.give_back(good)
 
     async def _settle_zones(self, where: str) -> None:
         expected = {zone: self.model_total(zone) for zone in self.zones}

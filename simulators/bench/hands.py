@@ -130,7 +130,7 @@ class BenchHands(ChipHands):
         early = {zone: cents for zone, cents in early_payments(round_).items()
                  if zone in self.zones and self.model_total(zone) and cents > self.model_total(zone)}
         for zone, cents in early.items():
-            self._put(zone, self.tray.take(cents - self.model_total(zone)), where)
+            self._put(zone, self._paid(cents - self.model_total(zone)), where)
         if early:
             await self._settle_zones(where)
         due = {zone: cents for zone, cents in expected_zones(round_).items() if zone in self.zones}
@@ -146,11 +146,11 @@ class BenchHands(ChipHands):
             for zone, cents in group.items():
                 have = self.model_total(zone)
                 if cents > have:
-                    self._put(zone, self.tray.take(cents - have), where)
+                    self._put(zone, self._paid(cents - have), where)
                 elif cents < have:
-                    self._take(zone, "all", where)
+                    self._take(zone, "all", where, collect=True)
                     if cents:
-                        self._put(zone, self.tray.take(cents), where)
+                        self._put(zone, self._paid(cents), where)
             await self._settle_zones(where)
         if args["confirm"]:
             await self._press("CONFIRM", where)
@@ -159,6 +159,7 @@ class BenchHands(ChipHands):
                 if self.zone_chips[zone]:
                     self._take(zone, "all", where)
             await self._settle_zones(where)
+            await self._settle_tray(where)  # the tray read whole after the round, as the next check will read it
 
     # faults -----------------------------------------------------------------------------------
 

@@ -37,9 +37,9 @@ EXPECT_KEYS = (
     "seance",
 )  # fmt: skip
 STEP_ACTIONS = ("place", "chip", "remove", "clear", "press", "touch", "draw", "settle", "fault", "load_shoe",
-                "wait", "expect")
+                "wait", "expect", "tray")
 TOP_KEYS = ("name", "cites", "description", "profile", "rules", "limits", "shoe", "cut_after", "feed",
-            "display", "reader_miss_rate", "expected_fail", "timeout", "steps", "expect")
+            "display", "reader_miss_rate", "expected_fail", "timeout", "steps", "expect", "tray")
 
 
 
@@ -75,6 +75,7 @@ class Scenario:
     expected_fail: str | None = None
     timeout: float = 60.0
     zones: tuple[str, ...] = field(default=())
+    tray: tuple[int, int] = (0, 0)  # the chip tray read by the reader (simulators/chip_rack.py): rows, chips per row
 
     @property
     def needs_broker(self) -> bool:

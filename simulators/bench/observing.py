@@ -18,6 +18,7 @@ from typing import Any
 from drivers.dealer_panel import GpioDealerPanel
 from firmware_bridge.rfid.messages import Tag
 from simulators.bench.devices import DeviceChoice, Operator
+from simulators.chip_rack import ReadTray
 from simulators.feig_reader import SimulatedFeigReader
 from simulators.live_table import ChipTray
 from simulators.mosquitto import MosquittoBroker
@@ -62,6 +63,7 @@ class BenchObserving:
     reader_sim: SimulatedReader | SimulatedFeigReader
     issuer: ChipIssuer
     tray: ChipTray
+    rack: ReadTray | None  # the chip tray read by the reader, when the scenario has one (`tray:`)
     marked: dict[str, dict[int, list[Tag]]]
     pin_factory: Any
     panel: GpioDealerPanel | None  # the runtime's panel on the mock pins (None with a real one)

@@ -37,6 +37,7 @@ from simulators.bench.feig import SimulatedFeigReader, feig_reader, other_reader
 from simulators.bench.hands import BenchHands
 from simulators.bench.observing import WAIT_SECONDS, StepFailed, describe
 from simulators.bench.scenario import Scenario, Step
+from simulators.chip_rack import ReadTray
 from simulators.live_table import CASINO_ID, DEMO_PINS, ChipTray
 from simulators.mosquitto import MosquittoBroker
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
@@ -126,6 +127,8 @@ class BenchTable(BenchHands):
             self.reader_sim = feig_reader(self.zones, seed=seed, miss_rate=scenario.reader_miss_rate)
         self.issuer = ChipIssuer(CASINO_ID, seed=seed)
         self.tray = ChipTray(self.issuer, per_denomination=60)
+        rows, per_row = scenario.tray  # the chip tray read by the reader (simulators/chip_rack.py), if any
+        self.rack = ReadTray(self.reader_sim, self.issuer, rows=rows, per_row=per_row) if rows else None
         self.marked: dict[str, dict[int, list[Tag]]] = {"stolen": {}, "void": {}}
         for status, pool in self.marked.items():
             for denomination in DENOMINATIONS_CENTS:
@@ -327,6 +330,8 @@ class BenchTable(BenchHands):
             await self._load_shoe(args["cards"], args["cut_after"], step.key)
         elif action == "wait":
             await self._wait(args, step.key)
+        elif action == "tray":
+            await self._tray(args, step.key)
         return []
 
     # expectations ------------------------------------------------------------------------------

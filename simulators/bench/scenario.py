@@ -32,6 +32,7 @@ from simulators.bench.model import (
 )
 from simulators.bench.steps import check_expect, check_step, parse_cards, whole
 from table_runtime.config import zone_names
+from table_runtime.core.tray import TRAY_ROWS, tray_zones
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
 from table_runtime.text_files import InputFileError, read_text
@@ -123,6 +124,8 @@ def scenario_from_mapping(document: Any, *, path: Path | None = None) -> Scenari
     if cut_after is not None and (not whole(cut_after) or not 0 < cut_after <= len(shoe)):
         raise ScenarioError("cut_after", f"cards out before the cut card: 1..{len(shoe)} (the stacked shoe's length)")
     zones = zone_names(rules.boxes, hyper=rules.hyper_blackjack)  # the hyper field's cases where it is open
+    tray = _tray(document.get("tray"))
+    zones += tray_zones(tray[0]) if tray[0] else ()  # the chip tray's rows (core/tray.py)
     steps_raw = document.get("steps", [])
     if not isinstance(steps_raw, list):
         raise ScenarioError("steps", "a list of steps")
@@ -153,7 +156,21 @@ def scenario_from_mapping(document: Any, *, path: Path | None = None) -> Scenari
                     cut_after=cut_after, steps=tuple(steps), description=description, feed=feed,
                     reader_miss_rate=float(miss_rate),
                     display=display or any(step.action == "expect" and "display" in step.args for step in steps),
-                    expected_fail=expected_fail, timeout=float(timeout), zones=zones)
+                    expected_fail=expected_fail, timeout=float(timeout), zones=zones, tray=tray)
+
+
+def _tray(raw: Any) -> tuple[int, int]:
+    """`tray: {rows: 4, per_row: 20}`: the chip tray the reader reads (rows, chips of one denomination a row)."""
+    if raw is None:
+        return (0, 0)
+    if not isinstance(raw, Mapping) or set(raw) - {"rows", "per_row"}:
+        raise ScenarioError("tray", "{rows: 4, per_row: 20}: the chip tray's rows and the chips in each")
+    rows, per_row = raw.get("rows", 4), raw.get("per_row", 20)
+    if not whole(rows) or not 1 <= rows <= TRAY_ROWS:
+        raise ScenarioError("tray.rows", f"{rows!r}: 1 to {TRAY_ROWS} rows")
+    if not whole(per_row) or not 1 <= per_row <= 100:
+        raise ScenarioError("tray.per_row", f"{per_row!r}: 1 to 100 chips a row")
+    return (rows, per_row)
 
 
 def _rules(document: Mapping[str, Any]) -> RuleOptions:

@@ -354,7 +354,20 @@ def check_expect(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+def _tray(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
+    if not any(zone.startswith("tray.") for zone in zones):
+        raise ScenarioError(key, "the scenario has no chip tray: give it one, e.g. tray: {rows: 4, per_row: 20}")
+    if not isinstance(args, Mapping) or len(args) != 1 or not set(args) <= {"take", "drop"}:
+        raise ScenarioError(key, "{take: 2500} (a chip of that denomination taken from the tray) or {drop: 500} (a "
+                                 "chip put into it by mistake)")
+    ((what, cents),) = args.items()
+    if not whole(cents) or cents <= 0:
+        raise ScenarioError(f"{key}.{what}", f"{cents!r}: a chip's denomination in cents")
+    return {what: cents}
+
+
 _CHECKERS: dict[str, Any] = {
     "place": _place, "chip": _chip, "remove": _remove, "clear": _clear, "press": _press, "touch": _touch,
     "draw": _draw, "settle": _settle, "fault": _fault, "load_shoe": _load_shoe, "wait": _wait, "expect": check_expect,
+    "tray": _tray,
 }

@@ -28,6 +28,7 @@ from table_runtime.chips.integrity import check_chip, chip_value
 from table_runtime.chips.registry import RegisteredChip
 from table_runtime.chips.zones import DebounceRule, ZoneTracker
 from table_runtime.core.inputs import REFUSED_LISTED, ZoneChanged, ZoneChip
+from table_runtime.core.tray import TRAY_SCANS, TrayReadJudge, is_tray_zone, tray_scan
 from table_runtime.core.zones_due import zone_box
 from table_runtime.game import citations
 from table_runtime.game.alarm_kinds import AlarmKind
@@ -47,10 +48,19 @@ class ZoneReporter:
     """The zones of one table as the readers see them, judged by the registry."""
 
     def __init__(self, zones: Iterable[str], *, registry: Mapping[str, RegisteredChip], casino_id: int,
-                 rule: DebounceRule | None = None, settle_scans: int | None = None) -> None:
+                 rule: DebounceRule | None = None, settle_scans: int | None = None,
+                 tray_scans: int = TRAY_SCANS) -> None:
         self.registry = registry
         self.casino_id = casino_id
-        self.tracker = ZoneTracker(zones, value_of=self.value_of, rule=rule)
+        zones = tuple(zones)
+        # The chip tray's rows (core/tray.py) are reported by whole reads only, never debounced chip by chip.
+        rows = tuple(zone for zone in zones if is_tray_zone(zone))
+        self.tray = TrayReadJudge(rows, scans=tray_scans) if rows else None
+        self._tray_tags: dict[str, dict[str, Tag]] = {}  # tray row -> its chips in the last whole read
+        self._pending_tray: dict[str, dict[str, Tag]] = {}  # tray row -> its chips in its last scan
+        self._tray_wanted = False  # report the next whole read of the tray even if unchanged (`want_tray_read`)
+        self.tracker = ZoneTracker((zone for zone in zones if not is_tray_zone(zone)), value_of=self.value_of,
+                                   rule=rule)
         self.settle_scans = self.tracker.rule.vanish_scans if settle_scans is None else settle_scans
         self._scans: dict[str, int] = {}  # zone -> scans read since the start (up to settle_scans)
         self._reported: dict[str, ZoneChanged] = {}  # zone -> the input last reported for it (`zone_report`)
@@ -59,7 +69,7 @@ class ZoneReporter:
 
     @property
     def zones(self) -> tuple[str, ...]:
-        return self.tracker.zones
+        return self.tracker.zones + (self.tray.rows if self.tray is not None else ())
 
     def value_of(self, tag: Tag) -> int:
         return chip_value(tag, self.registry, self.casino_id)
@@ -67,7 +77,9 @@ class ZoneReporter:
     def judged(self, zone: str) -> Iterator[ZoneChip]:
         """The stable chips of `zone`, one at a time, each with its value and, if refused, why (a generator: a zone
         of thousands of junk tags is never held as thousands of judged chips, see `zone_report`)."""
-        for tag in self.tracker.chips(zone):
+        tags = (tuple(self._tray_tags.get(zone, {})[uid] for uid in sorted(self._tray_tags.get(zone, {})))
+                if is_tray_zone(zone) else self.tracker.chips(zone))
+        for tag in tags:
             problem = check_chip(tag, self.registry, self.casino_id)
             if problem is None:
                 yield ZoneChip(uid=tag.uid, cents=self.value_of(tag))
@@ -84,15 +96,22 @@ class ZoneReporter:
         if isinstance(event, ReaderOffline):
             unread = tuple(event.zones)
             self.tracker.unread(unread)
+            if self.tray is not None and any(is_tray_zone(zone) for zone in unread):
+                self.tray.unread()
             return [Alarm(kind=AlarmKind.READER_OFFLINE, rule=RULE_READER,
                           message=f"chip reader {event.reader} offline ({event.reason}); "
                                   f"zones not read: {', '.join(unread)}")]
         if not isinstance(event, ChipsScanned):
             return []
-        readings = [reading for reading in event.readings if reading.zone in self.zones]
+        zones = set(self.zones)
         out: list[ZoneChanged | Alarm] = []
-        for reading in readings:
-            out += self._antenna(reading.zone, reading.status.name, reading.detail)
+        for reading in event.readings:
+            if reading.zone in zones:
+                out += self._antenna(reading.zone, reading.status.name, reading.detail)
+        if self.tray is not None:
+            out += self._tray_scan(event)
+        readings = [reading for reading in event.readings
+                    if reading.zone in zones and not is_tray_zone(reading.zone)]
         changed = self.tracker.observe_scan({reading.zone: reading.tags for reading in readings}, event.at,
                                             [reading.zone for reading in readings if not reading.complete])
         touched = {change.zone for change in changed}
@@ -100,6 +119,35 @@ class ZoneReporter:
             self._scans[reading.zone] = min(self._scans.get(reading.zone, 0) + 1, self.settle_scans)
         out += self._reports(touched | {reading.zone for reading in readings if reading.zone not in self._reported})
         return out
+
+    def _tray_scan(self, event: ChipsScanned) -> list[ZoneChanged]:
+        """The tray's rows of one scan: once a read of the whole tray is whole (core/tray.py), the rows it changed."""
+        assert self.tray is not None
+        scan = tray_scan(event.at, ((reading.zone, (tag.uid for tag in reading.tags), reading.complete)
+                                    for reading in event.readings))
+        if not scan.rows and not scan.incomplete:
+            return []
+        tags = {reading.zone: reading.tags for reading in event.readings if is_tray_zone(reading.zone)}
+        for row, row_tags in tags.items():  # the newest tag of each chip: its data block once read
+            known = self._tray_tags.get(row, {})
+            self._pending_tray[row] = {tag.uid: tag if tag.denomination_cents is not None or tag.uid not in known
+                                       else known[tag.uid] for tag in row_tags}
+        read = self.tray.observe(scan)
+        if read is None:
+            return []
+        self._tray_tags = {row: self._pending_tray.get(row, {}) for row in self.tray.rows}
+        for row in self.tray.rows:
+            self._scans[row] = self.settle_scans
+        if self._tray_wanted:  # the core asked: its first row again, so the core knows the tray was read whole
+            self._tray_wanted = False
+            self._reported.pop(self.tray.rows[0], None)
+        return self._reports(set(self.tray.rows))
+
+    def want_tray_read(self) -> None:
+        """The core wants to know the tray was read whole (a round closed, core/tray_reconciliation.py): its next
+        whole read is reported, its first row even if unchanged."""
+        with self._lock:
+            self._tray_wanted = self.tray is not None
 
     def use_registry(self, registry: Mapping[str, RegisteredChip]) -> list[ZoneChanged]:
         """A new registry snapshot (a chip marked stolen mid-shift): the zones whose chips it judges otherwise."""

@@ -16,6 +16,7 @@ from table_runtime.config.model import (
     zone_names,
 )
 from table_runtime.config.reader import Reader, kind_of
+from table_runtime.core.tray import tray_zones
 
 
 def read_devices(reader: Reader, document: dict[str, Any], boxes: int) -> tuple[DevicesConfig | None, tuple[str, ...]]:
@@ -38,6 +39,7 @@ def read_devices(reader: Reader, document: dict[str, Any], boxes: int) -> tuple[
         reader.problem("devices.chip_readers", "expected an array of tables ([[devices.chip_readers]])")
         raw_readers = []
     valid_zones = set(zone_names(boxes, hyper=True))  # the hyper field's cases may be mapped (55-4 6°)
+    valid_zones.update(tray_zones())  # the chip tray's rows (core/tray.py)
     readers: list[ChipReaderConfig] = []
     seen_urls: dict[str, str] = {}
     zones: set[str] = set()
@@ -54,7 +56,7 @@ def read_devices(reader: Reader, document: dict[str, Any], boxes: int) -> tuple[
     for box in range(1, boxes + 1):
         if f"box{box}" not in zones:
             reader.problem("devices.chip_readers", f"no antenna reads box{box} (the seated stake of box {box})")
-    ordered = tuple(name for name in zone_names(boxes, hyper=True) if name in zones)
+    ordered = tuple(name for name in (*zone_names(boxes, hyper=True), *tray_zones()) if name in zones)
     if shoe is None:
         return None, ordered
     return DevicesConfig(shoe=shoe, chip_readers=tuple(readers), panel_pin_factory=factory, gpio_chip=gpio_chip,
@@ -150,7 +152,8 @@ def _antennas(reader: Reader, key: str, raw: Any, valid_zones: set[str], boxes: 
         if zone not in valid_zones:
             reader.problem(antenna_key, f"unknown zone {zone!r}: zones are boxN, boxN.behind, boxN.insurance "
                                         f"for N from 1 to {boxes}, and the hyper field's hyper.17 ... hyper.21, "
-                                        "hyper.blackjack, hyper.bust")
+                                        "hyper.blackjack, hyper.bust, and the chip tray's rows tray.row1 ... "
+                                        "tray.row16")
             continue
         antennas[int(number_text)] = zone
     return dict(sorted(antennas.items()))

@@ -38,6 +38,7 @@ SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
     AlarmKind.SUPERVISOR_PIN_LOCKED, AlarmKind.STAFF_PIN_LOCKED, AlarmKind.REGISTRY_UNREADABLE,
     AlarmKind.JOURNAL_BROKEN,
     AlarmKind.ADVANTAGE_PLAY, AlarmKind.AML_IDENTITY_REQUIRED,
+    AlarmKind.TRAY_VARIANCE,
 })
 """The kinds only the supervisor clears (with the supervisor PIN on the display, the key on the panel)."""
 

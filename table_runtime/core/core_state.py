@@ -21,6 +21,7 @@ from table_runtime.core.seat_changes import SeatChanges
 from table_runtime.core.seating import Seating
 from table_runtime.core.shift import Shift
 from table_runtime.core.table_core import TableCore
+from table_runtime.core.tray_reconciliation import TrayWatch
 from table_runtime.errors import JournalError
 from table_runtime.game.cards import Card
 from table_runtime.game.events import Event, RoundStarted
@@ -78,6 +79,8 @@ def core_state(core: TableCore) -> dict[str, Any]:
         **({"shift": core.shift.state()} if core.shift.dealer is not None else {}),
         # the séances (core/seance.py), once there is one: the open one's figures and slips, those closed
         **({"seances": core.seances.state()} if core.seances else {}),
+        # the chip tray's reconciliation (core/tray_reconciliation.py), once its tray was read
+        **({"tray": core.tray.state()} if core.tray.rows else {}),
     }
 
 
@@ -144,6 +147,10 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
         core.seat_changes = SeatChanges.restore(state.get("seat_changes", {}))
     except (TypeError, ValueError, AttributeError) as error:
         raise JournalError(f"a checkpoint's seats are unreadable: {error!r}") from error
+    try:
+        core.tray = TrayWatch.restore(state.get("tray", {}))
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise JournalError(f"a checkpoint's tray is unreadable: {error!r}") from error
     try:
         mark = state.get("shoe_mark")
         core.shoe_mark = None if mark is None else (int(mark[0]), int(mark[1]))

@@ -32,7 +32,9 @@ from table_runtime.core.seance import SEANCE_INPUT_CLASSES, Seances, deal_proble
 from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES, SeatChanges
 from table_runtime.core.seating import PlayerSeated, Seating
 from table_runtime.core.shift import SHIFT_INPUT_CLASSES, Shift
-from table_runtime.game.events import Event, RoundClosed, RoundStarted, RoundVoided
+from table_runtime.core.tray import is_tray_zone
+from table_runtime.core.tray_reconciliation import TRAY_MOVES, TrayWatch
+from table_runtime.game.events import Event, RoundClosed, RoundStarted, RoundVoided, SeanceUpdated
 from table_runtime.game.inputs import BetsLocked, CardDrawn
 from table_runtime.game.round import INSURANCE, SETTLEMENT
 from table_runtime.game.rules import RuleOptions, TableLimits
@@ -54,6 +56,7 @@ class TableCore:
         self.shoe_mark: tuple[int, int] | None = None  # the last shoe event journaled: (boot id, sequence)
         self.shift = Shift()  # the dealer on shift, and whether one is needed to deal (core/shift.py)
         self.seances = Seances()  # the séance's accounts: opener, slips, drop, tips, closer (core/seance.py)
+        self.tray = TrayWatch()  # the chip tray's reconciliation (core/tray_reconciliation.py)
 
     @property
     def halted(self) -> str:
@@ -70,13 +73,21 @@ class TableCore:
     def apply(self, item: CoreInput) -> list[Event]:
         """The one transition: the events `item` caused (chip alarms included)."""
         if isinstance(item, ZoneChanged):
+            self.tray.zone_changed(item)
+            if is_tray_zone(item.zone):  # the tray's rows are the house's float, never a stake (core/tray.py)
+                return []
             return [*self.chips.zone_changed(item), *self._settlement_order(item.zone)]
         if isinstance(item, HyperAssigned):
             return self._hyper_assigned(item)
-        if isinstance(item, BuyIn):  # money into the drop box: nothing of the round or the chips changes
+        if isinstance(item, BuyIn):  # money into the drop box, the chips sold out of the tray
+            self.tray.sold(item.cents)
             return [recorded(item), *self.seances.buy_in(item)]  # the séance's drop (core/seance.py)
         if isinstance(item, SEANCE_INPUT_CLASSES):  # the séance's accounts: nothing of the round or the chips
-            return self.seances.apply(item)
+            events = self.seances.apply(item)
+            for event in events:  # a confirmed fill or credit moves chips into or out of the tray
+                if isinstance(event, SeanceUpdated) and event.action in ("fill_confirmed", "credit_confirmed"):
+                    (self.tray.fill if event.action == "fill_confirmed" else self.tray.credit)(event.cents)
+            return events
         if isinstance(item, SEAT_INPUT_CLASSES):
             self.seats.apply(item)
             self.seat_changes.apply(item, self.seats.players)
@@ -105,6 +116,11 @@ class TableCore:
         self.seances.settled(events)  # the players' net of the séance, by settlement
         if isinstance(item, BetsLocked) and any(isinstance(event, RoundStarted) for event in events):
             self.card_waiting = None  # a card not placed by the next deal is dropped (core/player_cards.py)
+            events += self.tray.round_started(zone for zone in self.chips.zones if is_tray_zone(zone))
+        if any(isinstance(event, TRAY_MOVES) for event in events):  # the round's chips go through the tray
+            events += self.tray.chips_moving()
+        if self.table.round is not None and any(isinstance(event, RoundClosed) for event in events):
+            self.tray.round_closed(self.table.round.number, self.table.round.payouts)
         if not self.chips.zones:
             return events
         round_ = self.table.round
@@ -194,6 +210,9 @@ class TableCore:
         if not self.chips.zones:
             return seats
         extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}
+        if any(is_tray_zone(zone) for zone in self.chips.zones):  # the tray's rows: its float, not zones of play
+            extra["zones"] = {zone: cents for zone, cents in extra["zones"].items() if not is_tray_zone(zone)}
+            extra["tray"] = self.tray.view()
         if self.table.rules.hyper_blackjack:
             extra["hyper_assigned"] = self.hyper.view()
         check = self.chips.payout_check()

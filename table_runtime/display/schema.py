@@ -162,6 +162,9 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
     },
     optional={"payout_check": _PAYOUT_CHECK, "alarms_hidden": _COUNT, "held_cards_hidden": _COUNT,
               "hyper": _HYPER, "hyper_assigned": _HYPER_ASSIGNED,
+              # the chip tray's float, read and expected (core/tray_reconciliation.py), on a table whose tray is read
+              "tray": _object({"read_cents": _COUNT, "expected_cents": {"type": ["integer", "null"]},
+                               "due_round": {"type": ["integer", "null"]}}),
               # who sits where (core/seating.py): box number -> the player's label the dealer gave
               "seats": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
                         "additionalProperties": {"type": "string", "minLength": 1}},

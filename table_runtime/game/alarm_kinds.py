@@ -49,6 +49,7 @@ class AlarmKind(enum.StrEnum):
     WRONG_PAYOUT = "wrong_payout"
     BEHIND_WITHOUT_SEATED = "behind_without_seated"
     CHIPS_OUT_OF_PLACE = "chips_out_of_place"
+    TRAY_VARIANCE = "tray_variance"  # the chip tray's reconciliation (core/tray_reconciliation.py, issue 33)
     # The chips (table_runtime/chips/): the integrity check's kinds, then the readers' edge.
     COUNTERFEIT_CHIP = "counterfeit_chip"
     VOID_CHIP = "void_chip"

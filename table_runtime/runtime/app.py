@@ -286,6 +286,8 @@ class TableApp:
         except JournalUnwritableError:
             if alarms:
                 self.controller.raise_alarms(alarms)
+        if self.chips is not None and self.controller.core.tray.wants_read:
+            self.chips.want_tray_read()  # a round closed: the tray's next whole read is reported (core/tray.py)
 
     # ------------------------------------------------------------- commands
 

@@ -203,6 +203,7 @@ export const STRINGS = {
     alarm_reader_offline: "Lecteur de jetons hors ligne",
     alarm_antenna_fault: "Antenne en panne",
     alarm_chips_out_of_place: "Jetons mal placés",
+    alarm_tray_variance: "Écart du rack de jetons",
     alarm_counterfeit_chip: "Jeton inconnu (contrefaçon ?)",
     alarm_void_chip: "Jeton annulé",
     alarm_stolen_chip: "Jeton volé",
@@ -298,6 +299,9 @@ export const STRINGS = {
     body_antenna_fault: "Antenne en défaut : la zone garde ses derniers jetons",
     body_chips_out_of_place: "{seen_cents} sur la ligne d’assurance hors de sa fenêtre : les retirer",
     body_chips_out_of_place__2: "Jetons sur la ligne d’assurance hors de sa fenêtre : les retirer",
+    body_tray_variance: "Rack après le coup {round} : attendu {expected_cents}, lu {seen_cents} (écart {variance_cents}) : compter le rack, voir les jetons nommés",
+    body_tray_variance__2: "Le rack ne tient pas ce que la table attend : compter le rack",
+    rule_tray_float: "arrêté du 14 mai 2007, art. 49 (« Avances à la caisse ») : le rack tient l’avance de la table ; attendu = dernier compte + mises perdues ramassées − paiements − jetons vendus + apports − retraits",
     body_counterfeit_chip: "Jeton inconnu du registre (puce {seen_cents}) : le retirer",
     body_counterfeit_chip__2: "Jeton inconnu du registre : le retirer",
     body_void_chip: "Jeton marqué annulé au registre : le retirer",
@@ -836,6 +840,7 @@ export const STRINGS = {
     alarm_reader_offline: "Chip reader offline",
     alarm_antenna_fault: "Antenna fault",
     alarm_chips_out_of_place: "Chips out of place",
+    alarm_tray_variance: "Chip tray variance",
     alarm_counterfeit_chip: "Unknown chip (counterfeit?)",
     alarm_void_chip: "Void chip",
     alarm_stolen_chip: "Stolen chip",
@@ -928,6 +933,9 @@ export const STRINGS = {
     body_antenna_fault: "Antenna fault: the zone keeps its last chips",
     body_chips_out_of_place: "{seen_cents} on the insurance line outside its window: take them off",
     body_chips_out_of_place__2: "Chips on the insurance line outside its window: take them off",
+    body_tray_variance: "Tray after round {round}: expected {expected_cents}, read {seen_cents} (variance {variance_cents}): count the tray, look for the chips named",
+    body_tray_variance__2: "The tray does not hold what the table expects: count the tray",
+    rule_tray_float: "arrêté of 14 May 2007, art. 49 (advances): the tray holds the table’s advance; expected = last count + losing stakes collected − payouts − chips sold + fills − credits",
     body_counterfeit_chip: "Chip not in the registry (tag {seen_cents}): remove it",
     body_counterfeit_chip__2: "Chip not in the registry: remove it",
     body_void_chip: "Chip marked void in the registry: remove it",
@@ -1325,6 +1333,7 @@ export const RULES = [
   ["docs/rating.md « Reading the flags »: advantage-play detection, advice to the supervisor only (never an action on the game): BLACK JACK case bet when positive", "rule_advantage_hyper"],
   ["arrêté du 14 mai 2007, art. 49 et 69 : la séance, ses avances et son encaisse", "rule_seance"],
   ["CMF L.561-13, décret n° 2009-1013 : identité au-delà de 2 000 € échangés dans la séance", "rule_aml_identity"],
+  ["arrêté du 14 mai 2007, art. 49 (« Avances à la caisse »): the tray holds the table's advance; expected = last read + losing stakes collected - payouts - chips sold + fills - credits", "rule_tray_float"],
 ];
 
 // Why the table refused a command: the runtime's reason (the part of the message after "NEXT refused: ")

@@ -83,7 +83,11 @@ def test_a_seance_from_its_opener_to_its_closer(tmp_path: Path) -> None:
         ok(controller, "FILL", {"chips": OPENER})  # slip 1: the initial advance again (art. 49)
         ok(controller, "SLIP_CONFIRM", {"number": 1}, role="supervisor")
         ok(controller, "CREDIT", {"chips": {"50000": 10}})  # slip 2
+        assert controller.core.tray.flows.credits_cents == 0  # asked, not yet confirmed: the chips have not moved
         ok(controller, "SLIP_CONFIRM", {"number": 2}, role="supervisor")
+        # The confirmed slips move chips into and out of the tray the reconciliation expects (tray_reconciliation.py)
+        flows = controller.core.tray.flows
+        assert (flows.fills_cents, flows.credits_cents, flows.sold_cents) == (OPENER_CENTS, 500_000, 50000)
         play_round(controller)  # the players win 10.00
         ok(controller, "TIP", {"box": 1, "cents": 500})
         ok(controller, "ORPHAN_CHIPS", {"cents": 2500, "where": "floor by box 4"})
