@@ -20,14 +20,13 @@ from table_runtime.errors import ConfigError
 from table_runtime.release.manifest import (
     MANIFEST_NAME,
     SIGNATURE_NAME,
-    Manifest,
-    ManifestError,
     build_manifest,
     check,
     manifest_dir,
     seeded_digest,
 )
-from table_runtime.release.signing import generate_key, public_key, sign, verify
+from table_runtime.release.signing import generate_key, sign
+from table_runtime.release.verification import signed_manifest
 
 EXIT_NOT_AS_RELEASED = 3
 
@@ -73,18 +72,6 @@ def run_sign(args: argparse.Namespace) -> int:
     (directory / SIGNATURE_NAME).write_bytes(signature)
     print(f"manifest of {len(manifest.digests)} files signed: {directory / MANIFEST_NAME} (sha256 {manifest.digest})")
     return 0
-
-
-def signed_manifest(prefix: Path, key_path: Path) -> Manifest:
-    """The installation's manifest, once its signature verifies with the release's public key."""
-    directory = manifest_dir(prefix)
-    try:
-        text = (directory / MANIFEST_NAME).read_bytes()
-        signature = (directory / SIGNATURE_NAME).read_bytes()
-    except FileNotFoundError as error:
-        raise ManifestError(f"{error.filename}: no signed manifest (table-runtime release sign)") from None
-    verify(text, signature, public_key(key_path), what=str(directory / MANIFEST_NAME))
-    return Manifest.parse(text)
 
 
 def _seed(text: str) -> bytes:

@@ -54,3 +54,13 @@ class DisplayBackend(Protocol):
         open session: box, player, time played, rounds, handle, win, theo, skill theo) and ``flags`` (the
         advice alarms, as the snapshot has them)."""
         ...
+
+
+class ProgramVerifier(Protocol):
+    """The installed program's check on demand (runtime/program_watch.py), for the supervisor's display."""
+
+    async def verify(self, seed: bytes | None = None, *, by: str,
+                     request: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Check the installation (with a verifier's seed: its HMAC-SHA256 answer), journal the result, return it
+        (the `verification` row's body and its `seq`)."""
+        ...

@@ -38,6 +38,7 @@ from table_runtime.display.backend import (
     RECALL_MAX_ROUNDS,
     SUPERVISOR_COMMANDS,
     DisplayBackend,
+    ProgramVerifier,
     Role,
 )
 from table_runtime.display.pin_guard import PIN_ATTEMPTS as PIN_ATTEMPTS
@@ -103,6 +104,7 @@ class DisplayServer(ScreenServer[_Screen]):
         send_timeout: float = SEND_TIMEOUT_S,
         keepalive: float = KEEPALIVE_S,
         clock: Callable[[], float] = time.monotonic,
+        verifier: ProgramVerifier | None = None,
     ) -> None:
         if language not in LANGUAGES:
             raise ConfigError("display.language", f"{language!r} is not one of {', '.join(LANGUAGES)}")
@@ -124,6 +126,7 @@ class DisplayServer(ScreenServer[_Screen]):
         self.recall_gate = RecallGate(backend.recall, clock=clock)
         self._api_clients: dict[str, RecallClient] = {}
         self._screen_numbers = itertools.count(1)
+        self.verifier = verifier  # the installed program's check on demand (None: not configured)
 
     @property
     def url(self) -> str:
@@ -239,6 +242,8 @@ class DisplayServer(ScreenServer[_Screen]):
                 screen.push_text(await self._recall(screen, request))
             elif kind == "ratings":
                 screen.push_message(await self._ratings(screen, request))
+            elif kind == "verify":
+                screen.push_message(await self._verify(screen, request))
             else:
                 screen.push_message({"type": "error", "message": f"unknown message type {kind!r}"})
 
@@ -265,6 +270,28 @@ class DisplayServer(ScreenServer[_Screen]):
             if refusal is not None:
                 return {**reply, "ok": False, **refusal}
         return {**reply, "ok": True, **self._backend.ratings()}
+
+    async def _verify(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
+        """The supervisor's check of the installed program, with an optional verifier's seed in hex
+        (docs/verification.md): the dealer's screen with the supervisor's PIN only; the answer once journaled."""
+        reply: dict[str, Any] = {"type": "verification", "request": request.get("request")}
+        if screen.role == "pit":
+            return {**reply, "ok": False, "message": "pit view is read-only", "reason": "read_only"}
+        refusal = await self._pin.check("VERIFY", request.get("pin"), address=screen.address, screen=screen.name)
+        if refusal is not None:
+            return {**reply, "ok": False, **refusal}
+        if self.verifier is None:
+            return {**reply, "ok": False, "message": "this table has no release key ([release] public_key_file)",
+                    "reason": "not_configured"}
+        seed_text = request.get("seed") or ""
+        try:
+            seed = bytes.fromhex(seed_text) if isinstance(seed_text, str) else None
+        except ValueError:
+            seed = None
+        if seed is None or len(seed) > 64:
+            return {**reply, "ok": False, "message": "the seed must be hex, at most 64 bytes", "reason": "bad_args"}
+        result = await self.verifier.verify(seed or None, by="supervisor")
+        return {**reply, "ok": True, "result": result}
 
     async def _command(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
         """Check a command from a page and hand it to the runtime; every refusal says why."""
