@@ -3,6 +3,7 @@
     table-runtime release keygen KEY                       # KEY (private, 0600) and KEY.pub
     table-runtime release sign --key KEY [--prefix DIR]    # the manifest of the installation, signed
     table-runtime verify --public-key KEY.pub [--seed HEX] [--prefix DIR]
+    table-runtime release bundle ... / table-runtime update BUNDLE | --rollback   (commands/update.py)
 
 `verify` exits 0 when the manifest's signature verifies and every file is as released (and prints the HMAC under
 the seed, if one is given, and the manifest's own SHA-256); 3 naming each file changed, missing or added; 2 on
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from table_runtime.commands import update
 from table_runtime.errors import ConfigError
 from table_runtime.release.manifest import (
     MANIFEST_NAME,
@@ -46,6 +48,8 @@ def register(subparsers: Any) -> None:
     verifier.add_argument("--seed", help="a verifier's seed, in hex: print the HMAC-SHA256 of the files under it")
     _prefix(verifier)
     verifier.set_defaults(handler=run_verify)
+    update.register_bundle(actions)
+    update.register(subparsers)
 
 
 def _prefix(parser: argparse.ArgumentParser) -> None:
