@@ -216,6 +216,7 @@ class DisplayServer(ScreenServer[_Screen]):
                 "role": role,
                 "language": self._language,
                 "supervisor": self._supervisor_pin is not None and role == "dealer",
+                "verification": self.verifier is not None and self._supervisor_pin is not None and role == "dealer",
                 "keepalive_s": self._keepalive,
             }
         )

@@ -164,13 +164,15 @@ function receive(message) {
     state.role = message.role;
     state.supervisor = !!message.supervisor;
     $("ratings-open").hidden = !(state.supervisor || state.role === "pit"); // the rated players: supervisor, pit
+    $("verify-open").hidden = !message.verification; // the program's check: the supervisor's, where it is configured
     state.keepalive = message.keepalive_s || 5;
     setLanguage({ table: message.language || "fr" });
     render();
   } else if (message.type === "snapshot") {
     state.live = message.snapshot;
     if (!state.recall) scheduleRender();
-  } else if (message.type === "result" || message.type === "recall" || message.type === "ratings") {
+  } else if (message.type === "result" || message.type === "recall" || message.type === "ratings"
+      || message.type === "verification") {
     const callback = state.pending.get(message.request);
     state.pending.delete(message.request);
     if (callback) callback(message);
@@ -357,6 +359,14 @@ function buildPinDialog() {
     state.pin = "";
     updatePin();
     const { name, args } = state.pinFor;
+    if (name === "VERIFY") { // not a command: the program's check, answered once journaled (docs/verification.md)
+      $("pin-send").disabled = true;
+      send({ type: "verify", pin, seed: args.seed }, (result) => {
+        if (result.ok) { $("pin-dialog").close(); showVerification(result.result); }
+        else $("pin-error").replaceChildren(refusalText("verify_open", result));
+      });
+      return;
+    }
     if (name === "RATINGS") { // not a command: the supervisor's view, shown once the server has checked the PIN
       send({ type: "ratings", pin }, (result) => {
         if (result.ok) { $("pin-dialog").close(); showRatings(result); }
@@ -373,6 +383,20 @@ function buildPinDialog() {
 
 // The one PIN dialog serves every supervisor command: VOID, and acknowledging an alarm that needs
 // the supervisor. The server checks the PIN; the page only asks for it.
+// The program's check as the table journaled it: as released (the manifest's digest, the answer to the seed), or
+// not (how many files, the first named).
+function showVerification(result) {
+  const lines = [];
+  if (result.intact) {
+    lines.push(el("p", { class: "verify-intact", text: t("verify_intact", { files: result.files, manifest: result.manifest_sha256 }) }));
+    if (result.hmac_sha256) lines.push(el("p", { class: "verify-hmac", text: t("verify_hmac", { seed: result.seed, hmac: result.hmac_sha256 }) }));
+  } else {
+    const files = [...result.changed, ...result.missing, ...result.added];
+    lines.push(el("p", { class: "verify-not-intact", text: t("verify_not_intact", { count: files.length, file: files[0] || "" }) }));
+  }
+  $("verify-result").replaceChildren(...lines);
+}
+
 function askPin(name, args, title, send) {
   state.pinFor = { name, args };
   state.pin = "";
@@ -436,6 +460,15 @@ function wire() {
     render();
   });
   $("recall-open").addEventListener("click", openRecall);
+  $("verify-open").addEventListener("click", () => {
+    $("verify-result").replaceChildren();
+    $("verify-dialog").showModal();
+  });
+  $("verify-close").addEventListener("click", () => $("verify-dialog").close());
+  $("verify-send").addEventListener("click", () => {
+    const seed = $("verify-seed").value.trim();
+    askPin("VERIFY", { seed }, "pin_title_verify", "pin_send_verify");
+  });
   $("ratings-open").addEventListener("click", () => {
     if (state.role === "pit") send({ type: "ratings" }, (result) => { if (result.ok) showRatings(result); });
     else askPin("RATINGS", {}, "pin_title_ratings", "pin_send_ratings");
