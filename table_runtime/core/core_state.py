@@ -16,6 +16,7 @@ from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.inputs import CoreInput, ZoneChip
+from table_runtime.core.meters import Meters
 from table_runtime.core.seat_changes import SeatChanges
 from table_runtime.core.seating import Seating
 from table_runtime.core.table_core import TableCore
@@ -72,6 +73,7 @@ def core_state(core: TableCore) -> dict[str, Any]:
         **({"seat_changes": core.seat_changes.state()} if core.seat_changes else {}),
         # the last shoe event journaled (boot id, sequence), once there is one (a checkpoint before it has none)
         **({"shoe_mark": list(core.shoe_mark)} if core.shoe_mark is not None else {}),
+        "meters": core.meters.state(),  # the lifetime meters (core/meters.py; absent before them: zeros)
     }
 
 
@@ -138,6 +140,10 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
         core.seat_changes = SeatChanges.restore(state.get("seat_changes", {}))
     except (TypeError, ValueError, AttributeError) as error:
         raise JournalError(f"a checkpoint's seats are unreadable: {error!r}") from error
+    try:
+        core.meters = Meters.restore(state.get("meters"))
+    except (TypeError, ValueError, AttributeError) as error:
+        raise JournalError(f"a checkpoint's meters are unreadable: {error!r}") from error
     try:
         mark = state.get("shoe_mark")
         core.shoe_mark = None if mark is None else (int(mark[0]), int(mark[1]))

@@ -27,6 +27,7 @@ from table_runtime.core.chip_watch import ChipWatch
 from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.hyper_field import HyperField
 from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssigned, ZoneChanged
+from table_runtime.core.meters import Meters
 from table_runtime.core.player_cards import PlayerCardRead, waiting_after, waiting_view
 from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES, SeatChanges
 from table_runtime.core.seating import PlayerSeated, Seating
@@ -50,6 +51,7 @@ class TableCore:
         self.card_waiting: PlayerCardRead | None = None  # a card read, waiting for its box (core/player_cards.py)
         self.seat_changes = SeatChanges()  # the paused boxes and the players behind (core/seat_changes.py)
         self.shoe_mark: tuple[int, int] | None = None  # the last shoe event journaled: (boot id, sequence)
+        self.meters = Meters()  # the lifetime meters (core/meters.py)
 
     @property
     def halted(self) -> str:
@@ -61,6 +63,7 @@ class TableCore:
         events = self.apply(item)
         if any(isinstance(event, RoundStarted) for event in events):
             self.alarms.round_started(seq)
+        self.meters.count(events, self.table.round)
         return events
 
     def apply(self, item: CoreInput) -> list[Event]:
@@ -176,7 +179,8 @@ class TableCore:
     def snapshot_extra(self) -> dict[str, Any]:
         """What the core adds to the table snapshot: who sits where, the zone totals, and the payout check while
         settling."""
-        seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting), **self.seat_changes.view()}
+        seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting), **self.seat_changes.view(),
+                 "meters": self.meters.view()}
         if not self.chips.zones:
             return seats
         extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}

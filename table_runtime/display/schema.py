@@ -170,7 +170,14 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
               # the paused seated players and the players behind (core/seat_changes.py), when there are any
               "seats_paused": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 7}},
               "behind_players": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
-                                 "additionalProperties": {"type": "string", "minLength": 1}}},
+                                 "additionalProperties": {"type": "string", "minLength": 1}},
+              # the lifetime meters (core/meters.py): counts and cents that never go down, each box's, the win
+              "meters": {"type": "object", "required": ["handle_cents", "rounds", "win_cents", "boxes"],
+                         "properties": {"win_cents": _CENTS, "complete": {"type": "boolean"},
+                                        "boxes": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
+                                                  "additionalProperties": {"type": "object",
+                                                                           "additionalProperties": _COUNT}}},
+                         "additionalProperties": _COUNT}},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

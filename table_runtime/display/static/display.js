@@ -369,7 +369,7 @@ function buildPinDialog() {
     }
     if (name === "RATINGS") { // not a command: the supervisor's view, shown once the server has checked the PIN
       send({ type: "ratings", pin }, (result) => {
-        if (result.ok) { $("pin-dialog").close(); showRatings(result); }
+        if (result.ok) { $("pin-dialog").close(); showRatings(result, state.live); }
         else $("pin-error").replaceChildren(refusalText("ratings_open", result));
       });
       return;
@@ -470,7 +470,7 @@ function wire() {
     askPin("VERIFY", { seed }, "pin_title_verify", "pin_send_verify");
   });
   $("ratings-open").addEventListener("click", () => {
-    if (state.role === "pit") send({ type: "ratings" }, (result) => { if (result.ok) showRatings(result); });
+    if (state.role === "pit") send({ type: "ratings" }, (result) => { if (result.ok) showRatings(result, state.live); });
     else askPin("RATINGS", {}, "pin_title_ratings", "pin_send_ratings");
   });
   $("recall-exit").addEventListener("click", () => { state.recall = null; render(); });
