@@ -3,6 +3,7 @@
     table-floor run --config floor.toml
     table-floor check-config --config floor.toml
     table-floor query rounds --table T01 --from 2026-12-01T06:00 --to 2026-12-01T14:00 [--format csv|json]
+    table-floor query events --table T01 --from 2026-12-01T06:00 --to 2026-12-01T14:00 [--format csv|json]
     table-floor query alarms --shift 2026-12-01T06
     table-floor query money --shift 2026-12-01T06
     table-floor query round --table T01 --round 412
@@ -64,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     query = commands.add_parser("query", help="ask the store").add_subparsers(dest="question", required=True)
     asks = {
         "rounds": ("the rounds of a table between two times", ("table", "from", "to")),
+        "events": ("a table's significant events between two times (docs/events.md)", ("table", "from", "to")),
         "alarms": ("every alarm of a shift, the tables' and the floor's", ("shift",)),
         "money": ("handle, drop, win, hold (win / drop) and win / handle per table for a shift", ("shift",)),
         "round": ("one round in full, as the table's recall shows it", ("table", "round")),
@@ -180,6 +182,8 @@ async def ask(config: FloorConfig, args: argparse.Namespace) -> list[dict[str, A
     try:
         if args.question == "rounds":
             return await queries.rounds_between(connection, args.table, args.start, args.end)
+        if args.question == "events":
+            return await queries.significant_events_between(connection, args.table, args.start, args.end)
         if args.question == "alarms":
             return await queries.shift_alarms(connection, config.shifts, args.shift)
         if args.question == "money":

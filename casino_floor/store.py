@@ -33,6 +33,18 @@ _VALUES = ("INSERT INTO events (table_id, journal, seq, ts, kind, type, body, pr
            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING")
 
 
+@dataclass(frozen=True, slots=True)
+class StoredCheckpoint:
+    """A table's sealed checkpoint as the feed carried it (docs/feed/schemas/checkpoint.json)."""
+
+    table_id: str
+    journal: str
+    seq: int
+    chain_hash: str
+    state: str
+    seal: str
+
+
 @dataclass
 class Batch:
     """What one transaction writes."""
@@ -45,10 +57,11 @@ class Batch:
     ratings: list[RatingMessage] = field(default_factory=list)  # the tables' rated sessions (casino_floor/ratings.py)
     set_aside: list[SetAside] = field(default_factory=list)  # quarantined, and evidence (set_aside.py)
     demoted: list[Demoted] = field(default_factory=list)  # stored rows found off the chain: moved to evidence
+    checkpoints: list[StoredCheckpoint] = field(default_factory=list)  # the tables' sealed checkpoints
 
     def __len__(self) -> int:
         return (len(self.rows) + len(self.states) + len(self.statuses) + len(self.tracks) + len(self.alarms)
-                + len(self.ratings) + len(self.set_aside) + len(self.demoted))
+                + len(self.ratings) + len(self.set_aside) + len(self.demoted) + len(self.checkpoints))
 
 
 def _int(value: Any, name: str, *, column: str = "integer") -> int:
@@ -179,6 +192,11 @@ class FloorStore:
                     [(t.table_id, t.journal, t.contiguous_seq) for t in batch.tracks])
             if batch.alarms:
                 await self._raise(connection, batch.alarms)
+            if batch.checkpoints:
+                await connection.executemany(
+                    "INSERT INTO checkpoints (table_id, journal, seq, chain_hash, state, seal) "
+                    "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+                    [(c.table_id, c.journal, c.seq, c.chain_hash, c.state, c.seal) for c in batch.checkpoints])
             await write_ratings(connection, batch.ratings)
 
     async def _insert_rows(self, connection: asyncpg.Connection, rows: Sequence[Row]) -> None:

@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_runtime.commands.strategy",
     "table_runtime.commands.chips",
     "table_runtime.commands.recall",
+    "table_runtime.commands.events",
     "table_runtime.commands.release",
     "demo",
     "simulate",

@@ -6,8 +6,9 @@ import argparse
 import json
 from typing import Any
 
+from table_runtime.commands.arguments import count_of, existing_journal
 from table_runtime.errors import JournalError
-from table_runtime.journal import Journal, journal_path
+from table_runtime.journal import Journal
 from table_runtime.runtime.recall import euros, recall_rounds
 from table_runtime.runtime.terms import journal_terms
 
@@ -15,22 +16,13 @@ from table_runtime.runtime.terms import journal_terms
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("recall", help="replay the last rounds step by step from the journal")
     parser.add_argument("--data-dir", default="/var/lib/table-runtime", help="the table's data directory")
-    parser.add_argument("--last", type=_rounds, default=10, help="how many rounds, 1 or more (default 10)")
+    parser.add_argument("--last", type=count_of("rounds"), default=10, help="how many rounds, 1 or more (default 10)")
     parser.add_argument("--json", action="store_true", help="a JSON list, one object per round")
     parser.set_defaults(handler=run)
 
 
-def _rounds(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: a number of rounds, 1 or more")
-    return value
-
-
 def run(args: argparse.Namespace) -> int:
-    path = journal_path(args.data_dir)
-    if not path.is_file():
-        raise JournalError(f"{path}: no journal here")
+    path = existing_journal(args.data_dir)
     with Journal.open(path) as journal:
         terms = journal_terms(journal)
         if terms is None:

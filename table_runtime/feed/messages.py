@@ -9,6 +9,8 @@ Topics live under ``<prefix>/tables/<table_id>/`` (docs/feed/asyncapi.yaml):
 - ``rounds``  one record per settled or voided round;
 - ``head``    retained: the journal's id and the seq and hash of the last row the broker acknowledged;
 - ``ratings`` the rated sessions: the journal's `rating` rows, made by the one rating fold (feed/ratings.py).
+- ``checkpoints`` the journal's sealed checkpoints, sent with the head that covers them (a reader of the rows
+  elsewhere starts from one, not from row 1).
 
 Every payload is a JSON object with ``schema_version``, ``table_id``, ``journal``
 (the journal's id: a new data directory is a new journal, its seq from 1 again),
@@ -27,14 +29,15 @@ from typing import Any, Literal
 from table_runtime.core.journal_rows import row_from_json
 from table_runtime.errors import ConfigError
 from table_runtime.feed.heads import signed
-from table_runtime.journal import JournalEntry
+from table_runtime.journal import Checkpoint, JournalEntry
 from table_runtime.version import installed_version
 
 SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "casino"
 
-TopicName = Literal["status", "state", "events", "alarms", "rounds", "head", "ratings"]
-TOPIC_NAMES: tuple[TopicName, ...] = ("status", "state", "events", "alarms", "rounds", "head", "ratings")
+TopicName = Literal["status", "state", "events", "alarms", "rounds", "head", "ratings", "checkpoints"]
+TOPIC_NAMES: tuple[TopicName, ...] = ("status", "state", "events", "alarms", "rounds", "head", "ratings",
+                                      "checkpoints")
 _FORBIDDEN = frozenset("+#/\0")
 
 
@@ -92,6 +95,10 @@ class Topics:
     @property
     def ratings(self) -> str:
         return self.topic("ratings")
+
+    @property
+    def checkpoints(self) -> str:
+        return self.topic("checkpoints")
 
 
 def topic_filter(prefix: str, table_id: str | None, name: TopicName | Literal["#"]) -> str:
@@ -239,3 +246,13 @@ def head_message(topics: Topics, *, journal: str, seq: int, hash_: str, ts: floa
     payload = _header(topics.table_id, journal, seq, ts, "JournalHead")
     payload["hash"] = hash_
     return FeedMessage(topics.head, signed(payload, key), seq, qos=1, retain=True)
+
+
+def checkpoint_message(topics: Topics, checkpoint: Checkpoint, *, journal: str, ts: float,
+                       key: bytes | None = None) -> FeedMessage:
+    """A sealed checkpoint of the journal (the table's whole state after row ``seq``, as journal/checkpoints.py
+    seals it), so that a reader of the rows elsewhere (the floor's round record) starts from it, not from row 1;
+    signed (``mac``) under the table's head `key` as the heads are."""
+    payload = _header(topics.table_id, journal, checkpoint.seq, ts, "JournalCheckpoint")
+    payload.update(chain_hash=checkpoint.chain_hash, state=checkpoint.state_text, seal=checkpoint.seal)
+    return FeedMessage(topics.checkpoints, signed(payload, key), checkpoint.seq, qos=1, retain=False)

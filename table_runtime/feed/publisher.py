@@ -36,14 +36,21 @@ import aiomqtt
 from table_runtime.errors import JournalError
 from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.heads import HeadSchedule
-from table_runtime.feed.messages import FeedMessage, head_message, messages_for_entry, state_message, status_message
+from table_runtime.feed.messages import (
+    FeedMessage,
+    checkpoint_message,
+    head_message,
+    messages_for_entry,
+    state_message,
+    status_message,
+)
 from table_runtime.feed.pipeline import publish_all, watch
 from table_runtime.feed.ratings import ratings_of
 from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
 from table_runtime.feed.replay_server import ReplayResponder
 from table_runtime.feed.settings import BrokerAddress, FeedSettings
 from table_runtime.feed.verify_requests import VerifyResponder
-from table_runtime.journal import GENESIS_HASH, Journal, JournalUnwritableError
+from table_runtime.journal import GENESIS_HASH, Checkpoint, Journal, JournalUnwritableError
 
 logger = logging.getLogger("table_runtime.feed")
 
@@ -82,6 +89,7 @@ class FeedPublisher:
         self._journal = journal
         self._journal_id = journal.journal_id
         self._heads = HeadSchedule(settings.head_interval)
+        self._checkpoint_sent: int | None = None  # the last checkpoint's row sent in this session (None: none yet)
         self._ratings = ratings_of(self.topics, enabled=ratings)  # a `rating` row's `ratings` message
         self.replay = (ReplayResponder(settings.replay_secret.reveal().encode(), journal, self.topics,
                                        publish_timeout=settings.publish_timeout)
@@ -262,6 +270,7 @@ class FeedPublisher:
         offline on the way out (never in a cancellation's way; on the way back to the preferred, no status left
         behind)."""
         last_seq = await asyncio.to_thread(lambda: self._journal.last_seq)
+        self._checkpoint_sent = None
         async with self._client(last_seq) as client:
             self._connected = True
             self.connections += 1
@@ -447,11 +456,28 @@ class FeedPublisher:
         row = next(iter(self._journal.entries(last - 1, 1)), None) if (last := self._journal.last_seq) else None
         return (row.seq, row.hash, ts) if row is not None else (0, GENESIS_HASH, ts)
 
+    def _checkpoints_to_send(self, seq: int) -> list[Checkpoint]:
+        """The checkpoints at rows up to `seq` not sent in this session yet: at a session's start only the newest
+        (the floor keeps what it had; one lost costs its reader only the rows back to an older one)."""
+        if self._checkpoint_sent is None:
+            newest = self._journal.latest_checkpoint(seq)
+            return [] if newest is None else [newest]
+        return self._journal.checkpoints_between(self._checkpoint_sent + 1, seq)
+
     async def _publish_head(self, client: aiomqtt.Client, watcher: asyncio.Task[None]) -> None:
-        """The retained ``head``: the journal's last row as it is now (seq 0 and 64 zeros when empty)."""
+        """The retained ``head``: the journal's last row as it is now (seq 0 and 64 zeros when empty); before it,
+        the ``checkpoints`` sealed at rows up to it and not sent yet."""
         seq, hash_, ts = await asyncio.to_thread(self._journal_head)
-        await self._publish(client, watcher, [head_message(self.topics, journal=self._journal_id, seq=seq,
-                                                           hash_=hash_, ts=ts, key=self.settings.head_key_bytes)])
+        key = self.settings.head_key_bytes
+        sealed = await asyncio.to_thread(self._checkpoints_to_send, seq)
+        messages = [checkpoint_message(self.topics, checkpoint, journal=self._journal_id, ts=ts, key=key)
+                    for checkpoint in sealed]
+        await self._publish(client, watcher, [*messages, head_message(self.topics, journal=self._journal_id, seq=seq,
+                                                                      hash_=hash_, ts=ts, key=key)])
+        if sealed:
+            self._checkpoint_sent = sealed[-1].seq
+        elif self._checkpoint_sent is None:
+            self._checkpoint_sent = 0
         self._heads.sent(seq, asyncio.get_running_loop().time())
 
     def _on_message(self, client: aiomqtt.Client, message: aiomqtt.Message) -> None:

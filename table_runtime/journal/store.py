@@ -206,6 +206,16 @@ class Journal:
             return reason, None
         return None, verify_from(db, verified + 1, verified_hash)
 
+    def checkpoints_between(self, first: int, last: int) -> list[Checkpoint]:
+        """The checkpoints at rows `first`..`last`, in order, as stored (unchecked: the feed relays them)."""
+        with self._lock:
+            return checkpoints.between(self._db(), first, last)
+
+    def latest_checkpoint(self, seq: int) -> Checkpoint | None:
+        """The newest checkpoint at a row up to `seq`, as stored (unchecked); None when there is none."""
+        with self._lock:
+            return checkpoints.latest(self._db(), before=seq + 1)
+
     def checkpoints_until(self, seq: int) -> list[Checkpoint]:
         """The checkpoints at rows 1..`seq`, in order, as stored (the audit checks them)."""
         with self._lock:

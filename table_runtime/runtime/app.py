@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from drivers.ports import CardShoe, ChipReader, ChipsScanned, DealerPanel, ReaderOffline, ReaderOnline, Tower
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.core.alarm_ledger import is_advice
+from table_runtime.core.clock_steps import ClockSteps
 from table_runtime.core.commands import panel_role
 from table_runtime.core.inputs import ZoneChanged
 from table_runtime.core.readers_online import ReadersOnline
@@ -48,6 +51,8 @@ from table_runtime.runtime.recall import recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 from table_runtime.runtime.shoe_link import CommitHook, ShoeLink
 
+log = logging.getLogger(__name__)
+
 
 class TableApp:
     """Devices, display and feed wired to one controller; also the display's backend."""
@@ -67,8 +72,10 @@ class TableApp:
         on_commit: CommitHook | None = None,
         player_cards: PlayerCardLink | None = None,
         program_watch: ProgramWatch | None = None,
+        monotonic: Callable[[], float] | None = None,
     ) -> None:
         self.controller = controller
+        self.monotonic = monotonic  # against the controller's wall clock, a step of it journaled (None: not watched)
         self.journal_retry_seconds = journal_retry_seconds  # while the journal cannot be written
         self._in_outage = False
         self.registry = registry
@@ -125,6 +132,8 @@ class TableApp:
                            tasks.create_task(self._journal_retry_loop()),
                            tasks.create_task(self.rating_watch.run()),  # the rated sessions, off the loop
                            tasks.create_task(self._later_loop())]
+                if self.monotonic is not None:
+                    workers.append(tasks.create_task(self.clock_loop()))
                 if self.feed is not None:
                     tasks.create_task(self.feed.run())  # ends by itself once the feed is stopped
                     workers.append(tasks.create_task(self._broker_loop(self.feed)))
@@ -151,6 +160,19 @@ class TableApp:
                     self.feed.stop(self._stop_reason)
                 for worker in workers:
                     worker.cancel()
+
+    async def clock_loop(self, *, every_s: float = 1.0, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                         steps: ClockSteps | None = None) -> None:
+        """Every `every_s`, the wall clock against the monotonic one: a step is a ``ClockStepped`` status row
+        (core/clock_steps.py, a significant event)."""
+        controller, steps, monotonic = self.controller, steps or ClockSteps(), self.monotonic or time.monotonic
+        while True:
+            step = steps.look(controller.clock(), monotonic())
+            if step is not None:
+                log.warning("the wall clock stepped by %+.1f s", step)
+                await controller.step(controller.note, {"type": "ClockStepped", "step_s": round(step, 3),
+                                                        "ts_after": controller.clock()})
+            await sleep(every_s)
 
     async def _broker_loop(self, feed: FeedPublisher) -> None:
         """The broker's state on the display: the table keeps playing while it is down (the journal holds all)."""

@@ -156,7 +156,8 @@ def assemble(
                                                 publish_timeout=settings.publish_timeout)
         app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chips=reporter, feed=feed,
                        registry=follower, journal_retry_seconds=config.journal.retry_seconds,
-                       player_cards=player_card_link(config, controller), program_watch=watch)
+                       player_cards=player_card_link(config, controller), program_watch=watch,
+                       monotonic=time.monotonic if clock is time.time else None)  # an injected clock: not watched
         if with_display:
             display = config.display
             app.display = DisplayServer(app, host=display.host, port=display.port, language=display.language,

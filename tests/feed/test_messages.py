@@ -46,7 +46,7 @@ def test_topics_live_under_prefix_tables_table_id() -> None:
     topics = Topics("casino/paris", "T7")
     assert [topics.topic(name) for name in TOPIC_NAMES] == [
         f"casino/paris/tables/T7/{name}"
-        for name in ("status", "state", "events", "alarms", "rounds", "head", "ratings")
+        for name in ("status", "state", "events", "alarms", "rounds", "head", "ratings", "checkpoints")
     ]
     assert topic_filter("casino", None, "events") == "casino/tables/+/events"
     for prefix, table in (("casino", "T/1"), ("casino", "T+"), ("ca#", "T1"), ("/casino", "T1"), ("", "T1")):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from table_runtime.core.significant_events import CODES, significant_events
 from table_runtime.journal import Journal
 from tests.deploy.support import demo_table
 
@@ -123,6 +124,10 @@ def test_a_signed_bundle_installs_a_tampered_one_is_refused_and_a_rollback_goes_
     assert back.returncode == 0, back.stderr
     assert releases(root) == ("releases/1", "releases/2", ["1", "2"])
     assert updates(tmp_path) == [(None, "1", "update"), ("1", "2", "update"), ("2", "1", "rollback")]
+    with Journal.open(tmp_path / "data" / "journal.db") as journal:  # each a significant event (docs/events.md)
+        installed = [(event.code, event.detail["to"]) for event in significant_events(
+            (entry.seq, entry.ts, entry.kind, entry.body) for entry in journal.entries())]
+    assert installed == [(CODES["software_installed"], name) for name in ("1", "2", "1")]
 
     with Journal.open(tmp_path / "data" / "journal.db") as running:  # a table that runs holds its journal
         running.claim_writer()

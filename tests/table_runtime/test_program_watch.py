@@ -15,6 +15,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from table_runtime.core.significant_events import CODES, significant_events
 from table_runtime.display.server import DisplayServer
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.rules import TableLimits, profile
@@ -77,6 +78,11 @@ async def test_the_start_checks_the_program_and_a_changed_byte_stops_play_naming
         rows = [entry.kind for entry in journal.entries()]
         last = len(rows) - 1 - rows[::-1].index("verification")
         assert rows[last + 1] == "alarm"  # one transaction: the check's row, then its alarm
+        events = significant_events((entry.seq, entry.ts, entry.kind, entry.body) for entry in journal.entries())
+        checks = [(event.code, event.detail["by"], event.detail.get("file")) for event in events
+                  if event.name.startswith("program_")]
+        assert checks == [(CODES["program_verified"], "start", None),
+                          (CODES["program_not_as_released"], "start", SETTLEMENT)]
 
     with Journal.open(path) as journal:  # the result and the halt survive a power loss: a restart is still stopped
         again = controller_on(journal)

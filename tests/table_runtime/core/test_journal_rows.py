@@ -77,7 +77,7 @@ async def _played(name: str, work_dir: Path) -> Path:
         controller.program_verified({"type": "ProgramVerified", "by": "start",
                                      **verify_installation(prefix, key, b"seed").to_json()})
         # The rated sessions' messages as the table's rating fold journals them.
-        journal_ratings(journal, terms.table_id, terms.rules, terms.limits, zones=terms.zones)
+        journal_ratings(journal)
     return path
 
 
