@@ -144,7 +144,11 @@ async def test_the_supervisor_asks_from_the_display_with_a_seed(tmp_path: Path) 
             bad = await ask(ws, {"type": "verify", "pin": PIN, "seed": "xyz"})
             assert bad["ok"] is False and bad["reason"] == "bad_args"
             assert verifications(journal) == []
-            reply = await ask(ws, {"type": "verify", "pin": PIN, "seed": "c0ffee"})
+            await ws.send_json({"type": "verify", "pin": PIN, "seed": "c0ffee", "request": 7})
+            async with asyncio.timeout(60):  # a check in its own process: seconds on a loaded machine
+                reply = await ws.receive_json()
+                while reply.get("request") != 7:
+                    reply = await ws.receive_json()
         assert reply["type"] == "verification" and reply["ok"] is True
         result = reply["result"]
         manifest = Manifest.parse((manifest_dir(prefix) / "manifest.sha256").read_bytes())
