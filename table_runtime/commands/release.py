@@ -3,6 +3,7 @@
     table-runtime release keygen KEY                       # KEY (private, 0600) and KEY.pub
     table-runtime release sign --key KEY [--prefix DIR]    # the manifest of the installation, signed
     table-runtime verify --public-key KEY.pub [--seed HEX] [--prefix DIR]
+    table-runtime release bundle ... / table-runtime update BUNDLE | --rollback   (commands/update.py)
 
 `verify` exits 0 when the manifest's signature verifies and every file is as released (and prints the HMAC under
 the seed, if one is given, and the manifest's own SHA-256); 3 naming each file changed, missing or added; 2 on
@@ -16,18 +17,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from table_runtime.commands import update
 from table_runtime.errors import ConfigError
 from table_runtime.release.manifest import (
     MANIFEST_NAME,
     SIGNATURE_NAME,
-    Manifest,
-    ManifestError,
     build_manifest,
     check,
     manifest_dir,
     seeded_digest,
 )
-from table_runtime.release.signing import generate_key, public_key, sign, verify
+from table_runtime.release.signing import generate_key, sign
+from table_runtime.release.verification import signed_manifest
 
 EXIT_NOT_AS_RELEASED = 3
 
@@ -47,6 +48,8 @@ def register(subparsers: Any) -> None:
     verifier.add_argument("--seed", help="a verifier's seed, in hex: print the HMAC-SHA256 of the files under it")
     _prefix(verifier)
     verifier.set_defaults(handler=run_verify)
+    update.register_bundle(actions)
+    update.register(subparsers)
 
 
 def _prefix(parser: argparse.ArgumentParser) -> None:
@@ -73,18 +76,6 @@ def run_sign(args: argparse.Namespace) -> int:
     (directory / SIGNATURE_NAME).write_bytes(signature)
     print(f"manifest of {len(manifest.digests)} files signed: {directory / MANIFEST_NAME} (sha256 {manifest.digest})")
     return 0
-
-
-def signed_manifest(prefix: Path, key_path: Path) -> Manifest:
-    """The installation's manifest, once its signature verifies with the release's public key."""
-    directory = manifest_dir(prefix)
-    try:
-        text = (directory / MANIFEST_NAME).read_bytes()
-        signature = (directory / SIGNATURE_NAME).read_bytes()
-    except FileNotFoundError as error:
-        raise ManifestError(f"{error.filename}: no signed manifest (table-runtime release sign)") from None
-    verify(text, signature, public_key(key_path), what=str(directory / MANIFEST_NAME))
-    return Manifest.parse(text)
 
 
 def _seed(text: str) -> bytes:

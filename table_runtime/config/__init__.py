@@ -22,6 +22,7 @@ Layout (see ``configs/demo.toml`` and ``configs/pi.toml``)::
     [player_cards]  reader, secret_file, event_size, [player_cards.boxes]   # the player card readers
     [staff]     registry, badge_seconds    # the staff registry: dealers log in, supervisors act by name
     [seance]    required                   # deal only in an open séance (default false; docs/accounts.md)
+    [release]   public_key_file, check_hours   # the installed program checked against its signed manifest
 
 Relative paths are relative to the configuration file's directory. Secrets come
 from the environment first, then from their files: ``TABLE_MQTT_PASSWORD``,

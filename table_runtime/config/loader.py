@@ -14,6 +14,7 @@ from table_runtime.config.model import ConfigInvalidError, TableConfig
 from table_runtime.config.pins import read_pins
 from table_runtime.config.player_cards import read_player_cards
 from table_runtime.config.reader import Reader, kind_of
+from table_runtime.config.release import read_release
 from table_runtime.config.services import (
     read_clock,
     read_display,
@@ -53,7 +54,7 @@ def load_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -
 def _build(reader: Reader, source: Path, document: dict[str, Any], sections: dict[str, Any]) -> TableConfig | None:
     """The config, or None; `sections` gets the devices and metrics read without a problem of their own."""
     reader.unknown(document, "", {"table_id", "data_dir", "rules", "limits", "devices", "pins", "mqtt", "display",
-                                  "metrics", "clock", "journal", "player_cards", "staff", "seance"})
+                                  "metrics", "clock", "journal", "player_cards", "staff", "seance", "release"})
     table_id = reader.required(document, "table_id", "", str)
     if table_id is not None and not _TABLE_ID.fullmatch(table_id):
         reader.problem("table_id", f"{table_id!r}: 1 to 32 letters, digits, '-' or '_' (it goes into MQTT topics)")
@@ -79,13 +80,14 @@ def _build(reader: Reader, source: Path, document: dict[str, Any], sections: dic
     seance = read_seance(reader, document)
     player_cards = read_player_cards(reader, document, boxes)
     staff = read_staff(reader, document)
+    release = read_release(reader, document)
     if (table_id is None or data_dir is None or rules is None or limits is None or devices is None
             or pins is None or reader.problems):
         return None
     return TableConfig(source=source, table_id=table_id, rules=rules, limits=limits, data_dir=data_dir,
                        devices=devices, zones=zones, pins=pins, mqtt=mqtt, display=display,
                        metrics=metrics, clock=clock, journal=journal, seance=seance,
-                       player_cards=player_cards, staff=staff)
+                       player_cards=player_cards, staff=staff, release=release)
 
 
 def _rules(reader: Reader, document: dict[str, Any]) -> RuleOptions | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from table_runtime.config.player_cards import PlayerCardsConfig
+from table_runtime.config.release import ReleaseConfig
 from table_runtime.config.staff import StaffConfig
 from table_runtime.errors import ConfigError
 from table_runtime.game.commands import PANEL_BUTTONS
@@ -183,6 +184,7 @@ class TableConfig:
     seance: SeanceConfig = SeanceConfig()
     player_cards: PlayerCardsConfig = field(default_factory=PlayerCardsConfig)  # config/player_cards.py
     staff: StaffConfig = field(default_factory=StaffConfig)  # config/staff.py (none: no employee known)
+    release: ReleaseConfig = field(default_factory=ReleaseConfig)  # config/release.py: the installed program's check
 
     @property
     def journal_path(self) -> Path:

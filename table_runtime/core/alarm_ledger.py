@@ -38,11 +38,11 @@ SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
     AlarmKind.SUPERVISOR_PIN_LOCKED, AlarmKind.STAFF_PIN_LOCKED, AlarmKind.REGISTRY_UNREADABLE,
     AlarmKind.JOURNAL_BROKEN,
     AlarmKind.ADVANTAGE_PLAY, AlarmKind.AML_IDENTITY_REQUIRED,
-    AlarmKind.TRAY_VARIANCE,
+    AlarmKind.TRAY_VARIANCE, AlarmKind.PROGRAM_NOT_AS_RELEASED,
 })
 """The kinds only the supervisor clears (with the supervisor PIN on the display, the key on the panel)."""
 
-HALTING_KINDS: Final[frozenset[AlarmKind]] = frozenset({AlarmKind.JOURNAL_BROKEN})
+HALTING_KINDS: Final[frozenset[AlarmKind]] = frozenset({AlarmKind.JOURNAL_BROKEN, AlarmKind.PROGRAM_NOT_AS_RELEASED})
 """While an alarm of these kinds is open, play is stopped (each is also a supervisor's kind)."""
 
 _NOTHING_COUNTED: Final[Mapping[int, AlarmUpdated]] = MappingProxyType({})

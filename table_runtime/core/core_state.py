@@ -16,6 +16,7 @@ from typing import Any
 
 from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.inputs import CoreInput, ZoneChip
+from table_runtime.core.meters import Meters
 from table_runtime.core.seance import Seances
 from table_runtime.core.seat_changes import SeatChanges
 from table_runtime.core.seating import Seating
@@ -81,6 +82,7 @@ def core_state(core: TableCore) -> dict[str, Any]:
         **({"seances": core.seances.state()} if core.seances else {}),
         # the chip tray's reconciliation (core/tray_reconciliation.py), once its tray was read
         **({"tray": core.tray.state()} if core.tray.rows else {}),
+        "meters": core.meters.state(),  # the lifetime meters (core/meters.py; absent before them: zeros)
     }
 
 
@@ -151,6 +153,10 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
         core.tray = TrayWatch.restore(state.get("tray", {}))
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise JournalError(f"a checkpoint's tray is unreadable: {error!r}") from error
+    try:
+        core.meters = Meters.restore(state.get("meters"))
+    except (TypeError, ValueError, AttributeError) as error:
+        raise JournalError(f"a checkpoint's meters are unreadable: {error!r}") from error
     try:
         mark = state.get("shoe_mark")
         core.shoe_mark = None if mark is None else (int(mark[0]), int(mark[1]))

@@ -25,6 +25,7 @@ CODES: Final[Mapping[str, int]] = {
     "new_journal": 103,
     "round_resumed": 104,
     "software_changed": 110,
+    "software_installed": 111,
     "device_lost": 200,
     "device_back": 201,
     "device_fault": 202,
@@ -37,10 +38,12 @@ CODES: Final[Mapping[str, int]] = {
     "journal_unwritable": 500,
     "journal_writable": 501,
     "journal_broken": 502,
+    "program_verified": 600,
+    "program_not_as_released": 601,
 }
 
 # The rows a projection reads (the others never make an event): for a reader that filters in its query.
-KINDS: Final = (RowKind.STATUS, RowKind.TERMS, RowKind.ALARM)
+KINDS: Final = (RowKind.STATUS, RowKind.TERMS, RowKind.ALARM, RowKind.VERIFICATION)
 
 # Alarm kinds that are a device's fault (its communication lost and back is its `DeviceStatus` rows).
 DEVICE_FAULTS: Final = frozenset({"shoe_jam", "shoe_gate_locked", "missed_cards", "shoe_count_mismatch",
@@ -53,6 +56,7 @@ _STATUS_EVENTS: Final[Mapping[str, str]] = {
     "ClockSynchronised": "clock_synchronised",
     "ClockStepped": "clock_stepped",
     "JournalWritable": "journal_writable",
+    "SoftwareUpdated": "software_installed",
 }
 _ALARM_EVENTS: Final[Mapping[str, str]] = {"shoe_door_open": "shoe_door_opened",
                                            "journal_unwritable": "journal_unwritable",
@@ -100,6 +104,12 @@ class SignificantEvents:
             if name is None:
                 return []
             return [_event(name, seq, ts, alarm=alarm, box=body.get("box"), message=body.get("message"))]
+        if kind == RowKind.VERIFICATION:  # each authentication of the program (runtime/program_watch.py)
+            files = [*body.get("changed", ()), *body.get("missing", ()), *body.get("added", ())]
+            name = "program_verified" if body.get("intact") else "program_not_as_released"
+            return [_event(name, seq, ts, by=body.get("by"), manifest_sha256=body.get("manifest_sha256"),
+                           seed=body.get("seed"), hmac_sha256=body.get("hmac_sha256"), files=len(files),
+                           file=files[0] if files else None)]
         if kind != RowKind.STATUS:
             return []
         type_ = str(body.get("type", ""))

@@ -27,6 +27,7 @@ from table_runtime.core.chip_watch import ChipWatch
 from table_runtime.core.chip_watch import Phase as ChipPhase
 from table_runtime.core.hyper_field import HyperField
 from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssigned, ZoneChanged
+from table_runtime.core.meters import Meters
 from table_runtime.core.player_cards import PlayerCardRead, waiting_after, waiting_view
 from table_runtime.core.seance import SEANCE_INPUT_CLASSES, Seances, deal_problems
 from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES, SeatChanges
@@ -57,6 +58,7 @@ class TableCore:
         self.shift = Shift()  # the dealer on shift, and whether one is needed to deal (core/shift.py)
         self.seances = Seances()  # the séance's accounts: opener, slips, drop, tips, closer (core/seance.py)
         self.tray = TrayWatch()  # the chip tray's reconciliation (core/tray_reconciliation.py)
+        self.meters = Meters()  # the lifetime meters (core/meters.py)
 
     @property
     def halted(self) -> str:
@@ -68,6 +70,7 @@ class TableCore:
         events = self.apply(item)
         if any(isinstance(event, RoundStarted) for event in events):
             self.alarms.round_started(seq)
+        self.meters.count(events, self.table.round)
         return events
 
     def apply(self, item: CoreInput) -> list[Event]:
@@ -206,7 +209,8 @@ class TableCore:
         settling."""
         seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting), **self.seat_changes.view(),
                  **self.shift.view(),
-                 **({"seance": self.seances.view()} if self.seances or self.seances.required else {})}
+                 **({"seance": self.seances.view()} if self.seances or self.seances.required else {}),
+                 "meters": self.meters.view()}
         if not self.chips.zones:
             return seats
         extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}

@@ -88,3 +88,13 @@ class StaffBackend(Protocol):
     async def command_by(self, name: str, args: dict[str, Any], *, role: str, employee: str) -> dict[str, Any]:
         """A command made by `employee` (a supervisor by name), as `DisplayBackend.command`."""
         ...
+
+
+class ProgramVerifier(Protocol):
+    """The installed program's check on demand (runtime/program_watch.py), for the supervisor's display."""
+
+    async def verify(self, seed: bytes | None = None, *, by: str,
+                     request: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Check the installation (with a verifier's seed: its HMAC-SHA256 answer), journal the result, return it
+        (the `verification` row's body and its `seq`)."""
+        ...

@@ -182,7 +182,14 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
               "seance": {"type": "object", "required": ["required", "open"],
                          "properties": {"required": {"type": "boolean"}, "open": {"type": "boolean"},
                                         "current": {"type": "object"}, "last": {"type": "object"}},
-                         "additionalProperties": False}},
+                         "additionalProperties": False},
+              # the lifetime meters (core/meters.py): counts and cents that never go down, each box's, the win
+              "meters": {"type": "object", "required": ["handle_cents", "rounds", "win_cents", "boxes"],
+                         "properties": {"win_cents": _CENTS, "complete": {"type": "boolean"},
+                                        "boxes": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
+                                                  "additionalProperties": {"type": "object",
+                                                                           "additionalProperties": _COUNT}}},
+                         "additionalProperties": _COUNT}},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

@@ -43,6 +43,7 @@ from table_runtime.display.backend import (
     RECALL_MAX_ROUNDS,
     SUPERVISOR_COMMANDS,
     DisplayBackend,
+    ProgramVerifier,
     Role,
     StaffBackend,
 )
@@ -111,6 +112,7 @@ class DisplayServer(ScreenServer[_Screen]):
         keepalive: float = KEEPALIVE_S,
         clock: Callable[[], float] = time.monotonic,
         staff: StaffBackend | None = None,
+        verifier: ProgramVerifier | None = None,
     ) -> None:
         if language not in LANGUAGES:
             raise ConfigError("display.language", f"{language!r} is not one of {', '.join(LANGUAGES)}")
@@ -135,6 +137,7 @@ class DisplayServer(ScreenServer[_Screen]):
         self.recall_gate = RecallGate(backend.recall, clock=clock)
         self._api_clients: dict[str, RecallClient] = {}
         self._screen_numbers = itertools.count(1)
+        self.verifier = verifier  # the installed program's check on demand (None: not configured)
 
     @property
     def url(self) -> str:
@@ -224,6 +227,7 @@ class DisplayServer(ScreenServer[_Screen]):
                 "role": role,
                 "language": self._language,
                 "supervisor": (self._supervisor_pin is not None or self._staff is not None) and role == "dealer",
+                "verification": self.verifier is not None and self._supervisor_pin is not None and role == "dealer",
                 "keepalive_s": self._keepalive,
                 **({"staff": True} if self._staff is not None else {}),  # the staff registry: logins, own PINs
             }
@@ -254,6 +258,8 @@ class DisplayServer(ScreenServer[_Screen]):
             elif kind in ("login", "logout"):
                 screen.push_message({"type": kind, "request": request.get("request"),
                                      **await self._shift(screen, kind, request)})
+            elif kind == "verify":
+                screen.push_message(await self._verify(screen, request))
             else:
                 screen.push_message({"type": "error", "message": f"unknown message type {kind!r}"})
 
@@ -323,6 +329,28 @@ class DisplayServer(ScreenServer[_Screen]):
         if not employee.may(StaffRole.DEALER):
             return {"ok": False, "message": f"{employee.employee_id} is not an active dealer", "reason": "not_a_dealer"}
         return {**await self._staff.log_in(employee.employee_id, "pin"), "name": employee.name}
+
+    async def _verify(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
+        """The supervisor's check of the installed program, with an optional verifier's seed in hex
+        (docs/verification.md): the dealer's screen with the supervisor's PIN only; the answer once journaled."""
+        reply: dict[str, Any] = {"type": "verification", "request": request.get("request")}
+        if screen.role == "pit":
+            return {**reply, "ok": False, "message": "pit view is read-only", "reason": "read_only"}
+        refusal = await self._pin.check("VERIFY", request.get("pin"), address=screen.address, screen=screen.name)
+        if refusal is not None:
+            return {**reply, "ok": False, **refusal}
+        if self.verifier is None:
+            return {**reply, "ok": False, "message": "this table has no release key ([release] public_key_file)",
+                    "reason": "not_configured"}
+        seed_text = request.get("seed") or ""
+        try:
+            seed = bytes.fromhex(seed_text) if isinstance(seed_text, str) else None
+        except ValueError:
+            seed = None
+        if seed is None or len(seed) > 64:
+            return {**reply, "ok": False, "message": "the seed must be hex, at most 64 bytes", "reason": "bad_args"}
+        result = await self.verifier.verify(seed or None, by="supervisor")
+        return {**reply, "ok": True, "result": result}
 
     async def _command(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
         """Check a command from a page and hand it to the runtime; every refusal says why."""

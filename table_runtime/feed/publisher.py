@@ -49,6 +49,7 @@ from table_runtime.feed.ratings import ratings_of
 from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
 from table_runtime.feed.replay_server import ReplayResponder
 from table_runtime.feed.settings import BrokerAddress, FeedSettings
+from table_runtime.feed.verify_requests import VerifyResponder
 from table_runtime.journal import GENESIS_HASH, Checkpoint, Journal, JournalUnwritableError
 
 logger = logging.getLogger("table_runtime.feed")
@@ -93,6 +94,7 @@ class FeedPublisher:
         self.replay = (ReplayResponder(settings.replay_secret.reveal().encode(), journal, self.topics,
                                        publish_timeout=settings.publish_timeout)
                        if settings.replay_secret is not None else None)
+        self.verification: VerifyResponder | None = None  # the floor's verify requests, when the table checks itself
         self._backoff = Backoff(settings.backoff_initial, settings.backoff_max, rng or random.Random())
         self._sleep = sleep
         self._clock = clock
@@ -284,6 +286,8 @@ class FeedPublisher:
                 await self._publish_head(client, watcher)
                 if self.replay is not None:
                     await client.subscribe(self.replay.topic, qos=1)
+                if self.verification is not None:
+                    await client.subscribe(self.verification.topic, qos=1)
                 await self._pump(client, watcher)
                 if self._failing_back and not self._stopped.is_set():
                     # The retained status cleared here, so a floor reading this broker later finds none of ours.
@@ -304,6 +308,8 @@ class FeedPublisher:
                     await asyncio.gather(failback, return_exceptions=True)
                 if self.replay is not None:
                     await self.replay.close()
+                if self.verification is not None:
+                    await self.verification.close()
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
 
@@ -477,6 +483,8 @@ class FeedPublisher:
     def _on_message(self, client: aiomqtt.Client, message: aiomqtt.Message) -> None:
         if self.replay is not None and str(message.topic) == self.replay.topic:
             self.replay.offer(client, message.payload)
+        elif self.verification is not None and str(message.topic) == self.verification.topic:
+            self.verification.offer(client, message.payload)
 
     async def _publish(
         self, client: aiomqtt.Client, watcher: asyncio.Task[None], messages: Sequence[FeedMessage]

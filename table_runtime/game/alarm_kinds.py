@@ -43,6 +43,7 @@ class AlarmKind(enum.StrEnum):
     REGISTRY_UNREADABLE = "registry_unreadable"
     JOURNAL_BROKEN = "journal_broken"
     JOURNAL_UNWRITABLE = "journal_unwritable"
+    PROGRAM_NOT_AS_RELEASED = "program_not_as_released"  # runtime/program_watch.py: a file not as the release signed
     # The chip watch of the table core (table_runtime/core/).
     PAST_POSTING = "past_posting"
     WRONG_WINDOW_AMOUNT = "wrong_window_amount"

@@ -97,6 +97,9 @@ SUPERVISOR_VOIDS: Final = f"{TABLE_CHECK} « Corrections and recall »: only a s
 PLAY_STOPPED: Final = (f"{TABLE_CHECK} « Corrections and recall »: play stops on a broken journal until the "
                        "supervisor clears it")
 JOURNAL_FIRST: Final = f"{TABLE_CHECK} « Power loss »: the table acts only on what is journaled"
+PROGRAM_VERIFICATION: Final = ("table check, docs/verification.md « What the table checks »: the program is "
+                               "authenticated before play, at intervals and on demand; a file not as released "
+                               "stops play")
 
 # Advice on a rated session: the detection's own page, then what the flag found (rating/detection.py Flag.rule).
 ADVANTAGE_PLAY: Final = ("docs/rating.md « Reading the flags »: advantage-play detection, advice to the supervisor "

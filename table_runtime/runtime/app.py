@@ -45,6 +45,7 @@ from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.heap import frozen_heap
 from table_runtime.runtime.journal_audit import audit_journal
+from table_runtime.runtime.program_watch import ProgramWatch
 from table_runtime.runtime.rating_watch import RatingWatch
 from table_runtime.runtime.recall import name_authors, recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
@@ -72,6 +73,7 @@ class TableApp:
         on_commit: CommitHook | None = None,
         player_cards: PlayerCardLink | None = None,
         staff: StaffDesk | None = None,
+        program_watch: ProgramWatch | None = None,
         monotonic: Callable[[], float] | None = None,
     ) -> None:
         self.controller = controller
@@ -92,6 +94,7 @@ class TableApp:
         self.feed = feed
         self.player_cards = player_cards  # the player card readers (runtime/card_link.py)
         self.staff = staff  # the staff registry: the dealer on shift by name on the display (runtime/staff_desk.py)
+        self.program_watch = program_watch  # the installed program's checks (runtime/program_watch.py)
         self.rating_watch = RatingWatch(controller)  # advice to the supervisor and his view of the rated players
         self.changed = asyncio.Event()
         self._dirty = asyncio.Event()
@@ -114,6 +117,8 @@ class TableApp:
                 await stack.enter_async_context(self.display)
             if self.feed is not None:
                 await stack.enter_async_context(self.feed)
+            if self.program_watch is not None:  # before any device can deal: a program not as released halts
+                await self.program_watch.verify(by="start")
             if self.shoe is not None:
                 await stack.enter_async_context(self.shoe)
             if self.panel is not None:
@@ -145,6 +150,8 @@ class TableApp:
                     workers.append(tasks.create_task(self.registry.run()))
                 if self.player_cards is not None:
                     workers.append(tasks.create_task(self.player_cards.run()))
+                if self.program_watch is not None:
+                    workers.append(tasks.create_task(self.program_watch.run()))
                 self._on_change()
                 await self._stopping.wait()
                 await self.controller.step(self.controller.note, {"type": "Stopping",

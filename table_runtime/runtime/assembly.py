@@ -53,6 +53,7 @@ from table_runtime.display.server import DisplayServer
 from table_runtime.errors import ConfigError
 from table_runtime.feed.publisher import FeedPublisher
 from table_runtime.feed.settings import FeedSettings, Secret, fallback_brokers, parse_broker_url
+from table_runtime.feed.verify_requests import VerifyResponder
 from table_runtime.game.shoe_count import shoe_number_of
 from table_runtime.game.table import Table
 from table_runtime.journal import Journal
@@ -61,6 +62,7 @@ from table_runtime.runtime.app import TableApp
 from table_runtime.runtime.card_link import CardReaderAt, PlayerCardLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.heap import collect_start_up_heap
+from table_runtime.runtime.program_watch import ProgramWatch
 from table_runtime.runtime.registry_follow import RegistryFollower
 from table_runtime.runtime.staff_desk import StaffDesk, read_staff
 
@@ -151,19 +153,32 @@ def assemble(
         registry_path = config.devices.chip_registry
         follower = (RegistryFollower(registry_path, lambda: _registry(config), reporter, controller)
                     if registry_path is not None else None)
+        watch = program_watch(config, controller)
+        if feed is not None and watch is not None and settings is not None and settings.replay_secret is not None:
+            feed.verification = VerifyResponder(settings.replay_secret.reveal().encode(), feed.topics, watch.verify,
+                                                publish_timeout=settings.publish_timeout)
         app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chips=reporter, feed=feed,
                        registry=follower, journal_retry_seconds=config.journal.retry_seconds,
                        player_cards=player_card_link(config, controller, staff), staff=staff,
+                       program_watch=watch,
                        monotonic=time.monotonic if clock is time.time else None)  # an injected clock: not watched
         if with_display:
             display = config.display
             app.display = DisplayServer(app, host=display.host, port=display.port, language=display.language,
                                         supervisor_pin=display.supervisor_pin, pit_token=display.pit_token,
-                                        allowed_hosts=display.allowed_hosts, staff=staff)
+                                        allowed_hosts=display.allowed_hosts, staff=staff, verifier=watch)
         table = AssembledTable(config=config, app=app, journal=journal, simulated_shoe=simulated_shoe,
                                simulated_readers=simulated_readers, _stack=stack.pop_all())
     collect_start_up_heap()  # before the loop serves anything (runtime/heap.py)
     return table
+
+
+def program_watch(config: TableConfig, controller: TableController) -> ProgramWatch | None:
+    """The installed program's checks ([release], runtime/program_watch.py), or None without a release key."""
+    release = config.release
+    if release.public_key is None:
+        return None
+    return ProgramWatch(controller, public_key=release.public_key, check_hours=release.check_hours)
 
 
 def player_card_link(config: TableConfig, controller: TableController,

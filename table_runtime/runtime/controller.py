@@ -377,6 +377,31 @@ class TableController:
             self._changed()
         return True
 
+    def program_verified(self, body: Mapping[str, Any], alarm: Alarm | None = None) -> int | None:
+        """A check of the installed program (runtime/program_watch.py): its `verification` row and, for a program
+        not as released, its halting alarm, in one transaction; the row's seq. During a journal outage the row is
+        held and the alarm shown at once (None)."""
+        self.writer.check()
+        row = NoteRow.of(RowKind.VERIFICATION, body)
+        rows: list[JournalRow] = [row]
+        if self.outage is None or self.retry_journal():
+            if alarm is not None:
+                step = AlarmStep(self.core.alarms, rows)
+                step.flush(step.add(alarm, self.last_seq + 1, self.core.alarm_round()))
+            try:
+                entry = self._write_rows(rows)[0]
+            except JournalUnwritableError:
+                self.core = self._journaled_core()  # the ledger as the journal has it
+            else:
+                self._changed()
+                return entry.seq
+        assert self.outage is not None
+        self.outage.hold(row, self.clock())
+        if alarm is not None:
+            self._hold_alarms([alarm])
+        self._changed()
+        return None
+
     def journal_broken(self, seq: int | None, reason: str) -> None:
         """The background audit found the rows before the start's checkpoint broken: a supervisor's alarm, and
         play stops (a halting kind, core/alarm_ledger.py) until the supervisor clears it: every command but the

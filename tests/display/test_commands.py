@@ -89,7 +89,8 @@ async def test_server_refuses_bad_commands_before_the_backend(
 ) -> None:
     async with http.ws_connect(f"{server.url}ws") as ws:
         hello = await ws.receive_json(timeout=5)
-        assert hello == {"type": "hello", "role": "dealer", "language": "fr", "supervisor": True, "keepalive_s": 5.0}
+        assert hello == {"type": "hello", "role": "dealer", "language": "fr", "supervisor": True,
+                         "verification": False, "keepalive_s": 5.0}
         snapshot = await ws.receive_json(timeout=5)
         assert snapshot["type"] == "snapshot" and snapshot["snapshot"]["seq"] == 1234
 

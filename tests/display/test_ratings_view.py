@@ -107,6 +107,10 @@ async def test_the_supervisor_opens_the_rated_players_with_his_pin_in_french_and
     await expect(row.locator(".ratings-handle")).to_contain_text("200,00")  # 10 + 12 + 17 + 27 + 52 + 82 euros
     await expect(ratings.locator(".ratings-flag")).to_have_count(1)
     await expect(ratings.locator(".ratings-flag")).to_contain_text("Avis, case 1")
+    meters = table.controller.snapshot()["meters"]
+    await expect(ratings.locator("#ratings-meters")).to_contain_text(
+        "Compteurs de la table : mises ")  # the lifetime meters (core/meters.py)
+    await expect(ratings.locator("#ratings-meters")).to_contain_text(f"{meters['rounds']} manches")
     await screenshot(page, "ratings-fr")
     await ratings.locator("#ratings-close").click()
     await page.locator("#lang-en").click()

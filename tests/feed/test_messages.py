@@ -165,11 +165,12 @@ def test_asyncapi_document_is_3_0_and_names_a_schema_file_for_every_topic() -> N
     assert document["asyncapi"] == "3.0.0"
     addresses = {channel["address"] for channel in document["channels"].values()}
     assert addresses == {f"{{prefix}}/tables/{{tableId}}/{name}" for name in TOPIC_NAMES} | {
-        "{prefix}/tables/{tableId}/replay/request", "{prefix}/floor/{floorId}/replay"}
+        "{prefix}/tables/{tableId}/replay/request", "{prefix}/floor/{floorId}/replay",
+        "{prefix}/tables/{tableId}/verify/request", "{prefix}/floor/{floorId}/verify"}
     for operation in document["operations"].values():
         channel = resolve(document, operation["channel"]["$ref"])
-        # The table receives the floor's replay requests and sends everything else.
-        assert operation["action"] == ("receive" if channel["address"].endswith("/replay/request") else "send")
+        # The table receives the floor's replay and verify requests and sends everything else.
+        assert operation["action"] == ("receive" if channel["address"].endswith("/request") else "send")
         for message in operation["messages"]:
             assert message["$ref"].startswith(operation["channel"]["$ref"] + "/messages/")
             resolve(document, message["$ref"])

@@ -68,6 +68,8 @@ function fields(alarm) {
   const message = alarm.message || "";
   const card = /\bcard ([2-9TJQKA][SHDC])\b/.exec(message);
   if (card) vars.card = cardText(card[1]);
+  const file = /^file (\S+) /.exec(message);
+  if (file) vars.file = file[1];
   const refused = refusal(message, alarm.reason);
   if (refused && refused.command) vars.command = refused.command;
   if (refused && refused.reason) vars.reason = refused.reason;

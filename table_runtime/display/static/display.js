@@ -175,13 +175,14 @@ function receive(message) {
     $("login-open").hidden = !(state.staff && state.role === "dealer");
     $("pin-employee-row").hidden = !state.staff;
     $("pin-badge").hidden = !state.staff;
+    $("verify-open").hidden = !message.verification; // the program's check: the supervisor's, where it is configured
     state.keepalive = message.keepalive_s || 5;
     setLanguage({ table: message.language || "fr" });
     render();
   } else if (message.type === "snapshot") {
     state.live = message.snapshot;
     if (!state.recall) scheduleRender();
-  } else if (["result", "recall", "ratings", "login", "logout"].includes(message.type)) {
+  } else if (["result", "recall", "ratings", "login", "logout", "verification"].includes(message.type)) {
     const callback = state.pending.get(message.request);
     state.pending.delete(message.request);
     if (callback) callback(message);
@@ -375,9 +376,17 @@ function buildPinDialog() {
 
 // The supervisor's command (or view) with what proves who he is: the shared PIN, or his own id and PIN, or his badge.
 function sendCredential(name, args, proof) {
+  if (name === "VERIFY") { // not a command: the program's check, answered once journaled (docs/verification.md)
+    $("pin-send").disabled = true;
+    send({ type: "verify", ...proof, seed: args.seed }, (result) => {
+      if (result.ok) { $("pin-dialog").close(); showVerification(result.result); }
+      else $("pin-error").replaceChildren(refusalText("verify_open", result));
+    });
+    return;
+  }
   if (name === "RATINGS") { // not a command: the supervisor's view, shown once the server has checked the PIN
     send({ type: "ratings", ...proof }, (result) => {
-      if (result.ok) { $("pin-dialog").close(); showRatings(result); }
+      if (result.ok) { $("pin-dialog").close(); showRatings(result, state.live); }
       else $("pin-error").replaceChildren(refusalText("ratings_open", result));
     });
     return;
@@ -390,6 +399,20 @@ function sendCredential(name, args, proof) {
 
 // The one PIN dialog serves every supervisor command: VOID, and acknowledging an alarm that needs
 // the supervisor. The server checks the PIN; the page only asks for it.
+// The program's check as the table journaled it: as released (the manifest's digest, the answer to the seed), or
+// not (how many files, the first named).
+function showVerification(result) {
+  const lines = [];
+  if (result.intact) {
+    lines.push(el("p", { class: "verify-intact", text: t("verify_intact", { files: result.files, manifest: result.manifest_sha256 }) }));
+    if (result.hmac_sha256) lines.push(el("p", { class: "verify-hmac", text: t("verify_hmac", { seed: result.seed, hmac: result.hmac_sha256 }) }));
+  } else {
+    const files = [...result.changed, ...result.missing, ...result.added];
+    lines.push(el("p", { class: "verify-not-intact", text: t("verify_not_intact", { count: files.length, file: files[0] || "" }) }));
+  }
+  $("verify-result").replaceChildren(...lines);
+}
+
 function askPin(name, args, title, send) {
   state.pinFor = { name, args };
   state.pin = "";
@@ -453,8 +476,17 @@ function wire() {
     render();
   });
   $("recall-open").addEventListener("click", openRecall);
+  $("verify-open").addEventListener("click", () => {
+    $("verify-result").replaceChildren();
+    $("verify-dialog").showModal();
+  });
+  $("verify-close").addEventListener("click", () => $("verify-dialog").close());
+  $("verify-send").addEventListener("click", () => {
+    const seed = $("verify-seed").value.trim();
+    askPin("VERIFY", { seed }, "pin_title_verify", "pin_send_verify");
+  });
   $("ratings-open").addEventListener("click", () => {
-    if (state.role === "pit") send({ type: "ratings" }, (result) => { if (result.ok) showRatings(result); });
+    if (state.role === "pit") send({ type: "ratings" }, (result) => { if (result.ok) showRatings(result, state.live); });
     else askPin("RATINGS", {}, "pin_title_ratings", "pin_send_ratings");
   });
   $("recall-exit").addEventListener("click", () => { state.recall = null; render(); });

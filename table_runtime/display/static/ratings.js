@@ -16,8 +16,16 @@ function who(session) {
   return session.behind ? t("ratings_behind", { player: name }) : name;
 }
 
-// `reply`: the server's {"type": "ratings", "sessions": [...], "flags": [...]}.
-export function showRatings(reply) {
+// The table's lifetime meters (core/meters.py), as the live snapshot has them.
+function meters(snapshot) {
+  const m = snapshot && snapshot.meters;
+  if (!m) return "";
+  return t("meters_line", { handle: money(m.handle_cents), win: money(m.win_cents), drop: money(m.drop_cents),
+    rounds: m.rounds, hands: m.hands, voids: m.voids });
+}
+
+// `reply`: the server's {"type": "ratings", "sessions": [...], "flags": [...]}; `snapshot`: the live table's.
+export function showRatings(reply, snapshot) {
   const rows = reply.sessions.map((session) => el("tr", { "data-session": session.session, "data-box": String(session.box) }, [
     el("td", { text: String(session.box) }),
     el("td", { class: "ratings-player", text: who(session) }),
@@ -32,6 +40,7 @@ export function showRatings(reply) {
   $("ratings-flags").replaceChildren(...reply.flags.map((flag) => el("p", { class: "ratings-flag", "data-alarm": String(flag.id) },
     [t("ratings_flag", { box: flag.box, text: alarmBody(flag).text })])));
   showDealers(reply.dealers);
+  $("ratings-meters").textContent = meters(snapshot);
   $("ratings-dialog").showModal();
 }
 
