@@ -29,8 +29,11 @@ def can_compile() -> str | None:
     return None
 
 
-def build_compiled(tmp: Path) -> Path:
-    """Build the compiled wheel from a copy of the sources in `tmp`; the directory it is unpacked in."""
+def build_compiled(tmp: Path, opt_level: int = 3) -> Path:
+    """Build the compiled wheel from a copy of the sources in `tmp`; the directory it is unpacked in.
+
+    `opt_level`: the C compiler's (setup.py, ``TABLE_RUNTIME_COMPILE_OPT``); 3, a user's build, unless a test
+    needs only the compiled modules and not their speed."""
     source = tmp / "source"
     source.mkdir(parents=True)
     for name in ("pyproject.toml", "setup.py", "README.md"):
@@ -41,7 +44,8 @@ def build_compiled(tmp: Path) -> Path:
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
          str(source)],
-        env=os.environ | {"TABLE_RUNTIME_COMPILE": "1"}, capture_output=True, text=True, timeout=900, check=False)
+        env=os.environ | {"TABLE_RUNTIME_COMPILE": "1", "TABLE_RUNTIME_COMPILE_OPT": str(opt_level)},
+        capture_output=True, text=True, timeout=900, check=False)
     if built.returncode != 0:
         raise RuntimeError(f"the compiled build failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
     (wheel,) = wheels.glob("*.whl")

@@ -11,6 +11,10 @@ two workers with pytest-xdist's work stealing, so a long test started late can
 no longer leave one worker idle while the other finishes it (tests/README.md,
 "The suite").
 
+The CLIs the tests start keep the simulated players' solved strategy (simulators/strategy_cache.py) in
+this run's own cache directory (``XDG_CACHE_HOME``, one per test process): solved at a worker's first start
+of each profile, read back at the others, never from or into this user's home or a run before.
+
 Chromium: one headless browser per test process (xdist worker), shared by the
 display's and the pit page's tests; each test gets a context and page of its own
 (`page`), so no cookie, storage or open socket outlives a test.
@@ -19,7 +23,7 @@ display's and the pit page's tests; each test gets a context and page of its own
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
@@ -31,6 +35,13 @@ from tests.browser import CHROMIUM, CHROMIUM_ARGS
 settings.register_profile("local", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "local")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def run_cache_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+        yield
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

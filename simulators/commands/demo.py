@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from simulators.strategy_cache import remember_cached
 from table_runtime.commands.table_line import table_line
 from table_runtime.config import ENV_PIT_TOKEN, ENV_SUPERVISOR_PIN, zone_names
 from table_runtime.errors import ConfigError, JournalError
@@ -146,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
     kept = args.data_dir is not None
     data_dir = Path(args.data_dir) if kept else Path(tempfile.mkdtemp(prefix="table-demo-"))
     rules = profile(args.profile)
+    remember_cached(rules)  # solved at the first start only (strategy_cache.py)
     try:
         journal = Journal.open(journal_path(data_dir))
         try:

@@ -11,6 +11,7 @@ from typing import Any
 from tqdm import tqdm
 
 from simulators.simulation import CASES, simulate
+from simulators.strategy_cache import remember_cached
 from table_runtime.game import round as round_module
 from table_runtime.game.hyper import HyperCase
 from table_runtime.game.rules import PROFILES, profile
@@ -80,6 +81,7 @@ def engine_compiled() -> bool:
 
 def run(args: argparse.Namespace) -> int:
     rules = profile(args.profile)
+    remember_cached(rules)  # solved at the first start only (strategy_cache.py)
     with tqdm(total=args.rounds, unit="round", unit_scale=True, disable=not sys.stderr.isatty(),
               desc=f"simulate {args.profile}") as bar:
         result = simulate(rules, args.rounds, boxes=args.boxes, seed=args.seed, workers=args.workers,
