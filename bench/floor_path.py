@@ -3,7 +3,9 @@
 by `FloorStore` in batches of `--batch` rows, into a PostgreSQL started for the bench (month partitions and
 all). Printed: the floor's CPU per stored row (this process's user + system time: PostgreSQL's own is apart)
 and the wall-clock rate, the median of `--runs` runs, each into a fresh database; ``--profile`` prints where
-the CPU of one more run went (cProfile, the 25 costliest functions by their own time).
+the CPU of one more run went (cProfile, the 25 costliest functions by their own time). A second line gives the
+space PostgreSQL takes per stored row (`floor_size`: the rows and what derives from them, every partition and
+index, after VACUUM ANALYZE).
 
 The rows are real journal rows (rounds of the fast demo table, error rate 0.1) journaled again for each of
 `--tables` tables, so every table has its own hash chain, sent interleaved as a broker would deliver them.
@@ -72,6 +74,25 @@ async def run(dsn: str, sent: list[tuple[str, bytes]], batch_rows: int) -> tuple
         await store.close()
 
 
+SIZED = ("events", "rounds", "alarms", "alarm_clears", "buy_ins", "journals")
+
+
+async def bytes_per_row(dsn: str, rows: int) -> tuple[float, int]:
+    """After VACUUM ANALYZE: the space of the rows and what derives from them (every partition, index and TOAST
+    table of `SIZED`) per journal row stored; and how many partitions `events` has."""
+    connection = await asyncpg.connect(dsn)
+    try:
+        await connection.execute("VACUUM ANALYZE")
+        total = await connection.fetchval(
+            "SELECT sum(pg_total_relation_size(oid)) FROM pg_class WHERE relkind = 'r' "
+            "AND coalesce(pg_partition_root(oid), oid)::regclass::text = ANY($1::text[])", list(SIZED))
+        parts = await connection.fetchval("SELECT count(*) FROM pg_class WHERE relkind = 'r' AND relispartition "
+                                          "AND pg_partition_root(oid) = 'events'::regclass")
+        return int(total) / rows, int(parts)
+    finally:
+        await connection.close()
+
+
 async def bench(args: argparse.Namespace, directory: Path) -> None:
     sent = messages(directory, args.tables, args.rounds)
     with PostgresServer() as server:
@@ -89,11 +110,14 @@ async def bench(args: argparse.Namespace, directory: Path) -> None:
                 pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
             else:
                 results.append(await run(server.dsn_for(name), sent, args.batch))
+        size, parts = await bytes_per_row(server.dsn_for("path_0"), len(sent))
     cpu = statistics.median(result[0] for result in results)
     wall = statistics.median(result[1] for result in results)
     print(f"floor_path tables={args.tables} rows={len(sent)} batch={args.batch} runs={args.runs} "
           f"cpu_us_per_row={cpu / len(sent) * 1e6:.1f} rows_per_s={len(sent) / wall:.0f} "
           f"(each run's cpu_us_per_row: {' '.join(f'{r[0] / len(sent) * 1e6:.1f}' for r in results)})")
+    print(f"floor_size rows={len(sent)} bytes_per_row={size:.0f} events_partitions={parts} (rows, rounds, alarms, "
+          "buy-ins, journals, their indexes, after VACUUM ANALYZE)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
