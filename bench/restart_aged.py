@@ -91,7 +91,7 @@ def build_aged(directory: Path, rounds: int, seed: int, *, before: bool) -> None
         if not before:
             from table_runtime.runtime.rating_watch import journal_ratings
 
-            written = journal_ratings(journal, table_id, rules, limits)
+            written = journal_ratings(journal)
         # One more round of the same fast table: its start seals a checkpoint after the rows just appended, as a
         # live table's newest checkpoint is at most `checkpoint_rows` rows and a round behind its head.
         from simulators.fast_table import FastTable
@@ -100,7 +100,7 @@ def build_aged(directory: Path, rounds: int, seed: int, *, before: bool) -> None
         controller = TableController(table_id=table_id, rules=rules, limits=limits, journal=journal, clock=time.time)
         FastTable(controller, seed=seed, error_rate=0.0).run(1)
         if not before:
-            written += journal_ratings(journal, table_id, rules, limits)
+            written += journal_ratings(journal)
         rated = time.perf_counter() - started
         journal.set_meta(CURSOR_KEY, str(journal.last_seq))
         journal.set_meta(PREPARED, str(rounds))

@@ -3,11 +3,13 @@
     table-floor run --config floor.toml
     table-floor check-config --config floor.toml
     table-floor query rounds --table T01 --from 2026-12-01T06:00 --to 2026-12-01T14:00 [--format csv|json]
+    table-floor query events --table T01 --from 2026-12-01T06:00 --to 2026-12-01T14:00 [--format csv|json]
     table-floor query alarms --shift 2026-12-01T06
     table-floor query money --shift 2026-12-01T06
     table-floor query round --table T01 --round 412
     table-floor query verify --table T01
     table-floor query ratings --by player --from 2026-12-01T06:00 --to 2026-12-02T06:00
+    table-floor query dealers --by dealer|table|shift --from 2026-12-01T06:00 --to 2026-12-02T06:00
     table-floor ratings forget p-3f9a0c1b2d4e
     table-floor retention --config floor.toml
     table-floor group setup --config group.toml
@@ -34,7 +36,7 @@ from typing import Any
 
 import asyncpg
 
-from casino_floor import group_commands, partitions, queries, rating_commands, rating_queries
+from casino_floor import dealer_work, group_commands, partitions, queries, rating_commands, rating_queries
 from casino_floor.config import FloorConfig, load_config
 from casino_floor.group_config import load_group_config
 from casino_floor.group_queries import MONEY_GROUPINGS
@@ -71,11 +73,14 @@ def _parser() -> argparse.ArgumentParser:
     query = commands.add_parser("query", help="ask the store").add_subparsers(dest="question", required=True)
     asks = {
         "rounds": ("the rounds of a table between two times", ("table", "from", "to")),
+        "events": ("a table's significant events between two times (docs/events.md)", ("table", "from", "to")),
         "alarms": ("every alarm of a shift, the tables' and the floor's", ("shift",)),
         "money": ("handle, drop, win, hold (win / drop) and win / handle per table for a shift", ("shift",)),
         "round": ("one round in full, as the table's recall shows it", ("table", "round")),
         "verify": ("recompute a table's hash chain from the stored rows", ("table",)),
         "ratings": ("rated sessions started between two times, by player, table or shift", ("from", "to", "by")),
+        "dealers": ("the dealers' pace and errors per 100 rounds, their stints begun between two times, by dealer, "
+                    "table or shift", ("from", "to", "dealers_by")),
     }
     for name, (text, needs) in asks.items():
         ask = query.add_parser(name, help=text)
@@ -93,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
         if "by" in needs:
             ask.add_argument("--by", choices=rating_queries.GROUPINGS, default=None,
                              help="default: player")
+        if "dealers_by" in needs:
+            ask.add_argument("--by", choices=dealer_work.GROUPINGS, default="dealer")
         if name in ("money", "ratings"):
             ask.add_argument("--group", action="store_true",
                              help="ask the group's database, across casinos (--config: the group's TOML file)")
@@ -203,12 +210,16 @@ async def ask(config: FloorConfig, args: argparse.Namespace) -> list[dict[str, A
     try:
         if args.question == "rounds":
             return await queries.rounds_between(connection, args.table, args.start, args.end)
+        if args.question == "events":
+            return await queries.significant_events_between(connection, args.table, args.start, args.end)
         if args.question == "alarms":
             return await queries.shift_alarms(connection, config.shifts, args.shift)
         if args.question == "money":
             return await queries.shift_money(connection, config.shifts, args.shift)
         if args.question == "round":
             return [await queries.round_record(connection, args.table, args.round)]
+        if args.question == "dealers":
+            return await dealer_work.dealers(connection, config.shifts, args.by, args.start, args.end)
         if args.question == "ratings":
             return await rating_queries.ratings(connection, config.shifts, args.by or "player", args.start, args.end)
         return await queries.verify_chain(connection, args.table)

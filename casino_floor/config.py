@@ -126,7 +126,8 @@ class FloorConfig:
 
     def filters(self, broker: Broker) -> list[str]:
         """The subscriptions on `broker`: one per topic and table listed, else the wildcard (never $share)."""
-        names = ("head", "events", "state", "status", "ratings")  # the head first: a retained state is read after it
+        # The head first: a retained state is read after it.
+        names = ("head", "events", "state", "status", "ratings", "checkpoints")
         tables: list[str | None] = [t for t in self.tables if self.partition.owns(t)] if self.tables else [None]
         return [topic_filter(broker.prefix, table, name) for table in tables for name in names]  # type: ignore[arg-type]
 

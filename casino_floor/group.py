@@ -93,7 +93,7 @@ async def setup_casino(connection: asyncpg.Connection, casino_id: str, replicati
             await connection.execute(f"ALTER ROLE {REPLICATOR} WITH PASSWORD {_literal(replication_password)}")
         await connection.execute(f"GRANT USAGE ON SCHEMA public TO {REPLICATOR}")
         await connection.execute(f"GRANT SELECT ON {tables} TO {REPLICATOR}")
-        # The partitioned tables (0006) published as their root: the group sees one table whatever the casino's months.
+        # The partitioned tables (0008) published as their root: the group sees one table whatever the casino's months.
         if await connection.fetchval("SELECT 1 FROM pg_publication WHERE pubname = $1", PUBLICATION):
             await connection.execute(f"ALTER PUBLICATION {PUBLICATION} SET TABLE {tables}")
             await connection.execute(f"ALTER PUBLICATION {PUBLICATION} SET (publish_via_partition_root = true)")

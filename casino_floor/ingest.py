@@ -29,8 +29,9 @@ from casino_floor.set_aside import (
     quarantine_alarm,
     quarantined,
 )
-from casino_floor.store import Batch, derived_rows
+from casino_floor.store import Batch, StoredCheckpoint, derived_rows
 from table_runtime.feed.heads import signed_by
+from table_runtime.journal.checkpoints import seal_of
 
 logger = logging.getLogger("casino_floor.ingest")
 
@@ -84,7 +85,8 @@ class Ingest:
 
     def take(self, name: str, payload: dict[str, Any], batch: Batch, *, topic: str | None = None,
              raw: bytes | str | None = None) -> bool:
-        """Fold one message off ``events``, ``state``, ``status``, ``head`` or ``ratings`` into `batch`.
+        """Fold one message off ``events``, ``state``, ``status``, ``head``, ``checkpoints`` or ``ratings`` into
+        `batch`.
 
         `topic`, when given, is the message's topic: a message naming another table than the topic's is kept as
         evidence (`raw`: the bytes received, kept with it). A message the store cannot hold is quarantined. True
@@ -120,6 +122,8 @@ class Ingest:
                 batch.statuses[table_id] = payload
             elif name == "head":
                 return self._head(table_id, journal, payload, batch, topic, raw)
+            elif name == "checkpoints":
+                return self._checkpoint(table_id, journal, payload, batch, topic, raw)
             return True
         except (Refused, PayloadError) as error:
             self.quarantine(batch, quarantined(table_id, topic, str(error), payload, raw))
@@ -211,6 +215,30 @@ class Ingest:
             self.lookups.append((track, seq, hash_, when))
         else:
             batch.alarms.extend(track.head(seq, hash_, ts=when, signed=signed))
+        return True
+
+    def _checkpoint(self, table_id: str, journal: str, payload: dict[str, Any], batch: Batch, topic: str,
+                    raw: bytes | str | None) -> bool:
+        """A sealed checkpoint of the table's journal, kept for the round record to start from. Its seal must be
+        the seal of its fields (else quarantined); with the table's head key, its signature too (else evidence, as
+        a head's). Its chain hash is checked against the stored row when it is read (queries.py)."""
+        seq, chain_hash, state, seal = (payload.get(name) for name in ("seq", "chain_hash", "state", "seal"))
+        if not (isinstance(seq, int) and not isinstance(seq, bool) and isinstance(chain_hash, str)
+                and isinstance(state, str) and isinstance(seal, str) and journal):
+            raise Refused("a checkpoint without its journal, seq, chain_hash, state and seal")
+        bounds.seq(seq, "the checkpoint's seq", low=1)
+        if len(chain_hash) > 128 or len(seal) > 128:
+            raise Refused("a checkpoint's hash or seal past 128 characters")
+        if seal_of(seq, chain_hash, state) != seal:
+            raise Refused(f"checkpoint at row {seq}: its seal is not the seal of its fields")
+        keys = self.head_keys.get(table_id)
+        if keys is not None and not signed_by(payload, keys):
+            reason = "no signature" if "mac" not in payload else "a signature the table's key did not make"
+            aside = dataclasses.replace(quarantined(table_id, topic, reason, payload, raw),
+                                        evidence=EvidenceKind.BAD_SIGNATURE)
+            self._aside(batch, aside, bad_signature_alarm(aside))
+            return False
+        batch.checkpoints.append(StoredCheckpoint(table_id, journal, seq, chain_hash, state, seal))
         return True
 
     def take_rating(self, payload: dict[str, Any], batch: Batch) -> bool:

@@ -1,6 +1,6 @@
 """Retention by partition: the months of the floor's large tables made ahead, and dropped past their retention.
 
-Migration 0006 partitions the journal rows (`events`, by their ts) and the rated sessions with their round lines
+Migration 0008 partitions the journal rows (`events`, by their ts) and the rated sessions with their round lines
 (`rated_sessions`, `rated_rounds`, by the session's start) by calendar month, UTC (docs/floor.md, "Retention by
 partition"). `keep` is the floor's periodic job (at start, then daily: `Retention`), also `table-floor retention`:
 it makes this month's and the next `AHEAD_MONTHS` partitions, then detaches and drops each month whose last day is
@@ -31,6 +31,10 @@ PARTITIONED: Final[Mapping[str, tuple[str, ...]]] = {
 }
 # The moment each set is partitioned by, as a timestamp.
 _MOMENTS: Final[Mapping[str, str]] = {"events": "to_timestamp(ts)", "ratings": "started_at"}
+# The order the floor's writes take their tables in (a batch's rows, then its rated sessions, then their round
+# lines): making or dropping a month locks them all first, in that order, so it waits for a batch being written
+# and is never half-way into one (a deadlock, found by the service's test).
+LOCK_ORDER: Final = ("events", "rated_sessions", "rated_rounds")
 _MONTH: Final = re.compile(r"_(\d{4})_(\d{2})$")
 
 
@@ -77,13 +81,24 @@ async def make_months(connection: asyncpg.Connection, now: float, ahead: int = A
     retention drops them with it); how many were made."""
     made = 0
     first = month_of(now)
+    due = {name: sorted({*(add_months(first, step) for step in range(ahead + 1)), *await waiting(connection, name)})
+           for name in PARTITIONED}
+    names = [f"{table}_{month:%Y_%m}" for name, tables in PARTITIONED.items() for month in due[name]
+             for table in tables]
+    if await connection.fetchval("SELECT count(*) FROM unnest($1::text[]) AS n (name) WHERE to_regclass(name) IS NULL",
+                                 names) == 0:
+        return 0  # every month there (a row waiting in a default partition has none): no lock taken
     async with connection.transaction():
+        await _lock(connection)
         for name, tables in PARTITIONED.items():
-            for month in sorted({*(add_months(first, step) for step in range(ahead + 1)),
-                                 *await waiting(connection, name)}):
+            for month in due[name]:
                 made += await connection.fetchval("SELECT floor_month_partitions($1::text[], $2::date)", list(tables),
                                                   month)
     return made
+
+
+async def _lock(connection: asyncpg.Connection) -> None:
+    await connection.execute(f"LOCK TABLE {', '.join(LOCK_ORDER)} IN ACCESS EXCLUSIVE MODE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +114,10 @@ async def drop_months(connection: asyncpg.Connection, tables: Sequence[str], now
     cutoff = now - days * 86_400
     past = [month for month in await months(connection, tables[-1]) if month_end(month) <= cutoff]
     rows = 0
+    if not past:
+        return Dropped()
     async with connection.transaction():
+        await _lock(connection)
         for month in past:
             name = f"{tables[-1]}_{month:%Y_%m}"
             rows += await connection.fetchval(f'SELECT count(*) FROM "{name}"')

@@ -20,11 +20,14 @@ import asyncpg
 
 from casino_floor.money import ShiftMoney
 from casino_floor.shifts import Shifts
+from table_runtime.core.significant_events import KINDS as EVENT_KINDS
+from table_runtime.core.significant_events import SignificantEvents
 from table_runtime.core.terms import TableTerms
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import TableLimits, profile
-from table_runtime.journal import GENESIS_HASH, Journal, verify_connection
+from table_runtime.journal import GENESIS_HASH, Checkpoint, Journal, verify_connection
 from table_runtime.journal.chain import VerifyResult, row_problem
+from table_runtime.journal.checkpoints import problem as checkpoint_problem
 from table_runtime.runtime.recall import recall_rounds
 
 PAGE = 5000
@@ -36,6 +39,28 @@ async def rounds_between(connection: asyncpg.Connection, table_id: str, start: f
         "SELECT table_id, journal, round, seq, ts, result, shoe_id, started_seq, closed_seq, handle_cents, win_cents "
         "FROM rounds WHERE table_id = $1 AND ts >= $2 AND ts < $3 ORDER BY ts, round", table_id, start, end)
     return [dict(row) for row in rows]
+
+
+async def significant_events_between(connection: asyncpg.Connection, table_id: str, start: float, end: float
+                                     ) -> list[dict[str, Any]]:
+    """The table's significant events (docs/events.md) between two times: the table's own projection
+    (core/significant_events.py) over the stored rows of each of its journals, from the journal's first row (a power
+    loss, a device back, a software change are read against the rows before them), those in the range kept."""
+    found: list[dict[str, Any]] = []
+    journals = await connection.fetch("SELECT journal FROM journals WHERE table_id = $1 ORDER BY first_seen",
+                                      table_id)
+    for journal in (row["journal"] for row in journals):
+        projection = SignificantEvents()
+        rows = await connection.fetch(
+            "SELECT seq, ts, kind, body FROM events WHERE table_id = $1 AND journal = $2 AND kind = ANY($3::text[]) "
+            "AND ts < $4 ORDER BY seq", table_id, journal, list(EVENT_KINDS), end)
+        for row in rows:
+            body = json.loads(row["body"])
+            for event in projection.take(int(row["seq"]), float(row["ts"]), str(row["kind"]),
+                                         body if isinstance(body, dict) else {}):
+                if event.ts >= start:
+                    found.append({"table_id": table_id, "journal": journal, **event.to_json()})
+    return found
 
 
 async def shift_alarms(connection: asyncpg.Connection, shifts: Shifts, shift: str) -> list[dict[str, Any]]:
@@ -95,17 +120,19 @@ async def _journal_of_round(connection: asyncpg.Connection, table_id: str, numbe
 
 
 async def _copy_rows(connection: asyncpg.Connection, table_id: str, journal_id: str, target: Journal, *,
-                     stop_at_hole: bool) -> None:
+                     stop_at_hole: bool, after: int = 0, until: int | None = None) -> None:
     """The stored rows of one journal, as they are, into a scratch journal file, the last one as its head
-    (`stop_at_hole`: only the contiguous prefix, for a recall; else every row, so that the check names holes)."""
-    db, seq, last = target._db(), 0, (0, GENESIS_HASH)
+    (`stop_at_hole`: only the contiguous run, for a recall; else every row, so that the check names holes); rows
+    `after`+1 .. `until` (None: to the last)."""
+    db, seq, last = target._db(), after, (0, GENESIS_HASH)
     db.execute("PRAGMA synchronous=OFF")  # a scratch file
     db.execute("BEGIN")
     try:
         while True:
             rows = await connection.fetch(
                 "SELECT seq, ts, kind, body, prev_hash, hash FROM events WHERE table_id = $1 AND journal = $2 "
-                "AND seq > $3 ORDER BY seq LIMIT $4", table_id, journal_id, seq, PAGE)
+                "AND seq > $3 AND seq <= $4 ORDER BY seq LIMIT $5", table_id, journal_id, seq,
+                until if until is not None else 2 ** 62, PAGE)
             values = [tuple(row.values()) for row in rows]
             if stop_at_hole:
                 values = [value for index, value in enumerate(values) if value[0] == seq + index + 1]
@@ -120,22 +147,79 @@ async def _copy_rows(connection: asyncpg.Connection, table_id: str, journal_id: 
         db.execute("COMMIT")
 
 
+async def _round_span(connection: asyncpg.Connection, table_id: str, journal_id: str,
+                      number: int) -> tuple[int, int | None] | None:
+    """The seq of the round's `RoundStarted` event and of the next round's (None: none yet), as stored; None when
+    the round's start is not stored."""
+    started = await connection.fetchval(
+        "SELECT seq FROM events WHERE table_id = $1 AND journal = $2 AND kind = 'event' AND type = 'RoundStarted' "
+        "AND body::jsonb ->> 'round' = $3 ORDER BY seq LIMIT 1", table_id, journal_id, str(number))
+    if started is None:
+        return None
+    following = await connection.fetchval(
+        "SELECT min(seq) FROM events WHERE table_id = $1 AND journal = $2 AND kind = 'event' "
+        "AND type = 'RoundStarted' AND seq > $3", table_id, journal_id, started)
+    return int(started), None if following is None else int(following)
+
+
+async def start_checkpoint(connection: asyncpg.Connection, table_id: str, journal_id: str,
+                           before: int) -> Checkpoint | None:
+    """The newest checkpoint the table sent at a row before `before` that checks at the floor: its seal, and its
+    chain hash the hash of the stored row (a checkpoint that does not is passed over for an older one)."""
+    rows = await connection.fetch(
+        "SELECT c.seq, c.chain_hash, c.state, c.seal, e.hash FROM checkpoints c LEFT JOIN events e ON "
+        "e.table_id = c.table_id AND e.journal = c.journal AND e.seq = c.seq WHERE c.table_id = $1 "
+        "AND c.journal = $2 AND c.seq < $3 ORDER BY c.seq DESC LIMIT 8", table_id, journal_id, before)
+    for row in rows:
+        checkpoint = Checkpoint(int(row["seq"]), row["chain_hash"], row["state"], row["seal"])
+        if checkpoint_problem(checkpoint, row["hash"]) is None:
+            return checkpoint
+    return None
+
+
+async def _scratch_from(connection: asyncpg.Connection, table_id: str, journal_id: str, path: Path,
+                        checkpoint: Checkpoint, until: int | None) -> None:
+    """A scratch journal at `path` holding what a recall from `checkpoint` reads: the journal's terms rows before
+    it, the checkpoint, and the stored rows from its row on (to `until`)."""
+    with Journal.open(path) as journal:
+        db = journal._db()
+        terms = await connection.fetch(
+            "SELECT seq, ts, kind, body, prev_hash, hash FROM events WHERE table_id = $1 AND journal = $2 "
+            "AND kind = 'terms' AND seq < $3 ORDER BY seq", table_id, journal_id, checkpoint.seq)
+        db.executemany("INSERT INTO entries (seq, ts, kind, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)",
+                       [tuple(row.values()) for row in terms])
+        await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=True, after=checkpoint.seq - 1,
+                         until=until)
+        db.execute("INSERT INTO checkpoints (seq, chain_hash, state, seal) VALUES (?, ?, ?, ?)",
+                   (checkpoint.seq, checkpoint.chain_hash, checkpoint.state_text, checkpoint.seal))
+
+
 async def round_record(connection: asyncpg.Connection, table_id: str, number: int) -> dict[str, Any]:
     """The round as `table-runtime recall` shows it, rebuilt from the stored rows of its journal under the terms
     the journal itself holds (its `terms` row: the table id, every rule option, the limits and the zones).
 
-    The floor holds no checkpoint (they stay on the table), so the fold starts at the journal's first row. A
-    journal written before terms rows, by a table not yet started on this version, holds none: it is read under
-    the profile its table started under (its ``Started`` row) and the limits of its last state, as before.
+    It starts, as the table's recall does, from the newest checkpoint before the round that the table sent on its
+    feed (``checkpoints``) and that checks at the floor: its terms rows, that checkpoint and the rows from it to the
+    next round's start are all it reads. With none (a table that sent none yet, a journal older than its
+    checkpoints), the fold starts at the journal's first row. A journal written before terms rows, by a table not
+    yet started on this version, holds none: it is read under the profile its table started under (its
+    ``Started`` row) and the limits of its last state, as before.
     """
     journal_id = await _journal_of_round(connection, table_id, number)
-    with tempfile.TemporaryDirectory(prefix="floor-recall-") as scratch, \
-            Journal.open(Path(scratch) / "journal.db") as journal:
-        await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=True)
-        default = None if journal.terms_entries() else await _terms_before_rows(connection, table_id, journal_id)
-        starts = [round_number for _, round_number in journal.round_starts()]
-        last = len(starts) - starts.index(number) if number in starts else 0
-        rounds = recall_rounds(journal, last=last, default_terms=default) if last else []
+    span = await _round_span(connection, table_id, journal_id, number)
+    checkpoint = None if span is None else await start_checkpoint(connection, table_id, journal_id, span[0])
+    with tempfile.TemporaryDirectory(prefix="floor-recall-") as scratch:
+        path = Path(scratch) / "journal.db"
+        if checkpoint is not None and span is not None:
+            await _scratch_from(connection, table_id, journal_id, path, checkpoint,
+                                None if span[1] is None else span[1] - 1)
+        with Journal.open(path) as journal:
+            if checkpoint is None:
+                await _copy_rows(connection, table_id, journal_id, journal, stop_at_hole=True)
+            default = None if journal.terms_entries() else await _terms_before_rows(connection, table_id, journal_id)
+            starts = [round_number for _, round_number in journal.round_starts()]
+            last = len(starts) - starts.index(number) if number in starts else 0
+            rounds = recall_rounds(journal, last=last, default_terms=default) if last else []
     for recalled in rounds:
         if recalled["round"] == number:
             return {"journal": journal_id, **recalled}

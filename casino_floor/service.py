@@ -42,7 +42,7 @@ from table_runtime.feed.backoff import Backoff
 
 logger = logging.getLogger("casino_floor.service")
 
-TOPIC_NAMES = frozenset({"events", "state", "status", "head"})  # and RATINGS_TOPIC (`_rating`)
+TOPIC_NAMES = frozenset({"events", "state", "status", "head", "checkpoints"})  # and RATINGS_TOPIC (`_rating`)
 
 # What the store says of a value it will not hold (a data exception, a constraint): that message is quarantined.
 STORE_REFUSALS = (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError)

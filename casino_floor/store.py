@@ -18,6 +18,7 @@ from typing import Any, Literal
 import asyncpg
 
 from casino_floor import bounds
+from casino_floor.dealer_work import dealer_work_row, is_dealer_work, write_dealer_work
 from casino_floor.integrity import FloorAlarm, JournalTrack, Row
 from casino_floor.migrate import migrate
 from casino_floor.money import BUY_IN_EVENT, buy_in_cents, round_handle_cents, round_win_cents
@@ -33,6 +34,18 @@ _VALUES = ("INSERT INTO events (table_id, journal, seq, ts, kind, type, body, pr
            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING")
 
 
+@dataclass(frozen=True, slots=True)
+class StoredCheckpoint:
+    """A table's sealed checkpoint as the feed carried it (docs/feed/schemas/checkpoint.json)."""
+
+    table_id: str
+    journal: str
+    seq: int
+    chain_hash: str
+    state: str
+    seal: str
+
+
 @dataclass
 class Batch:
     """What one transaction writes."""
@@ -45,10 +58,11 @@ class Batch:
     ratings: list[RatingMessage] = field(default_factory=list)  # the tables' rated sessions (casino_floor/ratings.py)
     set_aside: list[SetAside] = field(default_factory=list)  # quarantined, and evidence (set_aside.py)
     demoted: list[Demoted] = field(default_factory=list)  # stored rows found off the chain: moved to evidence
+    checkpoints: list[StoredCheckpoint] = field(default_factory=list)  # the tables' sealed checkpoints
 
     def __len__(self) -> int:
         return (len(self.rows) + len(self.states) + len(self.statuses) + len(self.tracks) + len(self.alarms)
-                + len(self.ratings) + len(self.set_aside) + len(self.demoted))
+                + len(self.ratings) + len(self.set_aside) + len(self.demoted) + len(self.checkpoints))
 
 
 def _int(value: Any, name: str, *, column: str = "integer") -> int:
@@ -112,6 +126,8 @@ def derived_rows(row: Row) -> None:
         clear_row(row)
     elif row.kind == "event" and row.type == BUY_IN_EVENT:
         buy_in_row(row)
+    elif is_dealer_work(row):  # a dealer's stint (casino_floor/dealer_work.py)
+        dealer_work_row(row)
 
 
 async def _prepare(connection: asyncpg.Connection) -> None:
@@ -179,6 +195,11 @@ class FloorStore:
                     [(t.table_id, t.journal, t.contiguous_seq) for t in batch.tracks])
             if batch.alarms:
                 await self._raise(connection, batch.alarms)
+            if batch.checkpoints:
+                await connection.executemany(
+                    "INSERT INTO checkpoints (table_id, journal, seq, chain_hash, state, seal) "
+                    "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+                    [(c.table_id, c.journal, c.seq, c.chain_hash, c.state, c.seal) for c in batch.checkpoints])
             await write_ratings(connection, batch.ratings)
 
     async def _insert_rows(self, connection: asyncpg.Connection, rows: Sequence[Row]) -> None:
@@ -227,6 +248,7 @@ class FloorStore:
             await connection.executemany(
                 "INSERT INTO buy_ins (table_id, journal, seq, ts, round, cents, tender, box, player, by_role) "
                 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING", buy_ins)
+        await write_dealer_work(connection, rows)  # the dealers' stints (casino_floor/dealer_work.py)
 
     async def _set_aside(self, connection: asyncpg.Connection, set_aside: Sequence[SetAside]) -> None:
         quarantine = [aside.quarantine_row() for aside in set_aside if aside.evidence is None]

@@ -28,6 +28,7 @@ from simulators.rfid_chips import CASINO_ID as CASINO_ID  # re-exported: the ben
 from simulators.rfid_chips import ChipIssuer
 from simulators.rfid_chips import ChipTray as ChipTray
 from simulators.shoe import SimulatedShoe
+from simulators.staff import SUPERVISOR, DealerRotation
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.chips.registry import ChipRegistry
 from table_runtime.config import PanelPins, zone_names
@@ -274,8 +275,14 @@ class LiveHands:
             await self._press(intent)
         elif isinstance(intent, Acknowledge):
             for alarm in controller.alarms.active:  # the pit supervisor of the demo clears the serious ones
-                role = "supervisor" if needs_supervisor(str(alarm["kind"])) else "dealer"
-                await self.app.command("ACK_ALARM", {"id": alarm["id"]}, role=role)
+                args = {"id": alarm["id"]}
+                if not needs_supervisor(str(alarm["kind"])):
+                    await self.app.command("ACK_ALARM", args, role="dealer")
+                elif self.app.staff is not None:  # the staff registry: the supervisor by name (simulators/staff.py)
+                    await self.app.staff.command_by("ACK_ALARM", args, role="supervisor",
+                                                    employee=SUPERVISOR.employee_id)
+                else:
+                    await self.app.command("ACK_ALARM", args, role="supervisor")
 
     async def assign_hyper(self, hyper: list[HyperBet]) -> None:
         """The dealer says on the display whose each case's chips are (HYPER_ASSIGN), before DEAL: the table
@@ -283,6 +290,17 @@ class LiveHands:
         for bet in hyper:  # answered once journaled; a refusal is on the banner, and DEAL then says what is wrong
             await self.app.command("HYPER_ASSIGN", {"case": bet.case, "box": bet.box, "cents": bet.cents},
                                    role="dealer")
+
+    async def rotate(self, rotation: DealerRotation, card_reader: SimulatedCardReader) -> None:
+        """The next dealer takes the table when his turn comes: his badge at the table's reader pushes the dealer
+        on shift (runtime/staff_desk.py)."""
+        controller = self.controller
+        relief = rotation.due()
+        if relief is None or controller.core.shift.dealer == relief.employee_id:
+            return
+        await asyncio.to_thread(card_reader.swipe, relief.badge)  # a badge reader types the number alone
+        await self.until(f"dealer {relief.employee_id} on shift",
+                         lambda: controller.core.shift.dealer == relief.employee_id)
 
     async def seat_by_card(self, card_reader: SimulatedCardReader) -> None:
         """A rated player swipes his card at the table's reader; the dealer taps his box on the display."""
@@ -354,10 +372,11 @@ class LiveHands:
 
 async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | None, seed: int, pace: float,
                       error_rate: float, on_round: Callable[[int], None] | None = None, buy_in_cents: int = 0,
-                      card_reader: SimulatedCardReader | None = None) -> int:
+                      card_reader: SimulatedCardReader | None = None, rotation: DealerRotation | None = None) -> int:
     """The simulated dealer deals `rounds` rounds (forever when None) on the live devices; `buy_in_cents`: the
     buy-in recorded at each new shoe (0: none); `card_reader`: the table's player card reader, where a rated
-    player swipes his card at each new shoe."""
+    player swipes his card at each new shoe; `rotation`: the dealers who take the table in turn, each by his badge
+    at that reader (a push, core/shift.py), between rounds."""
     controller = app.controller
     rng = random.Random(f"live:{seed}:{controller.journal.last_seq}")
     dealer = SimulatedDealer(controller.table, rng, error_rate=error_rate)
@@ -369,6 +388,8 @@ async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | Non
         await controller.writer.settled()  # the dealer looks at the table as the journal has it
         closed_before = controller.table.rounds_started if controller.table.round_closed else -1
         refused = controller.alarms.counts.get(AlarmKind.COMMAND_REFUSED, 0)
+        if rotation is not None and card_reader is not None and not controller.table.round_in_play:
+            await hands.rotate(rotation, card_reader)
         intent = dealer.next_intent(controller.table)
         await hands.act(intent)
         await controller.writer.settled()

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from table_runtime.core.significant_events import significant_events
+
 
 @dataclass(frozen=True, slots=True)
 class Difference:
@@ -197,6 +199,24 @@ def _journal(out: list[Difference], where: str, want: Mapping[str, Any], seen: S
     for index, pattern in enumerate(want.get("contains", [])):
         if not any(_subset(pattern, entry) for entry in seen.entries):
             out.append(Difference(f"{where}.contains[{index}]", pattern, None, "no journal row has these values"))
+    if "events" in want:
+        _events(out, f"{where}.events", want["events"], seen)
+
+
+def _events(out: list[Difference], where: str, want: Sequence[str], seen: Seen) -> None:
+    """The journal's significant events (docs/events.md) include `want`'s names, in this order."""
+    rows = ((int(entry["seq"]), 0.0, str(entry["row"]), {k: v for k, v in entry.items() if k not in ("seq", "row")})
+            for entry in seen.entries)
+    names = [event.name for event in significant_events(rows)]
+    position = 0
+    for index, name in enumerate(want):
+        while position < len(names) and names[position] != name:
+            position += 1
+        if position >= len(names):
+            out.append(Difference(f"{where}[{index}]", name, None,
+                                  f"not among the significant events (in this order): {names}"))
+            return
+        position += 1
 
 
 def _subset(pattern: Any, value: Any) -> bool:

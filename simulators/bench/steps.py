@@ -20,6 +20,7 @@ from simulators.bench.model import (
     ScenarioError,
     Step,
 )
+from table_runtime.core.significant_events import CODES
 from table_runtime.errors import CardCodeError
 from table_runtime.game.cards import Card
 from table_runtime.game.hyper import HyperCase
@@ -303,9 +304,12 @@ def check_expect(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
         journal = out["journal"]
         if not isinstance(journal, Mapping):
             raise ScenarioError(f"{key}.journal", "{verify: ok, inputs: [Void], contains: [{kind: .., type: ..}]}")
-        bad = sorted(set(journal) - {"verify", "inputs", "contains"})
+        bad = sorted(set(journal) - {"verify", "inputs", "contains", "events"})
         if bad:
-            raise ScenarioError(f"{key}.journal.{bad[0]}", "unknown key; known: verify, inputs, contains")
+            raise ScenarioError(f"{key}.journal.{bad[0]}", "unknown key; known: verify, inputs, contains, events")
+        events = journal.get("events", [])
+        if not isinstance(events, list) or any(name not in CODES for name in events):
+            raise ScenarioError(f"{key}.journal.events", f"significant events by name, of: {', '.join(CODES)}")
     if "display" in out and (not isinstance(out["display"], Mapping) or not out["display"]):
         raise ScenarioError(f"{key}.display", "snapshot keys and values the display's /api/snapshot must show")
     if "recall" in out:

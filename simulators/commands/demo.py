@@ -87,6 +87,12 @@ def register(subparsers: Any) -> None:
                          default=False,
                          help="live: the simulated devices in the demo's process: they die with it, and a restart "
                               "after a kill finds the zones empty (chip alarms)")
+    parser.add_argument("--staff", action="store_true",
+                        help="live: a staff registry of simulated dealers and a supervisor (in the data directory): "
+                             "the dealers take the table in turn by their badges at the table's reader, the "
+                             "supervisor clears his alarms by name, and the table deals only with a dealer logged in")
+    parser.add_argument("--rotate-minutes", type=float, default=30.0,
+                        help="with --staff: minutes of play between two dealers' rotations")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(handler=run)
 
@@ -122,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--rounds", "a whole number >= 0")
     if args.buy_in_cents < 0:
         raise ConfigError("--buy-in-cents", "a whole number of cents >= 0")
+    if args.rotate_minutes <= 0:
+        raise ConfigError("--rotate-minutes", "a number of minutes above 0")
+    if args.staff and args.fast:
+        raise ConfigError("--staff", "the dealers badge at the live table's reader: not with --fast")
     _secrets(args)
     http = _http(args.http)
     if http is not None and args.pit_token is None and not args.fast and not _loopback(http[0]):
@@ -137,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
             controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
                                          clock=time.time,  # fast: no chips; the hyper field's cases where open
                                          zones=() if args.fast else zone_names(rules.boxes,
-                                                                               hyper=rules.hyper_blackjack))
+                                                                               hyper=rules.hyper_blackjack),
+                                         staff=args.staff)
             summary = _fast(args, controller) if args.fast else run_logged(_live(args, controller, data_dir))
         finally:
             journal.close()
@@ -234,8 +245,17 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
     pin_factory = MockFactory(pin_class=MockPWMPin)
     # The table's player card reader: a simulated reader's FIFO, read by the real driver (docs/protocols/player_card.md)
     card_reader = SimulatedCardReader(data_dir / "player-card.fifo")
+    staff = rotation = None
+    if args.staff:  # simulated staff: their badges at the same reader (simulators/staff.py)
+        from simulators.staff import DealerRotation, demo_staff_registry
+        from table_runtime.runtime.staff_desk import StaffDesk
+
+        registry = demo_staff_registry(data_dir / "staff.sqlite", DEMO_CARD_SECRET)
+        staff = StaffDesk(controller, registry, secret=DEMO_CARD_SECRET, clock=time.monotonic)
+        rotation = DealerRotation(time.monotonic, every_seconds=args.rotate_minutes * 60.0)
+        extra["staff"] = staff
     extra["player_cards"] = PlayerCardLink(controller, [CardReaderAt(EvdevCardReader(card_reader.path))],
-                                           secret=DEMO_CARD_SECRET)
+                                           secret=DEMO_CARD_SECRET, staff=staff)
     devices: TableDevices
     where = "in-process"
     if not args.devices_in_process or devices_running(data_dir):  # devices left running are reattached to
@@ -253,7 +273,7 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
             from table_runtime.display.server import DisplayServer
 
             app.display = DisplayServer(app, host=http[0], port=http[1], language="fr",
-                                        supervisor_pin=args.supervisor_pin, pit_token=args.pit_token)
+                                        supervisor_pin=args.supervisor_pin, pit_token=args.pit_token, staff=staff)
         _print_steps(controller, quiet=args.json)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -274,7 +294,8 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
         try:
             dealer = asyncio.create_task(deal_rounds(app, devices, rounds=args.rounds, seed=args.seed,
                                                      pace=args.pace, error_rate=args.error_rate, on_round=count,
-                                                     buy_in_cents=args.buy_in_cents, card_reader=card_reader))
+                                                     buy_in_cents=args.buy_in_cents, card_reader=card_reader,
+                                                     rotation=rotation))
             finished, _ = await asyncio.wait({dealer, runner}, return_when=asyncio.FIRST_COMPLETED)
             if dealer in finished:
                 played[0] = dealer.result()

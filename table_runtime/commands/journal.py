@@ -7,7 +7,7 @@ import datetime
 import json
 from typing import Any
 
-from table_runtime.errors import JournalError
+from table_runtime.commands.arguments import existing_journal
 from table_runtime.journal import Journal, journal_path, verify_file
 
 
@@ -38,10 +38,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_tail(args: argparse.Namespace) -> int:
-    path = journal_path(args.data_dir)
-    if not path.is_file():  # rather than creating an empty journal
-        raise JournalError(f"{path}: no journal here")
-    with Journal.open(path) as journal:
+    with Journal.open(existing_journal(args.data_dir)) as journal:
         start = max(0, journal.last_seq - max(0, args.lines))
         for entry in journal.entries(after_seq=start):
             if args.json:

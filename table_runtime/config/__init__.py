@@ -20,6 +20,7 @@ Layout (see ``configs/demo.toml`` and ``configs/pi.toml``)::
     [metrics]   host, port                 # the Prometheus endpoint (absent: none; needs the `metrics` extra)
     [clock]     sync_wait_seconds          # how long start-up waits for a synchronised clock (docs/journal.md)
     [player_cards]  reader, secret_file, event_size, [player_cards.boxes]   # the player card readers
+    [staff]     registry, badge_seconds    # the staff registry: dealers log in, supervisors act by name
 
 Relative paths are relative to the configuration file's directory. Secrets come
 from the environment first, then from their files: ``TABLE_MQTT_PASSWORD``,

@@ -15,6 +15,7 @@ from table_runtime.config.pins import read_pins
 from table_runtime.config.player_cards import read_player_cards
 from table_runtime.config.reader import Reader, kind_of
 from table_runtime.config.services import read_clock, read_display, read_journal, read_metrics, read_mqtt
+from table_runtime.config.staff import read_staff
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import RuleOptions, TableLimits, rules_from_mapping
 from table_runtime.text_files import InputFileError, read_text
@@ -45,7 +46,7 @@ def load_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -
 def _build(reader: Reader, source: Path, document: dict[str, Any], sections: dict[str, Any]) -> TableConfig | None:
     """The config, or None; `sections` gets the devices and metrics read without a problem of their own."""
     reader.unknown(document, "", {"table_id", "data_dir", "rules", "limits", "devices", "pins", "mqtt", "display",
-                                  "metrics", "clock", "journal", "player_cards"})
+                                  "metrics", "clock", "journal", "player_cards", "staff"})
     table_id = reader.required(document, "table_id", "", str)
     if table_id is not None and not _TABLE_ID.fullmatch(table_id):
         reader.problem("table_id", f"{table_id!r}: 1 to 32 letters, digits, '-' or '_' (it goes into MQTT topics)")
@@ -69,12 +70,14 @@ def _build(reader: Reader, source: Path, document: dict[str, Any], sections: dic
     clock = read_clock(reader, document)
     journal = read_journal(reader, document)
     player_cards = read_player_cards(reader, document, boxes)
+    staff = read_staff(reader, document)
     if (table_id is None or data_dir is None or rules is None or limits is None or devices is None
             or pins is None or reader.problems):
         return None
     return TableConfig(source=source, table_id=table_id, rules=rules, limits=limits, data_dir=data_dir,
                        devices=devices, zones=zones, pins=pins, mqtt=mqtt, display=display,
-                       metrics=metrics, clock=clock, journal=journal, player_cards=player_cards)
+                       metrics=metrics, clock=clock, journal=journal, player_cards=player_cards,
+                       staff=staff)
 
 
 def _rules(reader: Reader, document: dict[str, Any]) -> RuleOptions | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from table_runtime.config.player_cards import PlayerCardsConfig
+from table_runtime.config.staff import StaffConfig
 from table_runtime.errors import ConfigError
 from table_runtime.game.commands import PANEL_BUTTONS
 from table_runtime.game.hyper_settlement import HYPER_ZONES
@@ -172,6 +173,7 @@ class TableConfig:
     clock: ClockConfig = ClockConfig()
     journal: JournalConfig = JournalConfig()
     player_cards: PlayerCardsConfig = field(default_factory=PlayerCardsConfig)  # config/player_cards.py
+    staff: StaffConfig = field(default_factory=StaffConfig)  # config/staff.py (none: no employee known)
 
     @property
     def journal_path(self) -> Path:

@@ -35,7 +35,8 @@ SUPERVISOR_ACK_KINDS: Final[frozenset[AlarmKind]] = frozenset({
     AlarmKind.COUNTERFEIT_CHIP, AlarmKind.STOLEN_CHIP, AlarmKind.VOID_CHIP, AlarmKind.OTHER_CASINO_CHIP,
     AlarmKind.TAG_MISMATCH,
     AlarmKind.CARD_OVERCOUNT, AlarmKind.SHOE_COUNT_MISMATCH, AlarmKind.MISSED_CARDS, AlarmKind.SHOE_DOOR_OPEN,
-    AlarmKind.SUPERVISOR_PIN_LOCKED, AlarmKind.REGISTRY_UNREADABLE, AlarmKind.JOURNAL_BROKEN,
+    AlarmKind.SUPERVISOR_PIN_LOCKED, AlarmKind.STAFF_PIN_LOCKED, AlarmKind.REGISTRY_UNREADABLE,
+    AlarmKind.JOURNAL_BROKEN,
     AlarmKind.ADVANTAGE_PLAY,
 })
 """The kinds only the supervisor clears (with the supervisor PIN on the display, the key on the panel)."""

@@ -79,6 +79,7 @@ class Submit:
 class Acknowledge:
     alarm_id: int
     by: str
+    employee: str | None = None  # the supervisor (or dealer) by name, where a staff registry rules the table
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +142,11 @@ def card_inputs(core: TableCore, item: CardDrawn, source: str) -> tuple[tuple[Co
     return ((item, source),)
 
 
-def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, source: str) -> Decision:
-    """What a press of `name` by `role` means now (the open alarms are the core's ledger)."""
+def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, source: str,
+           employee: str | None = None) -> Decision:
+    """What a press of `name` by `role` means now (the open alarms are the core's ledger). `employee`: who acts,
+    as the staff registry knows him (checked by the shell: his badge or his own PIN); where a registry rules the
+    table (core/shift.py) a supervisor's action without one (the shared PIN, the panel's VOID chord) is refused."""
     try:
         command = Command(name)
     except ValueError:
@@ -151,6 +155,9 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
         if role == Role.PIT:
             return Refused("pit view is read-only", RefusalReason.READ_ONLY)
         return Refused(f"{command} needs the supervisor", RefusalReason.NEEDS_SUPERVISOR)
+    if role == Role.SUPERVISOR and employee is None and core.shift.required:
+        return Refused(f"{command} needs the supervisor's own badge or PIN: the shared supervisor PIN is not "
+                       "accepted where the staff registry rules the table", RefusalReason.NEEDS_OWN_CREDENTIAL)
     out_of_bounds = args_problem(args)
     if out_of_bounds is not None:
         return Refused(f"{command} refused: {out_of_bounds}", RefusalReason.INPUT_OUT_OF_BOUNDS)
@@ -172,6 +179,9 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
             return Refused("no chip reader: bets cannot be locked from the zones", RefusalReason.NO_CHIP_READER)
         if core.chips.phase is not ChipPhase.BETTING or table.round_in_play:
             return Done("bets not locked: a round is in play")
+        no_dealer = core.shift.deal_refusal()
+        if no_dealer is not None:
+            return Refused(f"DEAL refused: {no_dealer.text}", no_dealer.reason)
         unassigned = hyper_field.deal_refusal(core.hyper, core.chips.totals()) if table.rules.hyper_blackjack else None
         if unassigned is not None:  # 55-4 6°
             return Refused(f"DEAL refused: {unassigned.text}", unassigned.reason)
@@ -188,7 +198,7 @@ def decide(core: TableCore, name: str, args: Mapping[str, Any], *, role: str, so
             return Refused("no such alarm", RefusalReason.NO_SUCH_ALARM)
         if role != Role.SUPERVISOR and needs_supervisor(kind):
             return Refused(f"alarm {alarm_id} ({kind}) needs the supervisor PIN", RefusalReason.NEEDS_SUPERVISOR)
-        return Acknowledge(alarm_id, by=role)
+        return Acknowledge(alarm_id, by=role, employee=employee)
     if command == Command.MANUAL_CARD:
         try:
             card = Card.parse(str(args.get("card", "")))

@@ -18,6 +18,7 @@ from table_runtime.core.alarm_ledger import AlarmLedger
 from table_runtime.core.inputs import CoreInput, ZoneChip
 from table_runtime.core.seat_changes import SeatChanges
 from table_runtime.core.seating import Seating
+from table_runtime.core.shift import Shift
 from table_runtime.core.table_core import TableCore
 from table_runtime.errors import JournalError
 from table_runtime.game.cards import Card
@@ -72,6 +73,8 @@ def core_state(core: TableCore) -> dict[str, Any]:
         **({"seat_changes": core.seat_changes.state()} if core.seat_changes else {}),
         # the last shoe event journaled (boot id, sequence), once there is one (a checkpoint before it has none)
         **({"shoe_mark": list(core.shoe_mark)} if core.shoe_mark is not None else {}),
+        # the dealer on shift (core/shift.py), only while one is: a checkpoint from before it reads the same
+        **({"shift": core.shift.state()} if core.shift.dealer is not None else {}),
     }
 
 
@@ -143,6 +146,10 @@ def restore(rules: RuleOptions, limits: TableLimits | None, state: Mapping[str, 
         core.shoe_mark = None if mark is None else (int(mark[0]), int(mark[1]))
     except (TypeError, ValueError, IndexError) as error:
         raise JournalError(f"a checkpoint's shoe mark is unreadable: {error!r}") from error
+    try:
+        core.shift = Shift.restore(state.get("shift", {}))
+    except (TypeError, ValueError, AttributeError) as error:
+        raise JournalError(f"a checkpoint's shift is unreadable: {error!r}") from error
     return core
 
 

@@ -33,6 +33,7 @@ from table_runtime.core.seating import (
     seat_from_dict,
     seat_to_dict,
 )
+from table_runtime.core.shift import SHIFT_INPUT_CLASSES, SHIFT_INPUT_TYPES, ShiftInput, shift_from_dict, shift_to_dict
 from table_runtime.game.codec import CodecError, input_from_dict, to_dict
 from table_runtime.game.inputs import SCHEMA_VERSION, Input
 
@@ -83,9 +84,10 @@ class HyperAssigned:
 REFUSED_LISTED = 32  # refused chips a ZoneChanged lists at most (the others are counted by kind)
 # The chips' own inputs, folded but not a round's steps (recall): a zone's chips, and whose the chips on a hyper
 # black jack case are.
-CoreInput = Input | ZoneChanged | HyperAssigned | SeatInput | BuyIn | PlayerCardRead | SeatChange  # SeatInput: who
+CoreInput = Input | ZoneChanged | HyperAssigned | SeatInput | BuyIn | PlayerCardRead | SeatChange | ShiftInput  # who
 # sits where (core/seating.py); PlayerCardRead: a card read at the table, waiting for its box (core/player_cards.py);
-# SeatChange: a pause, a move, a player behind (core/seat_changes.py)
+# SeatChange: a pause, a move, a player behind (core/seat_changes.py); ShiftInput: a dealer's login or logout
+# (core/shift.py)
 CHIP_INPUT_TYPES = frozenset({"ZoneChanged", "HyperAssigned"})
 SEAT_INPUT_CLASSES: Final = (PlayerSeated, SeatCleared)
 
@@ -107,6 +109,8 @@ def core_input_from_dict(body: dict[str, Any]) -> CoreInput:
         return card_read_from_dict(body)
     if body.get("type") in SEAT_CHANGE_TYPES:
         return seat_change_from_dict(body)
+    if body.get("type") in SHIFT_INPUT_TYPES:
+        return shift_from_dict(body)
     if body.get("type") != "ZoneChanged":
         return input_from_dict(body)
     try:
@@ -140,4 +144,6 @@ def core_to_dict(item: CoreInput) -> dict[str, Any]:
         return card_read_to_dict(item)
     if isinstance(item, SEAT_CHANGE_CLASSES):
         return seat_change_to_dict(item)
+    if isinstance(item, SHIFT_INPUT_CLASSES):
+        return shift_to_dict(item)
     return to_dict(item)

@@ -75,24 +75,29 @@ def _with_origin(body: dict[str, Any], origin: Origin | None) -> dict[str, Any]:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InputRow:
     """An `input` row: what reached the table core (`item`), from where (`source`: the shoe, the chips, the dealer
-    ...), and which device message it was (`origin`, on the last input of a shoe's step)."""
+    ...), and which device message it was (`origin`, on the last input of a shoe's step); `employee`: who it is by
+    (the staff registry's id: the dealer on shift, the supervisor for his own action, core/shift.py; None in a row
+    written before anyone logged in, and in every row of an older journal)."""
 
     row_kind: ClassVar[RowKind] = RowKind.INPUT
     item: CoreInput
     source: str | None = None
     origin: Origin | None = None
+    employee: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         body = core_to_dict(self.item)
         if self.source is not None:
             body["source"] = self.source
+        if self.employee is not None:
+            body["employee"] = self.employee
         return _with_origin(body, self.origin)
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> InputRow:
-        source = body.get("source")
+        source, employee = body.get("source"), body.get("employee")
         return cls(item=core_input_from_dict(dict(body)), source=None if source is None else str(source),
-                   origin=_origin(body))
+                   origin=_origin(body), employee=None if employee is None else str(employee))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -206,20 +211,27 @@ class AlarmUpdated:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AlarmCleared:
     """An `alarm_cleared` row: alarm `id` leaves the banner, cleared `by` the dealer, the supervisor or the
-    journal (the end of an outage)."""
+    journal (the end of an outage); `employee`: which one (the staff registry's id), where the table knows."""
 
     row_kind: ClassVar[RowKind] = RowKind.ALARM_CLEARED
     id: int
     by: str
     schema_version: int = SCHEMA_VERSION
+    employee: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "AlarmCleared", "schema_version": self.schema_version, "id": self.id, "by": self.by}
+        body: dict[str, Any] = {"type": "AlarmCleared", "schema_version": self.schema_version, "id": self.id,
+                                "by": self.by}
+        if self.employee is not None:
+            body["employee"] = self.employee
+        return body
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> AlarmCleared:
+        employee = body.get("employee")
         return cls(id=int(body["id"]), by=str(body.get("by", "")),
-                   schema_version=int(body.get("schema_version", SCHEMA_VERSION)))
+                   schema_version=int(body.get("schema_version", SCHEMA_VERSION)),
+                   employee=None if employee is None else str(employee))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -65,11 +65,14 @@ def starting_core(terms: TableTerms, state: Mapping[str, Any] | None = None) -> 
     """The table a fold starts from, under the journal's `terms`: fresh, or the checkpoint `state` restored (a
     `JournalError` for a state this program cannot read)."""
     if state is None:
-        return TableCore(terms.rules, terms.limits, zones=terms.zones)
-    try:
-        return restore_checkpoint(terms.rules, terms.limits, state, zones=terms.zones)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise JournalError(f"the checkpoint is unreadable: {error!r}") from error
+        core = TableCore(terms.rules, terms.limits, zones=terms.zones)
+    else:
+        try:
+            core = restore_checkpoint(terms.rules, terms.limits, state, zones=terms.zones)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise JournalError(f"the checkpoint is unreadable: {error!r}") from error
+    core.shift.required = terms.staff  # a staff registry rules the table: DEAL needs a dealer (core/shift.py)
+    return core
 
 
 def _take_terms(core: TableCore, seq: int, terms: TableTerms) -> None:
@@ -82,6 +85,7 @@ def _take_terms(core: TableCore, seq: int, terms: TableTerms) -> None:
                            f"({terms.rules.profile}, {terms.limits.min_bet_cents}-{terms.limits.max_bet_cents} "
                            f"cents): this program does not replay that")
     table.limits = terms.limits
+    core.shift.required = terms.staff
     watched = bool(core.chips.zones)
     core.chips.zones = terms.zones
     if not watched and terms.zones and table.round_in_play:

@@ -30,6 +30,7 @@ from table_runtime.core.inputs import SEAT_INPUT_CLASSES, CoreInput, HyperAssign
 from table_runtime.core.player_cards import PlayerCardRead, waiting_after, waiting_view
 from table_runtime.core.seat_changes import SEAT_CHANGE_CLASSES, SeatChanges
 from table_runtime.core.seating import PlayerSeated, Seating
+from table_runtime.core.shift import SHIFT_INPUT_CLASSES, Shift
 from table_runtime.game.events import Event, RoundClosed, RoundStarted, RoundVoided
 from table_runtime.game.inputs import BetsLocked, CardDrawn
 from table_runtime.game.round import INSURANCE, SETTLEMENT
@@ -50,6 +51,7 @@ class TableCore:
         self.card_waiting: PlayerCardRead | None = None  # a card read, waiting for its box (core/player_cards.py)
         self.seat_changes = SeatChanges()  # the paused boxes and the players behind (core/seat_changes.py)
         self.shoe_mark: tuple[int, int] | None = None  # the last shoe event journaled: (boot id, sequence)
+        self.shift = Shift()  # the dealer on shift, and whether one is needed to deal (core/shift.py)
 
     @property
     def halted(self) -> str:
@@ -82,6 +84,9 @@ class TableCore:
             return []
         if isinstance(item, SEAT_CHANGE_CLASSES):  # a pause, a move, a player behind: nothing of the game
             self.seat_changes.apply(item, self.seats.players)
+            return []
+        if isinstance(item, SHIFT_INPUT_CLASSES):  # a dealer's login or logout: nothing of the game
+            self.shift.apply(item)
             return []
         halted = self.alarms.halted
         if halted and isinstance(item, CardDrawn):
@@ -151,8 +156,9 @@ class TableCore:
         game/phases.py's."""
         return self.table.round_in_play
 
-    def decide(self, name: str, args: Mapping[str, Any], *, role: str, source: str) -> commands.Decision:
-        return commands.decide(self, name, args, role=role, source=source)
+    def decide(self, name: str, args: Mapping[str, Any], *, role: str, source: str, employee: str | None = None
+               ) -> commands.Decision:
+        return commands.decide(self, name, args, role=role, source=source, employee=employee)
 
     def card_inputs(self, item: CardDrawn, source: str) -> tuple[tuple[CoreInput, str], ...]:
         return commands.card_inputs(self, item, source)
@@ -176,7 +182,8 @@ class TableCore:
     def snapshot_extra(self) -> dict[str, Any]:
         """What the core adds to the table snapshot: who sits where, the zone totals, and the payout check while
         settling."""
-        seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting), **self.seat_changes.view()}
+        seats = {"seats": self.seats.state(), **waiting_view(self.card_waiting), **self.seat_changes.view(),
+                 **self.shift.view()}
         if not self.chips.zones:
             return seats
         extra: dict[str, Any] = {**seats, "zones": self.chips.totals()}

@@ -43,22 +43,24 @@ class TableTerms:
     rules: RuleOptions
     limits: TableLimits = dataclasses.field(default_factory=TableLimits)
     zones: tuple[str, ...] = ()
+    staff: bool = False  # a staff registry rules the table: a dealer logged in to deal (core/shift.py)
 
     @classmethod
     def of(cls, table_id: str, rules: RuleOptions, limits: TableLimits | None = None,
-           zones: Iterable[str] = ()) -> TableTerms:
-        return cls(table_id=table_id, rules=rules, limits=limits or TableLimits(), zones=tuple(zones))
+           zones: Iterable[str] = (), *, staff: bool = False) -> TableTerms:
+        return cls(table_id=table_id, rules=rules, limits=limits or TableLimits(), zones=tuple(zones), staff=staff)
 
     def same_game(self, other: TableTerms) -> bool:
         """Whether rows written under `other` are the same game as under these terms: the same table, rules and
-        posted limits (the zones and the largest buy-in may differ)."""
+        posted limits (the zones, the largest buy-in and the staff registry may differ)."""
         return (self.table_id == other.table_id and self.rules == other.rules
                 and all(getattr(self.limits, key) == getattr(other.limits, key) for key in GAME_LIMITS))
 
     def to_json(self) -> dict[str, Any]:
         """The `terms` row's body."""
         return {"type": TERMS_TYPE, "schema_version": SCHEMA_VERSION, "table_id": self.table_id,
-                "rules": self.rules.to_dict(), "limits": limits_dict(self.limits), "zones": list(self.zones)}
+                "rules": self.rules.to_dict(), "limits": limits_dict(self.limits), "zones": list(self.zones),
+                **({"staff": True} if self.staff else {})}  # absent in the terms rows written before it
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> TableTerms:
@@ -69,6 +71,7 @@ class TableTerms:
             rules = rules_from_mapping(dict(body["rules"]))  # an option a row lacks: its profile's value
             limits = TableLimits(**{str(key): int(value) for key, value in dict(body["limits"]).items()})
             zones = tuple(str(zone) for zone in body.get("zones", ()))
-            return cls(table_id=str(body["table_id"]), rules=rules, limits=limits, zones=zones)
+            return cls(table_id=str(body["table_id"]), rules=rules, limits=limits, zones=zones,
+                       staff=body.get("staff", False) is True)
         except (KeyError, TypeError, ValueError, TableError) as error:
             raise JournalError(f"the table's terms are unreadable: {error}") from error

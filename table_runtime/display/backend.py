@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal, Protocol
 
 from table_runtime.game import commands
+from table_runtime.staff.registry import Employee
 
 Role = Literal["dealer", "supervisor", "pit"]  # the values of game.commands.Role
 
@@ -53,4 +54,37 @@ class DisplayBackend(Protocol):
         """The supervisor's view of the rated players (asked with the PIN, or by the pit): ``sessions`` (each
         open session: box, player, time played, rounds, handle, win, theo, skill theo) and ``flags`` (the
         advice alarms, as the snapshot has them)."""
+        ...
+
+
+class StaffBackend(Protocol):
+    """The staff registry as the display sees it, where one rules the table (runtime/staff_desk.py implements it):
+    the dealer's login and logout, the employees' own PINs and a supervisor's badge, and a command by name."""
+
+    def name(self, employee_id: str | None) -> str | None:
+        """How the display names an employee (his name, else his id)."""
+        ...
+
+    async def verify_pin(self, employee_id: str, pin: str) -> Employee | None:
+        """The employee if `pin` is his own (checked off the loop), else None."""
+        ...
+
+    def supervisor_badge(self) -> Employee | None:
+        """The supervisor who badged at the table's reader in the last seconds (taken: one badge, one action)."""
+        ...
+
+    async def log_in(self, employee_id: str, via: Literal["badge", "pin"]) -> dict[str, Any]:
+        """The dealer takes the table (the one on shift pushed); returns once journaled."""
+        ...
+
+    async def log_out(self) -> dict[str, Any]:
+        """The dealer on shift leaves the table; returns once journaled."""
+        ...
+
+    async def dealer_work(self) -> list[dict[str, Any]]:
+        """The dealers' stints at this table, each with its figures and the dealer's name (the supervisor's view)."""
+        ...
+
+    async def command_by(self, name: str, args: dict[str, Any], *, role: str, employee: str) -> dict[str, Any]:
+        """A command made by `employee` (a supervisor by name), as `DisplayBackend.command`."""
         ...

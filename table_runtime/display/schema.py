@@ -170,7 +170,11 @@ SNAPSHOT_SCHEMA: dict[str, Any] = _object(
               # the paused seated players and the players behind (core/seat_changes.py), when there are any
               "seats_paused": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 7}},
               "behind_players": {"type": "object", "propertyNames": {"pattern": "^[1-7]$"},
-                                 "additionalProperties": {"type": "string", "minLength": 1}}},
+                                 "additionalProperties": {"type": "string", "minLength": 1}},
+              # the dealer on shift (core/shift.py), where a staff registry rules the table or someone logged in;
+              # the display's adds his name (runtime/staff_desk.py), the feed's keeps his id only
+              "shift": _object({"dealer": {"type": ["string", "null"]}, "required": {"type": "boolean"}},
+                               optional={"name": {"type": ["string", "null"]}})},
 )
 
 RECALLED_ROUND_SCHEMA: dict[str, Any] = _object(

@@ -11,6 +11,10 @@ Roles are decided here, on the server, never trusted from the page:
   runtime acknowledges the serious alarms, alarms.SUPERVISOR_ACK_KINDS, only from the supervisor); its wrong
   guesses counted per source across screens and reconnections (pin_guard.py);
 - pit: any connection carrying the pit token (`/?pit=<token>`); read-only.
+Where a staff registry rules the table (`staff`, a `StaffBackend`): a dealer takes the table with his employee id
+and his own PIN (a `login` message; or by badging at the table's reader) and leaves it (`logout`); every supervisor
+action names its supervisor by his own PIN (`employee` and `pin`) or his badge swiped just before (`badge`), and a
+shared supervisor PIN is refused; wrong PINs are counted per employee and per screen (staff_guard.py).
 Anything else is refused with 403. The server binds to 127.0.0.1 unless told
 otherwise (beyond loopback only with a pit token). What is checked before a request
 is read (its Host, a message's size and nesting) is in request_guard.py; when a
@@ -33,12 +37,14 @@ from typing import Any, Self
 from aiohttp import WSMsgType, web
 
 from table_runtime.core.alarm_ledger import for_the_dealer
+from table_runtime.core.staff_roles import StaffRole
 from table_runtime.display.backend import (
     ALL_COMMANDS,
     RECALL_MAX_ROUNDS,
     SUPERVISOR_COMMANDS,
     DisplayBackend,
     Role,
+    StaffBackend,
 )
 from table_runtime.display.pin_guard import PIN_ATTEMPTS as PIN_ATTEMPTS
 from table_runtime.display.pin_guard import PIN_LOCKOUT_S as PIN_LOCKOUT_S
@@ -52,6 +58,7 @@ from table_runtime.display.request_guard import (
     is_loopback_host,
     parse_message,
 )
+from table_runtime.display.staff_guard import StaffPins
 from table_runtime.display.web_common import Screen, ScreenServer, foreign_origin, page_url
 from table_runtime.errors import ConfigError, TableError
 
@@ -103,6 +110,7 @@ class DisplayServer(ScreenServer[_Screen]):
         send_timeout: float = SEND_TIMEOUT_S,
         keepalive: float = KEEPALIVE_S,
         clock: Callable[[], float] = time.monotonic,
+        staff: StaffBackend | None = None,
     ) -> None:
         if language not in LANGUAGES:
             raise ConfigError("display.language", f"{language!r} is not one of {', '.join(LANGUAGES)}")
@@ -120,6 +128,9 @@ class DisplayServer(ScreenServer[_Screen]):
         self._pit_token = pit_token
         self._clock = clock
         self._pin = SupervisorPin(supervisor_pin, clock=clock, security_alarm=backend.security_alarm)
+        self._staff = staff  # the staff registry rules the table (None: the shared supervisor PIN, no login)
+        self._staff_pins = (StaffPins(staff.verify_pin, clock=clock, security_alarm=backend.security_alarm)
+                            if staff is not None else None)
         self._hosts = HostAllowlist(host, allowed_hosts)
         self.recall_gate = RecallGate(backend.recall, clock=clock)
         self._api_clients: dict[str, RecallClient] = {}
@@ -212,8 +223,9 @@ class DisplayServer(ScreenServer[_Screen]):
                 "type": "hello",
                 "role": role,
                 "language": self._language,
-                "supervisor": self._supervisor_pin is not None and role == "dealer",
+                "supervisor": (self._supervisor_pin is not None or self._staff is not None) and role == "dealer",
                 "keepalive_s": self._keepalive,
+                **({"staff": True} if self._staff is not None else {}),  # the staff registry: logins, own PINs
             }
         )
         # No await between reading the snapshot and joining: no publish can slip in between.
@@ -239,6 +251,9 @@ class DisplayServer(ScreenServer[_Screen]):
                 screen.push_text(await self._recall(screen, request))
             elif kind == "ratings":
                 screen.push_message(await self._ratings(screen, request))
+            elif kind in ("login", "logout"):
+                screen.push_message({"type": kind, "request": request.get("request"),
+                                     **await self._shift(screen, kind, request)})
             else:
                 screen.push_message({"type": "error", "message": f"unknown message type {kind!r}"})
 
@@ -260,11 +275,54 @@ class DisplayServer(ScreenServer[_Screen]):
         dealer's screen only with the supervisor's PIN (pin_guard.py: its wrong PINs count like VOID's)."""
         reply: dict[str, Any] = {"type": "ratings", "request": request.get("request")}
         if screen.role != "pit":
-            refusal = await self._pin.check("RATINGS", request.get("pin"), address=screen.address,
-                                            screen=screen.name)
+            if self._staff is not None:
+                _, refusal = await self._supervisor("RATINGS", screen, request)
+            else:
+                refusal = await self._pin.check("RATINGS", request.get("pin"), address=screen.address,
+                                                screen=screen.name)
             if refusal is not None:
                 return {**reply, "ok": False, **refusal}
-        return {**reply, "ok": True, **self._backend.ratings()}
+        dealers = {} if self._staff is None else {"dealers": await self._staff.dealer_work()}
+        return {**reply, "ok": True, **self._backend.ratings(), **dealers}
+
+    async def _supervisor(self, name: str, screen: _Screen, request: dict[str, Any]
+                          ) -> tuple[str | None, dict[str, Any] | None]:
+        """Where a staff registry rules the table: the supervisor who acts (his badge just swiped, or his employee
+        id and own PIN), or why not. A PIN with no employee id is the shared supervisor PIN: refused."""
+        assert self._staff is not None and self._staff_pins is not None
+        if request.get("badge") is True:
+            employee = self._staff.supervisor_badge()
+            if employee is None:
+                return None, {"message": f"{name}: no supervisor badged at the table's reader just before: badge "
+                                         "again, or enter your employee id and PIN", "reason": "no_badge"}
+        elif request.get("employee"):  # an empty id with a PIN is the shared supervisor PIN: refused below
+            employee, refusal = await self._staff_pins.check(name, request.get("employee"), request.get("pin"),
+                                                             address=screen.address, screen=screen.name)
+            if employee is None:
+                return None, refusal
+        else:
+            return None, {"message": f"{name} needs the supervisor's own badge or PIN: the shared supervisor PIN is "
+                                     "not accepted", "reason": "needs_own_credential"}
+        if not employee.may(StaffRole.SUPERVISOR):
+            return None, {"message": f"{name}: {employee.employee_id} is not an active supervisor",
+                          "reason": "needs_supervisor"}
+        return employee.employee_id, None
+
+    async def _shift(self, screen: _Screen, kind: str, request: dict[str, Any]) -> dict[str, Any]:
+        """A dealer's login (his employee id and own PIN) or logout, where a staff registry rules the table."""
+        if screen.role == "pit":
+            return {"ok": False, "message": "pit view is read-only", "reason": "read_only"}
+        if self._staff is None or self._staff_pins is None:
+            return {"ok": False, "message": "no staff registry on this table", "reason": "no_staff"}
+        if kind == "logout":
+            return await self._staff.log_out()
+        employee, refusal = await self._staff_pins.check("LOGIN", request.get("employee"), request.get("pin"),
+                                                         address=screen.address, screen=screen.name)
+        if employee is None:
+            return {"ok": False, **(refusal or {})}
+        if not employee.may(StaffRole.DEALER):
+            return {"ok": False, "message": f"{employee.employee_id} is not an active dealer", "reason": "not_a_dealer"}
+        return {**await self._staff.log_in(employee.employee_id, "pin"), "name": employee.name}
 
     async def _command(self, screen: _Screen, request: dict[str, Any]) -> dict[str, Any]:
         """Check a command from a page and hand it to the runtime; every refusal says why."""
@@ -281,16 +339,24 @@ class DisplayServer(ScreenServer[_Screen]):
         if problem is not None:
             return {**base, "ok": False, "message": problem, "reason": "bad_args"}
         acting: Role = "dealer"
+        employee: str | None = None
         # ACK_ALARM carries the PIN when the alarm needs the supervisor (the snapshot says which); the
         # runtime refuses such an alarm from the dealer, so a page that leaves the PIN out changes nothing.
-        if name in SUPERVISOR_COMMANDS or (name == "ACK_ALARM" and "pin" in request):
-            refusal = await self._pin.check(name, request.get("pin"), address=screen.address, screen=screen.name)
+        if name in SUPERVISOR_COMMANDS or (name == "ACK_ALARM" and {"pin", "employee", "badge"} & set(request)):
+            if self._staff is not None:  # that supervisor's own badge or PIN, never the shared one
+                employee, refusal = await self._supervisor(name, screen, request)
+            else:
+                refusal = await self._pin.check(name, request.get("pin"), address=screen.address,
+                                                screen=screen.name)
             if refusal is not None:
                 return {**base, "ok": False, **refusal}
             acting = "supervisor"
         try:
             async with asyncio.timeout(COMMAND_TIMEOUT_S):
-                result = await self._backend.command(name, args, role=acting)
+                if employee is not None and self._staff is not None:
+                    result = await self._staff.command_by(name, args, role=acting, employee=employee)
+                else:
+                    result = await self._backend.command(name, args, role=acting)
         except TimeoutError:
             return {**base, "ok": False, "message": "no answer from the table", "reason": "no_answer"}
         except TableError as error:

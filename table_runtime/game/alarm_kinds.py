@@ -59,6 +59,7 @@ class AlarmKind(enum.StrEnum):
     ANTENNA_FAULT = "antenna_fault"
     # The display (table_runtime/display/).
     SUPERVISOR_PIN_LOCKED = "supervisor_pin_locked"
+    STAFF_PIN_LOCKED = "staff_pin_locked"  # an employee's own PIN (display/staff_guard.py, issue 34)
     # The hyper black jack field (55-4 6°): the round's (game/hyper_settlement.py), the chip watch's
     # (core/hyper_field.py).
     HYPER_BET_REFUSED = "hyper_bet_refused"

@@ -54,8 +54,10 @@ def to_dict(item: Input | Event) -> dict[str, Any]:
 
 def input_from_dict(body: dict[str, Any]) -> Input:
     """The input a journal row holds; a `CodecError` naming what is wrong otherwise."""
-    # `source` and `origin` say where the input came from (the shoe's message: docs/journal.md), not what it is.
-    data = {key: value for key, value in body.items() if key not in ("type", "schema_version", "source", "origin")}
+    # `source` and `origin` say where the input came from (the shoe's message: docs/journal.md), `employee` who made
+    # it (core/shift.py), not what it is.
+    data = {key: value for key, value in body.items()
+            if key not in ("type", "schema_version", "source", "origin", "employee")}
     name = body.get("type")
     cls = INPUT_TYPES.get(str(name))
     if cls is None:

@@ -67,6 +67,9 @@ class RefusalReason(enum.StrEnum):
     PLAYER_NOT_PSEUDONYM = "player_not_pseudonym"  # a buy-in's player as free text (a card number), no pseudonym
     # Player cards (core/player_cards.py).
     NO_CARD_READ = "no_card_read"  # SEAT_CARD while no card read waits to be placed
+    # The staff (core/shift.py, issue 34), where a staff registry rules the table.
+    NO_DEALER = "no_dealer"  # DEAL while no dealer is logged in
+    NEEDS_OWN_CREDENTIAL = "needs_own_credential"  # a supervisor's action with no supervisor named (the shared PIN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from drivers.ports import CardShoe, ChipReader, ChipsScanned, DealerPanel, ReaderOffline, ReaderOnline, Tower
 from table_runtime.chips.edge import ZoneReporter
 from table_runtime.core.alarm_ledger import is_advice
+from table_runtime.core.clock_steps import ClockSteps
 from table_runtime.core.commands import panel_role
 from table_runtime.core.inputs import ZoneChanged
 from table_runtime.core.readers_online import ReadersOnline
@@ -43,9 +46,12 @@ from table_runtime.runtime.device_log import log_device_event
 from table_runtime.runtime.heap import frozen_heap
 from table_runtime.runtime.journal_audit import audit_journal
 from table_runtime.runtime.rating_watch import RatingWatch
-from table_runtime.runtime.recall import recall_rounds
+from table_runtime.runtime.recall import name_authors, recall_rounds
 from table_runtime.runtime.registry_follow import RegistryFollower
 from table_runtime.runtime.shoe_link import CommitHook, ShoeLink
+from table_runtime.runtime.staff_desk import StaffDesk
+
+log = logging.getLogger(__name__)
 
 
 class TableApp:
@@ -65,8 +71,11 @@ class TableApp:
         journal_retry_seconds: float = RETRY_SECONDS,  # the shoe's resends also try it
         on_commit: CommitHook | None = None,
         player_cards: PlayerCardLink | None = None,
+        staff: StaffDesk | None = None,
+        monotonic: Callable[[], float] | None = None,
     ) -> None:
         self.controller = controller
+        self.monotonic = monotonic  # against the controller's wall clock, a step of it journaled (None: not watched)
         self.journal_retry_seconds = journal_retry_seconds  # while the journal cannot be written
         self._in_outage = False
         self.registry = registry
@@ -82,6 +91,7 @@ class TableApp:
         self.display = display
         self.feed = feed
         self.player_cards = player_cards  # the player card readers (runtime/card_link.py)
+        self.staff = staff  # the staff registry: the dealer on shift by name on the display (runtime/staff_desk.py)
         self.rating_watch = RatingWatch(controller)  # advice to the supervisor and his view of the rated players
         self.changed = asyncio.Event()
         self._dirty = asyncio.Event()
@@ -120,6 +130,8 @@ class TableApp:
                            tasks.create_task(self._journal_retry_loop()),
                            tasks.create_task(self.rating_watch.run()),  # the rated sessions, off the loop
                            tasks.create_task(self._later_loop())]
+                if self.monotonic is not None:
+                    workers.append(tasks.create_task(self.clock_loop()))
                 if self.feed is not None:
                     tasks.create_task(self.feed.run())  # ends by itself once the feed is stopped
                     workers.append(tasks.create_task(self._broker_loop(self.feed)))
@@ -144,6 +156,19 @@ class TableApp:
                     self.feed.stop(self._stop_reason)
                 for worker in workers:
                     worker.cancel()
+
+    async def clock_loop(self, *, every_s: float = 1.0, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                         steps: ClockSteps | None = None) -> None:
+        """Every `every_s`, the wall clock against the monotonic one: a step is a ``ClockStepped`` status row
+        (core/clock_steps.py, a significant event)."""
+        controller, steps, monotonic = self.controller, steps or ClockSteps(), self.monotonic or time.monotonic
+        while True:
+            step = steps.look(controller.clock(), monotonic())
+            if step is not None:
+                log.warning("the wall clock stepped by %+.1f s", step)
+                await controller.step(controller.note, {"type": "ClockStepped", "step_s": round(step, 3),
+                                                        "ts_after": controller.clock()})
+            await sleep(every_s)
 
     async def _broker_loop(self, feed: FeedPublisher) -> None:
         """The broker's state on the display: the table keeps playing while it is down (the journal holds all)."""
@@ -207,7 +232,7 @@ class TableApp:
             if self.panel is not None:
                 self._lamps(view)
             if self.display is not None:
-                await self.display.publish(snapshot)
+                await self.display.publish(snapshot if self.staff is None else self.staff.named(snapshot))
             self.changed.set()
             self.changed = asyncio.Event()
 
@@ -273,7 +298,8 @@ class TableApp:
     # -------------------------------------------------------- display backend
 
     def snapshot(self) -> dict[str, Any]:
-        return self.controller.snapshot()
+        snapshot = self.controller.snapshot()
+        return snapshot if self.staff is None else self.staff.named(snapshot)
 
     async def command(self, name: str, args: dict[str, Any], *, role: str) -> dict[str, Any]:
         """A touch on the display, answered once its rows are durable."""
@@ -288,4 +314,5 @@ class TableApp:
 
     def recall(self, last: int) -> list[dict[str, Any]]:
         controller = self.controller
-        return recall_rounds(controller.journal, last=last)
+        rounds = recall_rounds(controller.journal, last=last)
+        return rounds if self.staff is None else name_authors(rounds, self.staff.snapshot.name)

@@ -62,6 +62,7 @@ from table_runtime.runtime.card_link import CardReaderAt, PlayerCardLink
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.heap import collect_start_up_heap
 from table_runtime.runtime.registry_follow import RegistryFollower
+from table_runtime.runtime.staff_desk import StaffDesk, read_staff
 
 SHOE_HEARTBEAT_TIMEOUT_S = 3.0  # the shoe sends a heartbeat every 0.5 s; three seconds of silence is offline
 
@@ -139,7 +140,8 @@ def assemble(
         journal = stack.enter_context(Journal.open(config.journal_path))
         controller = TableController(table_id=config.table_id, rules=config.rules, limits=config.limits,
                                      journal=journal, clock=clock, zones=config.zones,
-                                     checkpoint_rows=config.journal.checkpoint_rows)
+                                     checkpoint_rows=config.journal.checkpoint_rows, staff=config.staff.enabled)
+        staff = staff_desk(config, controller)
         simulated_shoe = _simulated_shoe(shoe_url, start_shoe, controller.table, stack) if start_shoe else None
         shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else shoe_url,
                           heartbeat_timeout=SHOE_HEARTBEAT_TIMEOUT_S)
@@ -150,27 +152,39 @@ def assemble(
                     if registry_path is not None else None)
         app = TableApp(controller, shoe=shoe, panel=panel, readers=readers, chips=reporter, feed=feed,
                        registry=follower, journal_retry_seconds=config.journal.retry_seconds,
-                       player_cards=player_card_link(config, controller))
+                       player_cards=player_card_link(config, controller, staff), staff=staff,
+                       monotonic=time.monotonic if clock is time.time else None)  # an injected clock: not watched
         if with_display:
             display = config.display
             app.display = DisplayServer(app, host=display.host, port=display.port, language=display.language,
                                         supervisor_pin=display.supervisor_pin, pit_token=display.pit_token,
-                                        allowed_hosts=display.allowed_hosts)
+                                        allowed_hosts=display.allowed_hosts, staff=staff)
         table = AssembledTable(config=config, app=app, journal=journal, simulated_shoe=simulated_shoe,
                                simulated_readers=simulated_readers, _stack=stack.pop_all())
     collect_start_up_heap()  # before the loop serves anything (runtime/heap.py)
     return table
 
 
-def player_card_link(config: TableConfig, controller: TableController) -> PlayerCardLink | None:
-    """The player card readers `[player_cards]` names, followed by one link (None: no reader)."""
+def player_card_link(config: TableConfig, controller: TableController,
+                     staff: StaffDesk | None = None) -> PlayerCardLink | None:
+    """The player card readers `[player_cards]` names, followed by one link (None: no reader); `staff`: the staff
+    registry, whose badges the table's reader reads too."""
     cards = config.player_cards
     if not cards.readers:
         return None
     assert cards.secret is not None  # the configuration refuses a reader without one
     layout = layout_of_size(cards.event_size)
     return PlayerCardLink(controller, [CardReaderAt(EvdevCardReader(path, name=name, layout=layout), box)
-                                       for name, path, box in cards.readers], secret=cards.secret)
+                                       for name, path, box in cards.readers], secret=cards.secret, staff=staff)
+
+
+def staff_desk(config: TableConfig, controller: TableController) -> StaffDesk | None:
+    """The staff registry `[staff] registry` names, at this table (None: no registry)."""
+    path = config.staff.registry
+    if path is None:
+        return None
+    return StaffDesk(controller, path, secret=config.player_cards.secret, clock=controller.clock,
+                     badge_seconds=config.staff.badge_seconds)
 
 
 def gpio_chip_number(config: TableConfig) -> int | None:
@@ -321,6 +335,8 @@ def preflight(config: TableConfig, *, casino_id: int | None = None) -> list[Conf
     if config.mqtt.enabled:
         check(lambda: feed_settings(config.mqtt, config.table_id))
     check(lambda: _preflight_data_dir(config))
+    if config.staff.registry is not None:
+        check(functools.partial(read_staff, config.staff.registry))
     return problems
 
 

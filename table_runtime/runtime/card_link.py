@@ -6,7 +6,9 @@ controller, the journal, the feed and the display are given the pseudonym, never
 
 - at the table's reader: the input `PlayerCardRead`, which the core holds until the dealer taps the player's box
   (core/player_cards.py);
-- at a reader configured for one box: `PlayerSeated(box, player, source="card")` at once.
+- at a reader configured for one box: `PlayerSeated(box, player, source="card")` at once;
+- at the table's reader, a badge of the staff registry (runtime/staff_desk.py) is an employee's, never a player's:
+  a dealer's takes the table, a supervisor's stands for his next action; its number is never pseudonymised.
 
 Each event is one step of the table (`TableController.step`: made in the writer's thread, in turn with the
 other devices' steps). A read the decoder refused is a `player_card_unreadable` alarm (the player swipes again);
@@ -41,6 +43,7 @@ from table_runtime.game.events import Alarm
 from table_runtime.journal import JournalUnwritableError
 from table_runtime.rating.pseudonym import pseudonym
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.staff_desk import StaffDesk
 
 DEVICE: Final = "player_cards"  # the name of the readers on the display's device list
 RULE: Final = "TABLE.md Devices: a player card reader at the table identifies a rated player at a box"
@@ -59,8 +62,10 @@ class CardReaderAt:
 class PlayerCardLink:
     """Follows the player card readers for the life of an `async with`; `take` is one event's handling."""
 
-    def __init__(self, controller: TableController, readers: Sequence[CardReaderAt], *, secret: bytes) -> None:
+    def __init__(self, controller: TableController, readers: Sequence[CardReaderAt], *, secret: bytes,
+                 staff: StaffDesk | None = None) -> None:
         self.controller = controller
+        self.staff = staff  # the staff registry: a badge read at the table's reader is an employee's (issue 34)
         self.readers = tuple(readers)
         self._secret = secret
         self._online = ReadersOnline(at.reader.name for at in self.readers)  # the device's status they make
@@ -92,6 +97,8 @@ class PlayerCardLink:
         controller = self.controller
         where = f"box{box}" if box is not None else "the table"
         if isinstance(event, CardRead):
+            if box is None and self.staff is not None and self.staff.badge(event.number) is not None:
+                return  # a badge, not a player's card: the desk took it (runtime/staff_desk.py)
             player = pseudonym(self._secret, event.number)
             item: PlayerSeated | PlayerCardRead = (
                 PlayerSeated(box=box, player=player, by=f"card reader {event.reader}", source=CARD_SOURCE)

@@ -95,6 +95,7 @@ class TableController:
         clock: Callable[[], float],
         zones: Sequence[str] = (),
         checkpoint_rows: int = CHECKPOINT_ROWS,
+        staff: bool = False,
     ) -> None:
         self.table_id = table_id
         self.rules = rules
@@ -102,7 +103,7 @@ class TableController:
         self.journal = journal
         self.clock = clock
         self.zones = tuple(zones)  # the chip zones the readers report (none: no chip watch)
-        configured = TableTerms.of(table_id, rules, limits, self.zones)
+        configured = TableTerms.of(table_id, rules, limits, self.zones, staff=staff)  # staff: a registry rules it
         self.core = starting_core(configured)  # until the journal's is rebuilt (`_replay`)
         self.recovered = False
         self.devices: dict[str, str] = {"shoe": "offline", "chips": "offline", "broker": "disabled"}
@@ -197,14 +198,15 @@ class TableController:
         return self.submit_all([(item, source)], origin=origin)[0]
 
     def submit_all(self, items: Iterable[tuple[CoreInput, str] | Alarm], *, alarms: Sequence[Alarm] = (),
-                   origin: Mapping[str, Any] | None = None) -> list[list[Event]]:
+                   origin: Mapping[str, Any] | None = None, employee: str | None = None) -> list[list[Event]]:
         """Apply inputs (each with its source) as one change: all journaled in one transaction, the listeners told
         once, after the last (CONFIRM of the insurance window places every box's insurance and closes the window
         at once: a crash keeps all or none). The events per input. `items` is read one at a time, each after the
         one before it was applied (a card's bet lock); an `Alarm` among them (a device's, runtime/shoe_link.py)
         is journaled in its place; `alarms` (the devices' own, of the same step) are journaled after them, in the
         same transaction. `origin`: which device message the step was, written into its last input row (else its
-        last alarm row).
+        last alarm row). `employee`: who made the inputs (a supervisor by name); else each row names the dealer on
+        shift (core/shift.py `Shift.author`).
 
         If the journal refuses the rows (a full or failing card), the table is put back as the journal has it and
         the `JournalError` is raised: nothing is shown or acted on that a restart would not replay.
@@ -214,7 +216,7 @@ class TableController:
             self.outage.refused_inputs += 1
             raise self.outage.error  # refused before the core saw it: nothing to put back
         try:
-            applied, closed = self._apply_and_journal(items, alarms, origin)
+            applied, closed = self._apply_and_journal(items, alarms, origin, employee)
         except BaseException as error:
             self.core = self._journaled_core()
             if isinstance(error, JournalUnwritableError):
@@ -227,7 +229,7 @@ class TableController:
 
     def _apply_and_journal(
         self, items: Iterable[tuple[CoreInput, str] | Alarm], device_alarms: Sequence[Alarm],
-        origin: Mapping[str, Any] | None = None
+        origin: Mapping[str, Any] | None = None, employee: str | None = None
     ) -> tuple[list[list[Event]], bool]:
         """Apply the step to the core and journal its rows (inputs, events, alarms, round records) in one
         transaction, then the checkpoint due before a round it started; raises what the journal raises (the
@@ -251,7 +253,7 @@ class TableController:
                 checkpoint = (seq, state)  # the table just before the input that started a round
             applied.append(events)
             seq = input_seq
-            rows.append(InputRow(item=item, source=source))
+            rows.append(InputRow(item=item, source=source, employee=employee or core.shift.author(item)))
             round_ = self.table.round
             number = 0 if round_ is None else round_.number
             alarm_round = core.alarm_round(events)
@@ -292,15 +294,16 @@ class TableController:
             self.submit_all(items, alarms=alarms)
 
     def press(self, name: str, args: dict[str, Any], *, role: str, source: str,
-              refusal_alarm: bool = False) -> dict[str, Any]:
+              refusal_alarm: bool = False, employee: str | None = None) -> dict[str, Any]:
         """A dealer's or supervisor's command: the core decides what it means, the inputs are journaled and
-        applied as one change. `refusal_alarm`: a refusal is also an alarm (the panel has no screen to say it)."""
-        decision = self.core.decide(name, args, role=role, source=source)
+        applied as one change. `refusal_alarm`: a refusal is also an alarm (the panel has no screen to say it).
+        `employee`: who acts, his credential checked by the shell (runtime/staff_desk.py)."""
+        decision = self.core.decide(name, args, role=role, source=source, employee=employee)
         try:
             if isinstance(decision, commands.Submit):
-                reply = commands.result(decision, self.submit_all(decision.inputs))
+                reply = commands.result(decision, self.submit_all(decision.inputs, employee=employee))
             elif isinstance(decision, commands.Acknowledge):
-                acknowledged = self.acknowledge(decision.alarm_id, by=decision.by)
+                acknowledged = self.acknowledge(decision.alarm_id, by=decision.by, employee=decision.employee)
                 reply = {"ok": acknowledged, "message": "acknowledged" if acknowledged else "no such alarm"}
                 if not acknowledged:
                     reply["reason"] = RefusalReason.NO_SUCH_ALARM
@@ -383,7 +386,7 @@ class TableController:
             message=f"{self.journal.path}: {reason}; play is stopped until the journal is restored",
             amounts=(("row", seq or 0),))])
 
-    def acknowledge(self, alarm_id: int, *, by: str = "dealer") -> bool:
+    def acknowledge(self, alarm_id: int, *, by: str = "dealer", employee: str | None = None) -> bool:
         """An alarm acknowledged `by` the dealer or the supervisor: it leaves the banner (and stays in the journal).
 
         Who may acknowledge which kind (SUPERVISOR_ACK_KINDS) is checked by the command table
@@ -392,7 +395,7 @@ class TableController:
         self.writer.check()
         if alarm_id not in self.alarms:
             return False
-        self._write_rows([AlarmCleared(id=alarm_id, by=by)])
+        self._write_rows([AlarmCleared(id=alarm_id, by=by, employee=employee or self.core.shift.dealer)])
         self.alarms.cleared(alarm_id)
         self._changed()
         return True

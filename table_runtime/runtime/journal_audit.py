@@ -31,8 +31,8 @@ from pathlib import Path
 
 from table_runtime.core.core_state import checkpoint_state
 from table_runtime.core.row_kinds import DERIVED_KINDS
+from table_runtime.core.terms import TableTerms
 from table_runtime.errors import JournalError, TableError
-from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.journal import Checkpoint
 from table_runtime.journal.audit import CHUNK_ROWS, AuditBreak, ChainAudit, ReadOnlyRows
 from table_runtime.journal.checkpoints import encode_state
@@ -43,6 +43,7 @@ from table_runtime.rating.session_state import models_state, sessions_state
 from table_runtime.runtime.checkpointing import JournalRows, rebuild
 from table_runtime.runtime.controller import TableController
 from table_runtime.runtime.rating_worker import TABLE_ADVICE, fold_terms
+from table_runtime.runtime.terms import journal_terms
 
 log = logging.getLogger(__name__)
 NICE = 19  # the audit's niceness: it takes the CPU the table leaves
@@ -63,8 +64,7 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe(duplex=False)
     process = context.Process(target=_serve, name=f"audit-{controller.table_id}", daemon=True, args=(
-        theirs, journal.path, start.seq, start.chain_hash, controller.table_id, controller.rules, controller.limits,
-        tuple(controller.zones), advice, chunk_rows, pause_s, nice))
+        theirs, journal.path, start.seq, start.chain_hash, advice, chunk_rows, pause_s, nice))
     try:
         await asyncio.to_thread(process.start)  # fork, exec and its arguments: not the loop's to wait for
         theirs.close()
@@ -113,23 +113,20 @@ async def _receive(connection: Connection) -> Report | None:
     return report
 
 
-def _serve(connection: Connection, path: Path, until_seq: int, until_hash: str, table_id: str, rules: RuleOptions,
-           limits: TableLimits, zones: tuple[str, ...], advice: AdviceSettings | None, chunk_rows: int,
-           pause_s: float, nice: int) -> None:
+def _serve(connection: Connection, path: Path, until_seq: int, until_hash: str, advice: AdviceSettings | None,
+           chunk_rows: int, pause_s: float, nice: int) -> None:
     """The audit's process: each stage's report, or the break it found."""
     os.nice(nice)
     try:
-        finding = _audit(connection, path, until_seq, until_hash, table_id, rules, limits, zones, advice, chunk_rows,
-                         pause_s)
+        finding = _audit(connection, path, until_seq, until_hash, advice, chunk_rows, pause_s)
     except (TableError, sqlite3.Error) as error:
         finding = AuditBreak(None, f"the journal cannot be audited: {error}")
     connection.send(finding if finding is not None else ("done", 0))
     connection.close()
 
 
-def _audit(connection: Connection, path: Path, until_seq: int, until_hash: str, table_id: str, rules: RuleOptions,
-           limits: TableLimits, zones: tuple[str, ...], advice: AdviceSettings | None, chunk_rows: int,
-           pause_s: float) -> AuditBreak | None:
+def _audit(connection: Connection, path: Path, until_seq: int, until_hash: str, advice: AdviceSettings | None,
+           chunk_rows: int, pause_s: float) -> AuditBreak | None:
     audit = ChainAudit(path, until_seq, until_hash, chunk_rows=chunk_rows)
     while not audit.done:
         finding = audit.step()
@@ -148,7 +145,10 @@ def _audit(connection: Connection, path: Path, until_seq: int, until_hash: str, 
                 return finding
             previous = checkpoint
         connection.send(("checkpoints replayed and equal", len(sealed)))
-        finding, count = ratings_check(rows, path, table_id, rules, limits, zones, advice)
+        terms = journal_terms(rows)
+        if terms is None:
+            return AuditBreak(None, "the journal does not say which terms it was played under")
+        finding, count = ratings_check(rows, path, terms, advice)
         if finding is None:
             connection.send(("rated sessions' checkpoints folded and equal", count))
         return finding
@@ -175,8 +175,8 @@ def replay_check(journal: JournalRows | TableController, previous: Checkpoint | 
     return None
 
 
-def ratings_check(rows: ReadOnlyRows, path: Path, table_id: str, rules: RuleOptions, limits: TableLimits,
-                  zones: tuple[str, ...], advice: AdviceSettings | None) -> tuple[AuditBreak | None, int]:
+def ratings_check(rows: ReadOnlyRows, path: Path, table: TableTerms, advice: AdviceSettings | None
+                  ) -> tuple[AuditBreak | None, int]:
     """The rated sessions' checkpoints the worker would use (sealed, of this journal and these terms, on their row)
     against the one rating fold from the first row, and the models kept against the models computed; the break, and
     how many checkpoints were compared."""
@@ -185,8 +185,8 @@ def ratings_check(rows: ReadOnlyRows, path: Path, table_id: str, rules: RuleOpti
         return None, 0
     try:
         journal_id = str(rows.db.execute("SELECT value FROM meta WHERE key = 'journal.id'").fetchone()[0])
-        terms = fold_terms(table_id, rules, advice)
-        fold = SessionFold(table_id, rules, limits, zones=zones, advice=advice)
+        terms = fold_terms(table.table_id, table.rules, advice)
+        fold = SessionFold(table.table_id, table.rules, table.limits, zones=table.zones, advice=advice)
         kept = store.models(terms)
         if kept is not None and kept != encode_state(models_state(fold.sessions)):
             return AuditBreak(None, f"{store.path}: the rated sessions' models kept are not those of the table's "

@@ -19,11 +19,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterable
 from typing import Any
 
 from table_runtime.core.row_kinds import RowKind
-from table_runtime.game.rules import RuleOptions, TableLimits
 from table_runtime.journal import Journal
 from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.runtime.controller import TableController
@@ -58,8 +56,7 @@ class RatingWatch:
     async def run(self) -> None:
         controller = self.controller
         worker = await asyncio.to_thread(  # starting a process (fork, exec, its arguments) is not the loop's to wait
-            RatingWorker, controller.journal.path, controller.table_id, controller.rules, controller.limits,
-            self.settings, zones=controller.zones, nice=self.nice, checkpoint_rows=self.checkpoint_rows)
+            RatingWorker, controller.journal.path, self.settings, nice=self.nice, checkpoint_rows=self.checkpoint_rows)
         try:
             while True:
                 _, sessions, advice, messages, caught_up = await asyncio.to_thread(
@@ -77,15 +74,13 @@ class RatingWatch:
             worker.close()  # a kill and a wait of milliseconds: never half a step to finish
 
 
-def journal_ratings(journal: Journal, table_id: str, rules: RuleOptions, limits: TableLimits, *,
-                    zones: Iterable[str] = (), settings: AdviceSettings | None = TABLE_ADVICE,
+def journal_ratings(journal: Journal, *, settings: AdviceSettings | None = TABLE_ADVICE,
                     checkpoint_rows: int = CHECKPOINT_ROWS) -> int:
     """Fold the rated sessions of `journal` (open in this process, no table playing on it) from their newest
     checkpoint, and journal the messages of every row the journal has none for yet as `rating` rows (each at its
     causing row's time); the number journaled. No advice is journaled (a table's watch journals that); its
     checkpoints are those a watch with the same `settings` (by default, a table's) starts from."""
-    fold = RatingFold(journal.path, table_id, rules, limits, zones=zones, settings=settings,
-                      checkpoint_rows=checkpoint_rows, rate_history=True)
+    fold = RatingFold(journal.path, settings=settings, checkpoint_rows=checkpoint_rows, rate_history=True)
     written = 0
     try:
         while True:

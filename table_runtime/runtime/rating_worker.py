@@ -27,7 +27,6 @@ import logging
 import multiprocessing
 import os
 import sqlite3
-from collections.abc import Iterable
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -45,6 +44,7 @@ from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.rating.session_fold import SessionFold
 from table_runtime.rating.session_state import models_state, restore_models, restore_sessions, sessions_state
 from table_runtime.rating.sessions import RatingModels, theo_cents
+from table_runtime.runtime.terms import file_terms
 from table_runtime.strategy.terms import PlayTerms
 
 log = logging.getLogger(__name__)
@@ -129,16 +129,18 @@ def restored_fold(db: sqlite3.Connection, checkpoint: RatingCheckpoint, journal_
 class RatingFold:
     """The rated sessions of the journal at `journal_path`, from their newest checkpoint (see the module)."""
 
-    def __init__(self, journal_path: Path, table_id: str, rules: RuleOptions, limits: TableLimits, *,
-                 zones: Iterable[str] = (), settings: AdviceSettings | None = None,
+    def __init__(self, journal_path: Path, *, settings: AdviceSettings | None = None,
                  checkpoint_rows: int = CHECKPOINT_ROWS, rate_history: bool = False) -> None:
-        """`rate_history`: a journal with no `rating` row gets the messages of every row (a table's life journaled
+        """Under the journal's own terms (its last `terms` row: the table, the rules, the limits, the zones).
+        `rate_history`: a journal with no `rating` row gets the messages of every row (a table's life journaled
         again offline: the tests, the benches), not only of those after its head."""
         self.checkpoint_rows = checkpoint_rows
+        table = file_terms(journal_path)
+        table_id, rules, limits = table.table_id, table.rules, table.limits
         self._db = read_only(journal_path)
         self._store = RatingCheckpoints(ratings_path(journal_path))
         self._journal_id = str(self._db.execute("SELECT value FROM meta WHERE key = 'journal.id'").fetchone()[0])
-        zones = tuple(zones)
+        zones = table.zones
         self._terms = fold_terms(table_id, rules, settings)
         models = self._models(table_id, rules, settings)
         rated = last_rated(self._db)
@@ -222,14 +224,13 @@ class RatingFold:
         self._store.close()
 
 
-def _serve(connection: Connection, journal_path: Path, table_id: str, rules: RuleOptions, limits: TableLimits,
-           zones: tuple[str, ...], settings: AdviceSettings, nice: int, checkpoint_rows: int) -> None:
+def _serve(connection: Connection, journal_path: Path, settings: AdviceSettings, nice: int,
+           checkpoint_rows: int) -> None:
     """The worker process: its fold from the newest checkpoint, then one answer per request until the runtime closes
     the pipe; the lowest priority once a step reached the head. A runtime gone without closing it (kill -9) ends the
     worker the same way, quietly: the pipe broken is its end, not an error to print."""
     try:
-        fold: RatingFold | None = RatingFold(journal_path, table_id, rules, limits, zones=zones, settings=settings,
-                                             checkpoint_rows=checkpoint_rows)
+        fold: RatingFold | None = RatingFold(journal_path, settings=settings, checkpoint_rows=checkpoint_rows)
         failure = ""
     except (TableError, sqlite3.Error, KeyError, TypeError, ValueError) as error:
         fold, failure = None, f"the rating fold cannot start on {journal_path}: {error}"
@@ -262,14 +263,13 @@ def _serve(connection: Connection, journal_path: Path, table_id: str, rules: Rul
 class RatingWorker:
     """The runtime's side of the worker process: `step(now)` blocks (call it off the loop); `close()`."""
 
-    def __init__(self, journal_path: Path, table_id: str, rules: RuleOptions, limits: TableLimits,
-                 settings: AdviceSettings, *, zones: Iterable[str] = (), nice: int = NICE,
+    def __init__(self, journal_path: Path, settings: AdviceSettings, *, nice: int = NICE,
                  checkpoint_rows: int = CHECKPOINT_ROWS) -> None:
+        """The worker folds `journal_path` under the journal's own terms (`RatingFold`)."""
         context = multiprocessing.get_context("spawn")
         self._connection, theirs = context.Pipe()
-        self._process = context.Process(target=_serve, args=(theirs, journal_path, table_id, rules, limits,
-                                                             tuple(zones), settings, nice, checkpoint_rows),
-                                        name=f"rating-{table_id}", daemon=True)
+        self._process = context.Process(target=_serve, args=(theirs, journal_path, settings, nice, checkpoint_rows),
+                                        name="rating-worker", daemon=True)
         self._process.start()
         theirs.close()
 

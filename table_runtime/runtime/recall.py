@@ -9,7 +9,7 @@ when a round closed is read from the round's journaled record.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from table_runtime.core.buy_ins import BuyIn, buy_in_text
@@ -201,5 +201,16 @@ def _step(entry: JournalEntry, item: Input | BuyIn, events: list[Event], table: 
         "devices": {}, "alarms": []})
     return {"seq": entry.seq, "ts": entry.ts, "type": entry.body.get("type"),
             "source": entry.body.get("source", ""), "text": describe(item, events),
+            **({"employee": entry.body["employee"]} if "employee" in entry.body else {}),  # its author (issue 34)
             "events": [to_dict(event) for event in events],  # the display's own words
             "snapshot": snapshot}
+
+
+def name_authors(rounds: list[dict[str, Any]], name: Callable[[str], str]) -> list[dict[str, Any]]:
+    """The recalled rounds with each step's author named (`name`: employee id -> his name, from the staff registry;
+    issue 34): the display and `table-runtime recall --staff` show the name, the journal and the feed keep the id."""
+    for round_ in rounds:
+        for step in round_["steps"]:
+            if "employee" in step:
+                step["name"] = name(step["employee"])
+    return rounds

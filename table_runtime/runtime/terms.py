@@ -24,6 +24,7 @@ from table_runtime.game.rules import TableLimits, rules_from_mapping
 from table_runtime.game.snapshot import payout_dict
 from table_runtime.game.table import Table
 from table_runtime.journal import Checkpoint, Journal, JournalEntry
+from table_runtime.journal.audit import ReadOnlyRows
 
 __all__ = ["journal_terms", "round_record", "settle_terms", "table_core"]
 
@@ -70,6 +71,19 @@ def journal_terms(journal: TermsSource, at: int | None = None) -> TableTerms | N
         return TermsRow.from_json(chosen.body).terms
     except JournalError as error:
         raise JournalError(f"{journal.path}: row {chosen.seq}: {error}") from error
+
+
+def file_terms(path: Path) -> TableTerms:
+    """The terms of the journal file at `path` at its last row, read on a read-only connection of its own (the
+    readers in processes of their own: the rating worker, the audit); a `JournalError` when it holds none."""
+    rows = ReadOnlyRows(path)
+    try:
+        terms = journal_terms(rows)
+    finally:
+        rows.close()
+    if terms is None:
+        raise JournalError(f"{path}: the journal does not say which terms it was played under")
+    return terms
 
 
 def table_core(journal: TermsSource, checkpoint: Checkpoint | None = None, *, default: TableTerms | None = None

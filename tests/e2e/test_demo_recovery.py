@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from table_runtime.core.significant_events import KINDS, significant_events
 from table_runtime.journal import Journal, journal_path, verify_file
 from table_runtime.runtime.recall import recall_rounds
 from table_runtime.version import installed_version
@@ -70,6 +71,14 @@ def wait_for_play(data_dir: Path, child: subprocess.Popen[bytes]) -> None:
 
 @pytest.mark.timeout(600)
 @pytest.mark.slow
+def events_json(data_dir: Path) -> list[dict[str, Any]]:
+    """`table-runtime events --json` of a data directory."""
+    done = subprocess.run([*CLI, "events", "--json", "--data-dir", str(data_dir)], capture_output=True, text=True,
+                          timeout=60, check=True)
+    events: list[dict[str, Any]] = json.loads(done.stdout)
+    return events
+
+
 def test_kill_9_mid_round_then_restart_resumes_the_same_round(tmp_path: Path) -> None:
     """Kill the demo at many points; each restart resumes the interrupted round with its cards and stakes."""
     recovered_runs = 0
@@ -87,7 +96,8 @@ def test_kill_9_mid_round_then_restart_resumes_the_same_round(tmp_path: Path) ->
         assert summary["rounds"] == 3
         assert verify_file(journal_path(data_dir)).ok
         with Journal.open(journal_path(data_dir)) as journal:
-            statuses = [e.body for e in journal.entries() if e.kind == "status" and e.body["type"] == "Recovered"]
+            statuses = [{**e.body, "seq": e.seq} for e in journal.entries()
+                        if e.kind == "status" and e.body["type"] == "Recovered"]
             again = {r["round"]: r for r in recall_rounds(journal, last=5)}
         if before["result"] != "in_progress":
             continue
@@ -95,6 +105,15 @@ def test_kill_9_mid_round_then_restart_resumes_the_same_round(tmp_path: Path) ->
         assert summary["recovered"] is True
         assert statuses and statuses[-1]["round"] == before["round"]
         assert statuses[-1]["version"] == installed_version()  # which release recovered it
+        # The significant events: the kill is a power loss found at the restart, the round resumed.
+        if recovered_runs == 1:  # the command once, the same projection in this process after
+            events = [(event["code"], event["name"], event["seq"]) for event in events_json(data_dir)]
+        else:
+            with Journal.open(journal_path(data_dir)) as journal:
+                events = [(event.code, event.name, event.seq) for event in significant_events(
+                    (entry.seq, entry.ts, entry.kind, entry.body) for entry in journal.entries(kinds=KINDS))]
+        codes = [(code, name) for code, name, seq in events if seq >= statuses[-1]["seq"]]
+        assert codes[:3] == [(102, "power_loss"), (100, "table_started"), (104, "round_resumed")], codes
         resumed = again[before["round"]]
         assert resumed["result"] in ("settled", "voided")  # the interrupted round was played to its end
         # the steps journaled before the kill are the first steps of the finished round, unchanged

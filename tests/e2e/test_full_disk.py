@@ -22,6 +22,7 @@ from firmware_bridge.shoe import Ack, Frame
 from simulators.mosquitto import free_port
 from simulators.shoe import SimulatedShoe
 from simulators.shoe_firmware import GATE_RESERVE, GateLockedError
+from table_runtime.core.significant_events import significant_events
 from table_runtime.journal import Journal, journal_path
 from tests.e2e.external_shoe import RuntimeProcess, dealt, external_shoe_config, loaded, shoe_inputs, wait_until
 from tests.small_disk import SmallDisk, small_disk
@@ -103,6 +104,8 @@ def test_a_full_card_stops_play_with_an_alarm_and_freeing_space_resumes_it(tmp_p
         assert any(row.kind == "alarm_cleared" and row.body == {"type": "AlarmCleared", "schema_version": 1,
                                                                "id": raised[0].seq, "by": "journal"} for row in rows)
         assert any(row.body.get("type") == "JournalWritable" and row.body["refused_inputs"] >= 1 for row in rows)
+        names = [event.name for event in significant_events((row.seq, row.ts, row.kind, row.body) for row in rows)]
+        assert names.index("journal_unwritable") < names.index("journal_writable")  # significant events 500, 501
 
         disk.fill()
         refused = RuntimeProcess(config, port)

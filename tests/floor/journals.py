@@ -10,22 +10,24 @@ from typing import Any
 from simulators.fast_table import FastTable
 from table_runtime.feed.messages import Topics, messages_for_entry
 from table_runtime.game.rules import TableLimits, profile
-from table_runtime.journal import Journal, JournalEntry
+from table_runtime.journal import CHECKPOINT_ROWS, Journal, JournalEntry
 from table_runtime.runtime.controller import TableController
 
 
-def play(path: Path, table_id: str, rounds: int, *, seed: int = 5, error_rate: float = 0.2) -> Journal:
+def play(path: Path, table_id: str, rounds: int, *, seed: int = 5, error_rate: float = 0.2,
+         checkpoint_rows: int = CHECKPOINT_ROWS) -> Journal:
     """A journal at `path` holding `rounds` rounds played at `table_id` (the caller closes it)."""
     journal = Journal.open(path)
     journal._db().execute("PRAGMA synchronous=OFF")  # test data only
-    play_on(journal, table_id, rounds, seed=seed, error_rate=error_rate)
+    play_on(journal, table_id, rounds, seed=seed, error_rate=error_rate, checkpoint_rows=checkpoint_rows)
     return journal
 
 
-def play_on(journal: Journal, table_id: str, rounds: int, *, seed: int = 5, error_rate: float = 0.2) -> None:
+def play_on(journal: Journal, table_id: str, rounds: int, *, seed: int = 5, error_rate: float = 0.2,
+            checkpoint_rows: int = CHECKPOINT_ROWS) -> None:
     """`rounds` more rounds on an open journal: the table (re)starts on it first, as after a restart."""
     controller = TableController(table_id=table_id, rules=profile("fr-casino"), limits=TableLimits(),
-                                 journal=journal, clock=time.time)
+                                 journal=journal, clock=time.time, checkpoint_rows=checkpoint_rows)
     FastTable(controller, seed=seed, error_rate=error_rate).run(rounds)
 
 

@@ -1,4 +1,4 @@
-"""Retention by partition on a real PostgreSQL: migration 0006 moves a store's rows into month partitions, a month
+"""Retention by partition on a real PostgreSQL: migration 0008 moves a store's rows into month partitions, a month
 past its retention is detached and dropped (never a DELETE) and the other months and the queries are as before."""
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ def sessions() -> list[dict[str, Any]]:
             *session_messages("T01", 40, "p-december001", 4, DEC, ROUNDS)]
 
 
-async def at_0005(connection: asyncpg.Connection) -> None:
-    """The floor's schema as it was released before the partitions: migrations 0001 to 0005."""
+async def at_0007(connection: asyncpg.Connection) -> None:
+    """The floor's schema as it was released before the partitions: migrations 0001 to 0007."""
     await connection.execute("CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, "
                              "applied_at timestamptz NOT NULL DEFAULT now())")
-    for migration in migrations()[:5]:
+    for migration in migrations()[:7]:
         await connection.execute(migration.sql)
         await connection.execute("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", migration.version,
                                  migration.name)
@@ -58,12 +58,12 @@ async def no_delete(connection: asyncpg.Connection) -> None:
                                  "EXECUTE FUNCTION refuse_delete()")
 
 
-async def test_a_store_of_0005_is_migrated_into_month_partitions_with_every_row(tmp_path: Path,
+async def test_a_store_of_0007_is_migrated_into_month_partitions_with_every_row(tmp_path: Path,
                                                                                 database: str) -> None:
     messages = played(tmp_path)  # a real journal played in January 2027
     extra = [("T09", "", seq, ts) for seq, ts in ((1, OCT.timestamp()), (2, NOV.timestamp()), (3, 5.0))]  # 1970
     async with connected(database) as connection:
-        await at_0005(connection)
+        await at_0007(connection)
         await connection.executemany(
             "INSERT INTO events (table_id, journal, seq, ts, kind, type, body, prev_hash, hash) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -73,7 +73,7 @@ async def test_a_store_of_0005_is_migrated_into_month_partitions_with_every_row(
         await write_ratings(connection, [parse_rating(message) for message in sessions()])
         before = {table: await connection.fetch(f"SELECT * FROM {table} ORDER BY 1, 2, 3")
                   for table in ("events", "rated_sessions", "rated_rounds")}
-        assert await migrate(connection) == [6]
+        assert await migrate(connection) == [8]
         after = {table: await connection.fetch(f"SELECT * FROM {table} ORDER BY 1, 2, 3") for table in before}
         assert {table: [dict(row) for row in rows] for table, rows in after.items()} == {
             table: [dict(row) for row in rows] for table, rows in before.items()}

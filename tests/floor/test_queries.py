@@ -17,6 +17,7 @@ from casino_floor import queries
 from casino_floor.ingest import Ingest
 from casino_floor.shifts import Shifts
 from casino_floor.store import FloorStore
+from table_runtime.core.significant_events import significant_events
 from table_runtime.feed.messages import Topics, state_message
 from table_runtime.game.rules import TableLimits, profile
 from table_runtime.runtime.controller import TableController
@@ -47,7 +48,26 @@ async def stored_journal(tmp_path: Path, store: FloorStore) -> dict[str, Any]:
         entries = list(journal.entries())
         recalled = recall_rounds(journal, last=1000)
     await store_messages(store, Ingest(await store.load_tracks()), [*messages, ("state", state)], now=0.0)
-    return {"entries": entries, "recalled": recalled}
+    return {"entries": entries, "recalled": recalled, "journal": journal.journal_id}
+
+
+async def test_the_significant_events_are_the_tables_own_projection(store: FloorStore,
+                                                                   stored_journal: dict[str, Any]) -> None:
+    """`query events` over the stored rows equals the table's `table-runtime events` of its journal (the same
+    projection, core/significant_events.py), and a range keeps only the events in it, read against the rows before."""
+    entries = stored_journal["entries"]
+    table = [{"table_id": "T1", "journal": entry_journal(stored_journal), **event.to_json()}
+             for event in significant_events((e.seq, e.ts, e.kind, e.body) for e in entries)]
+    assert [event["name"] for event in table][-2:] == ["power_loss", "table_started"]
+    async with store.pool.acquire() as connection:
+        assert await queries.significant_events_between(connection, "T1", 0.0, time.time() + HOUR) == table
+        power_loss = next(event for event in table if event["name"] == "power_loss")
+        later = await queries.significant_events_between(connection, "T1", power_loss["ts"], time.time() + HOUR)
+    assert later == [event for event in table if event["ts"] >= power_loss["ts"]] and later[0] == power_loss
+
+
+def entry_journal(stored: dict[str, Any]) -> str:
+    return str(stored["journal"])
 
 
 async def test_rounds_money_alarms_and_a_round_in_full(store: FloorStore, stored_journal: dict[str, Any]) -> None:
@@ -111,6 +131,11 @@ async def test_the_command_answers_in_csv_and_json_and_bad_input_is_one_line(
     assert json.loads(out)[0]["round"] == 2 and json.loads(out)[0]["steps"]
     code, out, err = await table_floor(config, "query", "round", "--table", "T1", "--round", "999")
     assert (code, out) == (2, "") and err.count("\n") == 1 and "round 999" in err
+    code, out, err = await table_floor(config, "query", "events", "--table", "T1", "--from", start, "--to", end,
+                                       "--format", "json")
+    assert code == 0, err
+    assert [event["name"] for event in json.loads(out)] == ["new_journal", "table_started", "power_loss",
+                                                            "table_started"]  # the restart with no stop before
     code, out, err = await table_floor(config, "check-config")
     assert code == 0 and "floor floor-test: every table" in out and err == ""
     # A partition over the wildcard works, but each process reads every table's messages: said in one line.

@@ -2,7 +2,9 @@
 
 Tables under random rule overrides on random profiles (surrender on fr-casino among them: the issue's round shown
 at the floor as still in play) play rounds with surrenders through the real controller and journal; their feed's
-`events` go into a real PostgreSQL; `query round` of random rounds equals the table's recall of them.
+`events` and `checkpoints` go into a real PostgreSQL; `query round` of random rounds equals the table's recall of
+them, and still does with every stored row between the journal's terms and the checkpoint before the round gone:
+the floor's round starts from the checkpoint, as the table's recall does, not from row 1.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from casino_floor.ingest import Ingest
 from casino_floor.store import FloorStore
 from simulators.dealer import Intent
 from simulators.fast_table import FastTable
-from table_runtime.feed.messages import Topics, state_message
+from table_runtime.feed.messages import Topics, checkpoint_message, state_message
 from table_runtime.game.commands import Command
 from table_runtime.game.events import Event
 from table_runtime.game.phases import PLAYING
@@ -69,10 +71,15 @@ async def test_the_floors_round_equals_the_tables_recall_under_random_rule_overr
         with Journal.open(tmp_path / f"{table_id}.db") as journal:
             journal._db().execute("PRAGMA synchronous=OFF")  # test data only
             controller = TableController(table_id=table_id, rules=rules, limits=TableLimits(min_bet_cents=500),
-                                         journal=journal, clock=time.time)
+                                         journal=journal, clock=time.time, checkpoint_rows=60)
             SurrenderingTable(controller, seed=seed * 10 + index).run(10)
             messages += [(name, payload) for _, name, payload in feed_messages(journal, "casino", table_id)
                          if name == "events"]
+            sealed = journal.checkpoints_until(journal.last_seq)
+            assert len(sealed) >= 3
+            messages += [("checkpoints", checkpoint_message(Topics("casino", table_id), checkpoint,
+                                                            journal=journal.journal_id, ts=time.time()).payload)
+                         for checkpoint in sealed]
             messages.append(("state", state_message(Topics("casino", table_id), controller.snapshot(),
                                                     journal=journal.journal_id, ts=time.time()).payload))
             tables[table_id] = (rules, recall_rounds(journal, last=1000))
@@ -88,6 +95,19 @@ async def test_the_floors_round_equals_the_tables_recall_under_random_rule_overr
                 assert {key: value for key, value in floor.items() if key != "journal"} == table_recall, (
                     seed, table_id, rules.to_dict(), table_recall["round"])
                 surrendered += _surrendered(floor) and floor["result"] == "settled"
+        for table_id, (_, recalled) in tables.items():  # the floor reads from the checkpoint before the round on
+            table_recall = recalled[-2]
+            journal_id = await queries._journal_of_round(connection, table_id, table_recall["round"])
+            started = await connection.fetchval(
+                "SELECT seq FROM events WHERE table_id = $1 AND type = 'RoundStarted' "
+                "AND body::jsonb ->> 'round' = $2", table_id, str(table_recall["round"]))
+            checkpoint = await queries.start_checkpoint(connection, table_id, journal_id, started)
+            assert checkpoint is not None and checkpoint.seq > 100
+            gone = await connection.execute(
+                "DELETE FROM events WHERE table_id = $1 AND seq < $2 AND kind <> 'terms'", table_id, checkpoint.seq)
+            assert int(gone.split()[-1]) > 100
+            floor = await queries.round_record(connection, table_id, table_recall["round"])
+            assert {key: value for key, value in floor.items() if key != "journal"} == table_recall
     assert surrendered > 0 or not any(rules.surrender for rules, _ in tables.values())
 
 

@@ -53,16 +53,33 @@ async def following(service: FloorService) -> AsyncIterator[FloorService]:
 
 async def test_every_row_of_every_table_is_stored_once_while_tables_play_and_restart(
         tmp_path: Path, floor_broker: MosquittoBroker, store: FloorStore, database: str, prefix: str) -> None:
-    journals = {table: play(tmp_path / f"{table}.db", table, 5, seed=index)
+    journals = {table: play(tmp_path / f"{table}.db", table, 5, seed=index, checkpoint_rows=60)
                 for index, table in enumerate(("T1", "T2", "T3"))}
+    # The tables' checkpoints the floor gets: the newest at the feed's connect, then each one sealed since.
+    before = {table: journal.latest_checkpoint(journal.last_seq) for table, journal in journals.items()}
+    assert all(before.values())
     try:
         async with floor(store, (database, [floor_broker.url], prefix)) as service, \
-                publishing(floor_broker.url, prefix, journals):
+                publishing(floor_broker.url, prefix, journals, head_interval=0.2):
             # The tables play on (a new controller on the journal: a table restart) while the feed runs.
-            await asyncio.gather(*(asyncio.to_thread(play_on, journal, table, 5, seed=9)
+            await asyncio.gather(*(asyncio.to_thread(play_on, journal, table, 5, seed=9, checkpoint_rows=60)
                                    for table, journal in journals.items()))
             expected = {table: journal.last_seq for table, journal in journals.items()}
             held = await until_stored(database, expected)
+            sealed = {table: {(checkpoint.seq, checkpoint.seal) for checkpoint in
+                              journal.checkpoints_until(journal.last_seq)} for table, journal in journals.items()}
+            newest = {table: max(sealed[table]) for table in journals}
+            async with connected(database) as connection, asyncio.timeout(20):
+                while True:
+                    stored = {table: {(row["seq"], row["seal"]) for row in await connection.fetch(
+                        "SELECT seq, seal FROM checkpoints WHERE table_id = $1", table)} for table in journals}
+                    if all(newest[table] in stored[table] for table in journals):
+                        break
+                    await asyncio.sleep(0.05)
+        for table, first in before.items():  # from the first it got (the newest at its connect) on, every one
+            assert first is not None and min(stored[table])[0] >= first.seq
+            assert stored[table] == {found for found in sealed[table] if found[0] >= min(stored[table])[0]}
+            assert newest[table] in stored[table]
         assert held == {table: (seq, seq) for table, seq in expected.items()}
         assert service.counters.stored == sum(expected.values())
         async with connected(database) as connection:

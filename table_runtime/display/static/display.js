@@ -9,6 +9,7 @@ import { renderRecallBar } from "./recall.js";
 import { buildRatingsDialog, showRatings } from "./ratings.js";
 import { hyperTouch } from "./hyper.js";
 import { placingCard } from "./player_card.js";
+import { buildLoginDialog, credential, renderShift } from "./staff.js";
 import { RANKS, cardNode, normalize, renderActions, renderTable } from "./table.js";
 import { SUIT_SYMBOL, applyStaticText, lang, setLanguage, t } from "./text.js";
 
@@ -19,6 +20,7 @@ const params = new URLSearchParams(location.search);
 const state = {
   role: null,
   supervisor: false,
+  staff: false, // a staff registry rules the table: logins, the supervisors' own PINs (the server's hello says)
   live: null, // newest live snapshot
   recall: null, // {rounds, round, step} while in recall mode
   socket: null,
@@ -63,6 +65,7 @@ function render() {
   const snapshot = shown() && normalize(shown());
   if (!snapshot) return;
   renderTable(snapshot, view());
+  renderShift(snapshot, state.staff);
   document.body.dataset.shownSeq = String(snapshot.seq);
   if (!state.recall) document.body.dataset.seq = String(snapshot.seq);
 }
@@ -164,13 +167,17 @@ function receive(message) {
     state.role = message.role;
     state.supervisor = !!message.supervisor;
     $("ratings-open").hidden = !(state.supervisor || state.role === "pit"); // the rated players: supervisor, pit
+    state.staff = !!message.staff;
+    $("login-open").hidden = !(state.staff && state.role === "dealer");
+    $("pin-employee-row").hidden = !state.staff;
+    $("pin-badge").hidden = !state.staff;
     state.keepalive = message.keepalive_s || 5;
     setLanguage({ table: message.language || "fr" });
     render();
   } else if (message.type === "snapshot") {
     state.live = message.snapshot;
     if (!state.recall) scheduleRender();
-  } else if (message.type === "result" || message.type === "recall" || message.type === "ratings") {
+  } else if (["result", "recall", "ratings", "login", "logout"].includes(message.type)) {
     const callback = state.pending.get(message.request);
     state.pending.delete(message.request);
     if (callback) callback(message);
@@ -357,17 +364,23 @@ function buildPinDialog() {
     state.pin = "";
     updatePin();
     const { name, args } = state.pinFor;
-    if (name === "RATINGS") { // not a command: the supervisor's view, shown once the server has checked the PIN
-      send({ type: "ratings", pin }, (result) => {
-        if (result.ok) { $("pin-dialog").close(); showRatings(result); }
-        else $("pin-error").replaceChildren(refusalText("ratings_open", result));
-      });
-      return;
-    }
-    command(name, args, { pin }, (result) => {
-      if (result.ok) $("pin-dialog").close();
-      else $("pin-error").replaceChildren(refusalText("cmd_" + name, result), ...(details(result.message, result.reason) ? [details(result.message, result.reason)] : []));
+    sendCredential(name, args, credential(state.staff, pin));
+  });
+  $("pin-badge").addEventListener("click", () => sendCredential(state.pinFor.name, state.pinFor.args, { badge: true }));
+}
+
+// The supervisor's command (or view) with what proves who he is: the shared PIN, or his own id and PIN, or his badge.
+function sendCredential(name, args, proof) {
+  if (name === "RATINGS") { // not a command: the supervisor's view, shown once the server has checked the PIN
+    send({ type: "ratings", ...proof }, (result) => {
+      if (result.ok) { $("pin-dialog").close(); showRatings(result); }
+      else $("pin-error").replaceChildren(refusalText("ratings_open", result));
     });
+    return;
+  }
+  command(name, args, proof, (result) => {
+    if (result.ok) $("pin-dialog").close();
+    else $("pin-error").replaceChildren(refusalText("cmd_" + name, result), ...(details(result.message, result.reason) ? [details(result.message, result.reason)] : []));
   });
 }
 
@@ -454,6 +467,7 @@ function wire() {
   buildManualDialog();
   buildSeatDialog();
   buildPinDialog();
+  buildLoginDialog(send, () => {});
   buildRatingsDialog();
   buildBuyInDialog({
     send: (args, onResult) => command("BUY_IN", args, null, onResult),

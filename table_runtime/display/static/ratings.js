@@ -31,7 +31,23 @@ export function showRatings(reply) {
   $("ratings-empty").hidden = rows.length > 0;
   $("ratings-flags").replaceChildren(...reply.flags.map((flag) => el("p", { class: "ratings-flag", "data-alarm": String(flag.id) },
     [t("ratings_flag", { box: flag.box, text: alarmBody(flag).text })])));
+  showDealers(reply.dealers);
   $("ratings-dialog").showModal();
+}
+
+// The dealers' stints at this table (where a staff registry rules it): pace and errors per 100 rounds.
+function showDealers(dealers) {
+  $("dealers").hidden = !dealers;
+  if (!dealers) return;
+  $("dealers-rows").replaceChildren(...dealers.map((stint) => el("tr", { "data-employee": stint.employee }, [
+    el("td", { class: "dealers-name", text: stint.name || stint.employee }),
+    el("td", { text: duration(stint.seconds) }),
+    el("td", { text: String(stint.rounds) }),
+    el("td", { text: stint.rounds_per_hour.toFixed(1) }),
+    el("td", { text: stint.hands_per_hour.toFixed(1) }),
+    el("td", { text: stint.box_rounds_per_hour.toFixed(1) }),
+    el("td", { class: "dealers-errors", text: stint.errors_per_100_rounds.toFixed(1) }),
+  ])));
 }
 
 export function buildRatingsDialog() {

@@ -91,6 +91,7 @@ export function renderRecallBar(recall) {
     $("recall-step-text"),
     el("time", { class: "recall-clock", text: clock(step.ts) }),
     el("span", { class: "recall-what", text: stepText(step) }),
+    step.employee ? el("span", { class: "recall-author", text: t("recall_by", { name: step.name || step.employee }) }) : null,
     lang() === "en" && !(step.events || []).length && step.text ? el("span", { class: "recall-details details", text: step.text }) : null,
   );
   bar.dataset.round = String(round.round);

@@ -71,7 +71,7 @@ async def _played(name: str, work_dir: Path) -> Path:
         for alarm_id in controller.alarms.active_of_kind(AlarmKind.COMMAND_REFUSED):
             assert controller.acknowledge(alarm_id, by="dealer")
         # The rated sessions' messages as the table's rating fold journals them.
-        journal_ratings(journal, terms.table_id, terms.rules, terms.limits, zones=terms.zones)
+        journal_ratings(journal)
     return path
 
 

@@ -76,7 +76,7 @@ class RatedTable:
 
     def journal_ratings(self, checkpoint_rows: int = 2000) -> int:
         """The rating fold's messages journaled as `rating` rows, as a table's rating watch does (in this process)."""
-        return journal_ratings(self.journal, "T01", self.rules, TableLimits(), checkpoint_rows=checkpoint_rows)
+        return journal_ratings(self.journal, checkpoint_rows=checkpoint_rows)
 
 
 def play_round(table: RatedTable, stake: int, cards: str, bank: str) -> None:

@@ -38,7 +38,7 @@ def table(tmp_path: Path) -> Iterator[RatedTable]:
 
 
 def _fold(table: RatedTable, settings: AdviceSettings | None = LOWERED) -> RatingFold:
-    return RatingFold(table.journal.path, "T01", table.rules, TableLimits(), settings=settings, checkpoint_rows=20)
+    return RatingFold(table.journal.path, settings=settings, checkpoint_rows=20)
 
 
 def _full(table: RatedTable, settings: AdviceSettings | None = LOWERED) -> SessionFold:
@@ -57,7 +57,7 @@ def _journal_messages(table: RatedTable, messages: list[dict[str, object]]) -> N
 
 def test_the_worker_reads_the_journal_read_only_names_a_refused_row_and_ends_when_closed(table: RatedTable) -> None:
     table.press("SEAT", box=3, player="A")
-    worker = RatingWorker(table.journal.path, "T01", table.rules, TableLimits(), AdviceSettings(), nice=0)
+    worker = RatingWorker(table.journal.path, AdviceSettings(), nice=0)
     try:
         last, view, advice, messages, caught_up = worker.step(T0 + 10)
         # A journal with no `rating` row yet: the rows before its head are folded, their messages not made again.

@@ -26,7 +26,7 @@ RUNTIME = textwrap.dedent("""
     with Journal.open(path) as journal:  # a table's journal (its terms, its start) for the worker to fold
         TableController(table_id="T01", rules=profile("fr-casino"), limits=TableLimits(), journal=journal,
                         clock=time.time)
-    worker = RatingWorker(path, "T01", profile("fr-casino"), TableLimits(), AdviceSettings(), nice=0)
+    worker = RatingWorker(path, AdviceSettings(), nice=0)
     worker._connection.send((1_800_000_010.0, 100))  # the request in flight: its answer finds no runtime
     print(worker._process.pid, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)

@@ -104,8 +104,8 @@ BEGIN
 END $$;
 
 -- The journal rows.
-ALTER TABLE events RENAME TO events_0005;
-ALTER INDEX events_pkey RENAME TO events_0005_pkey;
+ALTER TABLE events RENAME TO events_0007;
+ALTER INDEX events_pkey RENAME TO events_0007_pkey;
 CREATE TABLE events (
     table_id    text             NOT NULL,
     journal     text             NOT NULL,
@@ -122,16 +122,16 @@ CREATE TABLE events (
 CREATE TABLE events_default PARTITION OF events DEFAULT;
 
 -- The rated sessions and their round lines.
-ALTER TABLE rated_rounds RENAME TO rated_rounds_0005;
-ALTER INDEX rated_rounds_pkey RENAME TO rated_rounds_0005_pkey;
-ALTER INDEX rated_rounds_by_start RENAME TO rated_rounds_0005_by_start;
-ALTER INDEX rated_rounds_group_key RENAME TO rated_rounds_0005_group_key;
-ALTER TABLE rated_sessions RENAME TO rated_sessions_0005;
-ALTER INDEX rated_sessions_pkey RENAME TO rated_sessions_0005_pkey;
-ALTER INDEX rated_sessions_by_start RENAME TO rated_sessions_0005_by_start;
-ALTER INDEX rated_sessions_by_player RENAME TO rated_sessions_0005_by_player;
-ALTER INDEX rated_sessions_open RENAME TO rated_sessions_0005_open;
-ALTER INDEX rated_sessions_group_key RENAME TO rated_sessions_0005_group_key;
+ALTER TABLE rated_rounds RENAME TO rated_rounds_0007;
+ALTER INDEX rated_rounds_pkey RENAME TO rated_rounds_0007_pkey;
+ALTER INDEX rated_rounds_by_start RENAME TO rated_rounds_0007_by_start;
+ALTER INDEX rated_rounds_group_key RENAME TO rated_rounds_0007_group_key;
+ALTER TABLE rated_sessions RENAME TO rated_sessions_0007;
+ALTER INDEX rated_sessions_pkey RENAME TO rated_sessions_0007_pkey;
+ALTER INDEX rated_sessions_by_start RENAME TO rated_sessions_0007_by_start;
+ALTER INDEX rated_sessions_by_player RENAME TO rated_sessions_0007_by_player;
+ALTER INDEX rated_sessions_open RENAME TO rated_sessions_0007_open;
+ALTER INDEX rated_sessions_group_key RENAME TO rated_sessions_0007_group_key;
 
 CREATE TABLE rated_sessions (
     table_id          text             NOT NULL,
@@ -199,10 +199,10 @@ END $$;
 -- The months the store holds rows of (a row of a year before 2000 or after 9998 waits in the default partition),
 -- then this month and the next three, each with its partitions; then the rows.
 SELECT floor_month_partitions(ARRAY['events'], month) FROM (
-    SELECT DISTINCT date_trunc('month', to_timestamp(ts) AT TIME ZONE 'UTC')::date FROM events_0005
+    SELECT DISTINCT date_trunc('month', to_timestamp(ts) AT TIME ZONE 'UTC')::date FROM events_0007
     WHERE ts >= 946684800 AND ts < 253370764800) AS months (month);
 SELECT floor_month_partitions(ARRAY['rated_rounds', 'rated_sessions'], month) FROM (
-    SELECT DISTINCT date_trunc('month', started_at AT TIME ZONE 'UTC')::date FROM rated_sessions_0005
+    SELECT DISTINCT date_trunc('month', started_at AT TIME ZONE 'UTC')::date FROM rated_sessions_0007
     WHERE started_at >= '2000-01-01 00:00:00+00' AND started_at < '9999-01-01 00:00:00+00') AS months (month);
 SELECT floor_month_partitions(ARRAY['events'], month), floor_month_partitions(ARRAY['rated_rounds', 'rated_sessions'],
                                                                               month)
@@ -211,17 +211,17 @@ FROM (SELECT m::date FROM generate_series(date_trunc('month', now() AT TIME ZONE
                                          interval '1 month') AS m) AS months (month);
 
 INSERT INTO events (table_id, journal, seq, ts, kind, type, body, prev_hash, hash, received_at)
-SELECT table_id, journal, seq, ts, kind, type, body, prev_hash, hash, received_at FROM events_0005;
+SELECT table_id, journal, seq, ts, kind, type, body, prev_hash, hash, received_at FROM events_0007;
 INSERT INTO rated_sessions (table_id, session, player, box, started_at, ended_at, seconds_played, rounds, hands,
                             handle_cents, average_bet_cents, buy_in_cents, win_cents, theo_cents, theo_skill_cents,
                             edge_pct, skill_edge_pct, last_seq, updated_at, casino_id)
 SELECT table_id, session, player, box, started_at, ended_at, seconds_played, rounds, hands, handle_cents,
        average_bet_cents, buy_in_cents, win_cents, theo_cents, theo_skill_cents, edge_pct, skill_edge_pct, last_seq,
-       updated_at, casino_id FROM rated_sessions_0005;
+       updated_at, casino_id FROM rated_sessions_0007;
 INSERT INTO rated_rounds (table_id, session, started_at, round_id, seq, stake_cents, win_cents, theo_cents,
                           theo_skill_cents, casino_id)
 SELECT table_id, session, started_at, round_id, seq, stake_cents, win_cents, theo_cents, theo_skill_cents, casino_id
-FROM rated_rounds_0005;
+FROM rated_rounds_0007;
 
 -- A casino already in a group: its publication lost the tables dropped here; it publishes the new ones by their
 -- root, as `group setup` makes it (the group's subscription then needs `REFRESH PUBLICATION`, docs/floor.md).
@@ -236,6 +236,6 @@ BEGIN
     END IF;
 END $$;
 
-DROP TABLE rated_rounds_0005;
-DROP TABLE rated_sessions_0005;
-DROP TABLE events_0005;
+DROP TABLE rated_rounds_0007;
+DROP TABLE rated_sessions_0007;
+DROP TABLE events_0007;

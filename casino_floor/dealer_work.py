@@ -1,0 +1,99 @@
+"""The dealers' work at the floor (issue 34): each table's `DealerWork` rows stored (`dealer_work`, migration 0007)
+and summed by dealer, table or shift (`table-floor query dealers`).
+
+A table journals a stint's figures when it ends (table_runtime/staff/dealer_work.py: his logout, or the next
+dealer's push). The floor stores them as the table wrote them, under the employee id (never a name), and sums them:
+rounds, hands and boxes in play, time on shift, errors by kind; the rates are the sums' (rounds per hour of the
+summed time, errors per 100 of the summed rounds), so the stints of a shift add up to the table's own figures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any, Final, Literal
+
+import asyncpg
+
+from casino_floor import bounds
+from casino_floor.integrity import Row
+from casino_floor.shifts import Shifts
+
+DEALER_WORK: Final = "DealerWork"  # the status row's type
+Grouping = Literal["dealer", "table", "shift"]
+GROUPINGS: Final = ("dealer", "table", "shift")
+_SUMMED: Final = ("seconds", "seconds_in_rounds", "rounds", "hands", "box_rounds", "error_count")
+
+
+def is_dealer_work(row: Row) -> bool:
+    return row.kind == "status" and row.type == DEALER_WORK
+
+
+def _count(value: Any, name: str) -> int:
+    return bounds.integer(value, name) if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _seconds(value: Any) -> float:
+    return bounds.finite(value, "seconds") if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def dealer_work_row(row: Row) -> tuple[Any, ...] | None:
+    """The `dealer_work` row of a `DealerWork` status row (None for one naming no employee: the chain keeps it);
+    `bounds.Refused` for a count its columns cannot hold."""
+    body = json.loads(row.body)
+    employee = body.get("employee")
+    if not isinstance(employee, str) or not employee:
+        return None
+    errors = body.get("errors") if isinstance(body.get("errors"), dict) else {}
+    counted = {str(kind): _count(count, f"errors.{kind}") for kind, count in errors.items()}
+    until = body.get("until")
+    return (row.table_id, row.journal, row.seq, row.ts, employee[:64], _seconds(body.get("since")),
+            None if until is None else _seconds(until), _seconds(body.get("seconds")),
+            _seconds(body.get("seconds_in_rounds")), _count(body.get("rounds"), "rounds"),
+            _count(body.get("hands"), "hands"), _count(body.get("box_rounds"), "box_rounds"), json.dumps(counted),
+            sum(counted.values()))
+
+
+async def write_dealer_work(connection: asyncpg.Connection, rows: Iterable[Row]) -> None:
+    """The stints of these rows, each once (a row delivered twice is stored once)."""
+    found = [work for row in rows if is_dealer_work(row) if (work := dealer_work_row(row)) is not None]
+    if found:
+        await connection.executemany(
+            "INSERT INTO dealer_work (table_id, journal, seq, ts, employee, since, until, seconds, seconds_in_rounds, "
+            "rounds, hands, box_rounds, errors, error_count) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+            "$12, $13::jsonb, $14) ON CONFLICT DO NOTHING", found)
+
+
+async def dealers(connection: asyncpg.Connection, shifts: Shifts, by: Grouping, start: float, end: float
+                  ) -> list[dict[str, Any]]:
+    """One row per dealer, table or shift with the stints that began in [start, end)."""
+    if by not in GROUPINGS:
+        raise ValueError(f"by must be one of {', '.join(GROUPINGS)}")
+    stints = await connection.fetch("SELECT * FROM dealer_work WHERE since >= $1 AND since < $2 ORDER BY since",
+                                    start, end)
+    sums: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(_SUMMED, 0.0))
+    errors: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    counts: dict[str, int] = defaultdict(int)
+    for stint in stints:
+        key = (stint["employee"] if by == "dealer" else stint["table_id"] if by == "table"
+               else shifts.name_of(stint["since"]))
+        counts[key] += 1
+        for name in _SUMMED:
+            sums[key][name] += stint[name]
+        for kind, count in json.loads(stint["errors"]).items():
+            errors[key][kind] += int(count)
+    out = []
+    for key in sorted(sums):
+        total = sums[key]
+        hours = total["seconds"] / 3600.0
+        out.append({by: key, "stints": counts[key], "seconds": round(total["seconds"], 3),
+                    "rounds": int(total["rounds"]), "hands": int(total["hands"]),
+                    "box_rounds": int(total["box_rounds"]),
+                    "rounds_per_hour": round(total["rounds"] / hours, 2) if hours else 0.0,
+                    "hands_per_hour": round(total["hands"] / hours, 2) if hours else 0.0,
+                    "box_rounds_per_hour": round(total["box_rounds"] / hours, 2) if hours else 0.0,
+                    "errors": dict(sorted(errors[key].items())), "error_count": int(total["error_count"]),
+                    "errors_per_100_rounds": round(100.0 * total["error_count"] / total["rounds"], 2)
+                    if total["rounds"] else 0.0})
+    return out
