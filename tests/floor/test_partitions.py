@@ -3,8 +3,10 @@ past its retention is detached and dropped (never a DELETE) and the other months
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from casino_floor.ratings import parse_rating, write_ratings
 from casino_floor.shifts import Shifts
 from casino_floor.store import FloorStore
 from tests.floor.rating_messages import Played, session_messages
-from tests.floor.support import connected, store_messages
+from tests.floor.support import connected, floor_toml, store_messages
 from tests.floor.test_money_migration import played
 
 SHIFTS = Shifts((6, 14, 22))
@@ -164,3 +166,21 @@ async def test_a_row_of_a_month_not_made_yet_waits_in_the_default_partition_and_
         assert await partition_of(connection, "rated_sessions", "session") == {"T03-5": "rated_sessions_2031_06"}
         assert set((await partition_of(connection, "rated_rounds", "round_id")).values()) == {"rated_rounds_2031_06"}
         assert await connection.fetch("SELECT * FROM rated_rounds ORDER BY round_id") == before
+
+
+async def test_the_retention_command_runs_the_upkeep_once_and_says_what_it_did(tmp_path: Path, store: FloorStore,
+                                                                               database: str) -> None:
+    config = tmp_path / "floor.toml"
+    config.write_text(floor_toml(database, ["mqtt://127.0.0.1:1883"], "casino") + "[events]\nretention_days = 30\n",
+                      encoding="utf-8")
+    async with connected(database) as connection:
+        await make_months(connection, dt.datetime(2026, 1, 10, tzinfo=dt.UTC).timestamp(), ahead=0)
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "casino_floor", "retention", "--config",
+                                                   str(config), "--format", "json", stdout=asyncio.subprocess.PIPE,
+                                                   stderr=asyncio.subprocess.PIPE)
+    out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    [done] = json.loads(out)
+    assert done["events_months_dropped"] == "2026-01" and done["journal_rows_dropped"] == 0
+    async with connected(database) as connection:
+        assert dt.date(2026, 1, 1) not in await months(connection, "events")
