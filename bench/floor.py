@@ -22,13 +22,18 @@ sets together, sampled each second, averaged over each quarter of the run, and t
 third line gives a pit screen's view (bench/pit_watch.py): a WebSocket on the first floor's pit page, and the
 p99 from a row's send to the first overview showing it.
 
+``--group`` makes the bench's PostgreSQL a casino of a group (`wal_level = logical`, `table-floor group setup`'s
+publication) with the group's database on a second cluster, and a fourth line gives the replication's lag under
+the load: the casino's WAL not yet confirmed by the group (bytes), the walsender's replay lag (ms), both p99 and
+most of samples taken twice a second, and how long after the floor drained the group held every round.
+
 ``--backlog`` measures the floor alone: every row is journaled and published while the floor's session is
 offline (the broker queues it), then the floor is started and R is its catch-up rate (P is then the wait, not a
 latency). ``--faults`` adds, mid-run: the floor killed with SIGKILL and restarted, the broker restarted (persistent),
 and a tenth of the tables' publishers restarted. ``--method`` picks the store's write path.
 
     python -m bench.floor --tables 100 [--seconds 20] [--rate 120] [--publishers lean|real] [--floors 1]
-                          [--faults] [--backlog] [--method copy|...]
+                          [--faults] [--backlog] [--method copy|...] [--group]
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ import asyncpg
 from bench.feed import percentile
 from bench.pit_watch import PitWatch
 from bench.table_load import TableSender, table_messages
+from casino_floor import group
+from casino_floor.group_config import group_config_from_mapping
 from simulators.fast_table import FastTable
 from simulators.mosquitto import MosquittoBroker, free_port
 from simulators.postgres import PostgresServer
@@ -174,14 +181,81 @@ class Floors:
                 f"samples={len(samples)}")
 
 
+LOGICAL = {"wal_level": "logical", "max_replication_slots": "10", "max_wal_senders": "10",
+           "max_logical_replication_workers": "8", "max_worker_processes": "16"}
+
+
+class GroupLag:
+    """`--group`: the floor's database published to a group database on a second cluster (casino_floor/group.py),
+    its lag sampled twice a second from the casino's side: the WAL its subscription has not confirmed (bytes) and
+    the walsender's replay lag (the time from a commit at the casino to the group's confirmation of it)."""
+
+    def __init__(self, casino: PostgresServer, dsn: str, group_server: PostgresServer) -> None:
+        self.casino, self.dsn, self.group_server = casino, dsn, group_server
+        self.lag_bytes: list[int] = []
+        self.lag_ms: list[float] = []
+        self.caught_up_s = float("nan")
+
+    async def setup(self) -> None:
+        admin = await asyncpg.connect(self.group_server.dsn)
+        await admin.execute("CREATE DATABASE grp")
+        await admin.close()
+        config = group_config_from_mapping({"group": {"dsn": self.group_server.dsn_for("grp"), "casinos": [{
+            "casino_id": "bench", "dsn": self.dsn,
+            "publisher": f"host=127.0.0.1 port={self.casino.port} dbname=bench",
+        }]}}, environ={})
+        await group.setup(config)
+
+    async def sample(self) -> None:
+        connection = await asyncpg.connect(self.dsn)
+        try:
+            while True:
+                row = await connection.fetchrow(
+                    "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), s.confirmed_flush_lsn)::bigint AS lag, "
+                    "extract(epoch FROM r.replay_lag)::float8 AS seconds FROM pg_replication_slots s "
+                    "LEFT JOIN pg_stat_replication r ON r.application_name = s.slot_name WHERE s.slot_name = $1",
+                    group.subscription_name("bench"))
+                if row is not None and row["lag"] is not None:
+                    self.lag_bytes.append(int(row["lag"]))
+                    self.lag_ms.append((row["seconds"] or 0.0) * 1000)
+                await asyncio.sleep(0.5)
+        finally:
+            await connection.close()
+
+    async def caught_up(self, timeout: float) -> None:
+        """Once the floor has drained: how long until the group holds as many rounds as the floor."""
+        started = time.monotonic()
+        casino, grp = await asyncpg.connect(self.dsn), await asyncpg.connect(self.group_server.dsn_for("grp"))
+        try:
+            held = await casino.fetchval("SELECT count(*) FROM rounds")
+            async with asyncio.timeout(timeout):
+                while await grp.fetchval("SELECT count(*) FROM rounds") < held:
+                    await asyncio.sleep(0.1)
+            self.caught_up_s = time.monotonic() - started
+        finally:
+            await casino.close()
+            await grp.close()
+
+    def line(self) -> str:
+        lag_bytes, lag_ms = self.lag_bytes or [0], self.lag_ms or [0.0]
+        return (f"floor_group lag_bytes_p99={percentile(lag_bytes, 99):.0f} lag_bytes_max={max(lag_bytes)} "
+                f"replay_lag_ms_p99={percentile(lag_ms, 99):.0f} replay_lag_ms_max={max(lag_ms):.0f} "
+                f"caught_up_after_drain_s={self.caught_up_s:.1f} samples={len(self.lag_bytes)}")
+
+
 async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, ...]:
     rows = template_rows(directory, 40)
-    with PostgresServer() as pg, MosquittoBroker(directory=directory / "broker", persistence=True,
-                                                 max_inflight_messages=5000) as broker:
+    with PostgresServer(settings=LOGICAL if args.group else None) as pg, \
+            PostgresServer(settings=LOGICAL) if args.group else contextlib.nullcontext() as group_pg, \
+            MosquittoBroker(directory=directory / "broker", persistence=True, max_inflight_messages=5000) as broker:
         admin = await asyncpg.connect(pg.dsn)
         await admin.execute("CREATE DATABASE bench")
         await admin.close()
         dsn = pg.dsn_for("bench")
+        lag = GroupLag(pg, dsn, group_pg) if isinstance(group_pg, PostgresServer) else None
+        if lag is not None:
+            await lag.setup()
+            lagging = asyncio.create_task(lag.sample())
         table_ids = [f"B{index:03d}" for index in range(args.tables)]
         configs = [floor_config(directory, dsn, broker, args.method, part, args.floors, table_ids)
                    for part in range(1, args.floors + 1)]
@@ -200,13 +274,17 @@ async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, ...]:
             stored = await drain(dsn, expected, timeout=args.seconds * 3 + 60)
             sampler.cancel()
             watching.cancel()
+            if lag is not None:
+                await lag.caught_up(timeout=args.seconds * 3 + 60)
+                lagging.cancel()
         figures = await figures_of(dsn, sent_at)
         for journal in journals.values():
             journal.close()
     return (f"floor tables={args.tables} events={expected} stored={stored} lost={expected - stored} "
             f"duplicate_rows={figures['duplicates']:.0f} events_per_s={figures['rate']:.0f} "
             f"table_to_store_p99_ms={figures['p99_ms']:.0f}", floors.memory_line(),
-            *([watch.line(sent_at, f"1of{args.floors}")] if sent_at is not None else []))
+            *([watch.line(sent_at, f"1of{args.floors}")] if sent_at is not None else []),
+            *([lag.line()] if lag is not None else []))
 
 
 async def lean(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors, journals: dict[str, Journal],
@@ -339,6 +417,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--publishers", choices=("lean", "real"), default="lean",
                         help="the tables' messages sent by lean senders, or by real publishers in this process")
     parser.add_argument("--floors", type=int, default=1, help="floor processes, each following its partition")
+    parser.add_argument("--group", action="store_true",
+                        help="publish the floor's database to a group database and print the replication lag")
     args = parser.parse_args(argv)
     if args.backlog and args.publishers == "lean":
         parser.error("--backlog measures the floor behind the real publishers: add --publishers real")

@@ -11,6 +11,7 @@
     table-floor query ratings --by player --from 2026-12-01T06:00 --to 2026-12-02T06:00
     table-floor query dealers --by dealer|table|shift --from 2026-12-01T06:00 --to 2026-12-02T06:00
     table-floor ratings forget p-3f9a0c1b2d4e
+    table-floor retention --config floor.toml
     table-floor group setup --config group.toml
     table-floor group status --config group.toml
     table-floor query money --group --by casino,shift --shift 2026-12-01T06 --config group.toml
@@ -28,16 +29,18 @@ import datetime as dt
 import json
 import logging
 import sys
+import time
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 from typing import Any
 
 import asyncpg
 
-from casino_floor import dealer_work, group_commands, queries, rating_commands, rating_queries
+from casino_floor import dealer_work, group_commands, partitions, queries, rating_commands, rating_queries
 from casino_floor.config import FloorConfig, load_config
 from casino_floor.group_config import load_group_config
 from casino_floor.group_queries import MONEY_GROUPINGS
+from casino_floor.migrate import migrate
 from casino_floor.pit.serve import run_pit
 from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
@@ -60,9 +63,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="table-floor", description="The floor: every table's feed, stored and "
                                                                      "checked (docs/floor.md).")
     commands = parser.add_subparsers(dest="command", required=True)
-    for name, text in (("run", "follow the feeds and store them"), ("check-config", "check the configuration")):
+    for name, text in (("run", "follow the feeds and store them"), ("check-config", "check the configuration"),
+                       ("retention", "make the months ahead and drop those past the retention, as the service does "
+                                     "daily (docs/floor.md, Retention by partition)")):
         command = commands.add_parser(name, help=text)
         command.add_argument("--config", required=True, help="the floor's TOML file")
+        if name == "retention":
+            command.add_argument("--format", choices=("csv", "json"), default="csv")
     query = commands.add_parser("query", help="ask the store").add_subparsers(dest="question", required=True)
     asks = {
         "rounds": ("the rounds of a table between two times", ("table", "from", "to")),
@@ -135,6 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             asyncio.run(run(config))
             return 0
+        if args.command == "retention":
+            write([asyncio.run(retention(config))], args.format)
+            return 0
         rows = asyncio.run(ask(config, args))
     except ConfigError as error:
         print(f"table-floor: {error}", file=sys.stderr)
@@ -179,6 +189,19 @@ async def run(config: FloorConfig) -> None:
             tasks.create_task(run_pit(config, store=store, service=service))
     finally:
         await store.close()
+
+
+async def retention(config: FloorConfig) -> dict[str, Any]:
+    """`table-floor retention`: the service's daily upkeep of the partitions, once, now; what it did."""
+    password = config.pg_password.reveal() if config.pg_password else None
+    connection = await asyncpg.connect(config.dsn, password=password)
+    try:
+        await migrate(connection)
+        kept = await partitions.keep(connection, time.time(), ratings_days=config.ratings_retention_days,
+                                     events_days=config.events_retention_days)
+    finally:
+        await connection.close()
+    return kept.summary()
 
 
 async def ask(config: FloorConfig, args: argparse.Namespace) -> list[dict[str, Any]]:

@@ -32,7 +32,10 @@
     starts = [6, 14, 22]                    # UTC hours
 
     [ratings]
-    retention_days = 365                    # rated sessions erased this long after they end (docs/floor.md)
+    retention_days = 365                    # rated sessions' months dropped this long after they end (docs/floor.md)
+
+    [events]
+    retention_days = 1825                   # journal rows' months dropped this long after they end (unset: kept)
 
     [head_keys]                             # each table's head key, by the environment variable holding it
     T01 = "FLOOR_HEAD_KEY_T01"              # a table listed counts only the rows its signed heads cover
@@ -109,6 +112,7 @@ class FloorConfig:
     shifts: Shifts = field(default_factory=Shifts)
     write_method: str = "copy"
     ratings_retention_days: int = DEFAULT_RETENTION_DAYS
+    events_retention_days: int | None = None  # None: the journal rows are kept for ever
     replay_max_gap: int = DEFAULT_REPLAY_MAX_GAP
     head_keys: Mapping[str, tuple[Secret, ...]] = field(default_factory=dict, repr=False)
 
@@ -175,7 +179,7 @@ def _secret_from_env(key: str, name: Any, environ: Mapping[str, str]) -> Secret 
 
 
 def config_from_mapping(data: Mapping[str, Any], *, environ: Mapping[str, str]) -> FloorConfig:
-    _check_keys("config", data, {"floor", "brokers", "pit", "shifts", "ratings", "head_keys"})
+    _check_keys("config", data, {"floor", "brokers", "pit", "shifts", "ratings", "events", "head_keys"})
     floor = _section(data, "floor")
     _check_keys("floor", floor, {"floor_id", "dsn", "tables", "partition", "batch_rows", "batch_ms", "check_interval",
                                  "gap_grace", "replay_retry", "replay_secret_env", "write_method",
@@ -242,6 +246,10 @@ def config_from_mapping(data: Mapping[str, Any], *, environ: Mapping[str, str]) 
     if "retention_days" in ratings:
         kwargs["ratings_retention_days"] = int(_number("ratings.retention_days", ratings["retention_days"],
                                                        whole=True))
+    events = _section(data, "events")
+    _check_keys("events", events, {"retention_days"})
+    if "retention_days" in events:
+        kwargs["events_retention_days"] = int(_number("events.retention_days", events["retention_days"], whole=True))
     kwargs["head_keys"] = _head_keys(_section(data, "head_keys"), environ)
     return FloorConfig(dsn=dsn, **kwargs)
 

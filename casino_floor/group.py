@@ -29,6 +29,7 @@ import asyncpg
 
 from casino_floor.group_config import Casino, GroupConfig
 from casino_floor.migrate import migrate
+from casino_floor.partitions import Kept, keep, make_months
 from table_runtime.errors import ConfigError
 
 PUBLICATION: Final = "floor_group"
@@ -92,10 +93,13 @@ async def setup_casino(connection: asyncpg.Connection, casino_id: str, replicati
             await connection.execute(f"ALTER ROLE {REPLICATOR} WITH PASSWORD {_literal(replication_password)}")
         await connection.execute(f"GRANT USAGE ON SCHEMA public TO {REPLICATOR}")
         await connection.execute(f"GRANT SELECT ON {tables} TO {REPLICATOR}")
+        # The partitioned tables (0008) published as their root: the group sees one table whatever the casino's months.
         if await connection.fetchval("SELECT 1 FROM pg_publication WHERE pubname = $1", PUBLICATION):
             await connection.execute(f"ALTER PUBLICATION {PUBLICATION} SET TABLE {tables}")
+            await connection.execute(f"ALTER PUBLICATION {PUBLICATION} SET (publish_via_partition_root = true)")
         else:
-            await connection.execute(f"CREATE PUBLICATION {PUBLICATION} FOR TABLE {tables}")
+            await connection.execute(f"CREATE PUBLICATION {PUBLICATION} FOR TABLE {tables} "
+                                     "WITH (publish_via_partition_root = true)")
     return renamed
 
 
@@ -103,10 +107,11 @@ async def setup_group_schema(connection: asyncpg.Connection) -> None:
     """The group's side: the floor's tables, each replicated one keyed by the casino first, and the casinos' list."""
     await migrate(connection)
     async with connection.transaction():
-        # The casino checks its own foreign keys; at the group a table's first copy may land before another's.
+        # The casino checks its own foreign keys; at the group a table's first copy may land before another's (a
+        # partitioned key's own row: its partitions' copies go with it).
         for constraint in await connection.fetch(
                 "SELECT conrelid::regclass::text AS tab, conname FROM pg_constraint WHERE contype = 'f' "
-                "AND conrelid::regclass::text = ANY($1::text[])", list(GROUP_TABLES)):
+                "AND conparentid = 0 AND conrelid::regclass::text = ANY($1::text[])", list(GROUP_TABLES)):
             await connection.execute(f"ALTER TABLE {constraint['tab']} DROP CONSTRAINT {constraint['conname']}")
         for table, key in GROUP_TABLES.items():
             primary = await connection.fetchrow(
@@ -122,6 +127,7 @@ async def setup_group_schema(connection: asyncpg.Connection) -> None:
         await connection.execute(
             "CREATE TABLE IF NOT EXISTS group_casinos (casino_id text PRIMARY KEY, publisher text NOT NULL, "
             "added_at timestamptz NOT NULL DEFAULT now())")
+    await make_months(connection, time.time())  # the group's months ahead, as a floor's service makes its own
 
 
 def publisher_conninfo(casino: Casino, replication_password: str | None) -> str:
@@ -166,6 +172,18 @@ async def setup(config: GroupConfig) -> list[dict[str, Any]]:
     finally:
         await group.close()
     return done
+
+
+async def retention(config: GroupConfig, ratings_days: int, now: float) -> Kept:
+    """The group's own retention (`table-floor group retention`): a casino's dropped months are DDL, which logical
+    replication does not carry, so the group drops its months of rated sessions past `ratings_days` itself."""
+    if ratings_days < 1:
+        raise GroupError("--ratings-days", "a whole number of days above 0")
+    connection = await _connect(config.dsn, config.password)
+    try:
+        return await keep(connection, now, ratings_days=ratings_days)
+    finally:
+        await connection.close()
 
 
 async def _slot_lag(casino: Casino) -> int | None:

@@ -1,4 +1,5 @@
-"""`table-floor group setup|status --config group.toml`: the group's replication made and watched (group.py).
+"""`table-floor group setup|status|retention --config group.toml`: the group's replication made and watched, and the
+group's own retention of rated sessions (group.py).
 
 Bad input (a configuration key, a database that cannot be reached, a casino already named otherwise) is one line on
 stderr and exit 2.
@@ -8,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import time
 from typing import Any
 
 import asyncpg
 
 from casino_floor import group, group_queries, rating_queries
 from casino_floor.group_config import GroupConfig, load_group_config
+from casino_floor.ratings import DEFAULT_RETENTION_DAYS
 from table_runtime.errors import ConfigError
 
 
@@ -21,10 +24,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parent = commands.add_parser("group", help="every casino's floor replicated into the group's database")
     actions = parent.add_subparsers(dest="group_action", required=True)
     for name, text in (("setup", "publish each casino's facts and subscribe the group to them (idempotent)"),
-                       ("status", "each casino's subscription: running, tables copying, lag")):
+                       ("status", "each casino's subscription: running, tables copying, lag"),
+                       ("retention", "at the group: the months ahead made, the rated sessions' months past "
+                                     "--ratings-days dropped (a casino's drops do not replicate)")):
         action = actions.add_parser(name, help=text)
         action.add_argument("--config", required=True, help="the group's TOML file (docs/floor.md, The group)")
         action.add_argument("--format", choices=("csv", "json"), default="csv")
+        if name == "retention":
+            action.add_argument("--ratings-days", type=int, default=DEFAULT_RETENTION_DAYS,
+                                help=f"days rated sessions are kept at the group (default {DEFAULT_RETENTION_DAYS})")
         action.set_defaults(handler=run_group)
 
 
@@ -48,6 +56,9 @@ def run_group(args: argparse.Namespace) -> int:
 
     # A bad key or an unreachable database is the CLI's one line (casino_floor/cli.py main).
     config = load_group_config(args.config)
-    rows = asyncio.run(group.setup(config) if args.group_action == "setup" else group.status(config))
+    if args.group_action == "retention":
+        rows = [asyncio.run(group.retention(config, args.ratings_days, time.time())).summary()]
+    else:
+        rows = asyncio.run(group.setup(config) if args.group_action == "setup" else group.status(config))
     write(rows, args.format)
     return 0

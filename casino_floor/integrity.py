@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,7 +106,11 @@ class Row:
         return entry_hash(self.prev_hash, self.seq, self.ts, self.kind, self.body) == self.hash
 
 
-_LONG_NUMBER = re.compile(rb"[0-9]{19}")  # an integer orjson would read as a float (past 64 bits) has 19 digits
+# An integer orjson would read as a float (past 64 bits) has a run of 19 digits. Found by mapping every digit to
+# "0" and every other byte to " ", then looking for nineteen "0" in a row: a tenth of the time of the regular
+# expression [0-9]{19} on a table's messages (bench/README.md, "The floor").
+_DIGITS_AS_ZEROS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_NUMBER = b"0" * 19
 
 
 def decode_payload(raw: bytes | str) -> Any:
@@ -115,7 +118,7 @@ def decode_payload(raw: bytes | str) -> Any:
     faster, except for a message with a run of 19 digits (orjson reads an integer past 64 bits as a float) or what
     orjson refuses (NaN)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    if _LONG_NUMBER.search(data) is None:
+    if _LONG_NUMBER not in data.translate(_DIGITS_AS_ZEROS):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:

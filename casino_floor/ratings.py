@@ -10,8 +10,8 @@ round's line is stored once by (table, session, start, round id).
 
 `parse_rating` turns one decoded payload into a `RatingMessage` or raises `RatingError` naming what is wrong (the
 service logs it in one line and counts it). `write_ratings` stores a batch's messages in the batch's transaction.
-`purge_ratings` and `forget_player` erase (the retention, a player's request); `Retention` says when the daily
-purge is due, from the clock the service is given.
+`forget_player` erases a player's sessions on his request; the retention drops whole months of sessions
+(casino_floor/partitions.py), and `Retention` says when its daily run is due, from the clock the service is given.
 """
 
 from __future__ import annotations
@@ -189,15 +189,6 @@ async def write_ratings(connection: asyncpg.Connection, messages: Sequence[Ratin
         await connection.executemany(_UPSERT_ROUND, lines)
 
 
-async def purge_ratings(connection: asyncpg.Connection, now: float, retention_days: int) -> int:
-    """Erase the sessions (and their round lines) that ended, or if never closed started, more than
-    `retention_days` before `now` (seconds since the epoch); how many."""
-    cutoff = dt.datetime.fromtimestamp(now, dt.UTC) - dt.timedelta(days=retention_days)
-    result = await connection.execute(
-        "DELETE FROM rated_sessions WHERE coalesce(ended_at, started_at) < $1", cutoff)
-    return int(result.split()[-1])
-
-
 FORGOTTEN: Final = "p-000000000000"  # what stands where an erased pseudonym was (the shape of one, no player's)
 _PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{3,64}")
 _BIG_TABLES: Final = frozenset({"events", "rounds"})  # searched only at the tables the player was rated or bought in at
@@ -236,6 +227,7 @@ async def forget_player(connection: asyncpg.Connection, player: str) -> Forgotte
         for column in await connection.fetch(
                 "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = "
                 "current_schema() AND data_type IN ('text', 'json', 'jsonb', 'character varying') "
+                "AND table_name::text NOT IN (SELECT relname FROM pg_class WHERE relispartition) "  # via its parent
                 "ORDER BY table_name, column_name"):
             table, name, kind = column["table_name"], column["column_name"], column["data_type"]
             cast = {"json": "::json", "jsonb": "::jsonb"}.get(kind, "")
@@ -264,7 +256,7 @@ async def open_sessions(connection: asyncpg.Connection, since: float) -> list[di
 
 @dataclass(slots=True)
 class Retention:
-    """When the ratings' purge is due: at the first look, then every `every` seconds of the clock given."""
+    """When the retention's run is due: at the first look, then every `every` seconds of the clock given."""
 
     days: int = DEFAULT_RETENTION_DAYS
     every: float = PURGE_EVERY_S

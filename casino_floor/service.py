@@ -32,7 +32,8 @@ from casino_floor import bounds
 from casino_floor.config import Broker, FloorConfig
 from casino_floor.ingest import Ingest
 from casino_floor.integrity import JournalTrack, decode_payload
-from casino_floor.ratings import RATINGS_TOPIC, Retention, purge_ratings
+from casino_floor.partitions import keep
+from casino_floor.ratings import RATINGS_TOPIC, Retention
 from casino_floor.replay import pieces, replay_request, reply_topic, request_topic
 from casino_floor.session_refusal import fail_fast_on_refusal
 from casino_floor.set_aside import quarantine_alarm, quarantined
@@ -109,7 +110,8 @@ class Counters:
     last_error: str | None = None
     ratings_stored: int = 0  # rated sessions' messages committed
     ratings_rejected: int = 0  # ``ratings`` messages the contract does not allow (each logged in one line)
-    ratings_purged: int = 0  # rated sessions erased by the retention
+    ratings_purged: int = 0  # rated sessions erased by the retention (their months dropped)
+    events_months_dropped: int = 0  # months of journal rows dropped by `[events] retention_days`
 
 
 @dataclass
@@ -126,7 +128,7 @@ class FloorService:
     _asked: dict[tuple[str, str, int], float] = field(default_factory=dict)
     # Told each message of a followed table as it is taken (the pit page beside the service: one session).
     observers: list[Observer] = field(default_factory=list)
-    retention: Retention | None = None  # when the ratings' purge is due (set from the config on the first run)
+    retention: Retention | None = None  # when the retention is due (set from the config on the first run)
 
     async def run(self) -> None:
         """Follow the feeds until cancelled; every failure is logged and retried with a backoff."""
@@ -153,7 +155,7 @@ class FloorService:
             for index, broker in enumerate(self.config.brokers):
                 tasks.create_task(self._follow(index, broker))
             tasks.create_task(self._write())
-            tasks.create_task(self._keep_ratings())
+            tasks.create_task(self._keep_partitions())
 
     async def _ingest(self) -> Ingest:
         """The ingest as the store holds it (at each session's start, and after a batch the store refused)."""
@@ -363,9 +365,10 @@ class FloorService:
                 self.counters.replay_requests += 1
         logger.info("table %s: replay of rows %d..%d asked", track.table_id, start, end)
 
-    async def _keep_ratings(self) -> None:
-        """The ratings' retention: the purge at the first look, then daily by the service's clock (checked every
-        `check_interval`); a purge that fails is one log line and is tried again at the next look."""
+    async def _keep_partitions(self) -> None:
+        """The retention by partition (casino_floor/partitions.py): the months ahead made and the months past the
+        ratings' (and the journal rows') retention dropped, at the first look, then daily by the service's clock
+        (checked every `check_interval`); a run that fails is one log line and is tried again at the next look."""
         if self.retention is None:
             self.retention = Retention(days=self.config.ratings_retention_days)
         retention = self.retention
@@ -374,15 +377,22 @@ class FloorService:
             if retention.due(now):
                 try:
                     async with self.store.pool.acquire() as connection:
-                        purged = await purge_ratings(connection, now, retention.days)
+                        kept = await keep(connection, now, ratings_days=retention.days,
+                                          events_days=self.config.events_retention_days)
                 except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-                    logger.warning("ratings retention: the purge failed: %s", error)
+                    logger.warning("retention: the partitions' upkeep failed: %s", error)
                 else:
                     retention.done(now)
-                    self.counters.ratings_purged += purged
-                    if purged:
-                        logger.info("ratings retention: %d rated session(s) older than %d days erased", purged,
-                                    retention.days)
+                    self.counters.ratings_purged += kept.ratings.rows
+                    self.counters.events_months_dropped += len(kept.events.months)
+                    if kept.ratings.months:
+                        logger.info("ratings retention: %d rated session(s) of %s, older than %d days, erased (their "
+                                    "months dropped)", kept.ratings.rows,
+                                    ", ".join(f"{month:%Y-%m}" for month in kept.ratings.months), retention.days)
+                    if kept.events.months:
+                        logger.info("events retention: %d journal row(s) of %s, older than %d days, dropped",
+                                    kept.events.rows, ", ".join(f"{month:%Y-%m}" for month in kept.events.months),
+                                    self.config.events_retention_days)
             await asyncio.sleep(self.config.check_interval)
 
 

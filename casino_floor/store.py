@@ -209,6 +209,15 @@ class FloorStore:
         elif self.method == "executemany":
             await connection.executemany(_VALUES, records)
         else:
+            # The ingest sends only rows the floor does not hold (`JournalTrack.is_new`): COPY straight into `events`
+            # (one pass, not two), under a savepoint; a row stored meanwhile by another process (two floors on one
+            # table) fails that COPY, and the batch goes through the staging table and ON CONFLICT DO NOTHING.
+            try:
+                async with connection.transaction():
+                    await connection.copy_records_to_table("events", records=records, columns=_COLUMNS)
+                return
+            except asyncpg.UniqueViolationError:
+                pass
             await connection.copy_records_to_table("events_in", records=records, columns=_COLUMNS)
             await connection.execute(f"INSERT INTO events ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} "
                                      "FROM events_in ON CONFLICT DO NOTHING")

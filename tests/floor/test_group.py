@@ -22,7 +22,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from casino_floor import group, queries, rating_queries
+from casino_floor import group, partitions, queries, rating_queries
 from casino_floor.group_config import group_config_from_mapping
 from casino_floor.group_queries import group_money
 from casino_floor.ingest import Ingest
@@ -211,6 +211,29 @@ async def test_three_casinos_replicate_into_the_group_through_a_cut_and_a_late_c
             assert by_player["p-regular0001"]["sessions"] == 4 and by_player["p-regular0001"]["rounds"] == 16
             # two casinos' T01 apart at the group
             assert await grp.fetchval("SELECT count(DISTINCT casino_id) FROM rounds WHERE table_id = 'T01'") == 3
+            # The rated sessions travel as their partitioned root: at the group each sits in its month too.
+            assert {row[0] for row in await grp.fetch("SELECT tableoid::regclass::text FROM rated_sessions")} == {
+                f"rated_sessions_{partitions.month_of(now):%Y_%m}"}
+            held_at_group = await grp.fetchval("SELECT count(*) FROM rated_sessions WHERE casino_id = 'paris'")
+            total_at_group = await grp.fetchval("SELECT count(*) FROM rated_sessions")
+        # A casino's month dropped is DDL, which replication does not carry: the group keeps its copy until its own
+        # retention drops the month there; the subscriptions run on.
+        later = now + 400 * 86_400
+        async with connected(databases["paris"]) as paris:
+            assert (await partitions.keep(paris, later, ratings_days=30)).ratings.rows > 0
+            assert await paris.fetchval("SELECT count(*) FROM rated_sessions") == 0
+        async with connected(databases["group"]) as grp:
+            assert await grp.fetchval("SELECT count(*) FROM rated_sessions WHERE casino_id = 'paris'") == held_at_group
+        assert (await group.retention(config, 30, later)).ratings.rows == total_at_group
+        async with connected(databases["group"]) as grp:
+            assert await grp.fetchval("SELECT count(*) FROM rated_sessions") == 0
+        await rate_into(databases["lyon"], "T02", 900, "p-regular0001")  # and the replication goes on
+        async with asyncio.timeout(30):
+            while True:
+                async with connected(databases["group"]) as grp:
+                    if await grp.fetchval("SELECT count(*) FROM rated_sessions WHERE casino_id = 'lyon'"):
+                        break
+                await asyncio.sleep(0.1)
         # the same through the commands
         path = tmp_path / "group.toml"
         path.write_text(group_toml(group_mapping(databases, clusters, CASINOS, {"nice": relay.port})), encoding="utf-8")

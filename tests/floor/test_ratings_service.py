@@ -1,5 +1,5 @@
 """The floor service takes the tables' ``ratings`` channel off a real Mosquitto into a real PostgreSQL, and erases
-rated sessions past the retention, at start and then daily by the clock it is given."""
+the months of rated sessions past the retention, at start and then daily by the clock it is given."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 
 from casino_floor.config import config_from_mapping
 from casino_floor.ingest import Ingest
+from casino_floor.partitions import make_months, months
 from casino_floor.ratings import Retention
 from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
@@ -82,25 +83,30 @@ async def test_the_service_stores_the_ratings_channel_and_drops_a_bad_message_in
     assert not [record for record in caplog.records if record.exc_info]
 
 
-async def test_the_retention_erases_old_sessions_at_start_and_then_daily_by_the_clock(
+async def test_the_retention_drops_the_months_past_it_at_start_and_then_daily_by_the_clock(
         floor_broker: MosquittoBroker, store: FloorStore, database: str, prefix: str) -> None:
-    ended_day_0 = session_messages("T01", 10, "p-old", 1, DAY, ROUNDS)
-    ended_day_10 = session_messages("T01", 20, "p-kept", 2, DAY + dt.timedelta(days=10), ROUNDS)
-    open_day_5 = session_messages("T01", 30, None, 3, DAY + dt.timedelta(days=5), ROUNDS, close=False)
-    await store_messages(store, Ingest(), [("ratings", m) for m in [*ended_day_0, *ended_day_10, *open_day_5]],
-                         now=0.0)
-    now = [(DAY + dt.timedelta(days=31)).timestamp()]
+    october, november = dt.datetime(2026, 10, 20, tzinfo=dt.UTC), dt.datetime(2026, 11, 3, tzinfo=dt.UTC)
+    async with connected(database) as connection:  # the months made ahead, as the service had
+        await make_months(connection, october.timestamp(), ahead=2)
+    ended_october = session_messages("T01", 10, "p-old", 1, october, ROUNDS)
+    open_november = session_messages("T01", 30, None, 3, november, ROUNDS, close=False)
+    ended_december = session_messages("T01", 20, "p-kept", 2, DAY + dt.timedelta(days=10), ROUNDS)
+    await store_messages(store, Ingest(), [("ratings", m) for m in [*ended_october, *ended_december,
+                                                                     *open_november]], now=0.0)
+    now = [(DAY + dt.timedelta(days=1)).timestamp()]  # 2 December
     config = dataclasses.replace(floor_config(database, [floor_broker.url], prefix), ratings_retention_days=30)
     service = FloorService(config, store, clock=lambda: now[0])
     async with following(service):
-        # At start: 30 days before day 31 is day 1; the session that ended on day 0 goes, with its lines.
+        # At start: 30 days before 2 December is 2 November; October ended before it and goes, with its lines.
         await until(database, "SELECT string_agg(session, ',' ORDER BY session) FROM rated_sessions",
                     "T01-20,T01-30")
         await until(database, "SELECT count(*) FROM rated_rounds WHERE session = 'T01-10'", 0)
         await purged(service, 1)
-        now[0] += 5 * 86_400  # day 36: the next purge is due; the session left open since day 5 goes
+        now[0] += 30 * 86_400  # 1 January: the next run is due; November, with the session left open, goes
         await until(database, "SELECT string_agg(session, ',' ORDER BY session) FROM rated_sessions", "T01-20")
         await purged(service, 2)
+        async with connected(database) as connection:  # the months of January to April made ahead by now
+            assert (await months(connection, "rated_sessions"))[-1] == dt.date(2027, 4, 1)
 
 
 def test_the_purge_is_due_at_the_first_look_and_then_once_a_day() -> None:
