@@ -42,6 +42,7 @@ from table_runtime.rating.session_fold import SessionFold
 from table_runtime.rating.session_state import models_state, sessions_state
 from table_runtime.runtime.checkpointing import JournalRows, rebuild
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.process_pipe import received
 from table_runtime.runtime.rating_worker import TABLE_ADVICE, fold_terms
 from table_runtime.runtime.terms import journal_terms
 
@@ -93,24 +94,9 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
 
 
 async def _receive(connection: Connection) -> Report | None:
-    """The next report of the audit's process (None once it ended): waited for on the loop, read when it is there."""
-    loop = asyncio.get_running_loop()
-    ready: asyncio.Future[None] = loop.create_future()
-
-    def readable() -> None:
-        if not ready.done():
-            ready.set_result(None)
-
-    loop.add_reader(connection.fileno(), readable)
-    try:
-        await ready
-    finally:
-        loop.remove_reader(connection.fileno())
-    try:
-        report: Report = connection.recv()
-    except (EOFError, OSError):
-        return None
-    return report
+    """The next report of the audit's process (None once it ended)."""
+    found: Report | None = await received(connection)
+    return found
 
 
 def _serve(connection: Connection, path: Path, until_seq: int, until_hash: str, advice: AdviceSettings | None,

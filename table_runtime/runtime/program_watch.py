@@ -35,6 +35,7 @@ from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.release.verification import ProgramCheck, verify_installation
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.process_pipe import received
 from table_runtime.version import installed_version
 
 log = logging.getLogger(__name__)
@@ -140,23 +141,9 @@ async def in_a_process(prefix: Path, public_key: Path, seed: bytes | None) -> Pr
 
 
 async def _receive(connection: Connection) -> dict[str, Any] | None:
-    loop = asyncio.get_running_loop()
-    ready: asyncio.Future[None] = loop.create_future()
-
-    def readable() -> None:
-        if not ready.done():
-            ready.set_result(None)
-
-    loop.add_reader(connection.fileno(), readable)
-    try:
-        await ready
-    finally:
-        loop.remove_reader(connection.fileno())
-    try:
-        body: dict[str, Any] = connection.recv()
-    except (EOFError, OSError):
-        return None
-    return body
+    """The next answer of the check's process (None once it ended)."""
+    found: dict[str, Any] | None = await received(connection)
+    return found
 
 
 def _serve(connection: Connection, prefix: Path, public_key: Path, seed: bytes | None) -> None:
