@@ -41,6 +41,16 @@ async def rated(tmp_path: Path) -> AsyncIterator[tuple[RatedTable, DisplayServer
         table.close()
 
 
+async def seated_and_ramped(table: RatedTable) -> None:
+    """Player A seated at box 1, then the ramp played: one step of the table, as the rating watch keeps stepping
+    (a change made beside its step would be refused: the writer's StepOrderError)."""
+    def play() -> None:
+        table.press("SEAT", box=1, player="A")
+        play_ramp(table, RAMP)
+
+    await table.controller.step(play)
+
+
 async def _first_snapshot(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
     while True:
         message: dict[str, Any] = await ws.receive_json(timeout=5)
@@ -51,8 +61,7 @@ async def _first_snapshot(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]
 async def test_the_rated_players_are_the_supervisor_s_and_the_pit_s_to_see(
         rated: tuple[RatedTable, DisplayServer], http: aiohttp.ClientSession) -> None:
     table, server = rated
-    table.press("SEAT", box=1, player="A")
-    play_ramp(table, RAMP)  # his stake climbs with the count: advised (thresholds lowered to six rounds)
+    await seated_and_ramped(table)  # his stake climbs with the count: advised (thresholds lowered to six rounds)
     async with asyncio.timeout(30):
         while not any(a["kind"] == AlarmKind.ADVANTAGE_PLAY for a in table.controller.snapshot()["alarms"]):
             await asyncio.sleep(0.02)
@@ -79,8 +88,7 @@ async def test_the_rated_players_are_the_supervisor_s_and_the_pit_s_to_see(
 async def test_the_supervisor_opens_the_rated_players_with_his_pin_in_french_and_english(
         rated: tuple[RatedTable, DisplayServer], page: Page) -> None:
     table, server = rated
-    table.press("SEAT", box=1, player="A")
-    play_ramp(table, RAMP)
+    await seated_and_ramped(table)
     async with asyncio.timeout(30):
         while not any(a["kind"] == AlarmKind.ADVANTAGE_PLAY for a in table.controller.snapshot()["alarms"]):
             await asyncio.sleep(0.02)
@@ -128,8 +136,7 @@ async def test_the_supervisor_opens_the_rated_players_with_his_pin_in_french_and
 async def test_advice_raised_in_a_round_is_left_out_of_the_dealer_s_recall(
         rated: tuple[RatedTable, DisplayServer], http: aiohttp.ClientSession) -> None:
     table, server = rated
-    table.press("SEAT", box=1, player="A")
-    play_ramp(table, RAMP)
+    await seated_and_ramped(table)
     table.lock({1: 1000})  # the next round starts before the watch has read the last one: the advice is in it
     async with asyncio.timeout(30):
         while not any(a["kind"] == AlarmKind.ADVANTAGE_PLAY for a in table.controller.snapshot()["alarms"]):
