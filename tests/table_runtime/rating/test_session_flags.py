@@ -75,8 +75,11 @@ async def test_live_the_advice_is_a_supervisor_alarm_and_the_game_goes_on(table:
     try:
         async with asyncio.timeout(30):
             await watcher.caught_up.wait()
-        for stake, (cards, bank) in zip(RAMP[3:], ROUNDS[3:], strict=True):
-            play_round(table, stake, cards, bank)
+        def play_on() -> None:  # one step of the table: the watch steps every 10 ms, a change beside it is refused
+            for stake, (cards, bank) in zip(RAMP[3:], ROUNDS[3:], strict=True):
+                play_round(table, stake, cards, bank)
+
+        await controller.step(play_on)
         async with asyncio.timeout(30):
             while not [a for a in controller.snapshot()["alarms"] if a["kind"] == AlarmKind.ADVANTAGE_PLAY]:
                 await asyncio.sleep(0.02)
