@@ -86,6 +86,7 @@ async def test_live_the_advice_is_a_supervisor_alarm_and_the_game_goes_on(table:
     finally:
         watch.cancel()
         await asyncio.gather(watch, return_exceptions=True)
+        await controller.writer.settled()  # a step the watch began is over before the test changes the table
     (alarm,) = [a for a in controller.snapshot()["alarms"] if a["kind"] == AlarmKind.ADVANTAGE_PLAY]
     assert alarm["box"] == 1 and alarm["supervisor"] is True and alarm["amounts"]["max_stake_cents"] == 8200
     assert not controller.halted  # advice: the game goes on
