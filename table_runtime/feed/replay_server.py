@@ -33,6 +33,7 @@ from table_runtime.feed.replay_messages import (
     reply_topic,
     request_topic,
 )
+from table_runtime.feed.request_tasks import RequestTasks
 from table_runtime.journal import Journal
 
 logger = logging.getLogger("table_runtime.feed.replay")
@@ -59,7 +60,7 @@ class ReplayResponder:
         self._accepted: collections.deque[float] = collections.deque()  # when MAC-valid requests came
         self._served_ids: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._lock = asyncio.Lock()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = RequestTasks()
         self.served = 0
         self.refused = 0
         self.ignored = 0
@@ -71,15 +72,11 @@ class ReplayResponder:
 
     def offer(self, client: aiomqtt.Client, payload: object) -> None:
         """A message on the request topic: check and serve it in a task of its own."""
-        task = asyncio.create_task(self._handle(client, payload))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.start(self._handle(client, payload))
 
     async def close(self) -> None:
         """Stop serving (the connection is going): requests not finished are the floor's to ask again."""
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._tasks.close()
 
     async def _handle(self, client: aiomqtt.Client, raw: object) -> None:
         try:

@@ -16,7 +16,6 @@ already, more than `PER_HOUR` an hour) gets `VerifyRefused` naming why.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import hmac
 import json
@@ -31,6 +30,7 @@ import aiomqtt
 from table_runtime.feed.messages import Topics, encode_payload
 from table_runtime.feed.pipeline import publish_all
 from table_runtime.feed.replay_messages import request_mac
+from table_runtime.feed.request_tasks import RequestTasks
 
 logger = logging.getLogger("table_runtime.feed.verify")
 
@@ -146,7 +146,7 @@ class VerifyResponder:
         self._monotonic = monotonic
         self._accepted: collections.deque[float] = collections.deque()
         self._answered: collections.OrderedDict[str, None] = collections.OrderedDict()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = RequestTasks()
         self.served = 0
         self.refused = 0
         self.ignored = 0
@@ -157,15 +157,11 @@ class VerifyResponder:
 
     def offer(self, client: aiomqtt.Client, payload: object) -> None:
         """A message on the request topic: checked and served in a task of its own."""
-        task = asyncio.create_task(self._handle(client, payload))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.start(self._handle(client, payload))
 
     async def close(self) -> None:
         """Stop serving (the connection is going): a check under way is the floor's to ask again."""
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._tasks.close()
 
     async def _handle(self, client: aiomqtt.Client, raw: object) -> None:
         try:
