@@ -1,9 +1,11 @@
-"""What several sub-commands take alike: a count of 1 or more, a data directory that holds a journal."""
+"""What several sub-commands take alike: a count of 1 or more, a data directory that holds a journal, a registry's
+import (the chips', the staff's)."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from table_runtime.errors import JournalError
@@ -26,3 +28,24 @@ def existing_journal(data_dir: str | Path) -> Path:
     if not path.is_file():
         raise JournalError(f"{path}: no journal here")
     return path
+
+
+@contextlib.contextmanager
+def removed_if_refused(path: Path, created: bool) -> Iterator[None]:
+    """A registry's import: a refused first import leaves no empty registry behind (its file and WAL removed)."""
+    try:
+        yield
+    except BaseException:
+        if created:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+        raise
+
+
+def import_line(source: str, encoding: str, added: int, updated: int, count: int, things: str, path: Path, *,
+                created: bool) -> str:
+    """What an import into a registry says: the file (and how it was read, when not UTF-8), the rows added and
+    updated, how many `things` the registry at `path` now holds."""
+    read_as = "" if encoding == "utf-8" else f" (read as {encoding}: not UTF-8)"
+    return (f"{source}{read_as}: {added} added, {updated} updated; {count} {things} in {path}"
+            + (" (created)" if created else ""))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from table_runtime.chips.registry import STATUSES, ChipRegistry, RegistryError
+from table_runtime.commands.arguments import import_line, removed_if_refused
 
 
 def default_db() -> Path:
@@ -75,23 +76,16 @@ def run_import(args: argparse.Namespace) -> int:
         raise RegistryError(f"{args.file}: no such file")
     path: Path = args.db or default_db()
     created = not path.exists()
-    try:
-        with _open(args, create=True) as registry:
-            casinos = registry.casinos
-            if args.casino is None and len(casinos) > 1:
-                raise RegistryError(f"{registry.path} holds chips of casinos {list(casinos)}: name the casino of "
-                                    f"{args.file} with --casino")
-            expected = args.casino if args.casino is not None else casinos[0] if casinos else None
-            report = registry.import_csv(args.file, casino_id=expected, one_casino=True)
-            count = len(registry)
-    except BaseException:
-        if created:  # a refused first import leaves no empty registry behind
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-        raise
-    read_as = "" if report.encoding == "utf-8" else f" (read as {report.encoding}: not UTF-8)"
-    print(f"{args.file}{read_as}: {report.added} added, {report.updated} updated; {count} chips in {path}"
-          + (" (created)" if created else ""))
+    with removed_if_refused(path, created), _open(args, create=True) as registry:
+        casinos = registry.casinos
+        if args.casino is None and len(casinos) > 1:
+            raise RegistryError(f"{registry.path} holds chips of casinos {list(casinos)}: name the casino of "
+                                f"{args.file} with --casino")
+        expected = args.casino if args.casino is not None else casinos[0] if casinos else None
+        report = registry.import_csv(args.file, casino_id=expected, one_casino=True)
+        count = len(registry)
+    print(import_line(str(args.file), report.encoding, report.added, report.updated, count, "chips", path,
+                      created=created))
     return 0
 
 

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from table_runtime.commands.arguments import import_line, removed_if_refused
 from table_runtime.config.player_cards import ENV_PLAYER_CARD_SECRET
 from table_runtime.journal import Journal, journal_path
 from table_runtime.staff.dealer_work import by_dealer, dealer_work
@@ -89,18 +90,11 @@ def run_import(args: argparse.Namespace) -> int:
         raise StaffError(f"{args.file}: no such file")
     path: Path = args.db or default_db()
     created = not path.exists()
-    try:
-        with _open(args, create=True, secret=_secret(args)) as registry:
-            report = registry.import_csv(args.file)
-            count = len(registry)
-    except BaseException:
-        if created:  # a refused first import leaves no empty registry behind
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-        raise
-    read_as = "" if report.encoding == "utf-8" else f" (read as {report.encoding}: not UTF-8)"
-    print(f"{args.file}{read_as}: {report.added} added, {report.updated} updated; {count} employees in {path}"
-          + (" (created)" if created else ""))
+    with removed_if_refused(path, created), _open(args, create=True, secret=_secret(args)) as registry:
+        report = registry.import_csv(args.file)
+        count = len(registry)
+    print(import_line(str(args.file), report.encoding, report.added, report.updated, count, "employees", path,
+                      created=created))
     return 0
 
 
