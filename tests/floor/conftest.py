@@ -47,7 +47,7 @@ def floor_broker(tmp_path: Path) -> Iterator[MosquittoBroker]:
         pytest.skip(f"{MOSQUITTO} is not installed")
     directory = tmp_path / "floor-broker"
     directory.mkdir()
-    with MosquittoBroker(directory=directory, persistence=True, max_inflight_messages=1000) as running:
+    with MosquittoBroker(directory=directory, persistence=True, max_inflight_messages=0) as running:
         yield running
 
 

@@ -40,7 +40,7 @@ def acl_broker(tmp_path: Path, prefix: str) -> Iterator[MosquittoBroker]:
     acl.write_text(subprocess.run(["sh", str(ROOT / "deploy" / "mosquitto" / "acl-for-tables"), prefix, "floor-test",
                                    "T1", "T2"], check=True, capture_output=True, text=True, timeout=30).stdout)
     with MosquittoBroker(directory=directory, password_file=make_password_file(directory / "passwd", PASSWORDS),
-                         persistence=True, max_inflight_messages=1000, extra_config=(f"acl_file {acl}",)) as running:
+                         persistence=True, max_inflight_messages=0, extra_config=(f"acl_file {acl}",)) as running:
         yield running
 
 

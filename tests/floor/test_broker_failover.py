@@ -36,7 +36,7 @@ def brokers(tmp_path: Path) -> Iterator[tuple[MosquittoBroker, MosquittoBroker]]
         for name in ("preferred", "fallback"):
             (tmp_path / name).mkdir()
             pair.append(stack.enter_context(MosquittoBroker(directory=tmp_path / name, persistence=True,
-                                                            max_inflight_messages=1000)))
+                                                            max_inflight_messages=0)))
         yield pair[0], pair[1]
 
 

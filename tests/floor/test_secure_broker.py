@@ -59,7 +59,7 @@ def _broker(directory: Path, pki: Path, *, require_certificate: bool, passwords:
                                                                  TABLE_USER: TABLE_PASSWORD}) if passwords else None
     tls = TlsFiles(pki / "ca.pem", pki / "server.pem", pki / "server.key", require_certificate)
     return MosquittoBroker(directory=directory, password_file=password_file, tls=tls, persistence=True,
-                           max_inflight_messages=1000)
+                           max_inflight_messages=0)
 
 
 @pytest.fixture
