@@ -1,11 +1,11 @@
 """Signed updates on real virtual environments (release/bundle.py, release/releases.py, `table-runtime update`).
 
-The program's wheels and every wheel it runs on (pip's among them) are bundled twice, as releases 1 and 2, each
-built at its own prefix under a root in tmp_path (as where releases are built) and that build then removed (the
-table is another machine). `update` installs 1 and then 2, each a real virtual environment whose own
-`table-runtime verify` checks it against the signed manifest; a bundle altered, unsigned or signed by another key
-is refused in one line with nothing changed; `--rollback` goes back to 1; a table that runs (its journal claimed)
-refuses the update. Every change is a `SoftwareUpdated` row of the table's journal.
+The program's wheels and every wheel it runs on (pip's among them; built once per run, conftest.py) are bundled
+twice, as releases 1 and 2, each built at its own prefix under a root in tmp_path (as where releases are built)
+and that build then removed (the table is another machine). `update` installs 1 and then 2, each a real virtual
+environment whose own `table-runtime verify` checks it against the signed manifest; a bundle altered, unsigned or
+signed by another key is refused in one line with nothing changed; `--rollback` goes back to 1; a table that runs
+(its journal claimed) refuses the update. Every change is a `SoftwareUpdated` row of the table's journal.
 """
 
 from __future__ import annotations
@@ -56,10 +56,9 @@ def updates(config_dir: Path) -> list[tuple[object, object, object]]:
                 if entry.kind == "status" and entry.body.get("type") == "SoftwareUpdated"]
 
 
-def test_a_signed_bundle_installs_a_tampered_one_is_refused_and_a_rollback_goes_back(tmp_path: Path) -> None:
-    wheels = tmp_path / "wheels"
-    run(sys.executable, "-m", "pip", "wheel", "-q", "-c", REPO / "constraints.txt", "-w", wheels, REPO, repo=False)
-    run(sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", wheels, "pip", repo=False)
+def test_a_signed_bundle_installs_a_tampered_one_is_refused_and_a_rollback_goes_back(tmp_path: Path,
+                                                                                    release_wheels: Path) -> None:
+    wheels = release_wheels
     key = tmp_path / "release.key"
     table_runtime("release", "keygen", key)
     root = tmp_path / "opt" / "table-runtime"

@@ -1,6 +1,6 @@
 """The program's identity on a fresh, non-editable install: signed, verified, answered to a seed, tampering named.
 
-One virtual environment per module: ``pip install -c constraints.txt .`` (no ``-e``), then the commands a
+One virtual environment per module, the project installed from its wheel (no ``-e``), then the commands a
 release takes (`table-runtime release keygen`, `release sign`) and a lab's check: `table-runtime verify --seed`
 beside the independent procedure of docs/verification.md (its script, taken from the page, run with sh,
 openssl and coreutils), which must print the same answer. One byte changed in an installed file (the program's,
@@ -38,14 +38,18 @@ def _run(*command: str | Path, check: bool = True, cwd: Path | None = None) -> s
 
 
 @pytest.fixture(scope="module")
-def install(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A fresh virtual environment holding the project as a user installs it (not editable), signed."""
+def install(tmp_path_factory: pytest.TempPathFactory, release_wheels: Path) -> Iterator[Path]:
+    """A fresh virtual environment holding the project as a user installs it (not editable), signed.
+
+    As a release is installed (release/bundle.py), the environment has no pip of its own: pip installs into it
+    from outside, the project's wheel and its dependencies' from the run's wheels alone (conftest.py)."""
     if shutil.which("openssl") is None:
         pytest.skip("openssl is not installed")
     root = tmp_path_factory.mktemp("release")
     prefix = root / "venv"
-    _run(sys.executable, "-m", "venv", prefix)
-    _run(prefix / "bin" / "pip", "install", "-q", "-c", REPO / "constraints.txt", REPO, cwd=root)
+    _run(sys.executable, "-m", "venv", "--without-pip", prefix)
+    _run(sys.executable, "-m", "pip", "--python", prefix / "bin" / "python", "install", "-q", "--no-index",
+         "--find-links", release_wheels, "-c", REPO / "constraints.txt", "smart-blackjack-table", cwd=root)
     yield prefix
 
 
