@@ -205,8 +205,3 @@ def findings(rounds: Iterable[SharedRound], *, alpha: float = ALPHA, minimum_err
             p_dealer=p_dealer, p_floor=p_floor, threshold=threshold,
             flagged=rejecting and pair.favoured >= minimum_errors, evidence=tuple(errors)))
     return sorted(out, key=lambda finding: (not finding.flagged, finding.p_dealer, finding.dealer, finding.player))
-
-
-def flagged(rounds: Iterable[SharedRound], **options: Any) -> list[Finding]:
-    """The flagged pairs only."""
-    return [finding for finding in findings(rounds, **options) if finding.flagged]

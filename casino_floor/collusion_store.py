@@ -6,8 +6,9 @@ Per round closed in the range (`rounds`: its record's boxes and payouts), each b
   round's row; a round dealt by nobody logged in, or in a stint not yet ended (stored when its dealer leaves or is
   pushed), is left out;
 - the player: the rated session (`rated_rounds` of `rated_sessions`) that names the round (`T01-412`) at that box,
-  open at the round's time; "" for a box no rated player held (anonymous, or not rated): counted in the dealer's
-  rate, never a pair;
+  open at the round's time (of a seated player and one behind the box, the larger stake's: an alarm names the
+  box, not the zone); "" for a box no rated player held (anonymous, or not rated): counted in the dealer's rate,
+  never a pair;
 - the errors that favoured it: the round's alarms (`alarms`, with who cleared them: `alarm_clears`) as
   `favouring_error` judges them, a zone's excess on that box, a bank drawn against the rules for a box that won.
 """
@@ -38,15 +39,16 @@ async def shared_rounds(connection: asyncpg.Connection, start: float, end: float
             "AND (until IS NULL OR until >= $1) ORDER BY since", start, end):
         stints[(stint["table_id"], stint["journal"])].append(
             (stint["since"], float("inf") if stint["until"] is None else stint["until"], stint["employee"]))
-    seated: dict[tuple[str, str], list[tuple[int, str, float, float]]] = defaultdict(list)
+    seated: dict[tuple[str, str], list[tuple[int, str, float, float, int]]] = defaultdict(list)
     for line in await connection.fetch(
-            "SELECT s.table_id, r.round_id, s.box, s.player, extract(epoch FROM s.started_at)::float8 AS started, "
-            "extract(epoch FROM s.ended_at)::float8 AS ended FROM rated_rounds r JOIN rated_sessions s "
-            "USING (table_id, session, started_at) WHERE s.started_at < to_timestamp($2) "
-            "AND (s.ended_at IS NULL OR s.ended_at >= to_timestamp($1))", start - _SLACK, end + _SLACK):
+            "SELECT s.table_id, r.round_id, s.box, s.player, r.stake_cents, "
+            "extract(epoch FROM s.started_at)::float8 AS started, extract(epoch FROM s.ended_at)::float8 AS ended "
+            "FROM rated_rounds r JOIN rated_sessions s USING (table_id, session, started_at) "
+            "WHERE s.started_at < to_timestamp($2) AND (s.ended_at IS NULL OR s.ended_at >= to_timestamp($1))",
+            start - _SLACK, end + _SLACK):
         seated[(line["table_id"], line["round_id"])].append(
             (line["box"], line["player"] or "", line["started"], float("inf") if line["ended"] is None
-             else line["ended"]))
+             else line["ended"], line["stake_cents"]))
     alarms: dict[tuple[str, str, int], list[asyncpg.Record]] = defaultdict(list)
     for alarm in await connection.fetch(
             "SELECT a.table_id, a.journal, a.round, a.alarm_id, a.kind, a.box, a.amounts, c.cleared_by "
@@ -61,8 +63,10 @@ async def shared_rounds(connection: asyncpg.Connection, start: float, end: float
             continue
         record = json.loads(row["record"]) if isinstance(row["record"], str) else row["record"]
         round_id = f"{row['table_id']}-{row['round']}"
-        players = {box: player for box, player, started, ended in seated.get((row["table_id"], round_id), [])
-                   if started - _SLACK <= row["ts"] <= ended + _SLACK}
+        players: dict[int, tuple[int, str]] = {}  # box -> (stake, player): the larger stake's, seated or behind
+        for box_number, player, started, ended, stake in seated.get((row["table_id"], round_id), []):
+            if started - _SLACK <= row["ts"] <= ended + _SLACK and (stake, player) > players.get(box_number, (-1, "")):
+                players[box_number] = (stake, player)
         nets: dict[int, int] = defaultdict(int)
         for payout in record.get("payouts") or []:
             if isinstance(payout.get("box"), int) and isinstance(payout.get("net_cents"), int):
@@ -75,7 +79,7 @@ async def shared_rounds(connection: asyncpg.Connection, start: float, end: float
             errors = tuple(error for alarm in found if alarm["box"] in (None, number)
                            if (error := _error(alarm, nets[number])) is not None)
             out.append(SharedRound(table_id=row["table_id"], round_id=round_id, ts=row["ts"], dealer=dealer,
-                                   player=players.get(number, ""), box=number, errors=errors))
+                                   player=players.get(number, (0, ""))[1], box=number, errors=errors))
     return out
 
 

@@ -24,8 +24,9 @@ from tests.floor.support import connected, floor_toml, store_messages
 from tests.floor.test_queries import table_floor
 from tests.table_runtime.staff.staff_table import staff_controller, staff_desk, staff_registry
 
-ACCOMPLICE, OTHER = "p-a1a1a1a1a1a1", "p-b2b2b2b2b2b2"
-RATED = {1: ACCOMPLICE, 2: OTHER}  # the other boxes are anonymous
+ACCOMPLICE, OTHER, BEHIND = "p-a1a1a1a1a1a1", "p-b2b2b2b2b2b2", "p-c3c3c3c3c3c3"
+# (box, player, stake): BEHIND bets smaller stakes behind the accomplice's box 1; the other boxes are anonymous
+RATED = ((1, ACCOMPLICE, 1000), (2, OTHER, 1000), (1, BEHIND, 500))
 
 
 class OverpayingTable(FastTable):
@@ -68,8 +69,8 @@ async def store_table(tmp_path: Path, store: FloorStore) -> None:
         records = [entry for entry in journal.entries() if entry.kind == "round"]
         messages = [(name, payload) for _, name, payload in feed_messages(journal, "casino", "T1")]
     started = dt.datetime.fromtimestamp(records[0].ts - 5, dt.UTC)
-    for first_seq, (box, player) in enumerate(RATED.items(), start=1):
-        played = [Played(f"T1-{record.body['round']}", 1000, 0, 5, 6, seconds=120) for record in records
+    for first_seq, (box, player, stake) in enumerate(RATED, start=1):
+        played = [Played(f"T1-{record.body['round']}", stake, 0, 5, 6, seconds=120) for record in records
                   if box in [seat["box"] for seat in record.body["boxes"]]]
         messages += [("ratings", message) for message in session_messages("T1", first_seq, player, box, started,
                                                                            played)]
@@ -86,7 +87,7 @@ async def test_the_dealer_who_overpays_one_player_is_flagged_with_the_rounds_and
             "WHERE a.kind = 'wrong_payout'")
     assert {shared.dealer for shared in rounds} == {"D1", "D2"}
     assert len({shared.round_id for shared in rounds}) == 160
-    assert {shared.player for shared in rounds} == {ACCOMPLICE, OTHER, ""}
+    assert {shared.player for shared in rounds} == {ACCOMPLICE, OTHER, ""}, "box 1's: the larger stake's"
     path = tmp_path / "floor.toml"
     path.write_text(floor_toml(database, ["mqtt://127.0.0.1:1883"], "casino"), encoding="utf-8")
     code, out, err = await table_floor(path, "query", "collusion", "--from", "2023-01-01T00:00", "--to",
