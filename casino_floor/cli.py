@@ -10,6 +10,7 @@
     table-floor query verify --table T01
     table-floor query ratings --by player --from 2026-12-01T06:00 --to 2026-12-02T06:00
     table-floor query dealers --by dealer|table|shift --from 2026-12-01T06:00 --to 2026-12-02T06:00
+    table-floor query collusion --from 2026-11-24T00:00 --to 2026-12-01T00:00 [--alpha 0.01] [--all]
     table-floor ratings forget p-3f9a0c1b2d4e
     table-floor retention --config floor.toml
     table-floor group setup --config group.toml
@@ -36,7 +37,15 @@ from typing import Any
 
 import asyncpg
 
-from casino_floor import dealer_work, group_commands, partitions, queries, rating_commands, rating_queries
+from casino_floor import (
+    collusion_store,
+    dealer_work,
+    group_commands,
+    partitions,
+    queries,
+    rating_commands,
+    rating_queries,
+)
 from casino_floor.config import FloorConfig, load_config
 from casino_floor.group_config import load_group_config
 from casino_floor.group_queries import MONEY_GROUPINGS
@@ -54,6 +63,16 @@ def _time(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: a time like 2026-12-01T06:00 (UTC unless it says)") from None
     return (moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)).timestamp()
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a chance between 0 and 1, like 0.01")
+    return value
 
 
 COMMANDS_GROUP = "casino_floor.commands"
@@ -81,6 +100,8 @@ def _parser() -> argparse.ArgumentParser:
         "ratings": ("rated sessions started between two times, by player, table or shift", ("from", "to", "by")),
         "dealers": ("the dealers' pace and errors per 100 rounds, their stints begun between two times, by dealer, "
                     "table or shift", ("from", "to", "dealers_by")),
+        "collusion": ("the (dealer, rated player) pairs whose errors favour the player beyond chance, in the rounds "
+                      "between two times, with their evidence", ("from", "to", "collusion")),
     }
     for name, (text, needs) in asks.items():
         ask = query.add_parser(name, help=text)
@@ -100,6 +121,11 @@ def _parser() -> argparse.ArgumentParser:
                              help="default: player")
         if "dealers_by" in needs:
             ask.add_argument("--by", choices=dealer_work.GROUPINGS, default="dealer")
+        if "collusion" in needs:
+            ask.add_argument("--alpha", type=_alpha, default=0.01,
+                             help="the chance of any false flag over every pair tested (default 0.01)")
+            ask.add_argument("--all", dest="every_pair", action="store_true", help="every pair tested, not only "
+                                                                                   "the flagged")
         if name in ("money", "ratings"):
             ask.add_argument("--group", action="store_true",
                              help="ask the group's database, across casinos (--config: the group's TOML file)")
@@ -220,6 +246,9 @@ async def ask(config: FloorConfig, args: argparse.Namespace) -> list[dict[str, A
             return [await queries.round_record(connection, args.table, args.round)]
         if args.question == "dealers":
             return await dealer_work.dealers(connection, config.shifts, args.by, args.start, args.end)
+        if args.question == "collusion":
+            return await collusion_store.collusion(connection, args.start, args.end, alpha=args.alpha,
+                                                   every_pair=args.every_pair)
         if args.question == "ratings":
             return await rating_queries.ratings(connection, config.shifts, args.by or "player", args.start, args.end)
         return await queries.verify_chain(connection, args.table)

@@ -3,8 +3,9 @@ and summed by dealer, table or shift (`table-floor query dealers`).
 
 A table journals a stint's figures when it ends (table_runtime/staff/dealer_work.py: his logout, or the next
 dealer's push). The floor stores them as the table wrote them, under the employee id (never a name), and sums them:
-rounds, hands and boxes in play, time on shift, errors by kind; the rates are the sums' (rounds per hour of the
-summed time, errors per 100 of the summed rounds), so the stints of a shift add up to the table's own figures.
+rounds, hands and boxes in play, time on shift (in rounds, shuffling, idle), errors by kind; the rates are the
+sums' (rounds per hour of the summed time, errors per 100 of the summed rounds), so the stints of a shift add up
+to the table's own figures.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from casino_floor.shifts import Shifts
 DEALER_WORK: Final = "DealerWork"  # the status row's type
 Grouping = Literal["dealer", "table", "shift"]
 GROUPINGS: Final = ("dealer", "table", "shift")
-_SUMMED: Final = ("seconds", "seconds_in_rounds", "rounds", "hands", "box_rounds", "error_count")
+_SUMMED: Final = ("seconds", "seconds_in_rounds", "shuffle_seconds", "rounds", "hands", "box_rounds", "error_count")
 
 
 def is_dealer_work(row: Row) -> bool:
@@ -70,8 +71,13 @@ async def dealers(connection: asyncpg.Connection, shifts: Shifts, by: Grouping, 
     """One row per dealer, table or shift with the stints that began in [start, end)."""
     if by not in GROUPINGS:
         raise ValueError(f"by must be one of {', '.join(GROUPINGS)}")
-    stints = await connection.fetch("SELECT * FROM dealer_work WHERE since >= $1 AND since < $2 ORDER BY since",
-                                    start, end)
+    # The shuffle's seconds are read from the stored note itself (`events`, while it is retained): the table's
+    # figure, not a column of its own (a note written before it has none: 0, its shuffles in the idle time).
+    stints = await connection.fetch(
+        "SELECT d.*, coalesce(CASE WHEN jsonb_typeof(e.body::jsonb -> 'shuffle_seconds') = 'number' "
+        "THEN (e.body::jsonb ->> 'shuffle_seconds')::float8 END, 0) AS shuffle_seconds "
+        "FROM dealer_work d LEFT JOIN events e USING (table_id, journal, seq, ts) "
+        "WHERE d.since >= $1 AND d.since < $2 ORDER BY d.since", start, end)
     sums: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(_SUMMED, 0.0))
     errors: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     counts: dict[str, int] = defaultdict(int)
@@ -95,5 +101,9 @@ async def dealers(connection: asyncpg.Connection, shifts: Shifts, by: Grouping, 
                     "box_rounds_per_hour": round(total["box_rounds"] / hours, 2) if hours else 0.0,
                     "errors": dict(sorted(errors[key].items())), "error_count": int(total["error_count"]),
                     "errors_per_100_rounds": round(100.0 * total["error_count"] / total["rounds"], 2)
-                    if total["rounds"] else 0.0})
+                    if total["rounds"] else 0.0,
+                    "seconds_in_rounds": round(total["seconds_in_rounds"], 3),
+                    "shuffle_seconds": round(total["shuffle_seconds"], 3),
+                    "idle_seconds": round(max(0.0, total["seconds"] - total["seconds_in_rounds"]
+                                              - total["shuffle_seconds"]), 3)})
     return out

@@ -404,13 +404,17 @@ async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | Non
     nets = {} if players_net is None else players_net
     await hands.until("the shoe online", lambda: controller.devices.get("shoe") == "online", 20)
     await hands.until("the chip reader online", lambda: controller.devices.get("chips") == "online", 20)
-    done = 0
+    done, step_pace = 0, pace
     while rounds is None or done < rounds:
         await controller.writer.settled()  # the dealer looks at the table as the journal has it
         closed_before = controller.table.rounds_started if controller.table.round_closed else -1
         refused = controller.alarms.counts.get(AlarmKind.COMMAND_REFUSED, 0)
         if rotation is not None and card_reader is not None and not controller.table.round_in_play:
             await hands.rotate(rotation, card_reader)
+            on_shift = rotation.dealer(controller.core.shift.dealer)  # his own pace and errors
+            if on_shift is not None:
+                step_pace = pace * on_shift.pace_factor
+                dealer.error_rate = hands.error_rate = min(1.0, error_rate * on_shift.error_factor)
         intent = dealer.next_intent(controller.table)
         if seance is not None and isinstance(intent, Lock):  # between rounds, before the bets lock
             await seance_steps(app, seance, seance.steps(controller.core.seances))
@@ -429,8 +433,8 @@ async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | Non
                 nets[current.number] = nets.get(current.number, 0) + net
             if on_round is not None:
                 on_round(done)
-        if pace:
-            await asyncio.sleep(pace)
+        if step_pace:
+            await asyncio.sleep(step_pace)
     await controller.writer.settled()
     if seance is not None and controller.core.seances.current is not None and not controller.table.round_in_play:
         await seance_steps(app, seance, [seance.close()])  # the demo's end closes its séance

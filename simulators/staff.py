@@ -5,7 +5,9 @@ dealers' rotation (issue 34).
 a supervisor, each with a badge and a PIN (the numbers are the simulation's; the registry keeps only their hashes).
 `DealerRotation` says when the next dealer takes the table: every `every_seconds` of play (30 minutes by default, a
 pit's usual rotation), in turn, each swiping his badge at the table's reader, which pushes the dealer on shift
-(core/shift.py). The clock is passed in.
+(core/shift.py); `first` says whose turn comes first, so the tables of a floor demo start on different dealers and
+pass them on. The clock is passed in. The dealers are not alike: each deals at his own pace (`pace_factor`, times
+the demo's `--pace`) and errs at his own rate (`error_factor`, times its `--error-rate`), as a pit's dealers do.
 """
 
 from __future__ import annotations
@@ -25,13 +27,15 @@ class SimulatedEmployee:
     roles: str
     badge: str
     pin: str
+    pace_factor: float = 1.0  # his seconds between two actions, as a multiple of the demo's pace
+    error_factor: float = 1.0  # his errors, as a multiple of the demo's error rate
 
 
 DEALERS: Final = (
     SimulatedEmployee("D01", "Marie Dupont", "dealer", "8800000001", "1357"),
-    SimulatedEmployee("D02", "Luc Bonnet", "dealer", "8800000002", "2468"),
-    SimulatedEmployee("D03", "Sofia Marchetti", "dealer", "8800000003", "3579"),
-    SimulatedEmployee("D04", "Karim Haddad", "dealer", "8800000004", "4680"),
+    SimulatedEmployee("D02", "Luc Bonnet", "dealer", "8800000002", "2468", pace_factor=0.7, error_factor=0.5),
+    SimulatedEmployee("D03", "Sofia Marchetti", "dealer", "8800000003", "3579", pace_factor=1.4),
+    SimulatedEmployee("D04", "Karim Haddad", "dealer", "8800000004", "4680", pace_factor=0.9, error_factor=3.0),
 )
 SUPERVISOR: Final = SimulatedEmployee("S01", "Paul Martin", "supervisor", "8800000009", "9753")
 ROTATION_SECONDS: Final = 30 * 60.0
@@ -58,11 +62,11 @@ class DealerRotation:
     """Which dealer takes the table next, and when: the first at once, then the next every `every_seconds`."""
 
     def __init__(self, clock: Callable[[], float], *, every_seconds: float = ROTATION_SECONDS,
-                 dealers: tuple[SimulatedEmployee, ...] = DEALERS) -> None:
+                 dealers: tuple[SimulatedEmployee, ...] = DEALERS, first: int = 0) -> None:
         self._clock = clock
         self.every_seconds = every_seconds
         self.dealers = dealers
-        self._turn = 0
+        self._turn = first
         self._since: float | None = None
 
     def due(self) -> SimulatedEmployee | None:
@@ -74,3 +78,7 @@ class DealerRotation:
         dealer = self.dealers[self._turn % len(self.dealers)]
         self._turn += 1
         return dealer
+
+    def dealer(self, employee_id: str | None) -> SimulatedEmployee | None:
+        """The simulated dealer of this id (the one on shift), or None."""
+        return next((dealer for dealer in self.dealers if dealer.employee_id == employee_id), None)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from casino_floor.money import ShiftMoney
+from casino_floor.pit.dealers_on_shift import DealersOnShift
 from casino_floor.pit.rated_players import RatedPlayers
 from casino_floor.ratings import RATINGS_TOPIC
 from casino_floor.tables_view import FloorView
@@ -93,6 +94,7 @@ class FloorPicture:
         self._clock = clock
         self._tables: set[str] = set()
         self.rated = RatedPlayers()  # the rated players seated at each table (the ``ratings`` channel)
+        self.dealers = DealersOnShift()  # the dealer on shift at each table (the ``events`` channel)
 
     def apply(self, topic_name: str, payload: dict[str, Any]) -> str | None:
         if topic_name == RATINGS_TOPIC:
@@ -101,12 +103,14 @@ class FloorPicture:
         if not isinstance(table_id, str) or not table_id:
             return None
         self.view.apply(topic_name, payload)
+        if topic_name == "events":
+            self.dealers.apply(payload)
         self._tables.add(table_id)
         return table_id
 
     def overview(self) -> dict[str, Any]:
         return {**pit_picture(self.view.overview(), self.view.shifts.name_of(self._clock())),
-                "rated": self.rated.overview()}
+                "rated": self.rated.overview(), "dealers": self.dealers.overview()}
 
     def snapshot(self, table_id: str) -> dict[str, Any] | None:
         """The table's newest snapshot; None for a table the feed never named (a page does not create one)."""

@@ -90,6 +90,27 @@ async def seed_rated(picture: FloorPicture, store: FloorStore, now: float) -> in
     return len(sessions)
 
 
+async def seed_dealers(picture: FloorPicture, store: FloorStore, now: float) -> int:
+    """The dealers on shift (logged in within `SEATED_WITHIN_S`) from the rows the store holds since their login;
+    how many."""
+    async with store.pool.acquire() as connection:
+        logins = await connection.fetch(
+            "SELECT DISTINCT ON (table_id) table_id, journal, seq, ts, type FROM events WHERE kind = 'input' "
+            "AND type IN ('EmployeeLoggedIn', 'EmployeeLoggedOut') AND ts >= $1 ORDER BY table_id, ts DESC, seq DESC",
+            now - SEATED_WITHIN_S)
+        seeded = 0
+        for login in logins:
+            if login["type"] != "EmployeeLoggedIn":
+                continue
+            rows = await connection.fetch(
+                "SELECT table_id, journal, seq, ts, kind, body FROM events WHERE table_id = $1 AND journal = $2 "
+                "AND seq >= $3 AND ts >= $4 ORDER BY seq", login["table_id"], login["journal"], login["seq"],
+                login["ts"])
+            picture.dealers.seed([{**dict(row), "body": json.loads(row["body"])} for row in rows])
+            seeded += 1
+    return seeded
+
+
 async def serve_pit(
     config: FloorConfig,
     *,
@@ -132,6 +153,7 @@ async def serve_pit(
             if store is not None:  # after subscribing: a round closed meanwhile is in one or the other, or both
                 await seed_shift(picture, store, clock())
                 await seed_rated(picture, store, clock())
+                await seed_dealers(picture, store, clock())
                 server.changed()
                 tasks.create_task(show_floor_alarms(store, fold, config.check_interval, follows=config.follows))
             if started is not None:

@@ -97,6 +97,8 @@ def register(subparsers: Any) -> None:
                              "supervisor clears his alarms by name, and the table deals only with a dealer logged in")
     parser.add_argument("--rotate-minutes", type=float, default=30.0,
                         help="with --staff: minutes of play between two dealers' rotations")
+    parser.add_argument("--first-dealer", type=int, default=1,
+                        help="with --staff: which simulated dealer (1-4) takes the table first; the others follow")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(handler=run)
 
@@ -134,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--buy-in-cents", "a whole number of cents >= 0")
     if args.rotate_minutes <= 0:
         raise ConfigError("--rotate-minutes", "a number of minutes above 0")
+    if not 1 <= args.first_dealer <= 4:
+        raise ConfigError("--first-dealer", "one of the simulated dealers, 1 to 4")
     if args.staff and args.fast:
         raise ConfigError("--staff", "the dealers badge at the live table's reader: not with --fast")
     if args.seance_rounds < 0:
@@ -281,7 +285,8 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
 
         registry = demo_staff_registry(data_dir / "staff.sqlite", DEMO_CARD_SECRET)
         staff = StaffDesk(controller, registry, secret=DEMO_CARD_SECRET, clock=time.monotonic)
-        rotation = DealerRotation(time.monotonic, every_seconds=args.rotate_minutes * 60.0)
+        rotation = DealerRotation(time.monotonic, every_seconds=args.rotate_minutes * 60.0,
+                                  first=args.first_dealer - 1)
         extra["staff"] = staff
     extra["player_cards"] = PlayerCardLink(controller, [CardReaderAt(EvdevCardReader(card_reader.path))],
                                            secret=DEMO_CARD_SECRET, staff=staff)

@@ -33,6 +33,7 @@ from casino_floor.service import FloorService
 from casino_floor.store import FloorStore
 from simulators.mosquitto import BrokerError, MosquittoBroker
 from simulators.postgres import PostgresError, PostgresServer
+from simulators.staff import DEALERS
 from table_runtime.errors import ConfigError
 from table_runtime.game.rules import PROFILES
 from table_runtime.runtime.recall import euros
@@ -63,6 +64,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="every table's rules (fr-2020: surrender and the hyper black jack field played)")
     parser.add_argument("--language", default="fr", choices=("fr", "en"), help="the pit page's first language")
     parser.add_argument("--prefix", default="casino", help="the feed's topic prefix")
+    parser.add_argument("--staff", action="store_true",
+                        help="every table under a staff registry of simulated dealers, who rotate from table to "
+                             "table (each table starts on the next dealer)")
+    parser.add_argument("--rotate-minutes", type=float, default=30.0,
+                        help="with --staff: minutes of play between two dealers' rotations")
 
 
 def _http(text: str) -> tuple[str, int]:
@@ -77,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--tables", "a whole number from 1 to 50")
     if args.seconds is not None and args.seconds <= 0:
         raise ConfigError("--seconds", "a positive number of seconds")
+    if args.rotate_minutes <= 0:
+        raise ConfigError("--rotate-minutes", "a number of minutes above 0")
     _http(args.http)  # the pit page's token, if any, from FLOOR_PIT_TOKEN as for `table-floor run`
     own = args.data_dir is None
     work = Path(tempfile.mkdtemp(prefix="floor-demo-")) if own else Path(args.data_dir)
@@ -203,6 +211,8 @@ async def _tables(
                     "--pace", str(args.pace), "--error-rate", str(args.error_rate),
                     "--buy-in-cents", str(FLOOR_BUY_IN_CENTS), "--profile", args.profile,
                     "--data-dir", str(work / "tables" / table_id),
+                    *(("--staff", "--rotate-minutes", str(args.rotate_minutes), "--first-dealer",
+                       str(index % len(DEALERS) + 1)) if args.staff else ()),
                     stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
                     start_new_session=True,  # stopped by us, after the pit, not by the terminal's Ctrl-C
                 ))  # fmt: skip

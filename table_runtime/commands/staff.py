@@ -153,13 +153,14 @@ def run_work(args: argparse.Namespace) -> int:
             print(json.dumps(view, ensure_ascii=False))
         return 0
     print(f"{'employee':<10} {'name':<22} {'hours':>6} {'rounds':>6} {'rnd/h':>6} {'hands/h':>7} {'box-rnd/h':>9} "
-          f"{'idle %':>6} {'err/100':>7}  errors")
+          f"{'shuffle %':>9} {'idle %':>6} {'err/100':>7}  errors")
     for view in views:
         hours = view["seconds"] / 3600.0
-        idle = 100.0 * view["idle_seconds"] / view["seconds"] if view["seconds"] else 0.0
+        shuffle, idle = ((100.0 * view[name] / view["seconds"] if view["seconds"] else 0.0)
+                         for name in ("shuffle_seconds", "idle_seconds"))
         errors = ", ".join(f"{kind} {count}" for kind, count in view["errors"].items() if count) or "none"
         print(f"{view['employee']:<10} {view['name']:<22} {hours:>6.2f} {view['rounds']:>6} "
               f"{view['rounds_per_hour']:>6.1f} {view['hands_per_hour']:>7.1f} {view['box_rounds_per_hour']:>9.1f} "
-              f"{idle:>6.1f} {view['errors_per_100_rounds']:>7.1f}  {errors}")
+              f"{shuffle:>9.1f} {idle:>6.1f} {view['errors_per_100_rounds']:>7.1f}  {errors}")
     print(f"{len(views)} {'dealer' if args.by == 'dealer' else 'stint'}(s)")
     return 0

@@ -8,8 +8,9 @@ decides nothing again: the rounds, the alarms and the authors are the journal's)
 - `rounds` (a `round` row: closed or voided) and `hands` (the hands of its boxes, splits included), `box_rounds`
   (the boxes in play of each round, summed): a full table deals fewer rounds an hour, so the pace a pit compares is
   `box_rounds_per_hour` as much as `rounds_per_hour`;
-- `seconds` on shift, `seconds_in_rounds` (from each round's `RoundStarted` to its record) and `idle_seconds`
-  (the rest: shuffles, bets, pauses);
+- `seconds` on shift, `seconds_in_rounds` (from each round's `RoundStarted` to its record), `shuffle_seconds`
+  (from the shoe's end, the record of the round the cut card came out in, to the next shoe's `ShoeShuffled`: the
+  shuffle, or the change of shoe) and `idle_seconds` (the rest: bets, pauses, waiting for players);
 - `errors` by kind: `refused` (a command the table refused and alarmed, each of a storm's count), `undo` (an
   UNDO taken), `manual_card` (a card entered by hand), `wrong_payout` and `bank_draw` (a card drawn for the bank
   when it must stand, or the bank settled when it must draw), the ones the table caught; and
@@ -63,6 +64,7 @@ class Stint:
     hands: int = 0
     box_rounds: int = 0
     seconds_in_rounds: float = 0.0
+    shuffle_seconds: float = 0.0
     errors: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ERROR_KINDS, 0))
     summed_seconds: float | None = None  # several stints summed (`by_dealer`): their time on shift
 
@@ -84,7 +86,8 @@ class Stint:
         return {
             "employee": self.employee, "since_seq": self.since_seq, "since": self.since, "until": self.until,
             "seconds": round(self.seconds, 3), "seconds_in_rounds": round(self.seconds_in_rounds, 3),
-            "idle_seconds": round(max(0.0, self.seconds - self.seconds_in_rounds), 3),
+            "shuffle_seconds": round(self.shuffle_seconds, 3),
+            "idle_seconds": round(max(0.0, self.seconds - self.seconds_in_rounds - self.shuffle_seconds), 3),
             "rounds": self.rounds, "hands": self.hands, "box_rounds": self.box_rounds,
             "rounds_per_hour": round(self.per_hour(self.rounds), 2),
             "hands_per_hour": round(self.per_hour(self.hands), 2),
@@ -100,6 +103,8 @@ class WorkTally:
         self.stints: list[Stint] = []
         self._open: Stint | None = None
         self._round_started: float | None = None
+        self._cut_card_in_round = False  # the cut card came out in the round in play: the shoe ends with it
+        self._shoe_ended: float | None = None  # when the shoe ended and the shuffle began
 
     @property
     def open(self) -> Stint | None:
@@ -118,12 +123,21 @@ class WorkTally:
             elif type_ == "EmployeeLoggedOut":
                 if stint is not None and stint.employee == body.get("employee"):
                     self._close(row.ts)
+            elif type_ == "ShoeShuffled":
+                if stint is not None and self._shoe_ended is not None:
+                    stint.shuffle_seconds += max(0.0, row.ts - max(self._shoe_ended, stint.since))
+                self._shoe_ended = None
             elif stint is not None and type_ == "Undo":
                 stint.errors["undo"] += 1
             elif stint is not None and type_ == "CardDrawn" and body.get("manual"):
                 stint.errors["manual_card"] += 1
         elif kind == "event" and type_ == "RoundStarted":
             self._round_started = row.ts
+        elif kind == "event" and type_ == "CutCardSeen":
+            if self._round_started is None:
+                self._shoe_ended = row.ts  # between rounds: the shoe ends now
+            else:
+                self._cut_card_in_round = True
         elif kind == "round" and stint is not None:
             boxes = body.get("boxes") or []
             stint.rounds += 1
@@ -132,6 +146,8 @@ class WorkTally:
             if self._round_started is not None:
                 stint.seconds_in_rounds += max(0.0, row.ts - max(self._round_started, stint.since))
             self._round_started = None
+            if self._cut_card_in_round:
+                self._shoe_ended, self._cut_card_in_round = row.ts, False
         elif kind in ("alarm", "alarm_updated") and stint is not None:
             error = _ALARM_ERRORS.get(AlarmKind(body["kind"])) if body.get("kind") in _ALARM_ERRORS else None
             if error is not None:
@@ -166,6 +182,7 @@ def by_dealer(stints: Iterable[Stint]) -> dict[str, Stint]:
         total.hands += stint.hands
         total.box_rounds += stint.box_rounds
         total.seconds_in_rounds += stint.seconds_in_rounds
+        total.shuffle_seconds += stint.shuffle_seconds
         for kind, count in stint.errors.items():
             total.errors[kind] += count
     return totals

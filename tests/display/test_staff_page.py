@@ -13,6 +13,7 @@ from simulators.fast_table import FastTable
 from table_runtime.display import DisplayServer
 from table_runtime.journal import Journal, journal_path
 from table_runtime.runtime.app import TableApp
+from table_runtime.staff.dealer_work import dealer_work
 from tests.display.conftest import screenshot
 from tests.display.helpers import open_display
 from tests.table_runtime.staff.staff_table import staff_controller, staff_desk, staff_registry
@@ -57,4 +58,10 @@ async def test_a_dealer_logs_in_and_the_supervisor_sees_the_dealers(page: Page, 
             rows = page.locator("#dealers-rows tr")
             await expect(rows).to_have_count(1)
             await expect(rows.first.locator(".dealers-name")).to_have_text("Marie Dupont")
+            (stint,) = dealer_work(journal.entries())
+            view = stint.view()
+            await expect(rows.first.locator(".dealers-idle")).to_have_text(
+                f"{100 * view['idle_seconds'] / view['seconds']:.1f} %")
+            await expect(rows.first.locator(".dealers-shuffle")).to_have_text(
+                f"{100 * view['shuffle_seconds'] / view['seconds']:.1f} %")
             await screenshot(page, "staff-dealers-view-fr")

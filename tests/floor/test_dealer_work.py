@@ -63,3 +63,26 @@ async def test_a_shifts_dealers_sum_to_the_tables_own_rounds_and_errors(tmp_path
     assert d1["errors_per_100_rounds"] == round(100 * d1["error_count"] / d1["rounds"], 2)
     assert set(d1["errors"]) <= set(ERROR_KINDS)
     assert names == 0, "the floor holds employee ids, never names"
+
+
+async def test_the_floor_gives_the_stints_shuffle_apart_from_its_idle_time(tmp_path: Path, store: FloorStore,
+                                                                          database: str) -> None:
+    registry = staff_registry(tmp_path)
+    with Journal.open(journal_path(tmp_path)) as journal:
+        controller = staff_controller(journal)
+        desk = staff_desk(controller, registry)
+        desk.take_table("D1", "pin")
+        FastTable(controller, seed=4).run(70)
+        desk.leave_table()
+        (note,) = [entry.body for entry in journal.entries() if entry.body.get("type") == "DealerWork"]
+        messages = [(name, payload) for _, name, payload in feed_messages(journal, "casino", "T1")]
+    await store_messages(store, Ingest(await store.load_tracks()), messages, now=1_800_000_000.0)
+    connection = await asyncpg.connect(database)
+    try:
+        (row,) = await dealers(connection, Shifts(), "dealer", 0.0, 4e9)
+    finally:
+        await connection.close()
+    assert row["shuffle_seconds"] == note["shuffle_seconds"] > 0
+    assert row["seconds_in_rounds"] == note["seconds_in_rounds"]
+    assert row["idle_seconds"] == note["idle_seconds"] == round(row["seconds"] - row["seconds_in_rounds"]
+                                                                - row["shuffle_seconds"], 3)

@@ -1,5 +1,6 @@
 // The pit overview: every table at a glance, the pit's open alarms, the shift's figures. Read-only.
 import { $, el, runPage, withQuery } from "./dom.js";
+import { renderDealers } from "./dealers.js";
 import { renderRated, sortOnClick } from "./rated.js";
 import { applyStaticText, hold, lang, money, t, tableText } from "./text.js";
 
@@ -149,6 +150,7 @@ function render() {
   else if (shown.some((card, index) => list.children[index] !== card) || list.children.length !== shown.length) {
     list.replaceChildren(...shown);
   }
+  renderDealers(overview.dealers || []);
   renderRated(overview.rated || []);
   applyStaticText();
   document.body.dataset.tables = String(overview.tables.length);

@@ -44,7 +44,12 @@ export function showRatings(reply, snapshot) {
   $("ratings-dialog").showModal();
 }
 
-// The dealers' stints at this table (where a staff registry rules it): pace and errors per 100 rounds.
+// The dealers' stints at this table (where a staff registry rules it): pace, the time shuffling and idle (in % of
+// the stint's), errors per 100 rounds.
+function share(part, whole) {
+  return `${(whole > 0 ? (100 * part) / whole : 0).toFixed(1)} %`;
+}
+
 function showDealers(dealers) {
   $("dealers").hidden = !dealers;
   if (!dealers) return;
@@ -55,6 +60,8 @@ function showDealers(dealers) {
     el("td", { text: stint.rounds_per_hour.toFixed(1) }),
     el("td", { text: stint.hands_per_hour.toFixed(1) }),
     el("td", { text: stint.box_rounds_per_hour.toFixed(1) }),
+    el("td", { class: "dealers-shuffle", text: share(stint.shuffle_seconds || 0, stint.seconds) }),
+    el("td", { class: "dealers-idle", text: share(stint.idle_seconds, stint.seconds) }),
     el("td", { class: "dealers-errors", text: stint.errors_per_100_rounds.toFixed(1) }),
   ])));
 }

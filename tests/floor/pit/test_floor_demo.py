@@ -1,5 +1,6 @@
 """`table-floor demo`: one command brings up a floor (broker, database, the floor service, N real table processes,
-the pit page); the page shows the N tables live, the store fills, and Ctrl-C stops it all and leaves nothing behind."""
+the pit page); the page shows the N tables live and their dealers on shift, the store fills, and Ctrl-C stops it all
+and leaves nothing behind."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ async def line_with(stream: asyncio.StreamReader, prefix: str, seen: list[str]) 
 async def test_the_demo_shows_a_live_floor_of_n_tables_and_stops_cleanly(page: Page) -> None:
     demo = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "casino_floor", "demo", "--tables", str(TABLES),
-        "--http", f"127.0.0.1:{free_port()}", "--pace", "0.2", "--seconds", "150",
+        "--http", f"127.0.0.1:{free_port()}", "--pace", "0.2", "--seconds", "150", "--staff",
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
     )  # fmt: skip
@@ -67,6 +68,13 @@ async def test_the_demo_shows_a_live_floor_of_n_tables_and_stops_cleanly(page: P
         rated = page.locator("#rated tr[data-player^='p-']")
         await expect(rated.first).to_be_visible(timeout=60_000)
         await expect(rated.first.locator(".theo")).to_have_text(re.compile(r"\d+,\d\d\u00a0€"))
+        # Under the staff registry each table starts on its own dealer (they rotate from table to table), shown
+        # on the pit page by employee id with his pace.
+        dealers = page.locator("#dealers tbody tr")
+        await expect(dealers).to_have_count(TABLES, timeout=30_000)
+        assert await dealers.evaluate_all("rs => rs.map(r => r.dataset.table + ':' + r.dataset.employee)") == \
+            ["T01:D01", "T02:D02", "T03:D03"]
+        await expect(dealers.first.locator(".rounds")).not_to_have_text("0", timeout=60_000)
         # The floor service stored the tables' journals meanwhile, in the throwaway database.
         async with connected(dsn) as connection:
             stored = await connection.fetch("SELECT table_id, count(*) AS rows FROM events GROUP BY table_id")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,3 +57,53 @@ def test_the_stints_sum_to_the_tables_own_rounds_and_errors(tmp_path: Path) -> N
     view = dealers["D1"].view()
     assert view["rounds_per_hour"] == round(dealers["D1"].rounds * 3600 / dealers["D1"].seconds, 2)
     assert view["errors_per_100_rounds"] == round(100 * sum(dealers["D1"].errors.values()) / dealers["D1"].rounds, 2)
+
+
+@dataclass(frozen=True)
+class Row:
+    seq: int
+    ts: float
+    kind: str
+    body: dict[str, Any]
+
+
+def rows(*items: tuple[float, str, str]) -> list[Row]:
+    return [Row(seq, ts, kind, {"type": type_, "employee": "D1", "role": "dealer", "kind": "", "boxes": []})
+            for seq, (ts, kind, type_) in enumerate(items, start=1)]
+
+
+def test_the_shuffle_is_apart_from_the_idle_time() -> None:
+    """From the record of the round the cut card came out in (or the cut card between rounds) to the next shoe's
+    ShoeShuffled; a first shoe, or a ShoeShuffled with no shoe ended, is no shuffle of his."""
+    (stint,) = dealer_work(rows(
+        (0, "input", "EmployeeLoggedIn"), (5, "input", "ShoeShuffled"),
+        (10, "event", "RoundStarted"), (20, "event", "CutCardSeen"), (30, "round", "RoundRecord"),
+        (90, "input", "ShoeShuffled"),  # 60 s of shuffle
+        (100, "event", "RoundStarted"), (130, "round", "RoundRecord"),
+        (140, "event", "CutCardSeen"), (150, "input", "ShoeShuffled"),  # the cut card between rounds: 10 s
+        (200, "input", "EmployeeLoggedOut")))
+    view = stint.view()
+    assert (view["seconds"], view["seconds_in_rounds"], view["shuffle_seconds"], view["idle_seconds"]) == \
+        (200, 50, 70, 80)
+    assert by_dealer([stint, stint])["D1"].view()["shuffle_seconds"] == 140
+
+
+@pytest.mark.slow  # 70 rounds journaled with real fsyncs
+def test_a_stints_shuffles_are_the_journals_shoe_changes(tmp_path: Path) -> None:
+    registry = staff_registry(tmp_path)
+    with Journal.open(journal_path(tmp_path)) as journal:
+        controller = staff_controller(journal)
+        desk = staff_desk(controller, registry)
+        desk.take_table("D1", "pin")
+        FastTable(controller, seed=4).run(70)
+        desk.leave_table()
+        entries = list(journal.entries())
+    (stint,) = dealer_work(entries)
+    shuffled = [entry for entry in entries if entry.kind == "input" and entry.body["type"] == "ShoeShuffled"
+                and entry.seq > stint.since_seq and any(row.kind == "round" for row in entries[:entry.seq])]
+    assert len(shuffled) >= 2, "70 rounds go through more than two shoes (the first shoe is no shuffle of his)"
+    ends = [max(entry.ts for entry in entries if entry.kind == "round" and entry.seq < shuffle.seq)
+            for shuffle in shuffled]
+    assert stint.shuffle_seconds == sum(shuffle.ts - end for shuffle, end in zip(shuffled, ends, strict=True)) > 0
+    view = stint.view()
+    assert view["idle_seconds"] == round(stint.seconds - stint.seconds_in_rounds - stint.shuffle_seconds, 3)
