@@ -11,6 +11,8 @@
     table-floor query ratings --by player --from 2026-12-01T06:00 --to 2026-12-02T06:00
     table-floor query dealers --by dealer|table|shift --from 2026-12-01T06:00 --to 2026-12-02T06:00
     table-floor query collusion --from 2026-11-24T00:00 --to 2026-12-01T00:00 [--alpha 0.01] [--all]
+    table-floor query seances --day 2026-12-01 [--format csv|json]
+    table-floor registre --day 2026-12-01 --pdf registre.pdf [--csv registre.csv]
     table-floor ratings forget p-3f9a0c1b2d4e
     table-floor retention --config floor.toml
     table-floor group setup --config group.toml
@@ -45,6 +47,8 @@ from casino_floor import (
     queries,
     rating_commands,
     rating_queries,
+    register_commands,
+    seances,
 )
 from casino_floor.config import FloorConfig, load_config
 from casino_floor.group_config import load_group_config
@@ -102,6 +106,8 @@ def _parser() -> argparse.ArgumentParser:
                     "table or shift", ("from", "to", "dealers_by")),
         "collusion": ("the (dealer, rated player) pairs whose errors favour the player beyond chance, in the rounds "
                       "between two times, with their evidence", ("from", "to", "collusion")),
+        "seances": ("every séance opened on a day (UTC), per table: opener, fills, credits, drop, closer, tips, win "
+                    "and the journal head its figures came from (docs/accounts.md)", ("day",)),
     }
     for name, (text, needs) in asks.items():
         ask = query.add_parser(name, help=text)
@@ -116,6 +122,8 @@ def _parser() -> argparse.ArgumentParser:
             ask.add_argument("--shift", required=True, help="YYYY-MM-DDTHH: the shift starting at that UTC hour")
         if "round" in needs:
             ask.add_argument("--round", type=int, required=True)
+        if "day" in needs:
+            ask.add_argument("--day", type=register_commands.day, required=True, help="YYYY-MM-DD")
         if "by" in needs:
             ask.add_argument("--by", choices=rating_queries.GROUPINGS, default=None,
                              help="default: player")
@@ -132,6 +140,7 @@ def _parser() -> argparse.ArgumentParser:
         if name == "money":
             ask.add_argument("--by", choices=MONEY_GROUPINGS, default=None, help="with --group: default casino,shift")
     rating_commands.register(commands)  # `ratings forget PLAYER`
+    register_commands.register(commands)  # `registre --day D --pdf FILE`
     group_commands.register(commands)  # `group setup|status`
     # Commands other packages add without casino_floor importing them: the simulators' `demo`.
     for entry in entry_points(group=COMMANDS_GROUP):
@@ -249,6 +258,8 @@ async def ask(config: FloorConfig, args: argparse.Namespace) -> list[dict[str, A
         if args.question == "collusion":
             return await collusion_store.collusion(connection, args.start, args.end, alpha=args.alpha,
                                                    every_pair=args.every_pair)
+        if args.question == "seances":
+            return await seances.seances_of_day(connection, args.day)
         if args.question == "ratings":
             return await rating_queries.ratings(connection, config.shifts, args.by or "player", args.start, args.end)
         return await queries.verify_chain(connection, args.table)

@@ -23,6 +23,7 @@ from casino_floor.integrity import FloorAlarm, JournalTrack, Row
 from casino_floor.migrate import migrate
 from casino_floor.money import BUY_IN_EVENT, buy_in_cents, round_handle_cents, round_win_cents
 from casino_floor.ratings import RatingMessage, write_ratings
+from casino_floor.seances import is_seance_step, seance_step_row, write_seance_steps
 from casino_floor.set_aside import Demoted, SetAside
 
 WriteMethod = Literal["unnest", "copy", "executemany"]
@@ -128,6 +129,8 @@ def derived_rows(row: Row) -> None:
         buy_in_row(row)
     elif is_dealer_work(row):  # a dealer's stint (casino_floor/dealer_work.py)
         dealer_work_row(row)
+    elif is_seance_step(row):  # a step of a séance (casino_floor/seances.py)
+        seance_step_row(row)
 
 
 async def _prepare(connection: asyncpg.Connection) -> None:
@@ -249,6 +252,7 @@ class FloorStore:
                 "INSERT INTO buy_ins (table_id, journal, seq, ts, round, cents, tender, box, player, by_role) "
                 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING", buy_ins)
         await write_dealer_work(connection, rows)  # the dealers' stints (casino_floor/dealer_work.py)
+        await write_seance_steps(connection, rows)  # the séances' steps (casino_floor/seances.py)
 
     async def _set_aside(self, connection: asyncpg.Connection, set_aside: Sequence[SetAside]) -> None:
         quarantine = [aside.quarantine_row() for aside in set_aside if aside.evidence is None]
@@ -270,7 +274,7 @@ class FloorStore:
             "'kind', kind, 'type', type, 'body', body::json, 'prev_hash', prev_hash, 'hash', hash)::text "
             "FROM events WHERE table_id = $1 AND journal = $2 AND seq BETWEEN $3 AND $4",
             [(*span, d.reason) for span, d in zip(spans, demoted, strict=True)])
-        for table in ("events", "rounds", "buy_ins", "alarms", "alarm_clears"):
+        for table in ("events", "rounds", "buy_ins", "alarms", "alarm_clears", "seance_steps"):
             await connection.executemany(
                 f"DELETE FROM {table} WHERE table_id = $1 AND journal = $2 AND seq BETWEEN $3 AND $4", spans)
 
