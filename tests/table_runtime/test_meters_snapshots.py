@@ -9,10 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema  # type: ignore[import-untyped]  # no stubs in the test environment
 import pytest
 
 from table_runtime.cli import main
 from table_runtime.core.meters_snapshots import gaming_day
+from table_runtime.feed.messages import Topics, messages_for_entry
 from table_runtime.game.cards import Card
 from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, Next, ShoeShuffled
 from table_runtime.game.rules import TableLimits, profile
@@ -21,6 +23,8 @@ from table_runtime.runtime.controller import TableController
 
 RULES, LIMITS = profile("fr-casino"), TableLimits()
 OPENER = {"50000": 20}  # 10,000.00 €
+METERS_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "feed" / "schemas" / "meters.json")
+                           .read_text(encoding="utf-8"))
 DAY = dt.datetime(2026, 12, 1, 5, 59, tzinfo=dt.UTC).timestamp()  # one minute before the gaming day ends
 
 
@@ -101,6 +105,11 @@ def test_a_seance_s_fills_credits_and_tips_count_into_the_meters_and_its_close_i
         assert [row.kind for row in rows[close.seq:snapshot.seq - 1]] == ["event"]  # its SeanceUpdated, then it
         assert snapshot.body["reason"] == "seance_closed" and snapshot.body["seance"] == 1
         assert snapshot.body["meters"] == meters and snapshot.body["day"] == gaming_day(DAY - 3600)
+        # On the feed: the row on `events`, and the snapshot on `meters`, as docs/feed/schemas/meters.json says.
+        messages = messages_for_entry(Topics("casino", "T"), snapshot, journal.journal_id)
+        assert [message.topic for message in messages] == ["casino/tables/T/events", "casino/tables/T/meters"]
+        jsonschema.validate(messages[1].payload, METERS_SCHEMA)
+        assert messages[1].payload["snapshot"]["meters"] == meters
 
     report = command_json(capsys, "meters", "--data-dir", str(tmp_path), "--json", "--snapshots")
     assert report["meters"] == meters and report["table_id"] == "T"
@@ -170,6 +179,7 @@ def test_a_ram_clear_keeps_the_old_journal_and_journals_who_did_it_and_the_meter
     assert main(["journal", "verify", "--data-dir", str(tmp_path)]) == 0 and "journal ok" in capsys.readouterr().out
     with Journal.open(path) as new:
         (first,) = list(new.entries())
+        jsonschema.validate(messages_for_entry(Topics("casino", "T"), first, new.journal_id)[1].payload, METERS_SCHEMA)
         assert first.seq == 1 and first.kind == "meters" and first.body["reason"] == "journal_cleared"
         assert first.body["employee"] == "E1042" and first.body["previous_journal"] == old_id
         assert first.body["previous_head"] == old_head and first.body["meters"] == closing
