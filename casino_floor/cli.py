@@ -10,6 +10,7 @@
     table-floor query verify --table T01
     table-floor query ratings --by player --from 2026-12-01T06:00 --to 2026-12-02T06:00
     table-floor query dealers --by dealer|table|shift --from 2026-12-01T06:00 --to 2026-12-02T06:00
+    table-floor query meters [--table T01] --from 2026-12-01T06:00 --to 2026-12-02T06:00
     table-floor ratings forget p-3f9a0c1b2d4e
     table-floor retention --config floor.toml
     table-floor group setup --config group.toml
@@ -36,7 +37,7 @@ from typing import Any
 
 import asyncpg
 
-from casino_floor import dealer_work, group_commands, partitions, queries, rating_commands, rating_queries
+from casino_floor import dealer_work, group_commands, meters, partitions, queries, rating_commands, rating_queries
 from casino_floor.config import FloorConfig, load_config
 from casino_floor.group_config import load_group_config
 from casino_floor.group_queries import MONEY_GROUPINGS
@@ -81,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
         "ratings": ("rated sessions started between two times, by player, table or shift", ("from", "to", "by")),
         "dealers": ("the dealers' pace and errors per 100 rounds, their stints begun between two times, by dealer, "
                     "table or shift", ("from", "to", "dealers_by")),
+        "meters": ("the tables' lifetime meters snapshots (séance closes, gaming days' ends, RAM clears) between two "
+                   "times", ("from", "to", "any_table")),
     }
     for name, (text, needs) in asks.items():
         ask = query.add_parser(name, help=text)
@@ -88,6 +91,8 @@ def _parser() -> argparse.ArgumentParser:
         ask.add_argument("--format", choices=("csv", "json"), default="csv")
         if "table" in needs:
             ask.add_argument("--table", required=True)
+        if "any_table" in needs:
+            ask.add_argument("--table", default=None, help="one table (default: every table)")
         if "from" in needs:
             ask.add_argument("--from", dest="start", type=_time, required=True, help="ISO time, UTC by default")
             ask.add_argument("--to", dest="end", type=_time, required=True)
@@ -218,6 +223,8 @@ async def ask(config: FloorConfig, args: argparse.Namespace) -> list[dict[str, A
             return await queries.shift_money(connection, config.shifts, args.shift)
         if args.question == "round":
             return [await queries.round_record(connection, args.table, args.round)]
+        if args.question == "meters":
+            return await meters.snapshots(connection, args.table, args.start, args.end)
         if args.question == "dealers":
             return await dealer_work.dealers(connection, config.shifts, args.by, args.start, args.end)
         if args.question == "ratings":

@@ -20,6 +20,7 @@ import asyncpg
 from casino_floor import bounds
 from casino_floor.dealer_work import dealer_work_row, is_dealer_work, write_dealer_work
 from casino_floor.integrity import FloorAlarm, JournalTrack, Row
+from casino_floor.meters import is_meters, meters_row, write_meters
 from casino_floor.migrate import migrate
 from casino_floor.money import BUY_IN_EVENT, buy_in_cents, round_handle_cents, round_win_cents
 from casino_floor.ratings import RatingMessage, write_ratings
@@ -128,6 +129,8 @@ def derived_rows(row: Row) -> None:
         buy_in_row(row)
     elif is_dealer_work(row):  # a dealer's stint (casino_floor/dealer_work.py)
         dealer_work_row(row)
+    elif is_meters(row):  # a table's meters snapshot (casino_floor/meters.py)
+        meters_row(row)
 
 
 async def _prepare(connection: asyncpg.Connection) -> None:
@@ -249,6 +252,7 @@ class FloorStore:
                 "INSERT INTO buy_ins (table_id, journal, seq, ts, round, cents, tender, box, player, by_role) "
                 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING", buy_ins)
         await write_dealer_work(connection, rows)  # the dealers' stints (casino_floor/dealer_work.py)
+        await write_meters(connection, rows)  # the tables' meters snapshots (casino_floor/meters.py)
 
     async def _set_aside(self, connection: asyncpg.Connection, set_aside: Sequence[SetAside]) -> None:
         quarantine = [aside.quarantine_row() for aside in set_aside if aside.evidence is None]
