@@ -17,7 +17,6 @@ a day is named by the date it starts on. Pure: no I/O, no clock (the shell passe
 
 from __future__ import annotations
 
-import datetime as dt
 import enum
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -38,16 +37,37 @@ class SnapshotReason(enum.StrEnum):
     JOURNAL_CLEARED = "journal_cleared"
 
 
+DAY_SECONDS: Final = 86_400
+
+
+def _day_number(ts: float) -> int:
+    """The gaming day holding `ts`, as days since 1970-01-01 (the day's start 06:00 UTC)."""
+    return int((ts - DAY_STARTS_HOUR_UTC * 3600) // DAY_SECONDS)
+
+
+def _civil(days: int) -> tuple[int, int, int]:
+    """The proleptic Gregorian (year, month, day) of `days` since 1970-01-01 (H. Hinnant's civil_from_days), so the
+    core reads no calendar library."""
+    z = days + 719_468
+    era = z // 146_097
+    day_of_era = z - era * 146_097
+    year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36_524 - day_of_era // 146_096) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    shifted_month = (5 * day_of_year + 2) // 153
+    day = day_of_year - (153 * shifted_month + 2) // 5 + 1
+    month = shifted_month + 3 if shifted_month < 10 else shifted_month - 9
+    return year_of_era + era * 400 + (month <= 2), month, day
+
+
 def gaming_day(ts: float) -> str:
     """The gaming day holding `ts` (seconds since the epoch): the date (UTC) it started on, ``YYYY-MM-DD``."""
-    moment = dt.datetime.fromtimestamp(ts, dt.UTC) - dt.timedelta(hours=DAY_STARTS_HOUR_UTC)
-    return moment.date().isoformat()
+    year, month, day = _civil(_day_number(ts))
+    return f"{year:04d}-{month:02d}-{day:02d}"
 
 
 def day_ends(ts: float) -> float:
     """When the gaming day holding `ts` ends (the next one starts), in seconds since the epoch."""
-    start = dt.datetime.fromisoformat(gaming_day(ts)).replace(hour=DAY_STARTS_HOUR_UTC, tzinfo=dt.UTC)
-    return (start + dt.timedelta(days=1)).timestamp()
+    return float((_day_number(ts) + 1) * DAY_SECONDS + DAY_STARTS_HOUR_UTC * 3600)
 
 
 def snapshot_body(meters: Mapping[str, Any], reason: SnapshotReason, *, day: str, **detail: Any) -> dict[str, Any]:

@@ -11,9 +11,11 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]  # no stubs in the test environment
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from table_runtime.cli import main
-from table_runtime.core.meters_snapshots import gaming_day
+from table_runtime.core.meters_snapshots import day_ends, gaming_day
 from table_runtime.feed.messages import Topics, messages_for_entry
 from table_runtime.game.cards import Card
 from table_runtime.game.inputs import BetsLocked, BoxBet, CardDrawn, Confirm, Next, ShoeShuffled
@@ -214,3 +216,11 @@ def test_a_configuration_change_found_at_a_start_names_who_made_it_when_the_star
     # The row says it: a reader elsewhere (the floor) reads the same author.
     with Journal.open(journal_path(tmp_path)) as journal:
         assert [row.body.get("by") for row in journal.entries(kinds=("terms",))] == [None, "E2001", None]
+
+
+@given(st.floats(min_value=-2e9, max_value=5e9))
+def test_the_gaming_day_is_the_calendar_s_from_six_in_the_morning_utc(ts: float) -> None:
+    started = dt.datetime.fromtimestamp(ts, dt.UTC) - dt.timedelta(hours=6)
+    assert gaming_day(ts) == started.date().isoformat()
+    ends = dt.datetime.fromisoformat(started.date().isoformat()).replace(hour=6, tzinfo=dt.UTC) + dt.timedelta(days=1)
+    assert day_ends(ts) == ends.timestamp()
