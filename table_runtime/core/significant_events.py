@@ -167,7 +167,8 @@ class SignificantEvents:
         reason = body.get("reason")
         if reason not in ("journal_cleared", "journal_closed"):
             return []
-        meters = body.get("meters") if isinstance(body.get("meters"), Mapping) else {}
+        found = body.get("meters")
+        meters: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         return [_event(str(reason), seq, ts, by=body.get("employee"), previous_journal=body.get("previous_journal"),
                        previous_head=body.get("previous_head"), next_file=body.get("next_file"),
                        handle_cents=meters.get("handle_cents"), win_cents=meters.get("win_cents"),
