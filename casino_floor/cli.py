@@ -13,6 +13,7 @@
     table-floor query collusion --from 2026-11-24T00:00 --to 2026-12-01T00:00 [--alpha 0.01] [--all]
     table-floor query seances --day 2026-12-01 [--format csv|json]
     table-floor registre --day 2026-12-01 --pdf registre.pdf [--csv registre.csv]
+    table-floor query meters [--table T01] --from 2026-12-01T06:00 --to 2026-12-02T06:00
     table-floor ratings forget p-3f9a0c1b2d4e
     table-floor retention --config floor.toml
     table-floor group setup --config group.toml
@@ -43,6 +44,7 @@ from casino_floor import (
     collusion_store,
     dealer_work,
     group_commands,
+    meters,
     partitions,
     queries,
     rating_commands,
@@ -108,6 +110,8 @@ def _parser() -> argparse.ArgumentParser:
                       "between two times, with their evidence", ("from", "to", "collusion")),
         "seances": ("every séance opened on a day (UTC), per table: opener, fills, credits, drop, closer, tips, win "
                     "and the journal head its figures came from (docs/accounts.md)", ("day",)),
+        "meters": ("the tables' lifetime meters snapshots (séance closes, gaming days' ends, RAM clears) between two "
+                   "times", ("from", "to", "any_table")),
     }
     for name, (text, needs) in asks.items():
         ask = query.add_parser(name, help=text)
@@ -115,6 +119,8 @@ def _parser() -> argparse.ArgumentParser:
         ask.add_argument("--format", choices=("csv", "json"), default="csv")
         if "table" in needs:
             ask.add_argument("--table", required=True)
+        if "any_table" in needs:
+            ask.add_argument("--table", default=None, help="one table (default: every table)")
         if "from" in needs:
             ask.add_argument("--from", dest="start", type=_time, required=True, help="ISO time, UTC by default")
             ask.add_argument("--to", dest="end", type=_time, required=True)
@@ -253,6 +259,8 @@ async def ask(config: FloorConfig, args: argparse.Namespace) -> list[dict[str, A
             return await queries.shift_money(connection, config.shifts, args.shift)
         if args.question == "round":
             return [await queries.round_record(connection, args.table, args.round)]
+        if args.question == "meters":
+            return await meters.snapshots(connection, args.table, args.start, args.end)
         if args.question == "dealers":
             return await dealer_work.dealers(connection, config.shifts, args.by, args.start, args.end)
         if args.question == "collusion":

@@ -20,6 +20,7 @@ import asyncpg
 from casino_floor import bounds
 from casino_floor.dealer_work import dealer_work_row, is_dealer_work, write_dealer_work
 from casino_floor.integrity import FloorAlarm, JournalTrack, Row
+from casino_floor.meters import is_meters, meters_row, write_meters
 from casino_floor.migrate import migrate
 from casino_floor.money import BUY_IN_EVENT, buy_in_cents, round_handle_cents, round_win_cents
 from casino_floor.ratings import RatingMessage, write_ratings
@@ -131,6 +132,8 @@ def derived_rows(row: Row) -> None:
         dealer_work_row(row)
     elif is_seance_step(row):  # a step of a séance (casino_floor/seances.py)
         seance_step_row(row)
+    elif is_meters(row):  # a table's meters snapshot (casino_floor/meters.py)
+        meters_row(row)
 
 
 async def _prepare(connection: asyncpg.Connection) -> None:
@@ -253,6 +256,7 @@ class FloorStore:
                 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING", buy_ins)
         await write_dealer_work(connection, rows)  # the dealers' stints (casino_floor/dealer_work.py)
         await write_seance_steps(connection, rows)  # the séances' steps (casino_floor/seances.py)
+        await write_meters(connection, rows)  # the tables' meters snapshots (casino_floor/meters.py)
 
     async def _set_aside(self, connection: asyncpg.Connection, set_aside: Sequence[SetAside]) -> None:
         quarantine = [aside.quarantine_row() for aside in set_aside if aside.evidence is None]
@@ -274,7 +278,7 @@ class FloorStore:
             "'kind', kind, 'type', type, 'body', body::json, 'prev_hash', prev_hash, 'hash', hash)::text "
             "FROM events WHERE table_id = $1 AND journal = $2 AND seq BETWEEN $3 AND $4",
             [(*span, d.reason) for span, d in zip(spans, demoted, strict=True)])
-        for table in ("events", "rounds", "buy_ins", "alarms", "alarm_clears", "seance_steps"):
+        for table in ("events", "rounds", "buy_ins", "alarms", "alarm_clears", "seance_steps", "meters"):
             await connection.executemany(
                 f"DELETE FROM {table} WHERE table_id = $1 AND journal = $2 AND seq BETWEEN $3 AND $4", spans)
 

@@ -22,6 +22,16 @@ def count_of(things: str) -> Callable[[str], int]:
     return parse
 
 
+def employee_id(text: str) -> str:
+    """An argparse type: a staff registry's employee id (table_runtime/staff/registry.py), e.g. ``E1042``."""
+    from table_runtime.staff.registry import check_employee_id  # its hashing libraries only when one is given
+
+    try:
+        return check_employee_id(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
 def existing_journal(data_dir: str | Path) -> Path:
     """The journal of `data_dir`; a `JournalError` when there is none (rather than opening a new, empty one)."""
     path = journal_path(data_dir)

@@ -29,6 +29,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from table_runtime.commands.arguments import employee_id
 from table_runtime.commands.config import checked_config
 from table_runtime.config import ConfigInvalidError, TableConfig, describe
 from table_runtime.errors import ConfigError, TableError
@@ -61,6 +62,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--config", required=True, help="the table's TOML file, e.g. /etc/table-runtime/table.toml")
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                         help="logging to stderr (the systemd journal; timestamped elsewhere); default INFO")
+    parser.add_argument("--changed-by", type=employee_id, default=None, metavar="EMPLOYEE",
+                        help="who changed the configuration (an employee id): named by the journal's terms row "
+                             "when this start finds the zones or house settings changed (docs/events.md)")
     parser.set_defaults(handler=run)
 
 
@@ -83,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         notifier.status(f"bad configuration, not restarted: {first.key}: {first.message}{more}")
         return EXIT_REFUSED
     try:
-        return asyncio.run(serve(config, notifier=notifier))
+        return asyncio.run(serve(config, notifier=notifier, changed_by=args.changed_by))
     except JournalUnwritableError as error:
         # Not the configuration's fault and not for good (a full or failing card): exit 1, so systemd
         # restarts it every RestartSec=, and it plays again once the card takes rows (docs/journal.md).
@@ -104,6 +108,7 @@ async def serve(
     clock_poll_seconds: float = POLL_SECONDS,
     clock_follow_seconds: float = FOLLOW_SECONDS,
     on_assembled: Callable[[AssembledTable], None] | None = None,
+    changed_by: str | None = None,
 ) -> int:
     """Wait for the clock, assemble the table, run it until a signal, shut it down cleanly. Returns the exit status."""
     from table_runtime.runtime.assembly import assemble
@@ -113,7 +118,7 @@ async def serve(
     clock = ClockState(await _wait_for_clock(config, notifier, clock_probe, clock_poll_seconds))
     log.info("table-runtime %s starting: %s", installed_version(), describe(config))
     notifier.status(f"starting table {config.table_id}: opening the journal and the devices")
-    with assemble(config) as table:
+    with assemble(config, changed_by=changed_by) as table:
         if on_assembled is not None:
             on_assembled(table)
         app = table.app

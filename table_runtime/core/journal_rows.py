@@ -241,13 +241,15 @@ class TermsRow:
 
     row_kind: ClassVar[RowKind] = RowKind.TERMS
     terms: TableTerms
+    by: str | None = None  # who changed the configuration, when the start was told (`run --changed-by`)
 
     def to_json(self) -> dict[str, Any]:
-        return self.terms.to_json()
+        return {**self.terms.to_json(), **({"by": self.by} if self.by is not None else {})}
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> TermsRow:
-        return cls(terms=TableTerms.from_json(body))
+        by = body.get("by")
+        return cls(terms=TableTerms.from_json(body), by=None if by is None else str(by))
 
 
 @dataclass(frozen=True, slots=True)

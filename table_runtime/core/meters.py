@@ -13,6 +13,11 @@ snapshot (`view`: the supervisor's view, the feed's `state`). Pure: no I/O, no c
 | `rounds` | rounds closed (settled and confirmed) |
 | `voids` | rounds voided (their stakes count nowhere: the round did not happen) |
 | `hands` | player hands settled in closed rounds, per box too |
+| `fills_cents`, `fills` | the séance's fills (complementary advances) confirmed by the supervisor, and how many |
+| `credits_cents`, `credits` | the séance's credits (chips back to the cash desk) confirmed, and how many |
+| `tips_cents`, `tips` | the tips into the tronc, and how many, per box too |
+
+A buy-in for a box counts in that box's `drop_cents` too; the fills and credits are the tray's, of no box.
 
 The table's win is `collected_cents - paid_cents` (`view` says it; it can be negative, the meters cannot go
 down). A round counts when it closes, so a round voided after its settlement counts only as a void.
@@ -31,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from table_runtime.game.events import BuyInRecorded, Event, RoundClosed, RoundVoided
+from table_runtime.game.events import BuyInRecorded, Event, RoundClosed, RoundVoided, SeanceUpdated
 from table_runtime.game.round import Round
 
 FILLS: Final = "fills_cents"
@@ -40,6 +45,13 @@ TIPS: Final = "tips_cents"
 TABLE_METERS: Final = ("handle_cents", "collected_cents", "paid_cents", "drop_cents", "drop_cash_cents",
                        "drop_marker_cents", "rounds", "voids", "hands")
 BOX_METERS: Final = ("handle_cents", "collected_cents", "paid_cents", "hands")
+SEANCE_METERS: Final = (FILLS, "fills", CREDITS, "credits", TIPS, "tips")
+"""The séance's meters (`add`ed, so absent from a table's state until its first one: shown as 0 by `view`)."""
+BOX_ADDED: Final = ("drop_cents", TIPS, "tips")
+"""A box's meters of its buy-ins and tips (absent from its state until its first one, as the séance's)."""
+# A séance step's action -> the meter its cents go to (core/seance.py `SeanceUpdated.action`), and its count.
+_SEANCE_ACTIONS: Final = {"fill_confirmed": (FILLS, "fills"), "credit_confirmed": (CREDITS, "credits"),
+                          "tip": (TIPS, "tips")}
 
 
 class Meters:
@@ -60,6 +72,12 @@ class Meters:
             elif isinstance(event, BuyInRecorded):
                 self.table["drop_cents"] += event.cents
                 self.table["drop_marker_cents" if event.tender == "marker" else "drop_cash_cents"] += event.cents
+                if event.box is not None:
+                    self._box_add(event.box, "drop_cents", event.cents)
+            elif isinstance(event, SeanceUpdated) and event.action in _SEANCE_ACTIONS:
+                cents_meter, count_meter = _SEANCE_ACTIONS[event.action]
+                self.add(cents_meter, event.cents, box=event.box if event.action == "tip" else None)
+                self.add(count_meter, 1, box=event.box if event.action == "tip" else None)
 
     def _closed(self, round_: Round) -> None:
         self.table["rounds"] += 1
@@ -77,11 +95,18 @@ class Meters:
                 box["hands"] += 1
                 self.table["hands"] += 1
 
-    def add(self, name: str, cents: int) -> None:
-        """A named amount (a fill, a credit, a tip: core/seance.py) added to the table's meter `name`."""
+    def add(self, name: str, cents: int, *, box: int | None = None) -> None:
+        """A named amount (a fill, a credit, a tip: core/seance.py) added to the table's meter `name`, and to box
+        `box`'s when it is one box's (a tip)."""
         if cents < 0:
             raise ValueError(f"{name}: a meter never goes down ({cents})")
         self.table[name] = self.table.get(name, 0) + cents
+        if box is not None:
+            self._box_add(box, name, cents)
+
+    def _box_add(self, box: int, name: str, cents: int) -> None:
+        meters = self.boxes.setdefault(box, dict.fromkeys(BOX_METERS, 0))
+        meters[name] = meters.get(name, 0) + cents
 
     # -- checkpoints and views -----------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -101,6 +126,7 @@ class Meters:
 
     def view(self) -> dict[str, Any]:
         """The snapshot's `meters`: the table's, its win, and each box's."""
-        table = dict(self.table)
+        table = {**dict.fromkeys(SEANCE_METERS, 0), **self.table}
         return {**table, "win_cents": table["collected_cents"] - table["paid_cents"], "complete": self.complete,
-                "boxes": {str(box): dict(meters) for box, meters in sorted(self.boxes.items())}}
+                "boxes": {str(box): {**dict.fromkeys(BOX_ADDED, 0), **meters}
+                          for box, meters in sorted(self.boxes.items())}}

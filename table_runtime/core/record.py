@@ -20,6 +20,7 @@ What each kind of row does (docs/journal.md "Rows"):
 | `event`, `round` | nothing: both follow from the inputs (the events a replay makes are the ones journaled) |
 | `status` | nothing: lifecycle notes; a device reports itself again after a start |
 | `verification` | nothing: a check of the installed program (its halting alarm is an `alarm` row of its own) |
+| `meters` | nothing: a snapshot of the lifetime meters the fold made (core/meters_snapshots.py) |
 
 A row of any other kind is an error (`UnknownRowError`), never skipped: a journal written by a newer
 program is refused rather than half understood. Pure: no I/O, no clock.

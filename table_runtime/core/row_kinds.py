@@ -19,11 +19,12 @@ class RowKind(enum.StrEnum):
     TERMS = "terms"  # the table's terms: its id, rules, limits and zones (core/terms.py), what the rows mean
     RATING = "rating"  # a `ratings` message the rating fold made of the rows before it (runtime/rating_watch.py)
     VERIFICATION = "verification"  # a check of the installed program against its signed manifest (program_watch.py)
+    METERS = "meters"  # a snapshot of the lifetime meters: a séance closed, a day ended, a RAM clear (meters_snapshots)
 
 
 STATE_KINDS: Final = frozenset({RowKind.INPUT, RowKind.ALARM, RowKind.ALARM_UPDATED, RowKind.ALARM_CLEARED,
                                 RowKind.TERMS})
 """The rows that change the table's state (core/record.py folds them)."""
 DERIVED_KINDS: Final = frozenset({RowKind.EVENT, RowKind.ROUND, RowKind.STATUS, RowKind.RATING,
-                                  RowKind.VERIFICATION})
+                                  RowKind.VERIFICATION, RowKind.METERS})
 """The rows that follow from the others, or only note the table's life: a replay need not read them."""

@@ -2,7 +2,8 @@
 
 Nothing here decides again what the table did: each event is a row the table journaled when it happened (a
 `status` row: started, stopping, a device online or offline, the clock; a `terms` row: the rules, limits or
-zones; an `alarm` row: a device's fault, the shoe's door, the journal), read in journal order by one pure
+zones, and who changed them when the start was told; an `alarm` row: a device's fault, the shoe's door, the
+journal; a `meters` row: a RAM clear, in the old journal and the new), read in journal order by one pure
 projection (`SignificantEvents.take`), the same for `table-runtime events` on the table and `table-floor query
 events` over the rows the floor stores. A power loss is the one event read from what is missing: a ``Started``
 row whose previous run journaled no ``Stopping``. The codes and what each means are docs/events.md; a code is never
@@ -24,6 +25,8 @@ CODES: Final[Mapping[str, int]] = {
     "power_loss": 102,
     "new_journal": 103,
     "round_resumed": 104,
+    "journal_cleared": 105,
+    "journal_closed": 106,
     "software_changed": 110,
     "software_installed": 111,
     "device_lost": 200,
@@ -43,7 +46,7 @@ CODES: Final[Mapping[str, int]] = {
 }
 
 # The rows a projection reads (the others never make an event): for a reader that filters in its query.
-KINDS: Final = (RowKind.STATUS, RowKind.TERMS, RowKind.ALARM, RowKind.VERIFICATION)
+KINDS: Final = (RowKind.STATUS, RowKind.TERMS, RowKind.ALARM, RowKind.VERIFICATION, RowKind.METERS)
 
 # Alarm kinds that are a device's fault (its communication lost and back is its `DeviceStatus` rows).
 DEVICE_FAULTS: Final = frozenset({"shoe_jam", "shoe_gate_locked", "missed_cards", "shoe_count_mismatch",
@@ -104,6 +107,8 @@ class SignificantEvents:
             if name is None:
                 return []
             return [_event(name, seq, ts, alarm=alarm, box=body.get("box"), message=body.get("message"))]
+        if kind == RowKind.METERS:  # a RAM clear's rows (core/meters_snapshots.py); the other snapshots: none
+            return self._meters(seq, ts, body)
         if kind == RowKind.VERIFICATION:  # each authentication of the program (runtime/program_watch.py)
             files = [*body.get("changed", ()), *body.get("missing", ()), *body.get("added", ())]
             name = "program_verified" if body.get("intact") else "program_not_as_released"
@@ -149,13 +154,25 @@ class SignificantEvents:
         return events
 
     def _terms(self, seq: int, ts: float, body: Mapping[str, Any]) -> list[SignificantEvent]:
-        terms = {key: value for key, value in body.items() if key not in ("type", "schema_version")}
+        terms = {key: value for key, value in body.items() if key not in ("type", "schema_version", "by")}
         before, self.terms = self.terms, terms
+        by = body.get("by") or "unknown"  # who changed the configuration (`run --changed-by`), if the start was told
         if before is None:
-            return [_event("new_journal", seq, ts, table_id=terms.get("table_id"))]
+            return [_event("new_journal", seq, ts, table_id=terms.get("table_id"), by=body.get("by"))]
         changed = sorted(key for key in set(before) | set(terms) if before.get(key) != terms.get(key))
         return [_event("terms_changed", seq, ts, changed=changed, before={key: before.get(key) for key in changed},
-                       after={key: terms.get(key) for key in changed})] if changed else []
+                       after={key: terms.get(key) for key in changed}, by=by)] if changed else []
+
+    def _meters(self, seq: int, ts: float, body: Mapping[str, Any]) -> list[SignificantEvent]:
+        reason = body.get("reason")
+        if reason not in ("journal_cleared", "journal_closed"):
+            return []
+        found = body.get("meters")
+        meters: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        return [_event(str(reason), seq, ts, by=body.get("employee"), previous_journal=body.get("previous_journal"),
+                       previous_head=body.get("previous_head"), next_file=body.get("next_file"),
+                       handle_cents=meters.get("handle_cents"), win_cents=meters.get("win_cents"),
+                       drop_cents=meters.get("drop_cents"), rounds=meters.get("rounds"))]
 
 
 def significant_events(rows: Iterable[tuple[int, float, str, Mapping[str, Any]]]) -> list[SignificantEvent]:

@@ -7,6 +7,7 @@ Topics live under ``<prefix>/tables/<table_id>/`` (docs/feed/asyncapi.yaml):
 - ``events``  every journal entry, QoS 1, in journal order;
 - ``alarms``  alarms raised and cleared;
 - ``rounds``  one record per settled or voided round;
+- ``meters``  each snapshot of the lifetime meters (a séance closed, a gaming day ended, a RAM clear);
 - ``head``    retained: the journal's id and the seq and hash of the last row the broker acknowledged;
 - ``ratings`` the rated sessions: the journal's `rating` rows, made by the one rating fold (feed/ratings.py).
 - ``checkpoints`` the journal's sealed checkpoints, sent with the head that covers them (a reader of the rows
@@ -35,9 +36,9 @@ from table_runtime.version import installed_version
 SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "casino"
 
-TopicName = Literal["status", "state", "events", "alarms", "rounds", "head", "ratings", "checkpoints"]
+TopicName = Literal["status", "state", "events", "alarms", "rounds", "head", "ratings", "checkpoints", "meters"]
 TOPIC_NAMES: tuple[TopicName, ...] = ("status", "state", "events", "alarms", "rounds", "head", "ratings",
-                                      "checkpoints")
+                                      "checkpoints", "meters")
 _FORBIDDEN = frozenset("+#/\0")
 
 
@@ -99,6 +100,10 @@ class Topics:
     @property
     def checkpoints(self) -> str:
         return self.topic("checkpoints")
+
+    @property
+    def meters(self) -> str:
+        return self.topic("meters")
 
 
 def topic_filter(prefix: str, table_id: str | None, name: TopicName | Literal["#"]) -> str:
@@ -201,6 +206,13 @@ def round_message(topics: Topics, entry: JournalEntry, journal: str | None = Non
     return FeedMessage(topics.rounds, payload, entry.seq)
 
 
+def meters_message(topics: Topics, entry: JournalEntry, journal: str | None = None) -> FeedMessage:
+    """A snapshot of the lifetime meters (a `meters` row, table_runtime/core/meters_snapshots.py), as journaled."""
+    payload = _header(topics.table_id, journal, entry.seq, entry.ts, "MetersSnapshot")
+    payload["snapshot"] = entry.body
+    return FeedMessage(topics.meters, payload, entry.seq)
+
+
 MessageBuilder = Callable[[Topics, JournalEntry, str | None], FeedMessage]
 
 # Where each kind of journal entry is published besides ``events``.
@@ -209,6 +221,7 @@ ROUTES: dict[str, tuple[MessageBuilder, ...]] = {
     "alarm_cleared": (alarm_cleared_message,),
     "alarm_updated": (alarm_updated_message,),
     "round": (round_message,),
+    "meters": (meters_message,),
 }
 
 

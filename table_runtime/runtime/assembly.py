@@ -114,6 +114,7 @@ def assemble(
     casino_id: int | None = None,
     with_display: bool = True,
     with_feed: bool = True,
+    changed_by: str | None = None,
 ) -> AssembledTable:
     """Open the journal, replay it, and build every configured device around the controller.
 
@@ -143,7 +144,7 @@ def assemble(
         controller = TableController(table_id=config.table_id, rules=config.rules, limits=config.limits,
                                      journal=journal, clock=clock, zones=config.zones,
                                      checkpoint_rows=config.journal.checkpoint_rows, staff=config.staff.enabled,
-                                     seance_required=config.seance.required)
+                                     seance_required=config.seance.required, changed_by=changed_by)
         staff = staff_desk(config, controller)
         simulated_shoe = _simulated_shoe(shoe_url, start_shoe, controller.table, stack) if start_shoe else None
         shoe = SerialShoe(simulated_shoe.url if simulated_shoe is not None else shoe_url,

@@ -45,6 +45,7 @@ from table_runtime.core.journal_rows import (
     rows_to_json,
     with_step_origin,
 )
+from table_runtime.core.meters_snapshots import GamingDays, SnapshotReason, seances_closed, snapshot_body
 from table_runtime.core.record import fold, starting_core
 from table_runtime.core.row_kinds import RowKind
 from table_runtime.core.table_core import TableCore
@@ -68,6 +69,7 @@ from table_runtime.journal import (
 from table_runtime.runtime.checkpointing import rebuild
 from table_runtime.runtime.committed_view import CommittedView, committed_view
 from table_runtime.runtime.journal_writer import JournalWriter
+from table_runtime.runtime.meters_report import last_metered_ts
 from table_runtime.runtime.terms import round_record, settle_terms
 from table_runtime.version import installed_version
 
@@ -97,6 +99,7 @@ class TableController:
         checkpoint_rows: int = CHECKPOINT_ROWS,
         staff: bool = False,
         seance_required: bool = False,
+        changed_by: str | None = None,
     ) -> None:
         self.table_id = table_id
         self.rules = rules
@@ -118,7 +121,9 @@ class TableController:
         self._view: CommittedView | None = None  # the last committed state, once built (committed_view.py)
         self._step_changed = False  # a step in flight committed a change: told when the step is over
         journal.claim_writer()
-        self.terms = settle_terms(journal, configured, ts=clock())  # the journal's terms row (runtime/terms.py)
+        self.days = GamingDays(last_metered_ts(journal))  # the meters' day_end snapshots (core/meters_snapshots.py)
+        # the journal's terms row (runtime/terms.py); `changed_by`: who changed the configuration, if it changed
+        self.terms = settle_terms(journal, configured, ts=clock(), by=changed_by)
         self._replay()
 
     # ------------------------------------------------------------ start-up
@@ -149,6 +154,8 @@ class TableController:
         start = self.journal.start_checkpoint
         self.core = rebuild(self.journal, start)
         self._checkpoint_seq = 0 if start is None else start.seq
+        now = self.clock()
+        self._close_day(now)  # a day that ended while the table was off: its meters as the journal left them
         round_ = self.table.round
         status: dict[str, Any] = {"type": "Started", "table_id": self.table_id, "profile": self.rules.profile,
                                   "version": installed_version()}
@@ -158,7 +165,7 @@ class TableController:
                       "message": f"recovered round {round_.number} in phase {round_.phase} from the journal",
                       "version": installed_version()}
         self.journal.append(*row_to_json(NoteRow.of(RowKind.STATUS, {**status, "schema_version": SCHEMA_VERSION})),
-                            ts=self.clock())
+                            ts=now)
 
     # --------------------------------------------------------------- steps
 
@@ -214,11 +221,13 @@ class TableController:
         the `JournalError` is raised: nothing is shown or acted on that a restart would not replay.
         """
         self.writer.check()
+        now = self.clock()  # the time of the step's rows, and the day it is in
+        self._close_day(now)
         if self.outage is not None and not self.retry_journal():
             self.outage.refused_inputs += 1
             raise self.outage.error  # refused before the core saw it: nothing to put back
         try:
-            applied, closed = self._apply_and_journal(items, alarms, origin, employee)
+            applied, closed = self._apply_and_journal(items, alarms, origin, employee, now)
         except BaseException as error:
             self.core = self._journaled_core()
             if isinstance(error, JournalUnwritableError):
@@ -231,7 +240,7 @@ class TableController:
 
     def _apply_and_journal(
         self, items: Iterable[tuple[CoreInput, str] | Alarm], device_alarms: Sequence[Alarm],
-        origin: Mapping[str, Any] | None = None, employee: str | None = None
+        origin: Mapping[str, Any] | None = None, employee: str | None = None, now: float | None = None
     ) -> tuple[list[list[Event]], bool]:
         """Apply the step to the core and journal its rows (inputs, events, alarms, round records) in one
         transaction, then the checkpoint due before a round it started; raises what the journal raises (the
@@ -272,12 +281,16 @@ class TableController:
                                                                    started_seq=core.alarms.round_started_seq,
                                                                    alarms=core.alarms.recorded)))
             closed = closed or closes
+            for seance in seances_closed(events):  # the meters at the séance's close (core/meters_snapshots.py)
+                seq += 1
+                rows.append(NoteRow.of(RowKind.METERS, snapshot_body(
+                    core.meters.view(), SnapshotReason.SEANCE_CLOSED, day=self.days.day or "", seance=seance)))
         for alarm in device_alarms:
             seq = step.add(alarm, seq, core.alarm_round())
         step.flush(seq)
         if origin:  # the device message the step was: on its last input (a card after its bet lock), else alarm
             rows = with_step_origin(rows, origin)
-        self._append(rows)
+        self._append(rows, now)
         if origin:
             core.note_origin(origin)  # as the fold notes it from the row (core/record.py)
         if checkpoint is not None:
@@ -449,6 +462,22 @@ class TableController:
             self.devices = {**self.devices, name: status}  # a new dict: the loop's readers never see one changing
             self.note({"type": "DeviceStatus", "device": name, "status": status})
 
+    def _close_day(self, now: float) -> None:
+        """The gaming day ended (at `now`) since the journal's last input: its `day_end` meters snapshot, alone,
+        before the next day's first input and at a start (core/meters_snapshots.py). The meters change only by
+        inputs, so these are the day's after its last input. During a journal outage it waits for the outage's end.
+        """
+        day = self.days.ended(now)
+        if day is None or (self.outage is not None and not self.retry_journal()):
+            return
+        row = NoteRow.of(RowKind.METERS, snapshot_body(self.core.meters.view(), SnapshotReason.DAY_END, day=day))
+        try:
+            self._append([row], now)
+        except JournalUnwritableError as error:
+            self._start_outage(error)
+            return
+        self.days.snapshotted(now)
+
     # ------------------------------------------------------------ journal outage
 
     def _hold_alarms(self, alarms: Sequence[Alarm]) -> list[int]:
@@ -526,9 +555,9 @@ class TableController:
         """The last durable row's seq, read without waiting for a commit in flight (`Journal.written_seq`)."""
         return self.journal.written_seq
 
-    def _append(self, rows: Sequence[JournalRow]) -> list[JournalEntry]:
-        """Rows in one fsynced transaction."""
-        return self.journal.append_many(rows_to_json(rows), ts=self.clock())
+    def _append(self, rows: Sequence[JournalRow], now: float | None = None) -> list[JournalEntry]:
+        """Rows in one fsynced transaction, at `now` (None: the clock's time now)."""
+        return self.journal.append_many(rows_to_json(rows), ts=self.clock() if now is None else now)
 
     def _append_timed(self, rows: Sequence[TimedRow]) -> list[JournalEntry]:
         """Rows each with the time it happened (what a journal outage held), in one transaction."""

@@ -103,11 +103,12 @@ def table_core(journal: TermsSource, checkpoint: Checkpoint | None = None, *, de
         raise JournalError(f"the checkpoint at row {checkpoint.seq} is unreadable: {error}") from error
 
 
-def settle_terms(journal: Journal, configured: TableTerms, *, ts: float) -> TableTerms:
+def settle_terms(journal: Journal, configured: TableTerms, *, ts: float, by: str | None = None) -> TableTerms:
     """The one writer's start: the journal replays only under the terms it was written with. A new journal gets
     `configured` as its first row; one whose last terms are the same game gets a new terms row only if its zones or
     house limits changed; an older journal (terms in its meta) is checked as before, then gets its terms row.
-    Other rules, limits or table id: a `ConfigError` (use a new data directory)."""
+    Other rules, limits or table id: a `ConfigError` (use a new data directory). `by`: who changed the
+    configuration (an employee id), written into the terms row when one is written."""
     rows = journal.terms_entries()
     if rows:
         last = journal_terms(journal)
@@ -120,7 +121,7 @@ def settle_terms(journal: Journal, configured: TableTerms, *, ts: float) -> Tabl
         stored = journal.get_meta(META_TERMS)
         if stored is not None and not _same_terms(stored, configured):
             raise _other_terms(journal, stored)
-    journal.append(*row_to_json(TermsRow(terms=configured)), ts=ts)
+    journal.append(*row_to_json(TermsRow(terms=configured, by=by)), ts=ts)
     return configured
 
 

@@ -46,7 +46,7 @@ def test_topics_live_under_prefix_tables_table_id() -> None:
     topics = Topics("casino/paris", "T7")
     assert [topics.topic(name) for name in TOPIC_NAMES] == [
         f"casino/paris/tables/T7/{name}"
-        for name in ("status", "state", "events", "alarms", "rounds", "head", "ratings", "checkpoints")
+        for name in ("status", "state", "events", "alarms", "rounds", "head", "ratings", "checkpoints", "meters")
     ]
     assert topic_filter("casino", None, "events") == "casino/tables/+/events"
     for prefix, table in (("casino", "T/1"), ("casino", "T+"), ("ca#", "T1"), ("/casino", "T1"), ("", "T1")):
@@ -57,12 +57,13 @@ def test_topics_live_under_prefix_tables_table_id() -> None:
 def test_each_kind_goes_to_events_and_to_its_route() -> None:
     topics = Topics("casino", "T1")
     expected = {"input": [], "event": [], "status": [], "alarm": ["alarms"], "alarm_cleared": ["alarms"],
-                "alarm_updated": ["alarms"], "round": ["rounds"], "some_future_kind": []}  # fmt: skip
+                "alarm_updated": ["alarms"], "round": ["rounds"], "meters": ["meters"],
+                "some_future_kind": []}  # fmt: skip
     for kind, extra in expected.items():
         messages = messages_for_entry(topics, entry(5, kind, {"x": 1}), JOURNAL)
         assert [message.topic.rsplit("/", 1)[1] for message in messages] == ["events", *extra]
         assert all(message.qos == 1 and not message.retain and message.seq == 5 for message in messages)
-    assert set(ROUTES) == {"alarm", "alarm_cleared", "alarm_updated", "round"}
+    assert set(ROUTES) == {"alarm", "alarm_cleared", "alarm_updated", "round", "meters"}
 
 
 def test_every_message_carries_the_common_header() -> None:

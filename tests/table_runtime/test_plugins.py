@@ -25,8 +25,8 @@ def test_the_cli_keeps_its_commands_in_their_order() -> None:
     parser = build_parser()
     actions = [action for action in parser._actions if action.dest == "command"]
     names = list(actions[0].choices or ())
-    assert names[names.index("recall"):] == ["recall", "events", "release", "verify", "update", "demo", "simulate",
-                                             "run"]
+    assert names[names.index("recall"):] == ["recall", "events", "meters", "release", "verify", "update", "demo",
+                                             "simulate", "run"]
 
 
 @pytest.mark.parametrize("lookup", [plugins.shoe_starter, plugins.shoe_checker, plugins.reader_opener])

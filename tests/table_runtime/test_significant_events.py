@@ -35,6 +35,7 @@ def test_the_codes_are_fixed() -> None:
     """A code is never renumbered or reused (docs/events.md lists the same table)."""
     assert dict(CODES) == {
         "table_started": 100, "table_stopped": 101, "power_loss": 102, "new_journal": 103, "round_resumed": 104,
+        "journal_cleared": 105, "journal_closed": 106,
         "software_changed": 110, "software_installed": 111, "device_lost": 200, "device_back": 201, "device_fault": 202,
         "shoe_door_opened": 210, "terms_changed": 300, "registry_loaded": 301, "clock_unsynchronised": 400,
         "clock_synchronised": 401, "clock_stepped": 402, "journal_unwritable": 500, "journal_writable": 501,
