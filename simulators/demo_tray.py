@@ -72,6 +72,12 @@ class DemoChips:
         # The chips off the reader, the players' and the cash desk's in one float (a chip is never short of change)
         self.pocket = self.cage = ChipTray(issuer, per_denomination=OFF_READER)
 
+    def move_to(self, reader: ZonedChips) -> None:
+        """The tray's rows as they lie, onto another reader (a bench that builds the reader after the registry)."""
+        for row, chips in self.tray().items():
+            reader.place(row, *self.reader.remove(row, *(chip.uid for chip in chips)))
+        self.reader = reader
+
     # -- what lies where -------------------------------------------------------------------------
     def tray(self) -> dict[str, list[Tag]]:
         return {row: self.reader.chips(row) for row in self.rows}
