@@ -10,6 +10,7 @@ const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 480;
 const BAND = 90; // each series' band, in the SVG's units
 const PAD = 8;
+const LABEL = 14; // the band's label above its plot
 
 function svg(name, attributes = {}) {
   const node = document.createElementNS(SVG, name);
@@ -65,11 +66,12 @@ export class SeanceTrail {
 
 function band(name, rounds, values, top) {
   const group = svg("g", { class: "series", "data-series": name });
-  const low = Math.min(0, ...values);
-  const high = Math.max(low + 1, ...values);
+  // The win on a scale through 0 (its sign is the point); the float on its own range, a 1.00 € span at least.
+  const low = name === "win" ? Math.min(0, ...values) : Math.min(...values, Infinity);
+  const high = Math.max(low + 100, name === "win" ? 0 : -Infinity, ...values);
   const last = Math.max(1, rounds[rounds.length - 1] ?? 1);
   const x = (round) => PAD + ((WIDTH - 2 * PAD) * round) / last;
-  const y = (cents) => top + BAND - ((BAND - 2 * PAD) * (cents - low)) / (high - low) - PAD;
+  const y = (cents) => top + BAND - PAD - ((BAND - LABEL - 2 * PAD) * (cents - low)) / (high - low);
   group.append(svg("rect", { class: "band", x: 0, y: top, width: WIDTH, height: BAND }));
   if (low < 0) group.append(svg("line", { class: "zero", x1: PAD, x2: WIDTH - PAD, y1: y(0), y2: y(0) }));
   const label = svg("text", { class: "label", x: PAD, y: top + 14 });

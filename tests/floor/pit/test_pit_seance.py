@@ -13,6 +13,7 @@ from playwright.async_api import Page, expect
 
 from simulators.mosquitto import MosquittoBroker
 from table_runtime.core.seance import Count, SeanceAccount, SeanceOpened, Seances, Signature
+from tests.display.conftest import screenshot
 from tests.floor.pit.pit_support import PIT_TOKEN, pit_stack, publishing_tables, snapshot
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(90)]
@@ -78,6 +79,8 @@ async def test_the_pit_follows_the_seance_figures_and_charts_its_win_and_float_r
         await page.locator("#lang-fr").click()
         await expect(panel.locator("[data-figure='expected_tray_cents'] th")).to_have_text("Plateau attendu")
         await expect(page.locator("#seance-chart [data-series='win'] text")).to_contain_text("Résultat")
+        await page.locator("#seance-panel").scroll_into_view_if_needed()
+        await screenshot(page, "pit-seance-fr")
         # The next séance starts a chart of its own.
         seances.current = None
         seances.closed.append(account)
