@@ -23,11 +23,13 @@ from firmware_bridge.rfid import Tag
 from simulators.rfid_chips import TRAY_DENOMINATIONS, ChipIssuer, ChipTray
 from table_runtime.core.tray import tray_row
 
-# The tray's rows, (denomination in cents, chips), the largest first: 15,000.00 € in 10 rows of at most 40 chips.
+# The tray's rows, (denomination in cents, chips), the largest first: 15,000.00 € in 10 rows of 35 chips at most,
+# room for a round's chips before the dealer colours a row (`ROW_FULL`).
 TRAY_LAYOUT: tuple[tuple[int, int], ...] = (
-    (100_000, 5), (100_000, 0), (50_000, 12), (10_000, 25), (2_500, 30), (1_000, 40), (500, 30), (500, 30),
-    (100, 30), (50, 40))
-ROW_FULL = 56  # chips a row holds before the dealer colours it up (the reader reports 64 per antenna)
+    (100_000, 5), (100_000, 0), (50_000, 12), (10_000, 25), (2_500, 34), (1_000, 30), (500, 30), (500, 30),
+    (100, 35), (50, 30))
+ROW_FULL = 40  # chips a row holds before the dealer colours it up between rounds
+ROW_MOST = 60  # chips a row holds at most, even in a round (the reader reports 64 per antenna)
 ROW_LOW = 12  # chips of a denomination under which the dealer colours a larger chip down into it
 COLOUR = 20  # chips coloured up at a time
 OFF_READER = 1000  # chips of each denomination off the reader, issued at the start
@@ -148,11 +150,8 @@ class DemoChips:
         coloured down from a larger chip."""
         for cents, rows in sorted(self.row_of.items()):
             for row in rows:
-                chips = self.reader.chips(row)
-                if len(chips) >= ROW_FULL and cents != max(self.row_of):
-                    off = self.reader.remove(row, *(chip.uid for chip in chips[:COLOUR]))
-                    self.cage.give_back(off)
-                    self._rack(self.cage.take(cents * COLOUR))  # the cage's largest chips first
+                if len(self.reader.chips(row)) >= ROW_FULL:
+                    self._colour_up(row, cents)
             for _ in range(ROW_LOW):
                 if cents == max(self.row_of) or self._held(cents) >= ROW_LOW:
                     break
@@ -163,10 +162,21 @@ class DemoChips:
         return sum(len(self.reader.chips(row)) for row in self.row_of.get(cents, ()))
 
     def _rack(self, chips: Iterable[Tag]) -> None:
-        """Chips into the least full row of their denomination."""
+        """Chips into the least full row of their denomination; a row at its most coloured up at once."""
         for chip in chips:
             rows = self.row_of.get(_value(chip)) or [self.rows[-1]]
-            self.reader.place(min(rows, key=lambda row: len(self.reader.chips(row))), chip)
+            row = min(rows, key=lambda name: len(self.reader.chips(name)))
+            self.reader.place(row, chip)
+            if len(self.reader.chips(row)) >= ROW_MOST:
+                self._colour_up(row, _value(chip))
+
+    def _colour_up(self, row: str, cents: int) -> None:
+        """`COLOUR` chips of `row` to the cash desk for their value in larger chips (none larger than the largest)."""
+        if cents == max(self.row_of):
+            return
+        chips = self.reader.chips(row)
+        self.cage.give_back(self.reader.remove(row, *(chip.uid for chip in chips[:COLOUR])))
+        self._rack(self.cage.take(cents * COLOUR))  # the cage's largest chips first
 
     def _out_of_tray(self, cents: int) -> list[Tag]:
         """Chips worth exactly `cents` out of the tray, the largest first; a larger chip coloured down with the
