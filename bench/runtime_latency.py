@@ -16,6 +16,10 @@ of the CARD_DRAWN frame (`time.perf_counter_ns`, same process):
 - published: the app's publish loop finished the snapshot holding that card;
 - screen: a WebSocket client of the display received that snapshot.
 
+`--tray`: the dealer's chip tray on the same reader, its rows read by RFID (simulators/demo_tray.py): the dealer
+pays from it and collects into it, lets the readers see it whole before each deal, and the table reconciles it at
+every round's lock (core/tray_reconciliation.py): what the tray adds to the card's path.
+
 Prints the command line, the figures, and last `card_to_state_ms p50=X p99=Y`.
 """
 
@@ -41,7 +45,9 @@ import aiohttp
 
 from firmware_bridge.rfid import Tag
 from firmware_bridge.shoe import Frame, MessageType
+from simulators.demo_tray import DemoChips, tray_action, tray_rows
 from simulators.live_table import CASINO_ID, ChipTray, LiveDevices, deal_rounds
+from simulators.rfid_backend import SimulatedReader
 from simulators.rfid_chips import ChipIssuer
 from table_runtime.chips.registry import ChipRegistry
 from table_runtime.config import (
@@ -101,6 +107,11 @@ class Hands:
     zones: tuple[str, ...]
     pins: TouchPanel = field(default_factory=TouchPanel)
     pin_factory: None = None
+    chips: DemoChips | None = None  # the tray read by RFID (`--tray`), the players' and the cash desk's chips
+
+    @property
+    def tray_rows(self) -> tuple[str, ...]:
+        return self.chips.rows if self.chips is not None else ()
 
     # What simulators.live_table.LiveHands does with the devices (TableDevices' hands, as LiveDevices has them).
     def draw(self) -> Any:
@@ -110,14 +121,28 @@ class Hands:
         self.shoe_sim.shuffle()
 
     def put(self, zone: str, cents: int) -> list[Any]:
+        if self.chips is not None:
+            return self.chips.stake(zone, cents)
         chips = self.tray.take(cents)
         self.reader_sim.place(zone, *chips)
         return chips
 
     def clear(self, zone: str) -> list[Any]:
+        if self.chips is not None:
+            return self.chips.to_player(zone)
         chips = self.reader_sim.take_all(zone)
         self.tray.give_back(chips)
         return list(chips)
+
+    def pay(self, zone: str, cents: int) -> list[Any]:
+        return self.put(zone, cents) if self.chips is None else self.chips.pay(zone, cents)
+
+    def collect(self, zone: str) -> list[Any]:
+        return self.clear(zone) if self.chips is None else self.chips.collect(zone)
+
+    def at_tray(self, action: str, cents: int = 0) -> dict[str, Any]:
+        assert self.chips is not None, "no tray (--tray)"
+        return tray_action(self.chips, action, cents)
 
     def zone_chips(self) -> dict[str, list[Any]]:
         return {zone: self.reader_sim.chips(zone) for zone in self.zones}
@@ -193,14 +218,25 @@ def bench_table(data_dir: Path, seed: int, *, mqtt: MqttConfig | None = None) ->
 
 def bench_config(data_dir: Path, seed: int, *, mqtt: MqttConfig | None = None) -> tuple[TableConfig, ChipTray]:
     """`bench_table`'s configuration and the simulated dealer's tray, its registry written (the table not built)."""
+    config, tray, _ = bench_tray_config(data_dir, seed, mqtt=mqtt, tray=False)
+    return config, tray
+
+
+def bench_tray_config(data_dir: Path, seed: int, *, mqtt: MqttConfig | None = None, tray: bool = True
+                      ) -> tuple[TableConfig, ChipTray, DemoChips | None]:
+    """`bench_config`, and with `tray` the dealer's chip tray read by RFID: its rows on the reader's next antennas
+    (laid on a holder until the reader is built: `DemoChips.move_to`)."""
     issuer = ChipIssuer(CASINO_ID, seed=seed)
-    tray = BenchTray(issuer)
+    float_ = BenchTray(issuer)
+    rows = tray_rows() if tray else ()
+    chips = DemoChips(SimulatedReader({index + 1: row for index, row in enumerate(rows)},
+                                      antennas=len(rows) + 1), issuer) if tray else None
     registry_path = data_dir / "chips.sqlite"
     with ChipRegistry(registry_path) as registry:
         registry.import_text(issuer.csv(delimiter=","), source="bench chip float")
     config = load_config(REPO / "configs" / "demo.toml", environ={})
-    zones = zone_names(config.rules.boxes)
-    reader = ChipReaderConfig(name="bench", url=f"sim://reader?seed={seed}&antennas=22",
+    zones = (*zone_names(config.rules.boxes), *rows)
+    reader = ChipReaderConfig(name="bench", url=f"sim://reader?seed={seed}&antennas={len(zones) + 1}",
                               antennas={index + 1: zone for index, zone in enumerate(zones)})
     config = config.replace(
         data_dir=data_dir, zones=zones, display=DisplayConfig(host="127.0.0.1", port=0, language="fr"),
@@ -208,21 +244,26 @@ def bench_config(data_dir: Path, seed: int, *, mqtt: MqttConfig | None = None) -
                               panel_pin_factory="mock", chip_registry=registry_path))
     if mqtt is not None:
         config = config.replace(mqtt=mqtt)
-    return config, tray
+    return config, float_, chips
 
 
 @asynccontextmanager
-async def running_table(data_dir: Path, seed: int, clocks: Clocks
+async def running_table(data_dir: Path, seed: int, clocks: Clocks, *, with_tray: bool = False
                         ) -> AsyncIterator[tuple[AssembledTable, Hands, asyncio.TaskGroup]]:
     """The bench table running (its shoe online, its display serving, the shoe's frames stamped in `clocks`), the
-    simulated dealer's hands on it and the task group its tasks run in; stopped when the block ends."""
-    table, tray = bench_table(data_dir, seed)
+    simulated dealer's hands on it and the task group its tasks run in; stopped when the block ends. `with_tray`:
+    the dealer's tray read by RFID on the same reader."""
+    config, tray, chips = bench_tray_config(data_dir, seed, tray=with_tray)
+    table = assemble(config)
     with table:
         display = table.app.display
         assert table.simulated_shoe is not None and display is not None
         table.simulated_shoe.on_frame_written = clocks.on_frame_written
-        hands = Hands(shoe_sim=table.simulated_shoe, reader_sim=table.simulated_readers["bench"], tray=tray,
-                      zones=table.config.zones)
+        reader_sim = table.simulated_readers["bench"]
+        if chips is not None:
+            chips.move_to(reader_sim)
+        hands = Hands(shoe_sim=table.simulated_shoe, reader_sim=reader_sim, tray=tray,
+                      zones=tuple(zone for zone in table.config.zones if zone not in tray_rows()), chips=chips)
         app = table.app
         async with asyncio.TaskGroup() as tasks:
             runner = tasks.create_task(app.run())
@@ -234,9 +275,10 @@ async def running_table(data_dir: Path, seed: int, clocks: Clocks
             await runner
 
 
-async def measure(rounds: int, seed: int, data_dir: Path) -> tuple[Clocks, int]:
+async def measure(rounds: int, seed: int, data_dir: Path, *, with_tray: bool = False) -> tuple[Clocks, int, int]:
+    """The clocks of every card, the rounds played and the tray variances raised (0 without a tray)."""
     clocks = Clocks()
-    async with running_table(data_dir, seed, clocks) as (table, hands, tasks):
+    async with running_table(data_dir, seed, clocks, with_tray=with_tray) as (table, hands, tasks):
         app, display = table.app, table.app.display
         assert display is not None
         watch_committed(app, clocks)
@@ -251,7 +293,8 @@ async def measure(rounds: int, seed: int, data_dir: Path) -> tuple[Clocks, int]:
         await asyncio.sleep(0.2)  # the last snapshot reaches the screen
         for watcher in watchers:
             watcher.cancel()
-    return clocks, played
+        variances = app.controller.alarms.counts.get("tray_variance", 0)
+    return clocks, played, variances
 
 
 def journal_commits(directory: Path, count: int) -> list[float]:
@@ -275,11 +318,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=40, help="rounds the simulated dealer plays (default 40)")
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--tray", action="store_true", help="the dealer's chip tray read by RFID on the reader")
     args = parser.parse_args(argv)
     print("command:", shlex.join([sys.executable, *sys.argv]))
     with tempfile.TemporaryDirectory(prefix="bench-runtime-") as directory:
         started = time.perf_counter()
-        clocks, played = asyncio.run(measure(args.rounds, args.seed, Path(directory)))
+        clocks, played, variances = asyncio.run(measure(args.rounds, args.seed, Path(directory), with_tray=args.tray))
         elapsed = time.perf_counter() - started
         commits = journal_commits(Path(directory), 300)
     committed = latencies(clocks.written, clocks.committed)
@@ -291,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(clocks.received)} received by the screen")
     load = os.getloadavg()[0]
     print(f"rounds={played} cards={len(published)} in {elapsed:.1f} s (journal fsync per input, no pause); "
-          f"{os.cpu_count()} CPUs, load average {load:.1f} at the end")
+          f"{os.cpu_count()} CPUs, load average {load:.1f} at the end"
+          + (f"; the tray read by RFID, {variances} tray variance(s)" if args.tray else ""))
     for name, values in (("committed", committed), ("published", published), ("screen", received)):
         print(f"{name}: mean={statistics.fmean(values):.3f} ms p50={percentile(values, 0.50):.3f} ms "
               f"p99={percentile(values, 0.99):.3f} ms max={max(values):.3f} ms")

@@ -33,6 +33,7 @@ from typing import Any
 import usb.core
 
 from firmware_bridge.rfid import Tag
+from simulators.demo_tray import DemoChips, tray_action, tray_rows
 from simulators.rfid_backend import RfidBackend, SimulatedReader
 from simulators.rfid_chips import CASINO_ID, ChipIssuer, ChipTray
 from simulators.shoe import SimulatedShoe
@@ -57,20 +58,23 @@ class DeviceHost:
     """The shoe, the reader and the chips of one demo table; thread-safe (one thread per connection)."""
 
     def __init__(self, *, seed: int, boxes: int, shoe_link: Path, shoe_number: int = 1, cards_drawn: int = 0,
-                 decks: int = 6, cut_cards_behind: int = 52, hyper: bool = False) -> None:
+                 decks: int = 6, cut_cards_behind: int = 52, hyper: bool = False, tray: bool = False) -> None:
         self.zones = list(zone_names(boxes, hyper=hyper))  # the hyper field's cases where the rules open it
-        self.antennas = {index + 1: zone for index, zone in enumerate(self.zones)}
+        self.tray_rows = tray_rows() if tray else ()  # the chip tray read by RFID (simulators/demo_tray.py)
+        self.antennas = {index + 1: zone for index, zone in enumerate((*self.zones, *self.tray_rows))}
         self.shoe = SimulatedShoe(seed=seed, shoe_number=shoe_number, cards_already_drawn=cards_drawn,
                                   link=shoe_link, decks=decks, cut_cards_behind=cut_cards_behind, announce=False)
-        self.reader = SimulatedReader(self.antennas, antennas=len(self.zones) + 1, seed=seed)
+        self.reader = SimulatedReader(self.antennas, antennas=len(self.antennas) + 1, seed=seed)
         self.backend = RfidBackend([self.reader])
         self.issuer = ChipIssuer(CASINO_ID, seed=seed)
         self.tray = ChipTray(self.issuer)
+        self.chips = DemoChips(self.reader, self.issuer) if tray else None  # the tray, the players', the cage's
         self._lock = threading.Lock()  # the tray and the zones change together
         self.stopped = threading.Event()
         self._handlers: dict[str, Callable[[dict[str, Any]], Reply]] = {
             "hello": self._hello, "registry": self._registry, "draw": self._draw, "shuffle": self._shuffle,
             "put": self._put, "clear": self._clear, "zones": self._zones, "quit": self._quit,
+            "pay": self._pay, "collect": self._collect, "tray": self._tray,
         }
 
     def start(self) -> DeviceHost:
@@ -96,7 +100,8 @@ class DeviceHost:
             return {"ok": False, "error": "request", "message": f"{op}: {error!r}"}
 
     def _hello(self, request: dict[str, Any]) -> Reply:
-        return {"pid": os.getpid(), "zones": self.zones, "shoe_link": str(self.shoe.link)}
+        return {"pid": os.getpid(), "zones": self.zones, "shoe_link": str(self.shoe.link),
+                "tray_rows": list(self.tray_rows)}
 
     def _registry(self, request: dict[str, Any]) -> Reply:
         with self._lock:
@@ -112,15 +117,37 @@ class DeviceHost:
     def _put(self, request: dict[str, Any]) -> Reply:
         zone, cents = str(request["zone"]), int(request["cents"])
         with self._lock:
+            if self.chips is not None:  # a player's own chips: the tray read is the house's
+                return {"chips": chips_json(self.chips.stake(zone, cents))}
             chips = self.tray.take(cents)
             self.reader.place(zone, *chips)
         return {"chips": chips_json(chips)}
 
     def _clear(self, request: dict[str, Any]) -> Reply:
         with self._lock:
+            if self.chips is not None:
+                return {"chips": chips_json(self.chips.to_player(str(request["zone"])))}
             chips = self.reader.take_all(str(request["zone"]))
             self.tray.give_back(chips)
         return {"chips": chips_json(chips)}
+
+    def _pay(self, request: dict[str, Any]) -> Reply:
+        if self.chips is None:
+            return self._put(request)
+        with self._lock:
+            return {"chips": chips_json(self.chips.pay(str(request["zone"]), int(request["cents"])))}
+
+    def _collect(self, request: dict[str, Any]) -> Reply:
+        if self.chips is None:
+            return self._clear(request)
+        with self._lock:
+            return {"chips": chips_json(self.chips.collect(str(request["zone"])))}
+
+    def _tray(self, request: dict[str, Any]) -> Reply:
+        if self.chips is None:
+            raise ValueError("these devices read no chip tray (table-sim devices --tray)")
+        with self._lock:
+            return tray_action(self.chips, str(request["action"]), int(request.get("cents", 0)))
 
     def _zones(self, request: dict[str, Any]) -> Reply:
         with self._lock:

@@ -31,6 +31,7 @@ import usb.backend
 import usb.core
 
 from firmware_bridge.rfid import Tag
+from simulators.demo_tray import tray_rows
 from simulators.device_host import read_state
 from simulators.live_table import DEMO_PINS, TableDevices, demo_reporter
 from simulators.shoe_firmware import SimulatedShoeError
@@ -245,7 +246,7 @@ class RemoteDevices(TableDevices):
     """The demo table's devices in a devices process: they stay on when this process dies."""
 
     def __init__(self, controller: TableController, *, socket_path: str, shoe_link: str, data_dir: Path,
-                 pin_factory: object, process: subprocess.Popen[bytes] | None = None) -> None:
+                 pin_factory: object, process: subprocess.Popen[bytes] | None = None, tray: bool = False) -> None:
         self.link = DeviceLink(socket_path)
         self.process = process  # when this demo started the devices (else it reattached to them)
         hello = self.link.call("hello")
@@ -255,12 +256,18 @@ class RemoteDevices(TableDevices):
         if self.zones != expected:
             raise ConfigError("--data-dir", f"the devices running for {data_dir} have zones {self.zones}, "
                                             f"this table {expected}: stop them (table-sim devices) or use another")
+        self.tray_rows = tuple(str(row) for row in hello.get("tray_rows", ()))
+        if self.tray_rows != (tray_rows() if tray else ()):
+            raise ConfigError("--data-dir", f"the devices running for {data_dir} "
+                                            f"{'read' if self.tray_rows else 'do not read'} a chip tray, this demo "
+                                            f"{'does' if tray else 'does not'}: stop them (table-sim devices) or use "
+                                            "another")
         self.pid = int(hello["pid"])
-        self.antennas = {index + 1: zone for index, zone in enumerate(self.zones)}
+        self.antennas = {index + 1: zone for index, zone in enumerate((*self.zones, *self.tray_rows))}
         self.shoe_link = Path(shoe_link)
         self.usb = LinkedRfidBackend(socket_path)
         self.backend = self.usb
-        self.reporter = demo_reporter(self.zones, data_dir, str(self.link.call("registry")["csv"]))
+        self.reporter = demo_reporter([*self.zones, *self.tray_rows], data_dir, str(self.link.call("registry")["csv"]))
         self.casino_id = self.reporter.casino_id
         self.pin_factory = pin_factory
         self.pins = DEMO_PINS
@@ -290,6 +297,15 @@ class RemoteDevices(TableDevices):
     def clear(self, zone: str) -> list[Tag]:
         return _tags(self.link.call("clear", zone=zone)["chips"], self.casino_id)
 
+    def pay(self, zone: str, cents: int) -> list[Tag]:
+        return _tags(self.link.call("pay", zone=zone, cents=cents)["chips"], self.casino_id)
+
+    def collect(self, zone: str) -> list[Tag]:
+        return _tags(self.link.call("collect", zone=zone)["chips"], self.casino_id)
+
+    def at_tray(self, action: str, cents: int = 0) -> dict[str, Any]:
+        return self.link.call("tray", action=action, cents=cents)
+
     def zone_chips(self) -> dict[str, list[Tag]]:
         zones: dict[str, list[list[Any]]] = self.link.call("zones")["zones"]
         return {zone: _tags(chips, self.casino_id) for zone, chips in zones.items()}
@@ -310,13 +326,13 @@ def process_alive(pid: int) -> bool:
 
 
 def attach_devices(controller: TableController, *, seed: int, data_dir: Path, pin_factory: object,
-                   start_timeout: float = START_TIMEOUT_S) -> tuple[RemoteDevices, bool]:
+                   start_timeout: float = START_TIMEOUT_S, tray: bool = False) -> tuple[RemoteDevices, bool]:
     """The devices recorded in `data_dir` if they still run (True: reattached), else new ones started for it."""
     state = read_state(data_dir)
     if state is not None and process_alive(int(state["pid"])):
         try:
             return RemoteDevices(controller, socket_path=str(state["socket"]), shoe_link=str(state["shoe_link"]),
-                                 data_dir=data_dir, pin_factory=pin_factory), True
+                                 data_dir=data_dir, pin_factory=pin_factory, tray=tray), True
         except DevicesGoneError:
             pass  # recorded, alive, but not answering (a pid reused): start new devices
     table = controller.table
@@ -324,7 +340,8 @@ def attach_devices(controller: TableController, *, seed: int, data_dir: Path, pi
     command = [sys.executable, "-m", "simulators.cli", "devices", "--data-dir", str(data_dir), "--seed", str(seed),
                "--boxes", str(rules.boxes), "--shoe-number", str(max(1, shoe_number_of(table.shoe.shoe_id))),
                "--drawn", str(table.shoe.dealt if table.shoe.loaded else 0), "--decks", str(rules.decks),
-               "--cut-cards-behind", str(rules.cut_card_depth), *(["--hyper"] if rules.hyper_blackjack else [])]
+               "--cut-cards-behind", str(rules.cut_card_depth), *(["--hyper"] if rules.hyper_blackjack else []),
+               *(["--tray"] if tray else [])]
     with open(data_dir / "devices.log", "ab") as log:
         # A session of its own: a signal to the demo's process group (Ctrl-C) does not reach the devices.
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
@@ -333,7 +350,7 @@ def attach_devices(controller: TableController, *, seed: int, data_dir: Path, pi
         state = read_state(data_dir)
         if state is not None and state["pid"] == process.pid:
             return RemoteDevices(controller, socket_path=str(state["socket"]), shoe_link=str(state["shoe_link"]),
-                                 data_dir=data_dir, pin_factory=pin_factory, process=process), False
+                                 data_dir=data_dir, pin_factory=pin_factory, process=process, tray=tray), False
         if process.poll() is not None:
             raise DevicesGoneError(f"the devices process exited with {process.returncode}: see {data_dir}/devices.log")
         time.sleep(0.05)

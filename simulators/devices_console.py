@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     threading.excepthook = log_thread_error  # the shoe's and the socket's threads: an error is one line
     host = DeviceHost(seed=args.seed, boxes=args.boxes, shoe_link=data_dir / "ttySHOE", shoe_number=args.shoe_number,
                       cards_drawn=args.drawn, decks=args.decks, cut_cards_behind=args.cut_cards_behind,
-                      hyper=args.hyper)
+                      hyper=args.hyper, tray=args.tray)
     host.start()
     try:
         serve(host, data_dir, idle_exit=args.idle_exit)
@@ -92,6 +92,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--boxes", type=int, default=7, help="boxes of the table: the reader's zones")
     parser.add_argument("--hyper", action="store_true",
                         help="the hyper black jack field's seven zones too (rules with hyper_blackjack, 55-4 6°)")
+    parser.add_argument("--tray", action="store_true",
+                        help="the dealer's chip tray on the reader, its rows read by RFID (simulators/demo_tray.py)")
     parser.add_argument("--shoe-number", type=int, default=1, help="which shoe of the seed to start with")
     parser.add_argument("--drawn", type=int, default=0, help="cards already drawn from it (resume)")
     parser.add_argument("--decks", type=int, default=DECKS)

@@ -16,12 +16,14 @@ import random
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from drivers.chip_reader import ReaderSettings, UsbChipReader
 from drivers.dealer_panel import GpioDealerPanel
 from drivers.shoe import SerialShoe
 from firmware_bridge.rfid import Tag
 from simulators.dealer import Acknowledge, Draw, Insure, Intent, Lock, Press, Shuffle, SimulatedDealer
+from simulators.demo_tray import DemoChips, tray_action, tray_rows
 from simulators.player_card import SimulatedCardReader
 from simulators.rfid_backend import SIM_PRODUCT_ID, SIM_VENDOR_ID, RfidBackend, SimulatedReader
 from simulators.rfid_chips import CASINO_ID as CASINO_ID  # re-exported: the bench and benchmarks import them here
@@ -39,6 +41,7 @@ from table_runtime.core.hyper_field import hyper_due, settlement_step
 from table_runtime.core.zones_due import expected_zones
 from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.cards import Card
+from table_runtime.game.commands import Command
 from table_runtime.game.hyper_settlement import SETTLEMENT_STEPS, hyper_zone
 from table_runtime.game.inputs import HyperBet
 from table_runtime.game.shoe_count import shoe_number_of
@@ -58,6 +61,7 @@ class TableDevices(abc.ABC):
     """
 
     zones: list[str]
+    tray_rows: tuple[str, ...] = ()  # the chip tray's rows on the reader (simulators/demo_tray.py); none: no tray
     antennas: dict[int, str]
     reporter: ZoneReporter
     pin_factory: object
@@ -93,6 +97,18 @@ class TableDevices(abc.ABC):
     def zone_chips(self) -> dict[str, list[Tag]]:
         """The chips lying on each zone now."""
 
+    def pay(self, zone: str, cents: int) -> list[Tag]:
+        """Chips worth `cents` from the dealer's tray onto `zone` (a payout); without a tray read, as `put`."""
+        return self.put(zone, cents)
+
+    def collect(self, zone: str) -> list[Tag]:
+        """Every chip on `zone` into the dealer's tray (a losing stake); without a tray read, as `clear`."""
+        return self.clear(zone)
+
+    def at_tray(self, action: str, cents: int = 0) -> dict[str, Any]:
+        """The dealer's move at a tray read by RFID (simulators/demo_tray.py `tray_action`)."""
+        raise SimulationError("this demo table reads no chip tray")
+
     def app(self, controller: TableController, **extra: object) -> TableApp:
         shoe = SerialShoe(str(self.shoe_link), heartbeat_timeout=3.0)
         reader = UsbChipReader(ReaderSettings(vendor_id=SIM_VENDOR_ID, product_id=SIM_PRODUCT_ID,
@@ -117,7 +133,8 @@ def demo_reporter(zones: list[str], data_dir: Path, registry_csv: str) -> ZoneRe
 class LiveDevices(TableDevices):
     """The simulated devices of one demo table in this process (they stop with it)."""
 
-    def __init__(self, controller: TableController, *, seed: int, data_dir: Path, pin_factory: object) -> None:
+    def __init__(self, controller: TableController, *, seed: int, data_dir: Path, pin_factory: object,
+                 tray: bool = False) -> None:
         table = controller.table
         rules = table.rules
         self.shoe_sim = SimulatedShoe(seed=seed, shoe_number=max(1, shoe_number_of(table.shoe.shoe_id)),
@@ -125,12 +142,15 @@ class LiveDevices(TableDevices):
                                       cut_cards_behind=rules.cut_card_depth, announce=False)
         self.shoe_link = self.shoe_sim.link
         self.zones = list(zone_names(rules.boxes, hyper=rules.hyper_blackjack))
-        self.antennas = {index + 1: zone for index, zone in enumerate(self.zones)}
-        self.reader_sim = SimulatedReader(self.antennas, antennas=len(self.zones) + 1, seed=seed)
+        self.tray_rows = tray_rows() if tray else ()
+        self.antennas = {index + 1: zone for index, zone in enumerate((*self.zones, *self.tray_rows))}
+        self.reader_sim = SimulatedReader(self.antennas, antennas=len(self.antennas) + 1, seed=seed)
         self.backend = RfidBackend([self.reader_sim])
         issuer = ChipIssuer(CASINO_ID, seed=seed)
         self.tray = ChipTray(issuer)
-        self.reporter = demo_reporter(self.zones, data_dir, issuer.csv(delimiter=","))
+        # The tray read by RFID, the players' chips and the cash desk's (simulators/demo_tray.py), all issued now
+        self.chips = DemoChips(self.reader_sim, issuer) if tray else None
+        self.reporter = demo_reporter([*self.zones, *self.tray_rows], data_dir, issuer.csv(delimiter=","))
         self.pin_factory = pin_factory
         self.pins = DEMO_PINS
 
@@ -147,14 +167,29 @@ class LiveDevices(TableDevices):
         self.shoe_sim.shuffle()
 
     def put(self, zone: str, cents: int) -> list[Tag]:
+        if self.chips is not None:
+            return self.chips.stake(zone, cents)
         chips = self.tray.take(cents)
         self.reader_sim.place(zone, *chips)
         return chips
 
     def clear(self, zone: str) -> list[Tag]:
+        if self.chips is not None:
+            return self.chips.to_player(zone)
         chips = self.reader_sim.take_all(zone)
         self.tray.give_back(chips)
         return chips
+
+    def pay(self, zone: str, cents: int) -> list[Tag]:
+        return self.put(zone, cents) if self.chips is None else self.chips.pay(zone, cents)
+
+    def collect(self, zone: str) -> list[Tag]:
+        return self.clear(zone) if self.chips is None else self.chips.collect(zone)
+
+    def at_tray(self, action: str, cents: int = 0) -> dict[str, Any]:
+        if self.chips is None:
+            return super().at_tray(action, cents)
+        return tray_action(self.chips, action, cents)
 
     def zone_chips(self) -> dict[str, list[Tag]]:
         return {zone: self.reader_sim.chips(zone) for zone in self.zones}
@@ -175,6 +210,7 @@ class LiveHands:
         # What lies on the zones: after a restart, whatever the devices kept there; an empty zone is known to be
         # empty too, so the dealer waits until the table has read it so before CONFIRM checks it.
         self.zone_chips: dict[str, list[Tag]] = defaultdict(list)
+        self.short = 0  # what the dealer paid short in the round's settlement (handed over after CONFIRM)
         for zone, chips in devices.zone_chips().items():
             self.zone_chips[zone] = chips
 
@@ -208,6 +244,29 @@ class LiveHands:
     def clear(self, zone: str) -> None:
         self.devices.clear(zone)
         self.zone_chips[zone] = []
+
+    def pay(self, zone: str, cents: int) -> None:
+        self.zone_chips[zone].extend(self.devices.pay(zone, cents))
+
+    def collect(self, zone: str) -> None:
+        self.devices.collect(zone)
+        self.zone_chips[zone] = []
+
+    async def settle_tray(self) -> None:
+        """Until the table has read the tray whole as it lies (its chips by UID): a dealer who racks chips lets
+        the readers see them before he deals or counts (core/tray.py). Nothing without a tray read."""
+        if not self.devices.tray_rows:
+            return
+        rows: dict[str, list[str]] = (await asyncio.to_thread(self.devices.at_tray, "read"))["rows"]
+        lying = {uid for uids in rows.values() for uid in uids}
+        await self.until("the tray read whole", lambda: set(self.controller.core.tray.chips) == lying
+                         and all(row in self.controller.core.tray.rows for row in rows))
+
+    async def tray_counted(self) -> dict[str, int]:
+        """The tray by denomination as the table read it, once read as it lies: the count of a séance's open or
+        close by the tray (`source` tray, docs/accounts.md)."""
+        await self.settle_tray()
+        return {str(cents): number for cents, number in self.controller.core.tray.by_denomination().items()}
 
     def top_up(self, zone: str, cents: int) -> None:
         """Put what `zone` lacks to hold `cents` (a restarted dealer may find the stake already there)."""
@@ -254,6 +313,8 @@ class LiveHands:
             await self.until("the new shoe", lambda: table.shoe.shoe_id != shoe_id and table.shoe.loaded)
             if self.buy_in_cents:  # the players change cash for chips as the new shoe starts: the table's drop
                 await self.app.command("BUY_IN", {"cents": self.buy_in_cents}, role="dealer")
+                if self.devices.tray_rows:  # the chips sold come out of the tray
+                    await asyncio.to_thread(self.devices.at_tray, "sell", self.buy_in_cents)
             if self.card_reader is not None:
                 await self.seat_by_card(self.card_reader)
         elif isinstance(intent, Lock):
@@ -268,6 +329,7 @@ class LiveHands:
             for zone, cents in stakes.items():
                 self.top_up(zone, cents)
             await self.settle_zones()
+            await self.settle_tray()  # the tray as the last round and the séance left it, read before the lock
             await self.assign_hyper(hyper)
             await self.press("DEAL")
         elif isinstance(intent, Insure):
@@ -329,8 +391,11 @@ class LiveHands:
                 self.top_up(f"box{hand.box}.behind", behind + following)
             await self.settle_zones()
         if intent.command == "CONFIRM" and round_ is not None and round_.phase == "settlement" and not round_.held:
+            self.short = 0
             await self._pay(round_)
             await self.press("CONFIRM")
+            if self.short and self.devices.tray_rows:  # the payout the readers found short: the rest from the tray
+                await asyncio.to_thread(self.devices.at_tray, "sell", self.short)
             for zone in list(self.zone_chips):  # the players take their chips
                 self.clear(zone)
             await self.settle_zones()
@@ -365,24 +430,47 @@ class LiveHands:
             pay = due - have
             if self.error_rate and self.rng.random() < self.error_rate and pay > 500:
                 pay -= 500  # a wrong payout: the chip readers catch it at CONFIRM
-            self.put(zone, pay)
+                self.short += 500
+            self.pay(zone, pay)
         elif due < have:
-            self.clear(zone)
+            self.collect(zone)
             if due:
-                self.put(zone, due)
+                self.pay(zone, due)
 
 
-async def seance_steps(app: TableApp, seance: SeanceDealer, steps: list[SeanceStep]) -> None:
+async def seance_steps(app: TableApp, seance: SeanceDealer, steps: list[SeanceStep], hands: LiveHands) -> None:
     """The séance's commands on the display, as the dealer or the supervisor; the identity the table asks for after
-    a buy-in is recorded at once (simulators/seance_dealer.py). A refusal is a bug of the demo, never a loop."""
+    a buy-in is recorded at once (simulators/seance_dealer.py). A refusal is a bug of the demo, never a loop.
+
+    With the tray read by RFID the dealer's hands move its chips as the steps say (simulators/demo_tray.py): the
+    open and the close count the tray as the table read it (`source` tray), a buy-in's chips leave it, a credit's
+    chips are taken from it as the slip is asked, a fill's are racked once the supervisor confirmed it."""
     controller = app.controller
+    devices = hands.devices
+    fills: dict[int, int] = {}  # slip number -> the fill's cents, racked at its confirmation
     for step in steps:
-        reply = await app.command(step.command, dict(step.args), role=step.role)
+        args = dict(step.args)
+        if devices.tray_rows and step.command in (Command.SEANCE_OPEN, Command.SEANCE_CLOSE):
+            args = {"chips": await hands.tray_counted(), "source": "tray"}
+            step = SeanceStep(step.command, args, step.role, step.tray_cents)
+        elif devices.tray_rows and step.command == Command.CREDIT:
+            cents = sum(int(denomination) * number for denomination, number in args["chips"].items())
+            args = {"chips": (await asyncio.to_thread(devices.at_tray, "credit", cents))["chips"]}
+        reply = await app.command(step.command, args, role=step.role)
         if not reply["ok"]:
             raise SimulationError(f"the simulated dealer's {step.command} was refused: {reply['message']}")
         seance.took(step)
-        if step.command == "BUY_IN":
-            await seance_steps(app, seance, seance.identities(controller.core.seances, controller.alarms.active))
+        if devices.tray_rows and step.command == Command.FILL:
+            account = controller.core.seances.current
+            assert account is not None
+            fills[account.slips[-1].number] = account.slips[-1].chips.cents
+        elif devices.tray_rows and step.command == Command.SLIP_CONFIRM and int(args["number"]) in fills:
+            await asyncio.to_thread(devices.at_tray, "fill", fills.pop(int(args["number"])))
+        elif devices.tray_rows and step.command == Command.BUY_IN:
+            await asyncio.to_thread(devices.at_tray, "sell", int(args["cents"]))
+        if step.command == Command.BUY_IN:
+            await seance_steps(app, seance, seance.identities(controller.core.seances, controller.alarms.active),
+                               hands)
 
 
 async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | None, seed: int, pace: float,
@@ -417,7 +505,9 @@ async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | Non
                 dealer.error_rate = hands.error_rate = min(1.0, error_rate * on_shift.error_factor)
         intent = dealer.next_intent(controller.table)
         if seance is not None and isinstance(intent, Lock):  # between rounds, before the bets lock
-            await seance_steps(app, seance, seance.steps(controller.core.seances))
+            await seance_steps(app, seance, seance.steps(controller.core.seances), hands)
+        if devices.tray_rows and isinstance(intent, Lock):  # the dealer colours his tray with the cash desk
+            await asyncio.to_thread(devices.at_tray, "tidy")
         await hands.act(intent)
         await controller.writer.settled()
         dealer.saw(intent, _refusal(controller) if controller.alarms.counts.get(AlarmKind.COMMAND_REFUSED, 0) > refused
@@ -437,7 +527,7 @@ async def deal_rounds(app: TableApp, devices: TableDevices, *, rounds: int | Non
             await asyncio.sleep(step_pace)
     await controller.writer.settled()
     if seance is not None and controller.core.seances.current is not None and not controller.table.round_in_play:
-        await seance_steps(app, seance, [seance.close()])  # the demo's end closes its séance
+        await seance_steps(app, seance, [seance.close()], hands)  # the demo's end closes its séance
     return done
 
 

@@ -98,6 +98,12 @@ class ChipTray:
             raise ValueError(f"{cents} cents cannot be made of chips {TRAY_DENOMINATIONS}")
         return chips
 
+    def take_each(self, cents: int, count: int) -> list[Tag]:
+        """`count` chips of `cents` each (the change of a larger chip)."""
+        while len(self.free[cents]) < count:
+            self.free[cents] += self.issuer.issue(cents, 50)
+        return [self.free[cents].pop() for _ in range(count)]
+
     def give_back(self, chips: list[Tag]) -> None:
         for chip in chips:
             assert chip.denomination_cents is not None

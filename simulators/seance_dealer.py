@@ -11,7 +11,9 @@ right after the buy-in that asked.
 
 The tray is the dealer's own count, never read back from the table: the test that win = −players' net checks the
 table's accounts against it. A demo restarted in a séance takes the tray the table expects (its chips did not move
-while the controller was down). Without a tray reader the counts are manual; a tray read fills the same input.
+while the controller was down). Without a tray reader the counts are manual; with the tray read by RFID
+(simulators/demo_tray.py) the live table counts the opener and the closer from the table's read of it
+(simulators/live_table.py `seance_steps`), and the fills are of the opener so counted.
 """
 
 from __future__ import annotations
@@ -73,8 +75,8 @@ class SeanceDealer:
 
     def took(self, step: SeanceStep) -> None:
         """The table took `step`: the tray as it now is."""
-        if step.command == Command.SEANCE_OPEN:
-            self.tray_cents = self.opener_cents
+        if step.command == Command.SEANCE_OPEN:  # the opener counted, by hand or by the tray's read
+            self.tray_cents = sum(int(denomination) * number for denomination, number in step.args["chips"].items())
         elif step.command == Command.SEANCE_CLOSE:
             self.tray_cents = None
         elif self.tray_cents is not None:
@@ -100,11 +102,12 @@ class SeanceDealer:
             out.append(SeanceStep(Command.TIP, {"box": rng.randint(1, self.boxes), "cents": 500}))
         tray = self.tray_cents + sum(step.tray_cents for step in out)
         number = seances.slips_issued + 1
-        if tray < self.opener_cents * 85 // 100:  # low: a complementary advance, the initial one again (art. 49)
-            out += [SeanceStep(Command.FILL, {"chips": counted(self.opener_cents)}),
-                    SeanceStep(Command.SLIP_CONFIRM, {"number": number}, Role.SUPERVISOR, self.opener_cents)]
-        elif tray > 2 * self.opener_cents:  # too much: the surplus back to the cash desk
-            back = tray - self.opener_cents
+        opener = account.opener.cents  # the initial advance as counted at the open
+        if tray < opener * 85 // 100:  # low: a complementary advance, the initial one again (art. 49)
+            out += [SeanceStep(Command.FILL, {"chips": counted(opener)}),
+                    SeanceStep(Command.SLIP_CONFIRM, {"number": number}, Role.SUPERVISOR, opener)]
+        elif tray > 2 * opener:  # too much: the surplus back to the cash desk
+            back = tray - opener
             out += [SeanceStep(Command.CREDIT, {"chips": counted(back)}),
                     SeanceStep(Command.SLIP_CONFIRM, {"number": number}, Role.SUPERVISOR, -back)]
         return out

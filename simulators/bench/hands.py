@@ -71,7 +71,8 @@ class BenchHands(ChipHands):
         if "reason" in args:
             extra["reason"] = args["reason"]
         for key in ("case", "box", "cents", "behind", "player",  # HYPER_ASSIGN (55-4 6°); SEAT, SEAT_CLEAR
-                    "chips", "source", "number", "tender", "where", "reference"):  # the séance (docs/accounts.md)
+                    "chips", "source", "number", "tender", "where", "reference",  # the séance (docs/accounts.md)
+                    "to"):  # CHANGE
             if key in args:
                 extra[key] = args[key]
         if command == "ACK_ALARM":

@@ -177,20 +177,20 @@ def _touch(args: Any, key: str, zones: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-SEANCE_KEYS = ("chips", "source", "number", "tender", "where", "reference")
+SEANCE_KEYS = ("chips", "source", "number", "tender", "where", "reference", "to")
 
 
 def _seance_args(args: Mapping[str, Any], key: str) -> dict[str, Any]:
     """A séance command's arguments (the table checks them: a scenario may send a bad one on purpose): a count
     `chips` {denomination in cents: how many}, `source`, a slip's `number`, a tip's `box` and `cents`, orphan chips'
-    `cents` and `where`, an identity's `box` or `player` and `reference`."""
+    `cents` and `where`, an identity's `box` or `player` and `reference`, a change's `cents`, `box` and `to`."""
     out: dict[str, Any] = {}
     if "chips" in args:
         chips = args["chips"]
         if not isinstance(chips, Mapping) or not all(whole(number) for number in chips.values()):
             raise ScenarioError(f"{key}.chips", "a count: {denomination in cents: how many chips}")
         out["chips"] = {str(denomination): number for denomination, number in chips.items()}
-    for name in ("source", "where", "reference", "tender"):
+    for name in ("source", "where", "reference", "tender", "to"):
         if name in args:
             out[name] = str(args[name])
     for name in ("number", "box", "cents"):

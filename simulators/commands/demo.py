@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from simulators.demo_tray import tray_rows
 from simulators.strategy_cache import remember_cached
 from table_runtime.commands.table_line import table_line
 from table_runtime.config import ENV_PIT_TOKEN, ENV_SUPERVISOR_PIN, zone_names
@@ -75,6 +76,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seance-rounds", type=int, default=0,
                         help="the dealer opens a séance, and closes it with the tray counted, every K rounds; asks "
                              "for fills, takes buy-ins and tips (0: no séance; docs/accounts.md)")
+    parser.add_argument("--manual-tray", action="store_true",
+                        help="live, with --seance-rounds: the dealer counts the tray by hand; by default the table "
+                             "reads its tray by RFID (its rows on the reader) and counts the opener and the closer "
+                             "from that read, and reconciles the tray after every round (docs/accounts.md)")
     parser.add_argument("--supervisor-pin",
                         help=f"4 to 8 digits that clear the supervisor's alarms and VOID on the display "
                              f"(or {ENV_SUPERVISOR_PIN}; default: none, those alarms stay)")
@@ -123,6 +128,11 @@ def _http(text: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
+def _tray(args: argparse.Namespace) -> bool:
+    """The live demo reads its chip tray by RFID when it keeps séances, unless counted by hand (--manual-tray)."""
+    return bool(args.seance_rounds) and not args.fast and not args.manual_tray
+
+
 def _loopback(host: str) -> bool:
     from table_runtime.display.request_guard import is_loopback_host  # the display's own rule (imports aiohttp)
 
@@ -157,8 +167,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             controller = TableController(table_id=args.table_id, rules=rules, limits=TableLimits(), journal=journal,
                                          clock=time.time,  # fast: no chips; the hyper field's cases where open
-                                         zones=() if args.fast else zone_names(rules.boxes,
-                                                                               hyper=rules.hyper_blackjack),
+                                         zones=() if args.fast else (*zone_names(rules.boxes,
+                                                                                 hyper=rules.hyper_blackjack),
+                                                                      *(tray_rows() if _tray(args) else ())),
                                          staff=args.staff)
             summary = _fast(args, controller) if args.fast else run_logged(_live(args, controller, data_dir))
         finally:
@@ -293,12 +304,14 @@ async def _live(args: argparse.Namespace, controller: TableController, data_dir:
     devices: TableDevices
     where = "in-process"
     if not args.devices_in_process or devices_running(data_dir):  # devices left running are reattached to
-        devices, reattached = attach_devices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory)
+        devices, reattached = attach_devices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory,
+                                             tray=_tray(args))
         where = "reattached" if reattached else "started"
         if not args.json:
             print(f"devices process: {where} ({data_dir / 'devices.json'})", file=sys.stderr)
     else:
-        devices = LiveDevices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory)
+        devices = LiveDevices(controller, seed=args.seed, data_dir=data_dir, pin_factory=pin_factory,
+                              tray=_tray(args))
     try:
         devices.start()
         card_reader.start()

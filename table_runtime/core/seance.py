@@ -14,9 +14,10 @@ spans restarts and power cuts, and every reader (`table-runtime accounts`, recal
 fold. The counts are inputs whatever made them: the dealer's manual count by denomination today, a tray read
 later (`Count.source`).
 
-The identity alarm (CMF L.561-13, décret n° 2009-1013): the buy-in that takes a player (his rated pseudonym, or
-his box while he is not identified) past 2,000 € exchanged in the séance raises `aml_identity_required`
-naming the box and the amounts; the supervisor records the reference of the identity taken (never the
+The identity alarm (CMF L.561-13, décret n° 2009-1013): the buy-in or the change (chips exchanged for cash, or
+coloured up for other chips, at the table: `ChipsChanged`) that takes a player (his rated pseudonym, or his box
+while he is not identified) past 2,000 € exchanged in the séance raises `aml_identity_required` naming the box
+and the amounts; the supervisor records the reference of the identity taken (never the
 identity itself: `IdentityRecorded`).
 
 What each command may be is decided here (`seance_decision`), once. Pure: no I/O, no clock.
@@ -50,7 +51,7 @@ WHERE_MAX: Final = 40  # characters of where orphan chips were found
 
 SEANCE_COMMANDS: Final = frozenset({Command.SEANCE_OPEN, Command.SEANCE_CLOSE, Command.FILL, Command.CREDIT,
                                     Command.SLIP_CONFIRM, Command.TIP, Command.ORPHAN_CHIPS,
-                                    Command.IDENTITY_RECORDED})
+                                    Command.IDENTITY_RECORDED, Command.CHANGE})
 CONFIRMING_COMMANDS: Final = frozenset({Command.SLIP_CONFIRM, Command.IDENTITY_RECORDED})
 """The supervisor's: the second role of a slip, the identity's reference (the PIN on the display)."""
 
@@ -60,6 +61,14 @@ class SlipKind(enum.StrEnum):
 
     FILL = "fill"
     CREDIT = "credit"
+
+
+class ChangeKind(enum.StrEnum):
+    """What a player's chips were changed for at the table: banknotes (out of the drop box), or other chips
+    (colouring up or down: nothing leaves the tray's value)."""
+
+    CASH = "cash"
+    CHIPS = "chips"
 
 
 class CountSource(enum.StrEnum):
@@ -198,6 +207,19 @@ class IdentityRecorded:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ChipsChanged:
+    """The dealer changed `cents` of a player's chips (at `box`, or the rated `player`) at the table: for banknotes
+    (`to` cash: the chips into the tray, the banknotes out of the drop box) or for other chips (`to` chips:
+    colouring up). An exchange of the séance for the identity check (CMF L.561-13) either way."""
+
+    cents: int
+    to: str
+    box: int | None
+    player: str
+    by: Signature
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SeanceClosed:
     """The séance closed with the tray counted (the closer)."""
 
@@ -206,9 +228,9 @@ class SeanceClosed:
 
 
 SeanceInput = (SeanceOpened | SlipRequested | SlipConfirmed | TipReceived | OrphanChipsFound | IdentityRecorded
-               | SeanceClosed)
+               | ChipsChanged | SeanceClosed)
 SEANCE_INPUT_CLASSES: Final = (SeanceOpened, SlipRequested, SlipConfirmed, TipReceived, OrphanChipsFound,
-                               IdentityRecorded, SeanceClosed)
+                               IdentityRecorded, ChipsChanged, SeanceClosed)
 SEANCE_INPUT_TYPES: Final = frozenset(cls.__name__ for cls in SEANCE_INPUT_CLASSES)
 
 
@@ -232,14 +254,16 @@ class SeanceAccount:
     opener: Count
     opened_by: Signature
     slips: list[Slip] = field(default_factory=list)
-    drop_cash_cents: int = 0
+    drop_cash_cents: int = 0  # the banknotes in the drop box: the buy-ins' cash less the change paid in cash
     drop_marker_cents: int = 0
+    change_cash_cents: int = 0  # chips changed for banknotes at the table (out of drop_cash_cents)
+    change_chips_cents: int = 0  # chips coloured up (or down) at the table
     tips_cents: int = 0
     tips: int = 0
     orphans_cents: int = 0
     players_net_cents: int = 0  # what the players won (+) or lost (-) by settlement in the séance
     rounds: int = 0  # rounds closed or voided in the séance
-    exchanged: dict[str, int] = field(default_factory=dict)  # per player (pseudonym or boxN): buy-ins in cents
+    exchanged: dict[str, int] = field(default_factory=dict)  # per player (pseudonym or boxN): buy-ins and change
     identified: dict[str, str] = field(default_factory=dict)  # per player: the reference of his identity
     closer: Count | None = None
     closed_by: Signature | None = None
@@ -289,6 +313,8 @@ class SeanceAccount:
             "fills": sum(1 for slip in self.slips if slip.slip_kind == SlipKind.FILL and slip.confirmed_by),
             "credits": sum(1 for slip in self.slips if slip.slip_kind == SlipKind.CREDIT and slip.confirmed_by),
             "tips": self.tips, "rounds": self.rounds,
+            **({"change_cash_cents": self.change_cash_cents} if self.change_cash_cents else {}),
+            **({"change_chips_cents": self.change_chips_cents} if self.change_chips_cents else {}),
         }
 
     def view(self) -> dict[str, Any]:
@@ -308,6 +334,8 @@ class SeanceAccount:
                 "drop_marker_cents": self.drop_marker_cents, "tips_cents": self.tips_cents, "tips": self.tips,
                 "orphans_cents": self.orphans_cents, "players_net_cents": self.players_net_cents,
                 "rounds": self.rounds, "exchanged": dict(self.exchanged), "identified": dict(self.identified),
+                **({"change_cash_cents": self.change_cash_cents} if self.change_cash_cents else {}),
+                **({"change_chips_cents": self.change_chips_cents} if self.change_chips_cents else {}),
                 "closer": None if self.closer is None else self.closer.to_json(),
                 "closed_by": None if self.closed_by is None else self.closed_by.to_json()}
 
@@ -325,6 +353,8 @@ class SeanceAccount:
             drop_cash_cents=int(state["drop_cash_cents"]), drop_marker_cents=int(state["drop_marker_cents"]),
             tips_cents=int(state["tips_cents"]), tips=int(state["tips"]), orphans_cents=int(state["orphans_cents"]),
             players_net_cents=int(state["players_net_cents"]), rounds=int(state.get("rounds", 0)),
+            change_cash_cents=int(state.get("change_cash_cents", 0)),
+            change_chips_cents=int(state.get("change_chips_cents", 0)),
             exchanged={str(key): int(value) for key, value in dict(state["exchanged"]).items()},
             identified={str(key): str(value) for key, value in dict(state["identified"]).items()},
             closer=None if closer is None else _count_from_json(closer),
@@ -337,9 +367,9 @@ def _slip_json(slip: Slip) -> dict[str, Any]:
             "confirmed_by": None if slip.confirmed_by is None else slip.confirmed_by.to_json()}
 
 
-def player_key(item: BuyIn) -> str:
-    """Whose exchanges a buy-in adds to: his rated pseudonym, else his box while he is not identified ("" for a
-    buy-in for no box and no player: nobody to add it to)."""
+def player_key(item: BuyIn | ChipsChanged) -> str:
+    """Whose exchanges a buy-in or a change adds to: his rated pseudonym, else his box while he is not identified
+    ("" for one for no box and no player: nobody to add it to)."""
     if item.player and is_pseudonym(item.player):
         return item.player
     return "" if item.box is None else f"box{item.box}"
@@ -403,6 +433,13 @@ class Seances:
         if isinstance(item, IdentityRecorded):
             account.identified[item.player] = item.reference
             return [self._event("identity_recorded", 0, box=_box_of(item.player))]
+        if isinstance(item, ChipsChanged):
+            if item.to == ChangeKind.CASH:  # the chips into the tray, the banknotes out of the drop box
+                account.change_cash_cents += item.cents
+                account.drop_cash_cents -= item.cents
+            else:
+                account.change_chips_cents += item.cents
+            return [self._event(f"change_{item.to}", item.cents, box=item.box), *self._exchanged(item)]
         account.closer, account.closed_by = item.closer, item.by
         self.closed.append(account)
         self.current = None
@@ -417,15 +454,20 @@ class Seances:
             account.drop_marker_cents += item.cents
         else:
             account.drop_cash_cents += item.cents
-        events: list[Event] = [self._event("buy_in", item.cents, box=item.box)]
+        return [self._event("buy_in", item.cents, box=item.box), *self._exchanged(item)]
+
+    def _exchanged(self, item: BuyIn | ChipsChanged) -> list[Event]:
+        """The player's exchanges of the séance with `item`'s, and the identity alarm past the threshold."""
+        account = self.current
+        assert account is not None
         key = player_key(item)
         if not key:
-            return events
+            return []
         before = account.exchanged.get(key, 0)
         after = account.exchanged[key] = before + item.cents
         if before <= IDENTITY_THRESHOLD_CENTS < after and key not in account.identified:
-            events.append(identity_alarm(item, key, after))
-        return events
+            return [identity_alarm(item, key, after)]
+        return []
 
     def settled(self, events: Iterable[Event]) -> None:
         """The players' net by settlement of a round of the séance (what the tray paid less what it took), and the
@@ -482,16 +524,21 @@ def _box_of(player: str) -> int | None:
     return int(player[3:]) if player.startswith("box") and player[3:].isdigit() else None
 
 
-def identity_alarm(item: BuyIn, key: str, total: int) -> Alarm:
-    """`aml_identity_required`: the buy-in `item` takes player `key` past the threshold in the séance."""
+def identity_alarm(item: BuyIn | ChipsChanged, key: str, total: int) -> Alarm:
+    """`aml_identity_required`: the buy-in or the change `item` takes player `key` past the threshold in the
+    séance (its amount `buy_in_cents` or `change_cents`)."""
     who = f"box {item.box}" if item.box is not None else "the player"
     rated = f" (rated player {key})" if key.startswith("p-") else ""
+    if isinstance(item, BuyIn):
+        what, amount = f"the buy-in of {euros(item.cents)}", "buy_in_cents"
+    else:
+        what, amount = f"the change of {euros(item.cents)} of chips for {item.to}", "change_cents"
     return Alarm(kind=AlarmKind.AML_IDENTITY_REQUIRED, box=item.box,
-                 message=f"{who}{rated}: the buy-in of {euros(item.cents)} takes the exchanges of the séance to "
+                 message=f"{who}{rated}: {what} takes the exchanges of the séance to "
                          f"{euros(total)}, more than {euros(IDENTITY_THRESHOLD_CENTS)}: take the player's identity "
                          "and record its reference",
                  rule=IDENTITY_RULE,
-                 amounts=(("buy_in_cents", item.cents), ("seance_total_cents", total),
+                 amounts=((amount, item.cents), ("seance_total_cents", total),
                           ("threshold_cents", IDENTITY_THRESHOLD_CENTS)))
 
 
@@ -580,6 +627,8 @@ def seance_decision(seances: Seances, command: Command, args: Mapping[str, Any],
             return Refusal(RefusalReason.BAD_AMOUNT,
                            f"where the chips were found: text of at most {WHERE_MAX} characters")
         return OrphanChipsFound(cents=cents, where=where, by=by)
+    if command == Command.CHANGE:
+        return _change(account, args, by, boxes=boxes)
     # IDENTITY_RECORDED {"box": N} or {"player": pseudonym}, "reference": the register's number
     reference, player, box = args.get("reference"), args.get("player", ""), _whole(args.get("box"))
     if not isinstance(reference, str) or REFERENCE.fullmatch(reference) is None or not any(
@@ -593,6 +642,30 @@ def seance_decision(seances: Seances, command: Command, args: Mapping[str, Any],
         return Refusal(RefusalReason.BAD_REFERENCE,
                        "whose identity: a box of the table, or a rated player by his pseudonym")
     return IdentityRecorded(player=key, reference=reference, by=by)
+
+
+def _change(account: SeanceAccount, args: Mapping[str, Any], by: Signature, *, boxes: int) -> ChipsChanged | Refusal:
+    """CHANGE {"cents": C, "to": "cash" | "chips", "box": N and/or "player": p-…}: a player's chips changed at the
+    table; for cash, no more than the drop box's banknotes can pay."""
+    cents, to, box, player = _whole(args.get("cents")), args.get("to", ChangeKind.CASH), args.get("box"), \
+        args.get("player", "")
+    if cents is None or not 0 < cents <= CENTS_MAX:
+        return Refusal(RefusalReason.BAD_AMOUNT,
+                       f"a change is a whole number of cents above 0, not {args.get('cents')!r}")
+    if to not in tuple(ChangeKind):
+        return Refusal(RefusalReason.BAD_AMOUNT, f"chips changed for {to!r}: cash or chips")
+    if box is not None and (_whole(box) is None or not 1 <= box <= boxes):
+        return Refusal(RefusalReason.BAD_AMOUNT, f"box {box!r} is not a box of this table (1 to {boxes})")
+    if player and not (isinstance(player, str) and is_pseudonym(player)):
+        return Refusal(RefusalReason.BAD_AMOUNT, "a player is named by his card read (a pseudonym p- and 12 hex "
+                                                 "digits), never by other text")
+    if box is None and not player:
+        return Refusal(RefusalReason.BAD_AMOUNT, "whose chips: a box of the table, or a rated player")
+    if to == ChangeKind.CASH and cents > account.drop_cash_cents:
+        return Refusal(RefusalReason.BAD_AMOUNT,
+                       f"the drop box holds {euros(account.drop_cash_cents)} of banknotes, not {euros(cents)}")
+    return ChipsChanged(cents=cents, to=str(ChangeKind(to)), box=None if box is None else int(box),
+                        player=str(player), by=by)
 
 
 def seance_text(item: SeanceInput) -> str:
@@ -609,6 +682,9 @@ def seance_text(item: SeanceInput) -> str:
         return f"tip {euros(item.cents)} from box {item.box} into the tronc"
     if isinstance(item, OrphanChipsFound):
         return f"orphan chips {euros(item.cents)} recorded apart" + (f" ({item.where})" if item.where else "")
+    if isinstance(item, ChipsChanged):
+        where = "" if item.box is None else f" (box {item.box})"
+        return f"change {euros(item.cents)} of chips for {item.to}{where}"
     return f"identity of {item.player} recorded: reference {item.reference}"
 
 
@@ -628,6 +704,9 @@ def seance_to_dict(item: SeanceInput) -> dict[str, Any]:
         body = {"box": item.box, "cents": item.cents}
     elif isinstance(item, OrphanChipsFound):
         body = {"cents": item.cents, "where": item.where}
+    elif isinstance(item, ChipsChanged):
+        body = {"cents": item.cents, "to": item.to, **({"box": item.box} if item.box is not None else {}),
+                **({"player": item.player} if item.player else {})}
     else:
         body = {"player": item.player, "reference": item.reference}
     return {**body, "by": item.by.to_json(), "type": type(item).__name__, "schema_version": SCHEMA_VERSION}
@@ -651,6 +730,10 @@ def seance_from_dict(body: Mapping[str, Any]) -> SeanceInput:
             return TipReceived(box=int(body["box"]), cents=int(body["cents"]), by=by)
         if name == "OrphanChipsFound":
             return OrphanChipsFound(cents=int(body["cents"]), where=str(body.get("where", "")), by=by)
+        if name == "ChipsChanged":
+            box = body.get("box")
+            return ChipsChanged(cents=int(body["cents"]), to=str(ChangeKind(body["to"])),
+                                box=None if box is None else int(box), player=str(body.get("player", "")), by=by)
         if name == "IdentityRecorded":
             return IdentityRecorded(player=str(body["player"]), reference=str(body["reference"]), by=by)
     except (KeyError, TypeError, ValueError, AttributeError) as error:

@@ -87,9 +87,11 @@ class TableCore:
             return [recorded(item), *self.seances.buy_in(item)]  # the séance's drop (core/seance.py)
         if isinstance(item, SEANCE_INPUT_CLASSES):  # the séance's accounts: nothing of the round or the chips
             events = self.seances.apply(item)
-            for event in events:  # a confirmed fill or credit moves chips into or out of the tray
+            for event in events:  # a confirmed fill or credit, or chips changed for cash, move the tray's chips
                 if isinstance(event, SeanceUpdated) and event.action in ("fill_confirmed", "credit_confirmed"):
                     (self.tray.fill if event.action == "fill_confirmed" else self.tray.credit)(event.cents)
+                elif isinstance(event, SeanceUpdated) and event.action == "change_cash":
+                    self.tray.sold(-event.cents)  # the player's chips into the tray: chips bought back
             return events
         if isinstance(item, SEAT_INPUT_CLASSES):
             self.seats.apply(item)

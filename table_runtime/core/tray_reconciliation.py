@@ -227,7 +227,7 @@ class TrayWatch:
             self.seen_on_table.update(uids)
 
     def sold(self, cents: int) -> None:
-        """Chips sold at a buy-in: out of the tray."""
+        """Chips sold at a buy-in: out of the tray (less than 0: chips bought back for cash, into it)."""
         self.flows = self.flows.plus(TrayFlows(sold_cents=cents))
 
     def fill(self, cents: int) -> None:

@@ -52,6 +52,7 @@ class Command(enum.StrEnum):
     ORPHAN_CHIPS = "ORPHAN_CHIPS"  # chips with no owner, recorded apart (args {"cents": C, "where": "text"})
     IDENTITY_RECORDED = "IDENTITY_RECORDED"  # the identity's reference (args {"box": N} or {"player": p-…},
     # "reference": "text")
+    CHANGE = "CHANGE"  # a player's chips changed at the table (args {"cents": C, "to": "cash" | "chips", "box": N})
 
 
 class Role(enum.StrEnum):

@@ -1,7 +1,9 @@
 """The demo's séances (simulators/seance_dealer.py): the simulated dealer opens and closes a séance every K rounds,
 asks for fills when its tray runs low, takes buy-ins and tips; for every séance the table's accounts satisfy
 closer − opener + credits − fills + drop = −(the players' settled net the demo counted), to the cent, tips never
-in the win; `table-runtime accounts` prints the same séances from the journal alone."""
+in the win; `table-runtime accounts` prints the same séances from the journal alone. The live demo reads its tray
+by RFID (simulators/demo_tray.py): its openers and closers are the table's reads of the tray, and the tray's
+reconciliation after every round finds no variance."""
 
 from __future__ import annotations
 
@@ -59,6 +61,19 @@ def test_the_fast_demo_of_60_rounds_has_three_seances(tmp_path: Path, capsys: py
     assert "== séance 3 (closed)" in text and "3 séance(s)" in text
 
 
+def check_tray(capsys: pytest.CaptureFixture[str], data_dir: Path, summary: dict[str, Any]) -> None:
+    """The live demo reads its tray by RFID: every opener and closer is the table's read of it (`source` tray), the
+    tray's own moves never a variance, a fill when it ran low, tips taken (and never in the win)."""
+    assert summary["alarms"].get("tray_variance", 0) == 0, summary["alarms"]
+    seances = summary["seances"]
+    assert sum(seance["fills"] for seance in seances) > 0 and all(seance["tips_cents"] > 0 for seance in seances)
+    assert main(["accounts", "--data-dir", str(data_dir), "--json"]) == 0
+    accounts = json.loads(capsys.readouterr().out)["seances"]
+    assert [(seance["opener"]["source"], seance["closer"]["source"]) for seance in accounts] == [("tray", "tray")] * 3
+    # Each séance opens with the tray the last one closed with: the same chips, read again.
+    assert [seance["opener_cents"] for seance in seances[1:]] == [seance["closer_cents"] for seance in seances[:-1]]
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_live_demo_of_60_rounds_and_3_seances_balances(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,3 +82,26 @@ def test_the_live_demo_of_60_rounds_and_3_seances_balances(tmp_path: Path, capsy
     seances = summary["seances"]
     assert [seance["rounds"] for seance in seances] == [20, 20, 20]
     check_identity(seances)
+    check_tray(capsys, tmp_path, summary)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_live_demo_with_its_devices_process_reads_the_tray_and_balances(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary = demo(capsys, "--rounds", "60", "--seance-rounds", "20", "--pace", "0", "--http", "off",
+                   "--data-dir", str(tmp_path))
+    assert summary["devices"] == "started"  # the tray's rows on the reader of the devices process
+    check_identity(summary["seances"])
+    check_tray(capsys, tmp_path, summary)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_live_demo_counts_the_tray_by_hand_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary = demo(capsys, "--rounds", "20", "--seance-rounds", "10", "--pace", "0", "--http", "off",
+                   "--devices-in-process", "--manual-tray", "--data-dir", str(tmp_path))
+    check_identity(summary["seances"])
+    assert main(["accounts", "--data-dir", str(tmp_path), "--json"]) == 0
+    accounts = json.loads(capsys.readouterr().out)["seances"]
+    assert {seance["opener"]["source"] for seance in accounts} == {"manual"}
