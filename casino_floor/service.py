@@ -294,9 +294,14 @@ class FloorService:
             return
         followed = self.config.follows(levels[-2]) if journal_topic else (isinstance(table_id, str)
                                                                           and self.config.follows(table_id))
-        # Observers (the pit page) see only what the store takes as the table's own.
-        if name in TOPIC_NAMES and followed and self.ingest.take(name, payload, batch, topic=message.topic.value,
-                                                                 raw=raw):
+        if name not in TOPIC_NAMES or not followed:
+            return
+        # Observers (the pit page) see only what the store takes as the table's own: each row, of either shape.
+        if name == "events":
+            for row in self.ingest.take_rows(payload, batch, topic=message.topic.value, raw=raw):
+                for observer in self.observers:
+                    observer(name, row)
+        elif self.ingest.take(name, payload, batch, topic=message.topic.value, raw=raw):
             for observer in self.observers:
                 observer(name, payload)
 
