@@ -110,11 +110,13 @@ def _rss_mb(pid: int) -> float:
 
 
 @contextlib.asynccontextmanager
-async def floor_process(config: Path, log: Path) -> AsyncIterator[asyncio.subprocess.Process]:
+async def floor_process(config: Path, log: Path, profile: Path | None = None
+                        ) -> AsyncIterator[asyncio.subprocess.Process]:
     start = len(_read(log))  # floors share the log: this one's line comes after
+    command = ["-m", "casino_floor"] if profile is None else ["-m", "bench.floor_profiled", str(profile)]
     with log.open("ab") as out:
-        process = await asyncio.create_subprocess_exec(sys.executable, "-m", "casino_floor", "run", "--config",
-                                                       str(config), stdout=out, stderr=out)
+        process = await asyncio.create_subprocess_exec(sys.executable, *command, "run", "--config", str(config),
+                                                       stdout=out, stderr=out)
     try:
         async with asyncio.timeout(30):
             while b"following the tables on" not in _read(log)[start:]:
@@ -227,14 +229,15 @@ class Floors:
     """The floor processes (one per partition), restartable, and the resident memory sampled each second."""
 
     def __init__(self, configs: Sequence[Path], log: Path, stack: contextlib.AsyncExitStack,
-                 cpu: CpuMeter | None = None) -> None:
-        self.configs, self.log, self.stack, self.cpu = configs, log, stack, cpu
+                 cpu: CpuMeter | None = None, profile: Path | None = None) -> None:
+        self.configs, self.log, self.stack, self.cpu, self.profile = configs, log, stack, cpu, profile
         self.processes: list[asyncio.subprocess.Process] = []
         self.rss_mb: list[float] = []  # the floors' resident sets together, each second
 
     async def start(self) -> None:
-        self.processes = [await self.stack.enter_async_context(floor_process(config, self.log))
-                          for config in self.configs]
+        self.processes = [await self.stack.enter_async_context(floor_process(config, self.log,
+                                                                             self.profile if index == 0 else None))
+                          for index, config in enumerate(self.configs)]
         if self.cpu is not None:
             self.cpu.start()
 
@@ -344,7 +347,7 @@ async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, ...]:
                             "broker": lambda: [broker.pid] if broker.pid else [],
                             "postgres": lambda: [postmaster, *_children(postmaster)],
                             "bench": lambda: [os.getpid()]})
-            floors = Floors(configs, directory / "floor.log", stack, cpu)
+            floors = Floors(configs, directory / "floor.log", stack, cpu, args.profile_floor)
             sampler = asyncio.create_task(floors.sample())  # until the floors have drained
             metering = asyncio.create_task(cpu.run())
             watch = PitWatch(int(re.findall(r"bind = \"127\.0\.0\.1:(\d+)\"", configs[0].read_text())[0]))
@@ -504,6 +507,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--floors", type=int, default=1, help="floor processes, each following its partition")
     parser.add_argument("--rows-per-message", type=int, default=1,
                         help="the tables' feed setting: 1 sends version 1 events, more JournalRows of that many rows")
+    parser.add_argument("--profile-floor", type=Path, metavar="FILE",
+                        help="run the (first) floor under cProfile and write its profile to FILE")
     parser.add_argument("--group", action="store_true",
                         help="publish the floor's database to a group database and print the replication lag")
     args = parser.parse_args(argv)
