@@ -27,13 +27,17 @@ publication) with the group's database on a second cluster, and a fourth line gi
 the load: the casino's WAL not yet confirmed by the group (bytes), the walsender's replay lag (ms), both p99 and
 most of samples taken twice a second, and how long after the floor drained the group held every round.
 
+``--rows-per-message N`` is the tables' feed setting (feed/row_batches.py): above 1 each ``events`` message is a
+``JournalRows`` of N rows (the lean senders group the rows as the publisher does with N rows pending; at ``--rate``
+R a message then holds N / R seconds of a table's rows, a wait P does not include: P starts at the send).
+
 ``--backlog`` measures the floor alone: every row is journaled and published while the floor's session is
 offline (the broker queues it), then the floor is started and R is its catch-up rate (P is then the wait, not a
 latency). ``--faults`` adds, mid-run: the floor killed with SIGKILL and restarted, the broker restarted (persistent),
 and a tenth of the tables' publishers restarted. ``--method`` picks the store's write path.
 
     python -m bench.floor --tables 100 [--seconds 20] [--rate 120] [--publishers lean|real] [--floors 1]
-                          [--faults] [--backlog] [--method copy|...] [--group]
+                          [--faults] [--backlog] [--method copy|...] [--group] [--rows-per-message 1]
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import re
 import signal
 import sys
@@ -105,11 +110,13 @@ def _rss_mb(pid: int) -> float:
 
 
 @contextlib.asynccontextmanager
-async def floor_process(config: Path, log: Path) -> AsyncIterator[asyncio.subprocess.Process]:
+async def floor_process(config: Path, log: Path, profile: Path | None = None
+                        ) -> AsyncIterator[asyncio.subprocess.Process]:
     start = len(_read(log))  # floors share the log: this one's line comes after
+    command = ["-m", "casino_floor"] if profile is None else ["-m", "bench.floor_profiled", str(profile)]
     with log.open("ab") as out:
-        process = await asyncio.create_subprocess_exec(sys.executable, "-m", "casino_floor", "run", "--config",
-                                                       str(config), stdout=out, stderr=out)
+        process = await asyncio.create_subprocess_exec(sys.executable, *command, "run", "--config", str(config),
+                                                       stdout=out, stderr=out)
     try:
         async with asyncio.timeout(30):
             while b"following the tables on" not in _read(log)[start:]:
@@ -140,27 +147,99 @@ async def table(journal: Journal, rows: list[tuple[str, dict[str, Any]]], rate: 
 
 
 async def publisher(url: str, table_id: str, journal: Journal, feeds: dict[str, FeedPublisher],
-                    stop: asyncio.Event) -> None:
+                    stop: asyncio.Event, rows_per_message: int = 1) -> None:
     """The table's real publisher; restarted when `feeds[table_id]` is stopped by the faults."""
     settings = FeedSettings.from_mapping({"url": url, "table_id": table_id, "prefix": PREFIX,
-                                          "backoff_initial": 0.05, "backoff_max": 1.0}, environ={})
+                                          "backoff_initial": 0.05, "backoff_max": 1.0,
+                                          "rows_per_message": rows_per_message}, environ={})
     while not stop.is_set():
         async with FeedPublisher(settings, journal) as feed:
             feeds[table_id] = feed
             await feed.run()
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of process `pid` so far (None once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime (proc(5): fields 14 and 15)
+
+
+def _children(parent: int) -> list[int]:
+    """The processes whose parent is `parent` (PostgreSQL's backends and workers under its postmaster)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()[1]) == parent:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+class CpuMeter:
+    """CPU time (user + system) of each part of the run, from the floors' start to the drain: the floors, the broker,
+    PostgreSQL (postmaster and backends) and this process (the lean senders, the pit screen, the drain's queries),
+    sampled each second (a process is counted up to its last sample: a floor killed by ``--faults`` loses up to
+    a second)."""
+
+    def __init__(self, parts: dict[str, Callable[[], list[int]]]) -> None:
+        self.parts = parts
+        self.first: dict[tuple[str, int], float] = {}
+        self.last: dict[tuple[str, int], float] = {}
+        self.started = False
+
+    def start(self) -> None:
+        """From now on (the floors started: the senders' messages made, the journals filled)."""
+        self.first.clear()
+        self.last.clear()
+        self.started = True
+        self.sample()
+
+    def sample(self) -> None:
+        if not self.started:
+            return
+        for name, pids in self.parts.items():
+            for pid in pids():
+                cpu = _cpu_s(pid)
+                if cpu is not None:
+                    self.first.setdefault((name, pid), cpu)
+                    self.last[(name, pid)] = cpu
+
+    async def run(self) -> None:
+        while True:
+            self.sample()
+            await asyncio.sleep(1.0)
+
+    def seconds(self, name: str) -> float:
+        return sum(cpu - self.first[key] for key, cpu in self.last.items() if key[0] == name)
+
+    def line(self, rows: int) -> str:
+        per_row = " ".join(f"{name}_us_per_row={self.seconds(name) / max(rows, 1) * 1e6:.1f}" for name in self.parts)
+        return f"floor_cpu rows={rows} {per_row} load_average={os.getloadavg()[0]:.1f}"
+
+
 class Floors:
     """The floor processes (one per partition), restartable, and the resident memory sampled each second."""
 
-    def __init__(self, configs: Sequence[Path], log: Path, stack: contextlib.AsyncExitStack) -> None:
-        self.configs, self.log, self.stack = configs, log, stack
+    def __init__(self, configs: Sequence[Path], log: Path, stack: contextlib.AsyncExitStack,
+                 cpu: CpuMeter | None = None, profile: Path | None = None) -> None:
+        self.configs, self.log, self.stack, self.cpu, self.profile = configs, log, stack, cpu, profile
         self.processes: list[asyncio.subprocess.Process] = []
         self.rss_mb: list[float] = []  # the floors' resident sets together, each second
 
     async def start(self) -> None:
-        self.processes = [await self.stack.enter_async_context(floor_process(config, self.log))
-                          for config in self.configs]
+        self.processes = [await self.stack.enter_async_context(floor_process(config, self.log,
+                                                                             self.profile if index == 0 else None))
+                          for index, config in enumerate(self.configs)]
+        if self.cpu is not None:
+            self.cpu.start()
 
     async def kill_and_restart_first(self) -> None:
         self.processes[0].send_signal(signal.SIGKILL)
@@ -263,8 +342,14 @@ async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, ...]:
         for journal in journals.values():
             journal._db().execute("PRAGMA synchronous=OFF")
         async with contextlib.AsyncExitStack() as stack:
-            floors = Floors(configs, directory / "floor.log", stack)
+            postmaster = int((pg.data / "postmaster.pid").read_text(encoding="ascii").split()[0])
+            cpu = CpuMeter({"floor": lambda: [process.pid for process in floors.processes],
+                            "broker": lambda: [broker.pid] if broker.pid else [],
+                            "postgres": lambda: [postmaster, *_children(postmaster)],
+                            "bench": lambda: [os.getpid()]})
+            floors = Floors(configs, directory / "floor.log", stack, cpu, args.profile_floor)
             sampler = asyncio.create_task(floors.sample())  # until the floors have drained
+            metering = asyncio.create_task(cpu.run())
             watch = PitWatch(int(re.findall(r"bind = \"127\.0\.0\.1:(\d+)\"", configs[0].read_text())[0]))
             watching = asyncio.create_task(watch.run())  # a pit screen open on the first floor's page
             if args.publishers == "lean":
@@ -272,6 +357,8 @@ async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, ...]:
             else:
                 expected, sent_at = await real(args, broker, floors, journals, rows, stack), None
             stored = await drain(dsn, expected, timeout=args.seconds * 3 + 60)
+            cpu.sample()
+            metering.cancel()
             sampler.cancel()
             watching.cancel()
             if lag is not None:
@@ -282,7 +369,7 @@ async def bench(args: argparse.Namespace, directory: Path) -> tuple[str, ...]:
             journal.close()
     return (f"floor tables={args.tables} events={expected} stored={stored} lost={expected - stored} "
             f"duplicate_rows={figures['duplicates']:.0f} events_per_s={figures['rate']:.0f} "
-            f"table_to_store_p99_ms={figures['p99_ms']:.0f}", floors.memory_line(),
+            f"table_to_store_p99_ms={figures['p99_ms']:.0f}", floors.memory_line(), cpu.line(stored),
             *([watch.line(sent_at, f"1of{args.floors}")] if sent_at is not None else []),
             *([lag.line()] if lag is not None else []))
 
@@ -293,8 +380,8 @@ async def lean(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors
     senders = []
     for table_id, journal in journals.items():
         fill(journal, rows, round(args.rate * args.seconds))
-        senders.append(TableSender(table_id, table_messages(journal, Topics(PREFIX, table_id)), "127.0.0.1",
-                                   broker.port))
+        senders.append(TableSender(table_id, table_messages(journal, Topics(PREFIX, table_id), args.rows_per_message),
+                                   "127.0.0.1", broker.port))
     await floors.start()
     tasks = [asyncio.create_task(sender.run()) for sender in senders]
     if args.faults:
@@ -347,7 +434,8 @@ async def real(args: argparse.Namespace, broker: MosquittoBroker, floors: Floors
     else:
         await floors.start()
     async with asyncio.TaskGroup() as tasks:
-        publishers = [tasks.create_task(publisher(broker.url, t, j, feeds, stop)) for t, j in journals.items()]
+        publishers = [tasks.create_task(publisher(broker.url, t, j, feeds, stop, args.rows_per_message))
+                      for t, j in journals.items()]
         while len(feeds) < len(journals):
             await asyncio.sleep(0.05)
         if args.backlog:
@@ -417,6 +505,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--publishers", choices=("lean", "real"), default="lean",
                         help="the tables' messages sent by lean senders, or by real publishers in this process")
     parser.add_argument("--floors", type=int, default=1, help="floor processes, each following its partition")
+    parser.add_argument("--rows-per-message", type=int, default=1,
+                        help="the tables' feed setting: 1 sends version 1 events, more JournalRows of that many rows")
+    parser.add_argument("--profile-floor", type=Path, metavar="FILE",
+                        help="run the (first) floor under cProfile and write its profile to FILE")
     parser.add_argument("--group", action="store_true",
                         help="publish the floor's database to a group database and print the replication lag")
     args = parser.parse_args(argv)

@@ -20,7 +20,8 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from table_runtime.feed.messages import Topics, head_message, messages_for_entry, status_message
+from table_runtime.feed.messages import Topics, head_message, status_message
+from table_runtime.feed.row_batches import messages_for_entries
 from table_runtime.journal import Journal
 
 RESEND = 100  # messages before the acknowledged end sent again when a table restarts (the publisher's default)
@@ -50,28 +51,35 @@ def connect_packet(client_id: str) -> bytes:
 class Outgoing:
     """One QoS 1 PUBLISH without its packet id: `head` = fixed header + topic, then the id, then `payload`."""
 
-    seq: int  # the journal row it belongs to (0: a status or head)
+    seq: int  # the last journal row it carries (0: a status or head)
     head: bytes
     payload: bytes
+    first: int = 0  # the first journal row it carries (a JournalRows message carries first..seq)
 
     @classmethod
-    def of(cls, seq: int, topic: str, payload: bytes, *, retain: bool = False) -> Outgoing:
+    def of(cls, seq: int, topic: str, payload: bytes, *, retain: bool = False, first: int = 0) -> Outgoing:
         variable = _string(topic)
         return cls(seq, bytes([0x32 | (1 if retain else 0)]) + _length(len(variable) + 2 + len(payload)) + variable,
-                   payload)
+                   payload, first or seq)
 
 
-def table_messages(journal: Journal, topics: Topics) -> list[Outgoing]:
-    """Every message the table's publisher sends for its journal: status, then each row's, a head each second of
-    rows (by their ts), and a final head."""
+def table_messages(journal: Journal, topics: Topics, rows_per_message: int = 1) -> list[Outgoing]:
+    """Every message the table's publisher sends for its journal: status, then the rows' (the publisher's own
+    grouping, `messages_for_entries`: `rows_per_message` rows an ``events`` message, as when that many are pending
+    at each send), a head each second of rows (by their ts), and a final head."""
     out = [Outgoing.of(0, topics.status, status_message(topics, "online", journal=journal.journal_id, seq=0,
                                                         ts=time.time(), reason=None).encode(), retain=True)]
     next_head: float | None = None
     last = None
-    for entry in journal.entries():
-        for message in messages_for_entry(topics, entry, journal.journal_id):
-            out.append(Outgoing.of(entry.seq, message.topic, message.encode()))
-        last = entry
+    rows = list(journal.entries())
+    by_seq = {entry.seq: entry for entry in rows}
+    groups = messages_for_entries(topics, rows, journal.journal_id, rows_per_message=rows_per_message)
+    first = 1
+    for messages, seq in groups:
+        for message in messages:
+            out.append(Outgoing.of(seq, message.topic, message.encode(), first=first))
+        first = seq + 1
+        entry = last = by_seq[seq]
         if next_head is None:
             next_head = entry.ts + HEAD_EVERY
         if entry.ts >= next_head:
@@ -170,7 +178,8 @@ class TableSender:
             writer.write(b"".join((message.head, struct.pack("!H", packet_id), message.payload)))
             self._inflight.append((packet_id, index))
             if message.seq and message.seq not in self.sent_at:
-                self.sent_at[message.seq] = now
+                for seq in range(message.first, message.seq + 1):
+                    self.sent_at[seq] = now
             self._next += 1
 
     async def _read_acks(self, reader: asyncio.StreamReader) -> None:

@@ -31,6 +31,7 @@ from casino_floor.set_aside import (
 )
 from casino_floor.store import Batch, StoredCheckpoint, derived_rows
 from table_runtime.feed.heads import signed_by
+from table_runtime.feed.row_batches import RowsMessageError, event_rows, is_rows_message
 from table_runtime.journal.checkpoints import seal_of
 
 logger = logging.getLogger("casino_floor.ingest")
@@ -93,21 +94,10 @@ class Ingest:
         when the message was taken as its table's (not set aside)."""
         if name == RATINGS_TOPIC:
             return self.take_rating(payload, batch)
-        table_id = payload.get("table_id")
-        if not isinstance(table_id, str) or not table_id:
-            self.rejected += 1
-            levels = (topic or "").split("/")
-            if len(levels) >= 3 and levels[-3] == "tables":  # on a table's topic: kept, with its alarm
-                self.quarantine(batch, quarantined(levels[-2], topic or "", "no table_id", payload, raw))
+        routed = self._routed(name, payload, batch, topic, raw)
+        if routed is None:
             return False
-        topic = topic if topic is not None else f"tables/{table_id}/{name}"
-        levels = topic.split("/")
-        topic_table = levels[-2] if len(levels) >= 3 and levels[-3] == "tables" else table_id
-        if table_id != topic_table:
-            aside = quarantined(topic_table, topic, f"it names table {table_id[:40]!r}", payload, raw)
-            aside = dataclasses.replace(aside, evidence=EvidenceKind.MISROUTED)
-            self._aside(batch, aside, misrouted_alarm(aside, table_id))
-            return False
+        table_id, topic = routed
         try:
             bounds.plain(payload, raw)
             journal = payload.get("journal", "")
@@ -128,6 +118,58 @@ class Ingest:
         except (Refused, PayloadError) as error:
             self.quarantine(batch, quarantined(table_id, topic, str(error), payload, raw))
             return False
+
+    def _routed(self, name: str, payload: dict[str, Any], batch: Batch, topic: str | None,
+                raw: bytes | str | None) -> tuple[str, str] | None:
+        """The message's table and topic when it names the table of its topic; else None, the message rejected
+        (no table) or kept as evidence (another table)."""
+        table_id = payload.get("table_id")
+        if not isinstance(table_id, str) or not table_id:
+            self.rejected += 1
+            levels = (topic or "").split("/")
+            if len(levels) >= 3 and levels[-3] == "tables":  # on a table's topic: kept, with its alarm
+                self.quarantine(batch, quarantined(levels[-2], topic or "", "no table_id", payload, raw))
+            return None
+        topic = topic if topic is not None else f"tables/{table_id}/{name}"
+        levels = topic.split("/")
+        topic_table = levels[-2] if len(levels) >= 3 and levels[-3] == "tables" else table_id
+        if table_id != topic_table:
+            aside = quarantined(topic_table, topic, f"it names table {table_id[:40]!r}", payload, raw)
+            aside = dataclasses.replace(aside, evidence=EvidenceKind.MISROUTED)
+            self._aside(batch, aside, misrouted_alarm(aside, table_id))
+            return None
+        return table_id, topic
+
+    def take_rows(self, payload: dict[str, Any], batch: Batch, *, topic: str | None = None,
+                  raw: bytes | str | None = None) -> list[dict[str, Any]]:
+        """Fold an ``events`` message of either shape into `batch` (version 2 ``JournalRows``: its rows,
+        feed/row_batches.py): the table, the topic and the bounds checked once for the message, then each row as a
+        version 1 row. A row that cannot be stored is set aside alone; the others are taken. The version 1
+        payloads of the rows taken as the table's (for the observers)."""
+        if not is_rows_message(payload):
+            return [payload] if self.take("events", payload, batch, topic=topic, raw=raw) else []
+        routed = self._routed("events", payload, batch, topic, raw)
+        if routed is None:
+            return []
+        table_id, topic = routed
+        try:
+            bounds.plain(payload, raw)
+            journal = payload.get("journal", "")
+            if not isinstance(journal, str) or len(journal) > 64:
+                raise Refused("a journal id that is not a text of at most 64 characters")
+            rows = event_rows(payload)
+        except (Refused, RowsMessageError) as error:
+            reason = error.reason if isinstance(error, Refused) else str(error)
+            self.quarantine(batch, quarantined(table_id, topic, reason, payload, raw))
+            return []
+        taken = []
+        for row in rows:
+            try:
+                if self._row(row, batch, topic, None):
+                    taken.append(row)
+            except (Refused, PayloadError) as error:
+                self.quarantine(batch, quarantined(table_id, topic, str(error), row, None))
+        return taken
 
     def quarantine(self, batch: Batch, aside: SetAside) -> None:
         """Set a message the store cannot hold aside, with its floor alarm and one log line."""

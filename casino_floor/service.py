@@ -215,11 +215,8 @@ class FloorService:
             await self._inbox.wait(1, interval)
             if len(self._inbox):
                 await self._inbox.wait(self.config.batch_rows, fill)
-            items = self._inbox.take(self.config.batch_rows)
             now = self.clock()
-            batch = Batch()
-            for item in items:
-                self._take(item, batch)
+            batch, items = self._fill()
             due = now - last_check >= interval
             if items or due:
                 try:
@@ -236,6 +233,18 @@ class FloorService:
             if due:
                 last_check = now
                 await self._ask_replays(now)
+
+    def _fill(self) -> tuple[Batch, list[Incoming]]:
+        """A batch of what the inbox holds, up to `batch_rows` messages or rows (a JournalRows message holds many),
+        and the messages it took."""
+        limit, batch = self.config.batch_rows, Batch()
+        items: list[Incoming] = []
+        while len(self._inbox) and len(items) < limit and len(batch.rows) < limit:
+            taken = self._inbox.take(min(limit - len(items), max(1, (limit - len(batch.rows)) // 100)))
+            for item in taken:
+                self._take(item, batch)
+            items.extend(taken)
+        return batch, items
 
     async def _one_by_one(self, items: list[Incoming], now: float) -> None:
         """The messages of a batch the store refused, each in its own transaction: the one it still refuses is
@@ -294,9 +303,14 @@ class FloorService:
             return
         followed = self.config.follows(levels[-2]) if journal_topic else (isinstance(table_id, str)
                                                                           and self.config.follows(table_id))
-        # Observers (the pit page) see only what the store takes as the table's own.
-        if name in TOPIC_NAMES and followed and self.ingest.take(name, payload, batch, topic=message.topic.value,
-                                                                 raw=raw):
+        if name not in TOPIC_NAMES or not followed:
+            return
+        # Observers (the pit page) see only what the store takes as the table's own: each row, of either shape.
+        if name == "events":
+            for row in self.ingest.take_rows(payload, batch, topic=message.topic.value, raw=raw):
+                for observer in self.observers:
+                    observer(name, row)
+        elif self.ingest.take(name, payload, batch, topic=message.topic.value, raw=raw):
             for observer in self.observers:
                 observer(name, payload)
 

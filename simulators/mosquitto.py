@@ -103,6 +103,11 @@ class MosquittoBroker:
         return f"mqtts://127.0.0.1:{self.tls_port}"
 
     @property
+    def pid(self) -> int | None:
+        """The broker's process id while it runs (a bench reads its CPU time)."""
+        return self._process.pid if self.running and self._process is not None else None
+
+    @property
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 

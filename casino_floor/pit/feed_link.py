@@ -1,7 +1,8 @@
 """The pit page's link to the tables' feed: every table's messages, folded into the view as they come.
 
 Subscribes to ``<prefix>/tables/+/+`` (status, state, events, alarms, rounds,
-head, ratings of every table), hands each JSON message to the view's ``apply`` and tells
+head, ratings of every table), hands each JSON message (each row of an ``events`` message of
+version 2, feed/row_batches.py) to the view's ``apply`` and tells
 the page which table changed. The connection lives as long as `run()`;
 a lost or unreachable broker is retried with a capped, jittered backoff, and
 only cancelling `run()` ends it. A payload that is not a JSON object is one log
@@ -24,6 +25,7 @@ from casino_floor.bounds import BIGINT_MAX
 from casino_floor.ingest import MAX_STATE_AHEAD
 from casino_floor.session_refusal import fail_fast_on_refusal
 from table_runtime.feed.backoff import Backoff
+from table_runtime.feed.row_batches import RowsMessageError, event_rows
 from table_runtime.feed.settings import BrokerAddress
 
 log = logging.getLogger(__name__)
@@ -98,9 +100,15 @@ class FeedLink:
         if reason is not None:  # the service beside the page sets such a message aside (casino_floor/ingest.py)
             log.warning("pit: %s: skipped: %s", topic, reason)
             return
-        changed = self._view.apply(topic.rsplit("/", 1)[-1], payload)
-        if changed is not None:
-            self._on_change(changed)
+        name = topic.rsplit("/", 1)[-1]
+        try:  # an ``events`` message of version 2 holds many rows: each folded as its version 1 row
+            rows = event_rows(payload) if name == "events" else [payload]
+        except RowsMessageError as error:
+            log.warning("pit: %s: skipped: %s", topic, error)
+            return
+        changed = {table for row in rows if (table := self._view.apply(name, row)) is not None}
+        for table in sorted(changed):
+            self._on_change(table)
 
     def _refusal(self, topic: str, payload: dict[str, Any]) -> str | None:
         """Why the page (on a session of its own) does not show a message: it names another table than its topic,

@@ -112,6 +112,7 @@ class MqttConfig:
     client_id: str = ""
     replay_secret: str | None = field(default=None, repr=False)  # from the variable replay_secret_env names
     head_key: str | None = field(default=None, repr=False)  # the table's head key, from the variable head_key_env names
+    rows_per_message: int = 1  # 1: an events message a row (version 1); more: JournalRows (docs/feed/README.md)
 
     @property
     def enabled(self) -> bool:

@@ -21,6 +21,7 @@ from table_runtime.config.model import (
 )
 from table_runtime.config.reader import Reader, kind_of
 from table_runtime.feed.replay_messages import MIN_SECRET_BYTES
+from table_runtime.feed.settings import MAX_ROWS_PER_MESSAGE
 
 _TOPIC_PREFIX = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
 _HOST_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?")
@@ -39,7 +40,8 @@ def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttCo
     prefix = "mqtt"
     table = reader.table(document, "mqtt", "", allowed={"url", "fallback_urls", "failback_interval", "prefix",
                                                         "username", "password_file", "ca_file", "cert_file",
-                                                        "key_file", "client_id", "replay_secret_env", "head_key_env"})
+                                                        "key_file", "client_id", "replay_secret_env", "head_key_env",
+                                                        "rows_per_message"})
     url = reader.value(table, "url", prefix, str, "") or None
     if url is not None:
         _check_broker_url(reader, "mqtt.url", url)
@@ -81,7 +83,12 @@ def read_mqtt(reader: Reader, document: dict[str, Any], table_id: str) -> MqttCo
     if head_env is not None and len((head_key or "").encode()) < MIN_SECRET_BYTES:
         reader.problem("mqtt.head_key_env", f"{head_env}: the table's head key is not in the environment "
                                             f"(or shorter than {MIN_SECRET_BYTES} bytes)")
+    rows_per_message = reader.value(table, "rows_per_message", prefix, int, 1)
+    if not 1 <= rows_per_message <= MAX_ROWS_PER_MESSAGE:
+        reader.problem("mqtt.rows_per_message", f"{rows_per_message}: 1 to {MAX_ROWS_PER_MESSAGE} rows an events "
+                                                "message (1: version 1, what every consumer reads)")
     return MqttConfig(
+        rows_per_message=rows_per_message,
         url=url,
         fallback_urls=tuple(item for item in fallback_urls if isinstance(item, str)),
         failback_interval=failback_interval,

@@ -36,6 +36,7 @@ import aiomqtt
 from table_runtime.feed.backoff import Backoff
 from table_runtime.feed.chain_check import ChainCheck, Finding
 from table_runtime.feed.messages import TopicName, topic_filter
+from table_runtime.feed.row_batches import RowsMessageError, event_rows
 from table_runtime.feed.settings import BrokerAddress, Secret
 
 logger = logging.getLogger("table_runtime.feed.consumer")
@@ -205,8 +206,7 @@ class FeedConsumer:
                     connected = True
                     self._tell(ConnectionNews(broker=self.broker, connected=True, filter=self.filter))
                     async for message in client.messages:
-                        received = self._receive(message)
-                        if received is not None:
+                        for received in self._receive(message):
                             yield received
             except aiomqtt.MqttError as error:
                 self.subscribed.clear()
@@ -215,8 +215,7 @@ class FeedConsumer:
             while queues:
                 queue = queues.pop(0)
                 while not queue.empty():
-                    received = self._receive(queue.get_nowait())
-                    if received is not None:
+                    for received in self._receive(queue.get_nowait()):
                         yield received
             delay = self._backoff.next_delay()
             self._tell(ConnectionNews(broker=self.broker, connected=False, filter=self.filter, reason=reason,
@@ -227,7 +226,9 @@ class FeedConsumer:
         if self._on_connection is not None:
             self._on_connection(news)
 
-    def _receive(self, message: aiomqtt.Message) -> Received | None:
+    def _receive(self, message: aiomqtt.Message) -> list[Received]:
+        """What one message brings: nothing (not a feed message, a repeat), or a row, or each new row of an
+        ``events`` message of version 2 (feed/row_batches.py), as its version 1 payload."""
         raw = message.payload
         try:
             decoded = json.loads(raw if isinstance(raw, (bytes, bytearray, str)) else b"")
@@ -235,7 +236,21 @@ class FeedConsumer:
             decoded = None
         if not isinstance(decoded, dict) or not isinstance(decoded.get("seq"), int):
             logger.warning("consumer: %s: not a feed message, skipped", message.topic)
-            return None
+            return []
+        if not str(message.topic).endswith("/events"):
+            received = self._receive_one(message, decoded)
+            return [] if received is None else [received]
+        try:
+            rows = event_rows(decoded)
+        except RowsMessageError as error:
+            logger.warning("consumer: %s: %s, skipped", message.topic, error)
+            return []
+        if any(not isinstance(row.get("seq"), int) for row in rows):
+            logger.warning("consumer: %s: a row without its seq, skipped", message.topic)
+            return []
+        return [received for row in rows if (received := self._receive_one(message, row)) is not None]
+
+    def _receive_one(self, message: aiomqtt.Message, decoded: dict[str, Any]) -> Received | None:
         table_id = str(decoded.get("table_id", ""))
         if str(message.topic).endswith("/head"):
             findings = self.check.head(decoded)

@@ -40,7 +40,6 @@ from table_runtime.feed.messages import (
     FeedMessage,
     checkpoint_message,
     head_message,
-    messages_for_entry,
     state_message,
     status_message,
 )
@@ -48,6 +47,7 @@ from table_runtime.feed.pipeline import publish_all, watch
 from table_runtime.feed.ratings import ratings_of
 from table_runtime.feed.replay_server import CHUNK as REPLAY_CHUNK
 from table_runtime.feed.replay_server import ReplayResponder
+from table_runtime.feed.row_batches import messages_for_entries
 from table_runtime.feed.settings import BrokerAddress, FeedSettings
 from table_runtime.feed.verify_requests import VerifyResponder
 from table_runtime.journal import GENESIS_HASH, Checkpoint, Journal, JournalUnwritableError
@@ -357,15 +357,16 @@ class FeedPublisher:
                 if self._state is not None:
                     await self._publish_state(client, watcher)
                 entries = await asyncio.to_thread(list, self._journal.entries(position, self.settings.batch_size))
-                for entry in entries:
-                    messages = [*messages_for_entry(self.topics, entry, self._journal_id), *self._ratings(entry)]
+                groups = messages_for_entries(self.topics, entries, self._journal_id, extra=self._ratings,
+                                              rows_per_message=self.settings.rows_per_message)
+                for messages, seq in groups:
                     for index, message in enumerate(messages):
                         while len(inflight) >= window:
                             await self._settle_oldest(inflight, watcher)
                         # No timer per message: the window's wait (`_settle_oldest`) bounds the acknowledgement.
                         task = asyncio.create_task(client.publish(message.topic, message.encode(), qos=message.qos,
                                                                   retain=message.retain, timeout=math.inf))
-                        inflight.append((entry.seq if index == len(messages) - 1 else 0, task))
+                        inflight.append((seq if index == len(messages) - 1 else 0, task))
                 if entries:
                     position = entries[-1].seq
                     await self._save_cursor()

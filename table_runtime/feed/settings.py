@@ -17,6 +17,8 @@ Configuration keys (a ``[feed]`` table, or command-line options)::
     head_interval = 5.0                     # seconds between two retained ``head`` messages at most
     replay_secret_env = "TABLE_REPLAY_SECRET"  # the variable holding the floor's replay secret (absent: no replay)
     head_key_env = "TABLE_HEAD_KEY"         # the variable holding the table's own head key (absent: heads unsigned)
+    rows_per_message = 1                    # above 1: pending rows sent as one ``events`` message of version 2
+                                            # (``JournalRows``, feed/row_batches.py); 1 keeps version 1 messages
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ ENV_USERNAME = "TABLE_MQTT_USERNAME"
 ENV_PASSWORD = "TABLE_MQTT_PASSWORD"
 ENV_PASSWORD_FILE = "TABLE_MQTT_PASSWORD_FILE"
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
+MAX_ROWS_PER_MESSAGE = 1000  # of `rows_per_message`; a message's bytes are bounded too (feed/row_batches.py)
 
 
 class Secret:
@@ -125,6 +128,7 @@ class FeedSettings:
     head_interval: float = 5.0
     replay_secret: Secret | None = field(default=None, repr=False)  # the floor's MAC key; None: no replay served
     head_key: Secret | None = field(default=None, repr=False)  # the table's own key signing its heads (feed/heads.py)
+    rows_per_message: int = 1  # 1: version 1 ``events`` messages; more: ``JournalRows`` of up to so many rows
 
     def __post_init__(self) -> None:
         Topics(self.prefix, self.table_id)  # checks both
@@ -136,6 +140,9 @@ class FeedSettings:
             raise ConfigError("feed.max_inflight", "must be at least 1")
         if self.batch_size < 1:
             raise ConfigError("feed.batch_size", "must be at least 1")
+        if not 1 <= self.rows_per_message <= MAX_ROWS_PER_MESSAGE:
+            raise ConfigError("feed.rows_per_message", f"must be 1 to {MAX_ROWS_PER_MESSAGE} (1: one row a message, "
+                                                       "version 1)")
         if not 0 < self.backoff_initial <= self.backoff_max:
             raise ConfigError("feed.backoff_initial", "must be positive and at most feed.backoff_max")
         if self.poll_interval <= 0:
@@ -190,7 +197,7 @@ class FeedSettings:
             "url", "table_id", "prefix", "username", "password_file", "ca_file", "cert_file", "key_file",
             "client_id", "keepalive", "batch_size", "max_inflight", "backoff_initial", "backoff_max", "poll_interval",
             "publish_timeout", "resend_on_connect", "cursor_key", "head_interval", "replay_secret_env", "head_key_env",
-            "fallback_urls", "failback_interval",
+            "fallback_urls", "failback_interval", "rows_per_message",
         }  # fmt: skip
         for key in mapping:
             if key not in known:
@@ -204,7 +211,7 @@ class FeedSettings:
         for key, kind in (
             ("keepalive", int), ("batch_size", int), ("max_inflight", int), ("backoff_initial", float),
             ("backoff_max", float), ("poll_interval", float), ("publish_timeout", float), ("resend_on_connect", int),
-            ("head_interval", float), ("failback_interval", float),
+            ("head_interval", float), ("failback_interval", float), ("rows_per_message", int),
         ):  # fmt: skip
             if key in mapping:
                 value = mapping[key]

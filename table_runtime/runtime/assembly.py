@@ -319,7 +319,8 @@ def feed_settings(mqtt: MqttConfig, table_id: str) -> FeedSettings:
                         password=Secret(mqtt.password) if mqtt.password is not None else None,
                         ca_file=mqtt.ca_file, cert_file=mqtt.cert_file, key_file=mqtt.key_file,
                         replay_secret=Secret(mqtt.replay_secret) if mqtt.replay_secret is not None else None,
-                        head_key=Secret(mqtt.head_key) if mqtt.head_key is not None else None, **options)
+                        head_key=Secret(mqtt.head_key) if mqtt.head_key is not None else None,
+                        rows_per_message=mqtt.rows_per_message, **options)
 
 
 # ------------------------------------------------------------------------------ preflight

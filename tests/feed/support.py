@@ -121,8 +121,8 @@ def validators_by_topic() -> dict[str, jsonschema.protocols.Validator]:
         name = channel["address"].removeprefix(TABLE_TOPIC)
         if name == channel["address"] or "/" in name:
             continue
-        for message_ref in channel["messages"].values():
-            validators[name] = _validator(document, resolve(document, message_ref["$ref"]))
+        for message_ref in channel["messages"].values():  # the first: `events` also carries JournalRows
+            validators.setdefault(name, _validator(document, resolve(document, message_ref["$ref"])))
     return validators
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from casino_floor import bounds
 from casino_floor.integrity import Row, decode_payload
 from table_runtime.feed.messages import encode_payload, event_payload
 from table_runtime.journal import Journal, encode_body
@@ -37,3 +38,48 @@ def test_what_is_not_json_is_refused_as_before() -> None:
     for raw in (b"{", b"\xff\xfe", b"[1, 2"):
         with pytest.raises(ValueError):
             decode_payload(raw)
+
+
+@pytest.mark.parametrize("text", [
+    '{"seq": 12345678901234567890}', '{"a": [1, 12345678901234567890]}', '{"a":[12345678901234567890]}',
+    '{"a": -12345678901234567890}', '{"a":\n 98765432109876543210123}', '{"a": {"b": [{"c":-9223372036854775809}]}}',
+])
+def test_every_integer_of_19_digits_or_more_is_read_as_the_standard_decoder_reads_it(text: str) -> None:
+    decoded = decode_payload(text.encode())
+    assert json.dumps(decoded) == json.dumps(json.loads(text))  # an int, exactly (orjson would give a float)
+
+
+def test_a_run_of_digits_in_a_text_is_no_number_and_orjson_reads_the_message(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hash holding 19 digits in a row (one message of many rows in five has one) is not sent to the slower
+    standard decoder: the standard decoder is made to fail here, so the test fails if it is used."""
+    text = '{"hash": "1234567890123456789abc", "prev": "ab12345678901234567890", "ts": 1764412345.1234567890123}'
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the standard decoder was used")
+
+    monkeypatch.setattr("casino_floor.integrity.json.loads", refused)
+    assert decode_payload(text.encode()) == {"hash": "1234567890123456789abc", "prev": "ab12345678901234567890",
+                                             "ts": 1764412345.1234567890123}
+
+
+def test_a_message_of_many_shallow_rows_passes_the_bounds_and_one_nested_too_deep_is_refused() -> None:
+    rows: list[dict[str, Any]] = [
+        {"seq": seq, "body": {"type": "Note", "cards": [["AS", "KD"], ["9H"]], "amounts": {"cents": 100}}}
+        for seq in range(1, 201)]
+    payload = {"type": "JournalRows", "rows": rows}
+    raw = json.dumps(payload).encode()
+    assert raw.count(b"{") > bounds.MAX_DEPTH  # past the fast test: the containers are walked
+    bounds.plain(payload, raw)
+    body: dict[str, Any] = rows[150]["body"]  # at depth 4: the message, its rows, the row, the body
+    for lists, refused in ((bounds.MAX_DEPTH - 3, True), (bounds.MAX_DEPTH - 4, False)):
+        deep: Any = "bottom"
+        for _ in range(lists):
+            deep = [deep]
+        body["deep"] = deep
+        for raw_given in (json.dumps(payload).encode(), None):  # the containers' walk, and the whole walk
+            if refused:
+                with pytest.raises(bounds.Refused, match="nested more than 64 deep"):
+                    bounds.plain(payload, raw_given)
+            else:
+                bounds.plain(payload, raw_given)
