@@ -7,8 +7,8 @@ regression, while local runs keep exploring new examples.
 
 Order: the tests marked ``slow`` (a few seconds or more each: a demo killed and
 restarted, the compiled build) run first, the longest bound first. ``scripts/test`` hands the tests to its
-two workers with pytest-xdist's work stealing, so a long test started late can
-no longer leave one worker idle while the other finishes it (tests/README.md,
+three workers with pytest-xdist's work stealing, so a long test started late can
+no longer leave the other workers idle while one finishes it (tests/README.md,
 "The suite").
 
 The CLIs the tests start keep the simulated players' solved strategy (simulators/strategy_cache.py) in

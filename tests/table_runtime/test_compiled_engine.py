@@ -5,7 +5,7 @@ sources), unpacked, and put first on the path of subprocesses. Against it:
 every module setup.py names must be compiled, the engine's own tests must pass,
 the digest of every event over simulated rounds must equal the interpreted
 engine's, and `simulate` with two workers must give the same document.
-One test, so the two pytest-xdist workers do not both build the wheel.
+One test, so the pytest-xdist workers do not each build the wheel.
 
 The wheel is built with the C compiler at -O0 (``opt_level=0``): the same
 modules compiled by mypyc from the same sources into the same C, which gcc
