@@ -135,7 +135,7 @@ async def test_a_lost_inventory_reply_is_asked_again_from_a_new_rf_reset(
 
 async def test_inventory_replies_lost_for_ever_leave_the_zones_unknown_with_an_alarm_then_offline(
         device: SimulatedFeigReader, stake: list[Tag]) -> None:
-    async with table_on(device, stake, timeout=0.3) as table:
+    async with table_on(device, stake, timeout=0.15) as table:
         device.lose_inventory_replies(10_000)
         await table.until(lambda: table.alarmed(AlarmKind.ANTENNA_FAULT, "box1: left output 1: no inventory reply"),
                           "an antenna alarm naming box1 and its output")
