@@ -32,6 +32,15 @@ class ZonedChips(Protocol):
     def chips(self, where: int | str) -> list[Tag]: ...
 
 
+def take_one(reader: ZonedChips, rows: Iterable[str], denomination_cents: int) -> Tag:
+    """A chip taken from the first of `rows` (those of its denomination) that holds one: a chip gone from the tray."""
+    for row in rows:
+        chips = reader.chips(row)
+        if chips:
+            return reader.remove(row, chips[0].uid)[0]
+    raise ValueError(f"no {denomination_cents} cents chip in the tray")
+
+
 def rack_antennas(rows: int, *, first: int = 0, mux: bool = True) -> dict[int, str]:
     """Antenna number -> tray row for `rows` rows: multiplexer channels from the `first`-th (level numbers, 11, 12,
     ...) or, without `mux`, reader outputs from `first` + 1."""
@@ -92,11 +101,7 @@ class ReadTray:
 
     def pocket(self, denomination_cents: int) -> Tag:
         """A chip of `denomination_cents` taken from the tray (a theft, a chip gone to the floor)."""
-        for row in self.row_of.get(denomination_cents, ()):
-            chips = self.reader.chips(row)
-            if chips:
-                return self.reader.remove(row, chips[0].uid)[0]
-        raise ValueError(f"no {denomination_cents} cents chip in the tray")
+        return take_one(self.reader, self.row_of.get(denomination_cents, ()), denomination_cents)
 
     def drop(self, chip: Tag, row: str | None = None) -> None:
         """A chip put into the tray by mistake (a player's, another table's)."""

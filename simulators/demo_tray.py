@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from firmware_bridge.rfid import Tag
+from simulators.chip_rack import ZonedChips as RackChips
+from simulators.chip_rack import take_one
 from simulators.rfid_chips import TRAY_DENOMINATIONS, ChipIssuer, ChipTray
 from table_runtime.core.tray import tray_row
 
@@ -35,16 +37,11 @@ COLOUR = 20  # chips coloured up at a time
 OFF_READER = 1000  # chips of each denomination off the reader, issued at the start
 
 
-class ZonedChips(Protocol):
-    """What the chips need of a simulated reader: chips placed, removed and listed by zone."""
-
-    def place(self, where: int | str, *chips: Tag) -> None: ...
-
-    def remove(self, where: int | str, *uids: str) -> list[Tag]: ...
+class ZonedChips(RackChips, Protocol):
+    """What the chips need of a simulated reader: the tray's (placed, removed and listed by zone), and a zone
+    emptied at once."""
 
     def take_all(self, where: int | str) -> list[Tag]: ...
-
-    def chips(self, where: int | str) -> list[Tag]: ...
 
 
 def layout_cents(layout: Iterable[tuple[int, int]] = TRAY_LAYOUT) -> int:
@@ -139,11 +136,7 @@ class DemoChips:
 
     def steal(self, denomination_cents: int) -> Tag:
         """A chip of `denomination_cents` taken from the tray (the fault the reconciliation catches)."""
-        for row in self.row_of.get(denomination_cents, ()):
-            chips = self.reader.chips(row)
-            if chips:
-                return self.reader.remove(row, chips[0].uid)[0]
-        raise ValueError(f"no {denomination_cents} cents chip in the tray")
+        return take_one(self.reader, self.row_of.get(denomination_cents, ()), denomination_cents)
 
     def tidy(self) -> None:
         """Between rounds, with the cash desk, for the same value: a full row coloured up, a short denomination
