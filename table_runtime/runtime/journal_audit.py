@@ -42,7 +42,7 @@ from table_runtime.rating.session_fold import SessionFold
 from table_runtime.rating.session_state import models_state, sessions_state
 from table_runtime.runtime.checkpointing import JournalRows, rebuild
 from table_runtime.runtime.controller import TableController
-from table_runtime.runtime.process_pipe import received
+from table_runtime.runtime.process_pipe import received, start_off_the_loop
 from table_runtime.runtime.rating_worker import TABLE_ADVICE, fold_terms
 from table_runtime.runtime.terms import journal_terms
 
@@ -67,7 +67,7 @@ async def audit_journal(controller: TableController, *, chunk_rows: int = CHUNK_
     process = context.Process(target=_serve, name=f"audit-{controller.table_id}", daemon=True, args=(
         theirs, journal.path, start.seq, start.chain_hash, advice, chunk_rows, pause_s, nice))
     try:
-        await asyncio.to_thread(process.start)  # fork, exec and its arguments: not the loop's to wait for
+        await start_off_the_loop(process.start)  # fork, exec and its arguments: not the loop's to wait for
         theirs.close()
         while True:
             report = await _receive(ours)

@@ -35,7 +35,7 @@ from table_runtime.game.alarm_kinds import AlarmKind
 from table_runtime.game.events import Alarm
 from table_runtime.release.verification import ProgramCheck, verify_installation
 from table_runtime.runtime.controller import TableController
-from table_runtime.runtime.process_pipe import received
+from table_runtime.runtime.process_pipe import received, start_off_the_loop
 from table_runtime.version import installed_version
 
 log = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ async def in_a_process(prefix: Path, public_key: Path, seed: bytes | None) -> Pr
     ours, theirs = context.Pipe(duplex=False)
     process = context.Process(target=_serve, name="program-check", daemon=True, args=(theirs, prefix, public_key, seed))
     try:
-        await asyncio.to_thread(process.start)  # fork and exec: not the loop's to wait for
+        await start_off_the_loop(process.start)  # fork and exec: not the loop's to wait for
         theirs.close()
         body = await _receive(ours)
         if body is None:

@@ -17,6 +17,7 @@ journaled again offline: the tests, the benches).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from typing import Any
@@ -25,6 +26,7 @@ from table_runtime.core.row_kinds import RowKind
 from table_runtime.journal import Journal
 from table_runtime.rating.session_flags import AdviceSettings
 from table_runtime.runtime.controller import TableController
+from table_runtime.runtime.process_pipe import start_off_the_loop
 from table_runtime.runtime.rating_worker import (
     CHECKPOINT_ROWS,
     CHUNK_ROWS,
@@ -55,8 +57,9 @@ class RatingWatch:
 
     async def run(self) -> None:
         controller = self.controller
-        worker = await asyncio.to_thread(  # starting a process (fork, exec, its arguments) is not the loop's to wait
-            RatingWorker, controller.journal.path, self.settings, nice=self.nice, checkpoint_rows=self.checkpoint_rows)
+        worker = await start_off_the_loop(  # starting a process (fork, exec, its arguments) is not the loop's to wait
+            functools.partial(RatingWorker, controller.journal.path, self.settings, nice=self.nice,
+                              checkpoint_rows=self.checkpoint_rows), abandoned=RatingWorker.close)
         try:
             while True:
                 _, sessions, advice, messages, caught_up = await asyncio.to_thread(
