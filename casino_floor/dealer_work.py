@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable
 from typing import Any, Final, Literal
 
 import asyncpg
@@ -39,15 +38,15 @@ def _seconds(value: Any) -> float:
     return bounds.finite(value, "seconds") if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
-def dealer_work_row(row: Row) -> tuple[Any, ...] | None:
-    """The `dealer_work` row of a `DealerWork` status row (None for one naming no employee: the chain keeps it);
-    `bounds.Refused` for a count its columns cannot hold."""
-    body = json.loads(row.body)
+def dealer_work_row(row: Row, body: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The `dealer_work` row of a `DealerWork` status row (its decoded `body`; None for one naming no employee: the
+    chain keeps it); `bounds.Refused` for a count its columns cannot hold."""
     employee = body.get("employee")
     if not isinstance(employee, str) or not employee:
         return None
-    errors = body.get("errors") if isinstance(body.get("errors"), dict) else {}
-    counted = {str(kind): _count(count, f"errors.{kind}") for kind, count in errors.items()}
+    errors = body.get("errors")
+    counted = {str(kind): _count(count, f"errors.{kind}") for kind, count in
+               (errors.items() if isinstance(errors, dict) else ())}
     until = body.get("until")
     return (row.table_id, row.journal, row.seq, row.ts, employee[:64], _seconds(body.get("since")),
             None if until is None else _seconds(until), _seconds(body.get("seconds")),
@@ -56,14 +55,11 @@ def dealer_work_row(row: Row) -> tuple[Any, ...] | None:
             sum(counted.values()))
 
 
-async def write_dealer_work(connection: asyncpg.Connection, rows: Iterable[Row]) -> None:
-    """The stints of these rows, each once (a row delivered twice is stored once)."""
-    found = [work for row in rows if is_dealer_work(row) if (work := dealer_work_row(row)) is not None]
-    if found:
-        await connection.executemany(
-            "INSERT INTO dealer_work (table_id, journal, seq, ts, employee, since, until, seconds, seconds_in_rounds, "
-            "rounds, hands, box_rounds, errors, error_count) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
-            "$12, $13::jsonb, $14) ON CONFLICT DO NOTHING", found)
+# Its rows into `dealer_work`, each once (a row delivered twice is stored once).
+DEALER_WORK_INSERT: Final = (
+    "INSERT INTO dealer_work (table_id, journal, seq, ts, employee, since, until, seconds, seconds_in_rounds, "
+    "rounds, hands, box_rounds, errors, error_count) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+    "$12, $13::jsonb, $14) ON CONFLICT DO NOTHING")
 
 
 async def dealers(connection: asyncpg.Connection, shifts: Shifts, by: Grouping, start: float, end: float

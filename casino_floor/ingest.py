@@ -18,6 +18,7 @@ from typing import Any
 
 from casino_floor import bounds
 from casino_floor.bounds import Refused
+from casino_floor.derived import derived_row
 from casino_floor.integrity import FloorAlarm, FloorAlarmKind, JournalTrack, PayloadError, Row, new_journal_alarm
 from casino_floor.ratings import RATINGS_TOPIC, RatingError, parse_rating
 from casino_floor.set_aside import (
@@ -29,7 +30,7 @@ from casino_floor.set_aside import (
     quarantine_alarm,
     quarantined,
 )
-from casino_floor.store import Batch, StoredCheckpoint, derived_rows
+from casino_floor.store import Batch, StoredCheckpoint
 from table_runtime.feed.heads import signed_by
 from table_runtime.feed.row_batches import RowsMessageError, event_rows, is_rows_message
 from table_runtime.journal.checkpoints import seal_of
@@ -43,6 +44,7 @@ def alarm_key(alarm: FloorAlarm) -> AlarmKey:
     return alarm.table_id, alarm.journal, str(alarm.kind), alarm.first_seq
 
 
+ROWS_BODY_DEPTH = 4  # a row's body in a JournalRows message: the message, its rows, the row, the body
 MAX_STATE_AHEAD = 100_000  # a state's seq past the journal's last known row (rows, heads) by more: set aside
 SET_ASIDE_CAP = 1000  # messages kept in quarantine or as evidence per table and session; the others are counted
 DEFAULT_REPLAY_MAX_GAP = 100_000  # rows missing in one range past which the floor raises an alarm instead of asking
@@ -153,7 +155,7 @@ class Ingest:
             return []
         table_id, topic = routed
         try:
-            bounds.plain(payload, raw)
+            bounds.plain_but_bodies(payload, raw)  # each body with its row (`_row`)
             journal = payload.get("journal", "")
             if not isinstance(journal, str) or len(journal) > 64:
                 raise Refused("a journal id that is not a text of at most 64 characters")
@@ -165,7 +167,7 @@ class Ingest:
         taken = []
         for row in rows:
             try:
-                if self._row(row, batch, topic, None):
+                if self._row(row, batch, topic, None, body_at=ROWS_BODY_DEPTH):
                     taken.append(row)
             except (Refused, PayloadError) as error:
                 self.quarantine(batch, quarantined(table_id, topic, str(error), row, None))
@@ -197,14 +199,17 @@ class Ingest:
                        f" (journal {aside.journal or '-'}, seq {aside.seq})" if aside.seq else "",
                        aside.evidence or "quarantine", aside.reason)
 
-    def _row(self, payload: dict[str, Any], batch: Batch, topic: str, raw: bytes | str | None) -> bool:
+    def _row(self, payload: dict[str, Any], batch: Batch, topic: str, raw: bytes | str | None, *,
+             body_at: int | None = None) -> bool:
+        """Take one row; `body_at`: the depth of its body in its message, when the message's bounds left it to the
+        row (`bounds.plain_but_bodies`)."""
         try:
-            row = Row.from_payload(payload)
+            row = Row.from_payload(payload, body_at=body_at)
         except (TypeError, ValueError) as error:
             if isinstance(error, (Refused, PayloadError)):
                 raise
             raise PayloadError(str(error)) from error
-        derived_rows(row)
+        derived = derived_row(row, payload["body"])
         track = self.track(row.table_id, row.journal, batch)
         key = (row.table_id, row.journal, row.seq)
         if not row.hash_ok:  # altered or forged: evidence, and the row asked for again (its seq is still missing)
@@ -218,6 +223,8 @@ class Ingest:
         if track.is_new(row.seq) and key not in self._seen_in_batch:
             self._seen_in_batch.add(key)
             batch.rows.append(row)
+            if derived is not None:
+                batch.derived.setdefault(derived[0], []).append(derived[1])
             batch.alarms.extend(track.add(row))
         return True
 

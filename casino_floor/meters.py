@@ -9,7 +9,6 @@ the employee id of a RAM clear (never a name). It sums nothing: a meter is the t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any, Final
 
 import asyncpg
@@ -30,10 +29,9 @@ def _whole(meters: dict[str, Any], name: str) -> int:
     return bounds.whole(value, f"meters.{name}") if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def meters_row(row: Row) -> tuple[Any, ...] | None:
-    """The `meters` row of a table's meters snapshot (None for one with no meters: the chain keeps it);
-    `bounds.Refused` for a meter its columns cannot hold."""
-    body = json.loads(row.body)
+def meters_row(row: Row, body: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The `meters` row of a table's meters snapshot (its decoded `body`; None for one with no meters: the chain
+    keeps it); `bounds.Refused` for a meter its columns cannot hold."""
     meters = body.get("meters")
     if not isinstance(meters, dict):
         return None
@@ -44,14 +42,11 @@ def meters_row(row: Row) -> tuple[Any, ...] | None:
             json.dumps(meters))
 
 
-async def write_meters(connection: asyncpg.Connection, rows: Iterable[Row]) -> None:
-    """The snapshots of these rows, each once (a row delivered twice is stored once)."""
-    found = [snapshot for row in rows if is_meters(row) if (snapshot := meters_row(row)) is not None]
-    if found:
-        await connection.executemany(
-            "INSERT INTO meters (table_id, journal, seq, ts, reason, day, seance, employee, handle_cents, win_cents, "
-            "drop_cents, rounds, meters) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb) "
-            "ON CONFLICT DO NOTHING", found)
+# Its rows into `meters`, each once (a row delivered twice is stored once).
+METERS_INSERT: Final = (
+    "INSERT INTO meters (table_id, journal, seq, ts, reason, day, seance, employee, handle_cents, win_cents, "
+    "drop_cents, rounds, meters) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb) "
+    "ON CONFLICT DO NOTHING")
 
 
 async def snapshots(connection: asyncpg.Connection, table: str | None, start: float, end: float

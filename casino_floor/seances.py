@@ -12,8 +12,6 @@ same head, as the table's own `accounts --json` names. A séance belongs to the 
 from __future__ import annotations
 
 import datetime as dt
-import json
-from collections.abc import Iterable
 from typing import Any, Final
 
 import asyncpg
@@ -35,10 +33,9 @@ def _cents(value: Any, name: str) -> int:
     return bounds.whole(value, name) if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def seance_step_row(row: Row) -> tuple[Any, ...] | None:
-    """The `seance_steps` row of a SeanceUpdated event (None for one naming no séance: the chain keeps it);
-    `bounds.Refused` for an amount its columns cannot hold."""
-    body = json.loads(row.body)
+def seance_step_row(row: Row, body: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The `seance_steps` row of a SeanceUpdated event (its decoded `body`; None for one naming no séance: the chain
+    keeps it); `bounds.Refused` for an amount its columns cannot hold."""
     seance = body.get("seance")
     if isinstance(seance, bool) or not isinstance(seance, int):
         return None
@@ -49,15 +46,11 @@ def seance_step_row(row: Row) -> tuple[Any, ...] | None:
             None if win is None else _cents(win, "win_cents"))
 
 
-async def write_seance_steps(connection: asyncpg.Connection, rows: Iterable[Row]) -> None:
-    """The séance steps of these rows, each once (a row delivered twice is stored once)."""
-    found = [step for row in rows if is_seance_step(row) if (step := seance_step_row(row)) is not None]
-    if found:
-        await connection.executemany(
-            "INSERT INTO seance_steps (table_id, journal, seq, ts, hash, seance, action, opener_cents, fills_cents, "
-            "credits_cents, drop_cash_cents, drop_marker_cents, tips_cents, orphans_cents, closer_cents, win_cents) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING",
-            found)
+# Its rows into `seance_steps`, each once (a row delivered twice is stored once).
+SEANCE_STEP_INSERT: Final = (
+    "INSERT INTO seance_steps (table_id, journal, seq, ts, hash, seance, action, opener_cents, fills_cents, "
+    "credits_cents, drop_cash_cents, drop_marker_cents, tips_cents, orphans_cents, closer_cents, win_cents) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING")
 
 
 # The séances with a step in [$1, $2), each summed over all its steps, kept if it opened in [$1, $2); its figures

@@ -47,7 +47,9 @@ TOPIC_NAMES = frozenset({"events", "state", "status", "head", "checkpoints"})  #
 # What the store says of a value it will not hold (a data exception, a constraint): that message is quarantined.
 STORE_REFUSALS = (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError)
 
-Observer = Callable[[str, dict[str, Any]], None]  # (topic name, payload) of each message of a followed table
+# (topic name, payloads) of each message of a followed table: an ``events`` message's rows taken as the table's
+# (version 1 payloads, one call for the message's rows), or the message alone.
+Observer = Callable[[str, list[dict[str, Any]]], None]
 
 
 SessionKey = tuple[int, int]  # (the broker's index in the config, the number of its session)
@@ -307,12 +309,12 @@ class FloorService:
             return
         # Observers (the pit page) see only what the store takes as the table's own: each row, of either shape.
         if name == "events":
-            for row in self.ingest.take_rows(payload, batch, topic=message.topic.value, raw=raw):
+            if rows := self.ingest.take_rows(payload, batch, topic=message.topic.value, raw=raw):
                 for observer in self.observers:
-                    observer(name, row)
+                    observer(name, rows)
         elif self.ingest.take(name, payload, batch, topic=message.topic.value, raw=raw):
             for observer in self.observers:
-                observer(name, payload)
+                observer(name, [payload])
 
     def _rating(self, payload: dict[str, Any], batch: Batch) -> None:
         """A ``ratings`` message (the contract names its table "table") into the batch and to the observers when
@@ -322,7 +324,7 @@ class FloorService:
             return  # another floor process's table
         if self.ingest.take_rating(payload, batch):
             for observer in self.observers:
-                observer(RATINGS_TOPIC, payload)
+                observer(RATINGS_TOPIC, [payload])
         else:
             self.counters.ratings_rejected += 1
 

@@ -11,24 +11,21 @@ temporary table, then one ``INSERT ... SELECT ... ON CONFLICT DO NOTHING``: meas
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import asyncpg
 
-from casino_floor import bounds
-from casino_floor.dealer_work import dealer_work_row, is_dealer_work, write_dealer_work
+from casino_floor.derived import write_derived
 from casino_floor.integrity import FloorAlarm, JournalTrack, Row
-from casino_floor.meters import is_meters, meters_row, write_meters
 from casino_floor.migrate import migrate
-from casino_floor.money import BUY_IN_EVENT, buy_in_cents, round_handle_cents, round_win_cents
 from casino_floor.ratings import RatingMessage, write_ratings
-from casino_floor.seances import is_seance_step, seance_step_row, write_seance_steps
 from casino_floor.set_aside import Demoted, SetAside
 
 WriteMethod = Literal["unnest", "copy", "executemany"]
 _COLUMNS = ("table_id", "journal", "seq", "ts", "kind", "type", "body", "prev_hash", "hash")
+_ROW_COLUMNS = len(_COLUMNS)  # a `Row` begins with these fields, in this order (tests/floor/test_store.py)
 _UNNEST = ("INSERT INTO events (table_id, journal, seq, ts, kind, type, body, prev_hash, hash) "
            "SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::text[], $6::text[], "
            "$7::text[], $8::text[], $9::text[]) ON CONFLICT DO NOTHING")
@@ -53,6 +50,8 @@ class Batch:
     """What one transaction writes."""
 
     rows: list[Row] = field(default_factory=list)
+    # What the questions read, made from those rows at ingest (casino_floor/derived.py): rows by table.
+    derived: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
     states: dict[str, tuple[str, int, dict[str, Any]]] = field(default_factory=dict)  # table -> (journal, seq, p)
     statuses: dict[str, dict[str, Any]] = field(default_factory=dict)
     tracks: list[JournalTrack] = field(default_factory=list)
@@ -65,75 +64,6 @@ class Batch:
     def __len__(self) -> int:
         return (len(self.rows) + len(self.states) + len(self.statuses) + len(self.tracks) + len(self.alarms)
                 + len(self.ratings) + len(self.set_aside) + len(self.demoted) + len(self.checkpoints))
-
-
-def _int(value: Any, name: str, *, column: str = "integer") -> int:
-    """A whole number of the record for a column (0 for what is none, as before); one past the column `Refused`."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 0
-    return bounds.integer(value, name) if column == "integer" else bounds.whole(value, name)
-
-
-def _box(value: Any) -> int | None:
-    return bounds.integer(value, "box") if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _seq_or_none(value: Any, name: str) -> int | None:
-    return bounds.whole(value, name) if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def round_row(row: Row) -> tuple[Any, ...]:
-    """The `rounds` row of a round record; `bounds.Refused` for a value its columns cannot hold."""
-    record = json.loads(row.body)
-    return (row.table_id, row.journal, _int(record.get("round"), "round"), row.seq, row.ts,
-            str(record.get("result", "")), str(record.get("shoe_id", "")),
-            _seq_or_none(record.get("started_seq"), "started_seq"),
-            _seq_or_none(record.get("closed_seq"), "closed_seq"),
-            bounds.whole(round_handle_cents(record), "the round's handle_cents"),
-            bounds.whole(round_win_cents(record), "the round's win_cents"), row.body)
-
-
-def buy_in_row(row: Row) -> tuple[Any, ...] | None:
-    """The `buy_ins` row of a `BuyInRecorded` event (None for a body without an amount: the chain keeps it)."""
-    body = json.loads(row.body)
-    cents = bounds.whole(buy_in_cents(body), "cents")
-    if cents <= 0:
-        return None
-    return (row.table_id, row.journal, row.seq, row.ts, _int(body.get("round"), "round"), cents,
-            str(body.get("tender", "cash")), _box(body.get("box")), str(body.get("player") or ""),
-            str(body.get("by") or ""))
-
-
-def alarm_row(row: Row) -> tuple[Any, ...]:
-    alarm = json.loads(row.body)
-    return (row.table_id, row.journal, _int(alarm.get("id"), "id", column="bigint") or row.seq, row.seq, row.ts,
-            str(alarm.get("kind", "")), _box(alarm.get("box")), _int(alarm.get("round"), "round"),
-            str(alarm.get("message", "")), str(alarm.get("rule", "")), json.dumps(alarm.get("amounts") or {}))
-
-
-def clear_row(row: Row) -> tuple[Any, ...]:
-    cleared = json.loads(row.body)
-    return (row.table_id, row.journal, _int(cleared.get("id"), "id", column="bigint"), row.seq, row.ts,
-            str(cleared.get("by", "")))
-
-
-def derived_rows(row: Row) -> None:
-    """`bounds.Refused` if a row's derived rows (a round, a buy-in, an alarm, a clear) cannot be stored: checked at
-    ingest, before the row joins a batch."""
-    if row.kind == "round":
-        round_row(row)
-    elif row.kind == "alarm":
-        alarm_row(row)
-    elif row.kind == "alarm_cleared":
-        clear_row(row)
-    elif row.kind == "event" and row.type == BUY_IN_EVENT:
-        buy_in_row(row)
-    elif is_dealer_work(row):  # a dealer's stint (casino_floor/dealer_work.py)
-        dealer_work_row(row)
-    elif is_seance_step(row):  # a step of a séance (casino_floor/seances.py)
-        seance_step_row(row)
-    elif is_meters(row):  # a table's meters snapshot (casino_floor/meters.py)
-        meters_row(row)
 
 
 async def _prepare(connection: asyncpg.Connection) -> None:
@@ -168,7 +98,7 @@ class FloorStore:
         async with self.pool.acquire() as connection, connection.transaction():
             if batch.rows:
                 await self._insert_rows(connection, batch.rows)
-                await self._derived(connection, batch.rows)
+                await write_derived(connection, batch.derived)
             for table_id, (journal, seq, payload) in batch.states.items():
                 await connection.execute(
                     "INSERT INTO table_state (table_id, journal, state_seq, state) VALUES ($1, $2, $3, $4::jsonb) "
@@ -209,7 +139,7 @@ class FloorStore:
             await write_ratings(connection, batch.ratings)
 
     async def _insert_rows(self, connection: asyncpg.Connection, rows: Sequence[Row]) -> None:
-        records = [(r.table_id, r.journal, r.seq, r.ts, r.kind, r.type, r.body, r.prev_hash, r.hash) for r in rows]
+        records = [row[:_ROW_COLUMNS] for row in rows]  # a `Row` begins with the columns, in their order
         if self.method == "unnest":
             await connection.execute(_UNNEST, *([record[i] for record in records] for i in range(len(_COLUMNS))))
         elif self.method == "executemany":
@@ -227,36 +157,6 @@ class FloorStore:
             await connection.copy_records_to_table("events_in", records=records, columns=_COLUMNS)
             await connection.execute(f"INSERT INTO events ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} "
                                      "FROM events_in ON CONFLICT DO NOTHING")
-
-    async def _derived(self, connection: asyncpg.Connection, rows: Iterable[Row]) -> None:
-        rounds = [round_row(row) for row in rows if row.kind == "round"]
-        alarms = [alarm_row(row) for row in rows if row.kind == "alarm"]
-        clears = [clear_row(row) for row in rows if row.kind == "alarm_cleared"]
-        buy_ins = [found for row in rows if row.kind == "event" and row.type == BUY_IN_EVENT
-                   if (found := buy_in_row(row)) is not None]
-        if rounds:
-            await connection.executemany(
-                "INSERT INTO rounds (table_id, journal, round, seq, ts, result, shoe_id, started_seq, closed_seq, "
-                "handle_cents, win_cents, record) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) "
-                "ON CONFLICT (table_id, journal, round) DO UPDATE SET seq = excluded.seq, ts = excluded.ts, "
-                "result = excluded.result, shoe_id = excluded.shoe_id, started_seq = excluded.started_seq, "
-                "closed_seq = excluded.closed_seq, handle_cents = excluded.handle_cents, "
-                "win_cents = excluded.win_cents, record = excluded.record WHERE excluded.seq > rounds.seq", rounds)
-        if alarms:
-            await connection.executemany(
-                "INSERT INTO alarms (table_id, journal, alarm_id, seq, ts, kind, box, round, message, rule, amounts) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb) ON CONFLICT DO NOTHING", alarms)
-        if clears:
-            await connection.executemany(
-                "INSERT INTO alarm_clears (table_id, journal, alarm_id, seq, ts, cleared_by) "
-                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING", clears)
-        if buy_ins:
-            await connection.executemany(
-                "INSERT INTO buy_ins (table_id, journal, seq, ts, round, cents, tender, box, player, by_role) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING", buy_ins)
-        await write_dealer_work(connection, rows)  # the dealers' stints (casino_floor/dealer_work.py)
-        await write_seance_steps(connection, rows)  # the séances' steps (casino_floor/seances.py)
-        await write_meters(connection, rows)  # the tables' meters snapshots (casino_floor/meters.py)
 
     async def _set_aside(self, connection: asyncpg.Connection, set_aside: Sequence[SetAside]) -> None:
         quarantine = [aside.quarantine_row() for aside in set_aside if aside.evidence is None]

@@ -27,6 +27,8 @@ from table_runtime.core.journal_rows import AlarmRaised
 from table_runtime.game.codec import CodecError
 
 TOPICS = frozenset({"status", "state", "events", "alarms", "rounds", "head", "floor_alarms"})
+# The kinds of journal rows `FloorView._event` folds (a dealer's input, most of a table's rows, changes nothing).
+_EVENT_KINDS = frozenset({"alarm", "alarm_cleared", "alarm_updated", "round", "event"})
 SHIFTS_KEPT = 3  # a table's money and counted rounds are kept for its last three shifts (the pit shows the current)
 CLEARED_KEPT = 4096  # cleared alarms remembered per journal, so a raise arriving after its clear stays cleared
 _SUPERVISOR = frozenset(str(kind) for kind in SUPERVISOR_ACK_KINDS)
@@ -140,6 +142,33 @@ class FloorView:
                 self._round(view, view.journal_of(payload), record, payload.get("ts"))
         else:
             self._event(view, payload)
+
+    def apply_rows(self, rows: list[dict[str, Any]]) -> None:
+        """Fold the ``events`` rows of one message (version 1 payloads, in order) as `apply` folds each, the table's
+        newest seq and time moved once for each run of rows of one table and journal rather than once a row."""
+        view: TableView | None = None
+        run: tuple[Any, Any] = (None, None)
+        seq, ts = 0, None
+        for row in rows:
+            key = (row.get("table_id"), row.get("journal"))
+            if key != run:
+                if view is not None:
+                    view.touch({"journal": run[1], "seq": seq, "ts": ts})
+                run, view, seq, ts = key, None, 0, None
+                if isinstance(key[0], str) and key[0]:
+                    view = self.table(key[0])
+            if view is None:
+                continue
+            seq = max(seq, _int(row.get("seq")))
+            row_ts = row.get("ts")
+            if isinstance(row_ts, (int, float)) and not isinstance(row_ts, bool):
+                ts = row_ts if ts is None else max(ts, row_ts)
+            if row.get("kind") in _EVENT_KINDS:
+                if isinstance(run[1], str) and run[1] and run[1] != view.journal:
+                    view.touch({"journal": run[1], "seq": seq, "ts": ts})  # a new journal: a new sequence first
+                self._event(view, row)
+        if view is not None:
+            view.touch({"journal": run[1], "seq": seq, "ts": ts})
 
     def _state(self, view: TableView, payload: dict[str, Any]) -> None:
         snapshot = payload.get("snapshot")

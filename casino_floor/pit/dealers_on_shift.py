@@ -20,14 +20,6 @@ from table_runtime.staff.dealer_work import WorkTally
 _KINDS: Final = frozenset({"input", "event", "round", "alarm", "alarm_updated"})
 
 
-@dataclass(frozen=True, slots=True)
-class _Row:
-    seq: int
-    ts: float
-    kind: str
-    body: Mapping[str, Any]
-
-
 @dataclass(slots=True)
 class _Journal:
     tally: WorkTally = field(default_factory=WorkTally)
@@ -44,14 +36,32 @@ class DealersOnShift:
 
     def apply(self, payload: Mapping[str, Any]) -> str | None:
         """Fold one ``events`` payload; the table whose dealer changed (or may have), or None."""
+        return self._fold(payload, None)
+
+    def apply_rows(self, rows: list[dict[str, Any]]) -> set[str]:
+        """Fold the ``events`` rows of one message, in order, as `apply` folds each; the tables they changed."""
+        changed: set[str] = set()
+        last: tuple[Any, Any, _Journal] | None = None  # the journal of the row before (a message's are all one)
+        for row in rows:
+            key = (row.get("table_id"), row.get("journal"))
+            folded = last[2] if last is not None and last[:2] == key else None
+            table_id = self._fold(row, folded)
+            if table_id is not None:
+                changed.add(table_id)
+                last = (*key, self._journals[table_id][str(key[1])])
+        return changed
+
+    def _fold(self, payload: Mapping[str, Any], folded: _Journal | None) -> str | None:
+        """`apply`, `folded` the payload's journal when the caller has it at hand."""
         table_id, journal, seq, ts = (payload.get("table_id"), payload.get("journal"), payload.get("seq"),
                                       payload.get("ts"))
         body, kind = payload.get("body"), payload.get("kind")
         if not (isinstance(table_id, str) and isinstance(journal, str) and isinstance(seq, int)
                 and isinstance(ts, (int, float)) and isinstance(body, dict) and kind in _KINDS):
             return None
-        journals = self._journals.setdefault(table_id, {})
-        folded = journals.setdefault(journal, _Journal())
+        journals = self._journals.setdefault(table_id, {}) if folded is None else self._journals[table_id]
+        if folded is None:
+            folded = journals.setdefault(journal, _Journal())
         if seq <= folded.last_seq:
             return None
         folded.last_seq, folded.last_ts = seq, float(ts)
@@ -59,7 +69,7 @@ class DealersOnShift:
         if newest is None or newest is folded or float(ts) >= newest.last_ts:
             self._newest[table_id] = journal
         try:
-            folded.tally.add(_Row(seq, float(ts), str(kind), body))
+            folded.tally.add_fields(seq, float(ts), str(kind), body)
         except (KeyError, TypeError, ValueError):  # a body off the journal's format: the stint goes on without it
             return None
         return table_id

@@ -32,9 +32,10 @@ log = logging.getLogger(__name__)
 
 
 class FoldsFeed(Protocol):
-    """A read model of the floor: folds one feed message, says which table it changed (None: nothing)."""
+    """A read model of the floor: folds one feed message's payloads (an ``events`` message's rows, or the message
+    alone), says which tables they changed."""
 
-    def apply(self, topic_name: str, payload: dict[str, Any]) -> str | None: ...
+    def apply_all(self, topic_name: str, payloads: list[dict[str, Any]]) -> set[str]: ...
 
 
 class FeedLink:
@@ -106,8 +107,7 @@ class FeedLink:
         except RowsMessageError as error:
             log.warning("pit: %s: skipped: %s", topic, error)
             return
-        changed = {table for row in rows if (table := self._view.apply(name, row)) is not None}
-        for table in sorted(changed):
+        for table in sorted(self._view.apply_all(name, rows)):
             self._on_change(table)
 
     def _refusal(self, topic: str, payload: dict[str, Any]) -> str | None:

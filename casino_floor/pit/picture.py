@@ -108,6 +108,19 @@ class FloorPicture:
         self._tables.add(table_id)
         return table_id
 
+    def apply_all(self, topic_name: str, payloads: list[dict[str, Any]]) -> set[str]:
+        """Fold the payloads of one message (an ``events`` message's rows, or the message alone) as `apply` folds
+        each; the tables they were about. A message of many rows is folded at once, not row by row."""
+        if topic_name != "events":
+            return {table_id for payload in payloads if (table_id := self.apply(topic_name, payload)) is not None}
+        tables = {table_id for payload in payloads
+                  if isinstance(table_id := payload.get("table_id"), str) and table_id}
+        if tables:
+            self.view.apply_rows(payloads)
+            self.dealers.apply_rows(payloads)
+            self._tables |= tables
+        return tables
+
     def overview(self) -> dict[str, Any]:
         return {**pit_picture(self.view.overview(), self.view.shifts.name_of(self._clock())),
                 "rated": self.rated.overview(), "dealers": self.dealers.overview()}

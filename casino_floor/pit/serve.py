@@ -130,10 +130,9 @@ async def serve_pit(
     token = config.pit_token.reveal() if config.pit_token is not None else None
     async with PitServer(picture, host=host, port=port, token=token, allowed_hosts=config.pit_allowed_hosts,
                          language=language) as server:
-        def fold(name: str, payload: dict[str, Any]) -> None:
-            changed = picture.apply(name, payload)
-            if changed is not None:
-                server.changed(changed)
+        def fold(name: str, payloads: list[dict[str, Any]]) -> None:
+            for table_id in sorted(picture.apply_all(name, payloads)):
+                server.changed(table_id)
 
         async with asyncio.TaskGroup() as tasks:
             if service is not None:
@@ -160,7 +159,7 @@ async def serve_pit(
                 started(server)
 
 
-async def show_floor_alarms(store: FloorStore, fold: Callable[[str, dict[str, Any]], None], interval: float,
+async def show_floor_alarms(store: FloorStore, fold: Callable[[str, list[dict[str, Any]]], None], interval: float,
                             *, follows: Callable[[str], bool] = lambda table_id: True) -> None:
     """Every `interval`, the floor alarms open in the store onto the page, and those closed since off it."""
     shown: dict[int, dict[str, Any]] = {}
@@ -177,9 +176,9 @@ async def show_floor_alarms(store: FloorStore, fold: Callable[[str, dict[str, An
                         if follows(str(row["table_id"]))}
             for alarm_id, row in shown.items():
                 if alarm_id not in open_now:
-                    fold("floor_alarms", {**row, "cleared_at": time.time()})
+                    fold("floor_alarms", [{**row, "cleared_at": time.time()}])
             for alarm_id, row in open_now.items():
                 if shown.get(alarm_id) != row:
-                    fold("floor_alarms", row)
+                    fold("floor_alarms", [row])
             shown = open_now
         await asyncio.sleep(interval)

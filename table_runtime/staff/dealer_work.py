@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 from table_runtime.game.alarm_kinds import AlarmKind
 
@@ -96,6 +96,20 @@ class Stint:
         }
 
 
+class _Fields(NamedTuple):
+    seq: int
+    ts: float
+    kind: str
+    body: Mapping[str, Any]
+
+
+# What `WorkTally.add` reads of a row beyond its time: rows of these kinds, and rows of these (kind, type).
+_READ_KINDS: Final = frozenset({"round", "alarm", "alarm_updated"})
+_READ_TYPES: Final = frozenset({("input", "EmployeeLoggedIn"), ("input", "EmployeeLoggedOut"),
+                                ("input", "ShoeShuffled"), ("input", "Undo"), ("event", "RoundStarted"),
+                                ("event", "CutCardSeen")})
+
+
 class WorkTally:
     """The stints of a journal's rows, fed in order (`add`), the open one last."""
 
@@ -152,6 +166,16 @@ class WorkTally:
             error = _ALARM_ERRORS.get(AlarmKind(body["kind"])) if body.get("kind") in _ALARM_ERRORS else None
             if error is not None:
                 stint.errors[error] += 1
+
+    def add_fields(self, seq: int, ts: float, kind: str, body: Mapping[str, Any]) -> None:
+        """`add` of a row given by its fields (a feed's reader folding every row): a row `add` reads only the time
+        of moves the open stint's end, with no row made."""
+        type_ = body.get("type")
+        if kind in _READ_KINDS or (kind, type_) in _READ_TYPES or (type_ == "CardDrawn" and kind == "input"
+                                                                   and body.get("manual")):
+            self.add(_Fields(seq, ts, kind, body))
+        elif self._open is not None:
+            self._open.last_ts = max(self._open.last_ts, ts)
 
     def _close(self, ts: float) -> None:
         if self._open is not None:

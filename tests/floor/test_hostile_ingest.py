@@ -164,9 +164,9 @@ class _Folded:
     def __init__(self) -> None:
         self.applied: list[tuple[str, dict[str, Any]]] = []
 
-    def apply(self, topic_name: str, payload: dict[str, Any]) -> str | None:
-        self.applied.append((topic_name, payload))
-        return None
+    def apply_all(self, topic_name: str, payloads: list[dict[str, Any]]) -> set[str]:
+        self.applied.extend((topic_name, payload) for payload in payloads)
+        return set()
 
 
 def test_the_pit_page_on_its_own_session_skips_what_the_service_would_set_aside() -> None:

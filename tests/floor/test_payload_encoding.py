@@ -10,8 +10,11 @@ from typing import Any
 import pytest
 
 from casino_floor import bounds
-from casino_floor.integrity import Row, decode_payload
-from table_runtime.feed.messages import encode_payload, event_payload
+from casino_floor.ingest import Ingest
+from casino_floor.integrity import FloorAlarmKind, Row, decode_payload
+from casino_floor.store import Batch
+from table_runtime.feed.messages import Topics, encode_payload, event_payload
+from table_runtime.feed.row_batches import rows_message
 from table_runtime.journal import Journal, encode_body
 
 BODIES: list[dict[str, Any]] = [
@@ -83,3 +86,44 @@ def test_a_message_of_many_shallow_rows_passes_the_bounds_and_one_nested_too_dee
                     bounds.plain(payload, raw_given)
             else:
                 bounds.plain(payload, raw_given)
+
+
+def _nested(levels: int) -> Any:
+    deep: Any = "bottom"
+    for _ in range(levels):
+        deep = [deep]
+    return deep
+
+
+def test_in_a_message_of_many_rows_a_body_nested_too_deep_is_set_aside_alone(tmp_path: Path) -> None:
+    """The message's bounds leave each body to its row (`bounds.plain_but_bodies`): a body nested past 64 levels in
+    its message is refused with its row, the rows beside it are taken, and a body past orjson's encoder (255 levels)
+    is refused before the standard encoder could recurse into it."""
+    # The body is at depth 4 in the message, and its list at 5: 60 lists reach depth 64, 61 lists depth 65.
+    bodies = [{"type": "Note", "deep": _nested(60)}, {"type": "Note", "deep": _nested(61)},
+              {"type": "Note", "deep": _nested(400)}, {"type": "Note", "n": 4}]
+    with Journal.open(tmp_path / "journal.db") as journal:
+        entries = [journal.append("event", body, ts=1_700_000_000.0 + index) for index, body in enumerate(bodies)]
+        topics = Topics("casino", "T1")
+        entries += [journal.append("event", {"type": "Pad", "i": i}, ts=1_700_000_100.0) for i in range(70)]
+        raw = rows_message(topics, entries, journal.journal_id).encode()
+    assert raw.count(b"[") > bounds.MAX_DEPTH  # past the fast test
+    batch = Batch()
+    taken = Ingest({}, set()).take_rows(decode_payload(raw), batch, topic=topics.events, raw=raw)
+    assert [row["seq"] for row in taken] == [1, *range(4, 75)]
+    assert [row.seq for row in batch.rows] == [1, *range(4, 75)]
+    assert [aside.reason for aside in batch.set_aside] == ["a payload nested more than 64 deep"] * 2
+    assert [alarm.kind for alarm in batch.alarms] == [FloorAlarmKind.QUARANTINED] * 2
+
+
+def test_in_a_message_of_many_rows_what_is_beside_the_bodies_is_still_walked() -> None:
+    rows = [{"seq": seq, "body": {"type": "Note"}} for seq in range(1, 80)]
+    rows[5]["extra"] = _nested(62)  # a row's own key, its list at depth 4: 62 lists reach 65 levels
+    payload: dict[str, Any] = {"type": "JournalRows", "rows": rows}
+    with pytest.raises(bounds.Refused, match="nested more than 64 deep"):
+        bounds.plain_but_bodies(payload, json.dumps(payload).encode())
+    rows[5]["extra"] = _nested(61)
+    bounds.plain_but_bodies(payload, json.dumps(payload).encode())
+    payload["note"] = {"a": _nested(63)}  # the message's own key, its object at depth 2: 65 levels
+    with pytest.raises(bounds.Refused, match="nested more than 64 deep"):
+        bounds.plain_but_bodies(payload, json.dumps(payload).encode())

@@ -31,14 +31,17 @@ class RowsSeen:
         self.rows: dict[str, list[int]] = {}
         self.rounds: dict[str, int] = {}
 
-    def apply(self, topic_name: str, payload: dict[str, Any]) -> str | None:
-        table = str(payload["table_id"])
-        if topic_name == "events":
-            assert payload["schema_version"] == 1 and "kind" in payload  # always a version 1 row
-            self.rows.setdefault(table, []).append(payload["seq"])
-        elif topic_name == "rounds":
-            self.rounds[table] = self.rounds.get(table, 0) + 1
-        return table
+    def apply_all(self, topic_name: str, payloads: list[dict[str, Any]]) -> set[str]:
+        tables = set()
+        for payload in payloads:
+            table = str(payload["table_id"])
+            if topic_name == "events":
+                assert payload["schema_version"] == 1 and "kind" in payload  # always a version 1 row
+                self.rows.setdefault(table, []).append(payload["seq"])
+            elif topic_name == "rounds":
+                self.rounds[table] = self.rounds.get(table, 0) + 1
+            tables.add(table)
+        return tables
 
 
 async def test_tables_of_both_shapes_are_stored_once_and_seen_row_by_row_by_the_pit(
@@ -46,8 +49,12 @@ async def test_tables_of_both_shapes_are_stored_once_and_seen_row_by_row_by_the_
     journals = {table: play(tmp_path / f"{table}.db", table, 4, seed=index) for index, table in enumerate(SHAPES)}
     service = FloorService(floor_config(database, [floor_broker.url], prefix), store)
     observed: dict[str, list[int]] = {}
-    service.observers.append(lambda name, payload: observed.setdefault(payload["table_id"], []).append(
-        payload["seq"]) if name == "events" else None)
+
+    def observe(name: str, payloads: list[dict[str, Any]]) -> None:
+        for payload in payloads if name == "events" else ():
+            observed.setdefault(payload["table_id"], []).append(payload["seq"])
+
+    service.observers.append(observe)
     pit, changed = RowsSeen(), set[str]()
     link = FeedLink(parse_broker_url(floor_broker.url)[0], pit, changed.add, prefix=prefix)
     linking = asyncio.create_task(link.run())

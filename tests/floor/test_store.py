@@ -11,7 +11,7 @@ import pytest
 from casino_floor.ingest import Ingest
 from casino_floor.integrity import FloorAlarmKind, Row
 from casino_floor.migrate import migrate, migrations
-from casino_floor.store import FloorStore, WriteMethod
+from casino_floor.store import _COLUMNS, FloorStore, WriteMethod
 from table_runtime.journal import Journal, encode_body
 from tests.floor.journals import feed_messages, journal_id, play
 from tests.floor.support import store_messages
@@ -170,3 +170,8 @@ def test_a_body_sent_with_its_keys_in_another_order_still_matches_its_hash(
     assert row.hash_ok and row.body == encode_body(payload["body"])
     forged = Row.from_payload({**payload, "body": {**payload["body"], "extra": 1}})
     assert not forged.hash_ok
+
+
+def test_a_row_begins_with_the_columns_the_store_copies_in_their_order() -> None:
+    """`FloorStore._insert_rows` copies each row's first fields as the `events` columns."""
+    assert Row._fields[:len(_COLUMNS)] == _COLUMNS

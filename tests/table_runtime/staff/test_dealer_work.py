@@ -10,7 +10,7 @@ import pytest
 
 from simulators.fast_table import FastTable
 from table_runtime.journal import Journal, journal_path
-from table_runtime.staff.dealer_work import ERROR_KINDS, by_dealer, dealer_work
+from table_runtime.staff.dealer_work import ERROR_KINDS, WorkTally, by_dealer, dealer_work
 from tests.table_runtime.staff.staff_table import staff_controller, staff_desk, staff_registry
 
 
@@ -57,6 +57,14 @@ def test_the_stints_sum_to_the_tables_own_rounds_and_errors(tmp_path: Path) -> N
     view = dealers["D1"].view()
     assert view["rounds_per_hour"] == round(dealers["D1"].rounds * 3600 / dealers["D1"].seconds, 2)
     assert view["errors_per_100_rounds"] == round(100 * sum(dealers["D1"].errors.values()) / dealers["D1"].rounds, 2)
+    # A feed's reader folds each row by its fields (`add_fields`): the same stints after every row.
+    rows_added, fields_added = WorkTally(), WorkTally()
+    for entry in entries:
+        rows_added.add(entry)
+        fields_added.add_fields(entry.seq, entry.ts, entry.kind, entry.body)
+        assert [stint.view() for stint in fields_added.stints] == [stint.view() for stint in rows_added.stints]
+        shown = [tally.open.view() if tally.open is not None else None for tally in (rows_added, fields_added)]
+        assert shown[0] == shown[1]
 
 
 @dataclass(frozen=True)
