@@ -60,7 +60,10 @@ def finite(value: Any, name: str) -> float:
     """A time or a number the store keeps as ``double precision``: finite."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise Refused(f"{name} must be a number, not {_shown(value)}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # a whole number of hundreds of digits (JSON allows it): no double holds it
+        raise Refused(f"{name} {_shown(value)} is past a double's range") from None
     if not math.isfinite(number):
         raise Refused(f"{name} {_shown(value)} is not a finite number")
     return number

@@ -106,6 +106,9 @@ class Ingest:
             journal = journal if isinstance(journal, str) else ""
             if len(journal) > 64:
                 raise Refused(f"a journal id of {len(journal)} characters")
+            ts = payload.get("ts")
+            if isinstance(ts, (int, float)) and not isinstance(ts, bool):  # read as a time by the store and the pit
+                bounds.finite(ts, "ts")
             if name == "events":
                 return self._row(payload, batch, topic, raw)
             if name == "state":

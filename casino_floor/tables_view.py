@@ -17,6 +17,7 @@ percent (None with no drop) and ``win_to_handle_pct`` the win over the handle.
 from __future__ import annotations
 
 import contextlib
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,17 @@ def _decodes(body: dict[str, Any]) -> bool:
 
 def _int(value: Any, default: int = 0) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def as_time(value: Any) -> float | None:
+    """A message's time as a finite float; None for what is none (a number past a double's range included)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 @dataclass(slots=True)
@@ -80,9 +92,9 @@ class TableView:
                 self.seq, self.state_seq = 0, -1
             self.journal = journal
         self.seq = max(self.seq, _int(payload.get("seq")))
-        ts = payload.get("ts")
-        if isinstance(ts, (int, float)) and not isinstance(ts, bool):
-            self.ts = float(ts) if self.ts is None else max(self.ts, float(ts))
+        ts = as_time(payload.get("ts"))
+        if ts is not None:
+            self.ts = ts if self.ts is None else max(self.ts, ts)
 
     def journal_of(self, payload: dict[str, Any]) -> str:
         journal = payload.get("journal")
@@ -160,8 +172,8 @@ class FloorView:
             if view is None:
                 continue
             seq = max(seq, _int(row.get("seq")))
-            row_ts = row.get("ts")
-            if isinstance(row_ts, (int, float)) and not isinstance(row_ts, bool):
+            row_ts = as_time(row.get("ts"))
+            if row_ts is not None:
                 ts = row_ts if ts is None else max(ts, row_ts)
             if row.get("kind") in _EVENT_KINDS:
                 if isinstance(run[1], str) and run[1] and run[1] != view.journal:
@@ -220,9 +232,10 @@ class FloorView:
     def _shift_money(self, view: TableView, ts: Any, seen: dict[str, set[tuple[str, int]]], key: tuple[str, int]
                      ) -> ShiftMoney | None:
         """The money of the shift `ts` falls in, for what `key` names the first time it is seen; else None."""
-        if not isinstance(ts, (int, float)):
+        when = as_time(ts)
+        if when is None:
             return None
-        shift = self.shifts.name_of(float(ts))
+        shift = self.shifts.name_of(when)
         kept = sorted(view.money)
         if len(kept) >= SHIFTS_KEPT and shift < kept[0]:
             return None  # a shift the pit no longer keeps

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from casino_floor.tables_view import as_time
 from table_runtime.staff.dealer_work import WorkTally
 
 # The rows the tally reads: the logins and inputs, the round's start and record, the cut card, the alarms.
@@ -54,22 +55,22 @@ class DealersOnShift:
     def _fold(self, payload: Mapping[str, Any], folded: _Journal | None) -> str | None:
         """`apply`, `folded` the payload's journal when the caller has it at hand."""
         table_id, journal, seq, ts = (payload.get("table_id"), payload.get("journal"), payload.get("seq"),
-                                      payload.get("ts"))
+                                      as_time(payload.get("ts")))
         body, kind = payload.get("body"), payload.get("kind")
         if not (isinstance(table_id, str) and isinstance(journal, str) and isinstance(seq, int)
-                and isinstance(ts, (int, float)) and isinstance(body, dict) and kind in _KINDS):
+                and ts is not None and isinstance(body, dict) and kind in _KINDS):
             return None
         journals = self._journals.setdefault(table_id, {}) if folded is None else self._journals[table_id]
         if folded is None:
             folded = journals.setdefault(journal, _Journal())
         if seq <= folded.last_seq:
             return None
-        folded.last_seq, folded.last_ts = seq, float(ts)
+        folded.last_seq, folded.last_ts = seq, ts
         newest = journals.get(self._newest.get(table_id, ""))
-        if newest is None or newest is folded or float(ts) >= newest.last_ts:
+        if newest is None or newest is folded or ts >= newest.last_ts:
             self._newest[table_id] = journal
         try:
-            folded.tally.add_fields(seq, float(ts), str(kind), body)
+            folded.tally.add_fields(seq, ts, str(kind), body)
         except (KeyError, TypeError, ValueError):  # a body off the journal's format: the stint goes on without it
             return None
         return table_id

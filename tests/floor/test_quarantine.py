@@ -46,6 +46,11 @@ def _poisoned(journal: Journal, prefix: str) -> list[tuple[str, bytes]]:
         (topics.events, b"{not json"),
         (topics.events, b"[" * 100_000 + b"1" * 19 + b"]" * 100_000),  # past the JSON decoder's recursion
         (topics.events, b'{"table_id": "T1", "seq": NaN}'),
+        # A time of 400 digits is JSON, and past any double: refused, not an error that ends the session.
+        (topics.events, encode_payload({**rows[0].payload, "seq": last + 3, "ts": 10**400})),
+        (topics.status, encode_payload({"table_id": "T1", "status": "online", "ts": -(10**400)})),
+        (topics.head, encode_payload({"table_id": "T1", "journal": ident, "seq": 1, "hash": "0" * 64,
+                                      "ts": 10**400})),
         (topics.state, b'{"table_id": "T1", "journal": "", "seq": 1, "snapshot": {"x": 1e400}}'),
         (topics.status, b'{"table_id": "T1", "status": "online", "reason": "\\ud800"}'),
         (topics.events, b'{"table_id": "T1", "pad": "' + b"x" * MAX_MESSAGE_BYTES + b'"}'),

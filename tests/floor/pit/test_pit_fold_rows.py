@@ -22,6 +22,8 @@ _STRAYS: list[dict[str, Any]] = [
     {"schema_version": 1, "journal": "j", "seq": 3, "ts": 1.0, "kind": "event", "body": {}},  # no table
     {"schema_version": 1, "table_id": "", "journal": "j", "seq": 3, "ts": 1.0, "kind": "round", "body": {}},
     {"schema_version": 1, "table_id": "T1", "journal": 7, "seq": "x", "ts": None, "kind": "alarm", "body": []},
+    {"schema_version": 1, "table_id": "T2", "journal": "j", "seq": 2, "ts": 10**400, "kind": "round",  # no double
+     "body": {"round": 1}},
 ]
 
 
