@@ -16,7 +16,7 @@ import asyncpg
 from casino_floor import bounds
 from casino_floor.dealer_work import DEALER_WORK_INSERT, dealer_work_row, is_dealer_work
 from casino_floor.integrity import Row
-from casino_floor.meters import METERS_INSERT, is_meters, meters_row
+from casino_floor.meters import METERS_INSERT, METERS_KIND, is_meters, meters_row
 from casino_floor.money import BUY_IN_EVENT, buy_in_cents, round_handle_cents, round_win_cents
 from casino_floor.seances import SEANCE_STEP_INSERT, is_seance_step, seance_step_row
 
@@ -42,6 +42,10 @@ INSERTS: Final[dict[str, str]] = {
     "seance_steps": SEANCE_STEP_INSERT,  # the séances' steps (casino_floor/seances.py)
     "meters": METERS_INSERT,  # the tables' meters snapshots (casino_floor/meters.py)
 }
+
+
+# The kinds of the rows something derives from (`derived_row`).
+_DERIVING: Final = frozenset({"round", "alarm", "alarm_cleared", "event", "status", METERS_KIND})
 
 
 def _int(value: Any, name: str, *, column: str = "integer") -> int:
@@ -94,6 +98,8 @@ def derived_row(row: Row, body: dict[str, Any]) -> tuple[str, tuple[Any, ...]] |
     """The table and the row `row` derives (its `body` decoded), or None; `bounds.Refused` for a value that table
     cannot hold."""
     found: tuple[Any, ...] | None
+    if row.kind not in _DERIVING:  # most rows: a dealer's input
+        return None
     if row.kind == "round":
         return "rounds", round_row(row, body)
     if row.kind == "alarm":

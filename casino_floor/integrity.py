@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -91,8 +92,10 @@ class Row(NamedTuple):
                 and isinstance(ts, (int, float)) and not isinstance(ts, bool) and isinstance(body, dict)
                 and isinstance(prev_hash, str) and isinstance(hash_, str)):
             raise PayloadError(f"an events payload with a field of the wrong type (seq {seq!r})")
-        bounds.seq(seq)
-        bounds.finite(ts, "ts")
+        if seq > bounds.BIGINT_MAX:  # (1 and up checked above)
+            bounds.seq(seq)  # its reason
+        if type(ts) is not float or not math.isfinite(ts):  # an int, or a float past a double: checked, its reason
+            ts = bounds.finite(ts, "ts")
         type_ = payload.get("type")
         row = cls(table_id, journal, seq, float(ts), kind, type_ if isinstance(type_, str) else kind,
                   _as_sent(body, body_at), prev_hash, hash_)

@@ -11,7 +11,7 @@ import pytest
 
 from casino_floor import bounds
 from casino_floor.ingest import Ingest
-from casino_floor.integrity import FloorAlarmKind, Row, decode_payload
+from casino_floor.integrity import FloorAlarmKind, PayloadError, Row, decode_payload
 from casino_floor.store import Batch
 from table_runtime.feed.messages import Topics, encode_payload, event_payload
 from table_runtime.feed.row_batches import rows_message
@@ -127,3 +127,23 @@ def test_in_a_message_of_many_rows_what_is_beside_the_bodies_is_still_walked() -
     payload["note"] = {"a": _nested(63)}  # the message's own key, its object at depth 2: 65 levels
     with pytest.raises(bounds.Refused, match="nested more than 64 deep"):
         bounds.plain_but_bodies(payload, json.dumps(payload).encode())
+
+
+@pytest.mark.parametrize(("field", "value", "error"), [
+    ("seq", 0, PayloadError), ("seq", -3, PayloadError), ("seq", 2**63, bounds.Refused),
+    ("ts", 10**400, bounds.Refused), ("ts", float("inf"), bounds.Refused), ("ts", float("nan"), bounds.Refused)])
+def test_a_row_with_a_seq_or_a_time_the_store_cannot_hold_is_refused_with_its_reason(
+        tmp_path: Path, field: str, value: Any, error: type[Exception]) -> None:
+    with Journal.open(tmp_path / "journal.db") as journal:
+        entry = journal.append("event", {"type": "Note"}, ts=1_700_000_000.25)
+        payload = decode_payload(encode_payload(event_payload("T1", journal.journal_id, entry)))
+    with pytest.raises(error, match=field):
+        Row.from_payload({**payload, field: value})
+
+
+def test_a_whole_number_time_is_kept_as_a_float(tmp_path: Path) -> None:
+    with Journal.open(tmp_path / "journal.db") as journal:
+        entry = journal.append("event", {"type": "Note"}, ts=1_700_000_000.25)
+        payload = decode_payload(encode_payload(event_payload("T1", journal.journal_id, entry)))
+    row = Row.from_payload({**payload, "ts": 1_700_000_000})
+    assert type(row.ts) is float and row.ts == 1_700_000_000.0
