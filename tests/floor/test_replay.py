@@ -124,6 +124,8 @@ async def test_a_floor_joining_late_gets_the_rows_from_the_tables_own_replay(
             service = FloorService(config, store)
             floor = tasks.create_task(service.run())
             await until_stored(database, {"T1": last_seq}, seconds=60)
+            # ReplayDone follows the rows: stored rows alone do not say it was taken yet.
+            await until(lambda: service.counters.replay_done >= 1, "the table's ReplayDone taken", 10)
             floor.cancel()
             feed.stop()
             await publishing
