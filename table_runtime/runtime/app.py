@@ -154,15 +154,20 @@ class TableApp:
                     workers.append(tasks.create_task(self.program_watch.run()))
                 self._on_change()
                 await self._stopping.wait()
+                # The devices' and the timers' loops end first, each step they were in committed or not begun:
+                # "Stopping" is then the journal's last row, and the feed, told to stop once it has it, publishes
+                # every row (a row journaled while the feed drained would wait for the next start).
+                for worker in workers:
+                    worker.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
                 await self.controller.step(self.controller.note, {"type": "Stopping",
                                                                   "table_id": self.controller.table_id})
                 if self.feed is not None:
+                    self.feed.notify()
                     with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(5):
                             await self.feed.wait_published(self.controller.last_seq)
                     self.feed.stop(self._stop_reason)
-                for worker in workers:
-                    worker.cancel()
 
     async def clock_loop(self, *, every_s: float = 1.0, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
                          steps: ClockSteps | None = None) -> None:
