@@ -97,12 +97,15 @@ class Row(NamedTuple):
         if type(ts) is not float or not math.isfinite(ts):  # an int, or a float past a double: checked, its reason
             ts = bounds.finite(ts, "ts")
         type_ = payload.get("type")
-        row = cls(table_id, journal, seq, float(ts), kind, type_ if isinstance(type_, str) else kind,
-                  _as_sent(body, body_at), prev_hash, hash_)
-        if not row.hash_matches():  # keys not in the canonical order after all: the journal's own encoding
-            row = cls(table_id, journal, seq, float(ts), kind, row.type, encode_body(body), prev_hash, hash_)
-            row = row._replace(hash_ok=row.hash_matches())
-        return row
+        if not isinstance(type_, str):
+            type_ = kind
+        text = _as_sent(body, body_at)
+        if entry_hash(prev_hash, seq, ts, kind, text) == hash_:
+            return cls(table_id, journal, seq, ts, kind, type_, text, prev_hash, hash_)
+        # keys not in the canonical order after all: the journal's own encoding
+        text = encode_body(body)
+        return cls(table_id, journal, seq, ts, kind, type_, text, prev_hash, hash_,
+                   entry_hash(prev_hash, seq, ts, kind, text) == hash_)
 
     hash_ok: bool = True  # the row's hash matches its contents (`from_payload` checks it)
 
@@ -234,7 +237,7 @@ class JournalTrack:
     def advance(self, now: float) -> list[FloorAlarm]:
         """Move the contiguous prefix over the rows now held; chain and head alarms on the way."""
         alarms: list[FloorAlarm] = []
-        start = self.contiguous_seq
+        start, recent = self.contiguous_seq, self.recent
         while self.contiguous_seq + 1 in self.pending:
             seq = self.contiguous_seq + 1
             prev_hash, hash_ = self.pending.pop(seq)
@@ -252,7 +255,9 @@ class JournalTrack:
                 self.changed = True
                 break
             self.contiguous_seq, self.contiguous_hash = seq, hash_
-            self._remember(seq, hash_)
+            recent[seq] = hash_  # the last RECENT_HASHES of the prefix
+            if len(recent) > RECENT_HASHES:
+                recent.popitem(last=False)
             waiting = self.heads_waiting.pop(seq, None)
             if waiting is not None and waiting != hash_:
                 alarms.append(self._head_rewritten(seq, waiting, hash_))
@@ -268,11 +273,6 @@ class JournalTrack:
         else:
             self.stalled_since = None
         return alarms
-
-    def _remember(self, seq: int, hash_: str) -> None:
-        self.recent[seq] = hash_
-        while len(self.recent) > RECENT_HASHES:
-            self.recent.popitem(last=False)
 
     def _head_rewritten(self, seq: int, head_hash: str, held: str) -> FloorAlarm:
         return self._alarm(FloorAlarmKind.HEAD_REWRITTEN, seq, seq,

@@ -30,6 +30,8 @@ from table_runtime.game.codec import CodecError
 TOPICS = frozenset({"status", "state", "events", "alarms", "rounds", "head", "floor_alarms"})
 # The kinds of journal rows `FloorView._event` folds (a dealer's input, most of a table's rows, changes nothing).
 _EVENT_KINDS = frozenset({"alarm", "alarm_cleared", "alarm_updated", "round", "event"})
+# The types of ``event`` rows it folds: the phase, the round's number, a buy-in (most events change nothing here).
+_EVENT_TYPES = frozenset({"PhaseChanged", "RoundStarted", BUY_IN_EVENT})
 SHIFTS_KEPT = 3  # a table's money and counted rounds are kept for its last three shifts (the pit shows the current)
 CLEARED_KEPT = 4096  # cleared alarms remembered per journal, so a raise arriving after its clear stays cleared
 _SUPERVISOR = frozenset(str(kind) for kind in SUPERVISOR_ACK_KINDS)
@@ -171,11 +173,23 @@ class FloorView:
                     view = self.table(key[0])
             if view is None:
                 continue
-            seq = max(seq, _int(row.get("seq")))
-            row_ts = as_time(row.get("ts"))
-            if row_ts is not None:
-                ts = row_ts if ts is None else max(ts, row_ts)
-            if row.get("kind") in _EVENT_KINDS:
+            row_seq = row.get("seq")
+            if type(row_seq) is int:
+                if row_seq > seq:
+                    seq = row_seq
+            else:
+                seq = max(seq, _int(row_seq))
+            row_ts = row.get("ts")
+            if type(row_ts) is not float or not math.isfinite(row_ts):  # (a stored row's is a finite float)
+                row_ts = as_time(row_ts)
+            if row_ts is not None and (ts is None or row_ts > ts):
+                ts = row_ts
+            kind = row.get("kind")
+            if kind in _EVENT_KINDS:
+                if kind == "event":
+                    body = row.get("body")
+                    if not isinstance(body, dict) or body.get("type") not in _EVENT_TYPES:
+                        continue  # `_event` would change nothing (the run's last `touch` moves the journal on)
                 if isinstance(run[1], str) and run[1] and run[1] != view.journal:
                     view.touch({"journal": run[1], "seq": seq, "ts": ts})  # a new journal: a new sequence first
                 self._event(view, row)
