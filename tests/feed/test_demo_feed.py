@@ -73,7 +73,7 @@ async def test_a_live_demo_publishes_every_entry_through_a_broker_restart(
             # rows it could not send for its next start (it waits 5 s for them), which is not what this tests.
             before = seqs[-1]
             async with asyncio.timeout(60):
-                while seqs[-1] < max(before + 20, 110):
+                while seqs[-1] < max(before + 20, 110) or not heard.on("rounds"):  # a round closed, too
                     await asyncio.sleep(0.01)
             demo.send_signal(signal.SIGTERM)
             async with asyncio.timeout(90):
