@@ -109,9 +109,6 @@ class Row(NamedTuple):
 
     hash_ok: bool = True  # the row's hash matches its contents (`from_payload` checks it)
 
-    def hash_matches(self) -> bool:
-        return entry_hash(self.prev_hash, self.seq, self.ts, self.kind, self.body) == self.hash
-
 
 # An integer orjson would read as a float (past 64 bits) is a number of 19 digits or more: in JSON a number
 # follows ":", "[", "," or white space, and may start with "-". Found by mapping every digit to "0", those bytes

@@ -54,6 +54,8 @@ def _int(value: Any, default: int = 0) -> int:
 
 def as_time(value: Any) -> float | None:
     """A message's time as a finite float; None for what is none (a number past a double's range included)."""
+    if type(value) is float and math.isfinite(value):  # a stored row's: the fold's every row
+        return value
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return None
     try:
@@ -173,17 +175,10 @@ class FloorView:
                     view = self.table(key[0])
             if view is None:
                 continue
-            row_seq = row.get("seq")
-            if type(row_seq) is int:
-                if row_seq > seq:
-                    seq = row_seq
-            else:
-                seq = max(seq, _int(row_seq))
-            row_ts = row.get("ts")
-            if type(row_ts) is not float or not math.isfinite(row_ts):  # (a stored row's is a finite float)
-                row_ts = as_time(row_ts)
-            if row_ts is not None and (ts is None or row_ts > ts):
-                ts = row_ts
+            seq = max(seq, _int(row.get("seq")))
+            row_ts = as_time(row.get("ts"))
+            if row_ts is not None:
+                ts = row_ts if ts is None else max(ts, row_ts)
             kind = row.get("kind")
             if kind in _EVENT_KINDS:
                 if kind == "event":

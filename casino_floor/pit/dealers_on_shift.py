@@ -10,7 +10,6 @@ feed's, the stored `DealerWork` note at its end is the table's own). A table's n
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -55,10 +54,8 @@ class DealersOnShift:
 
     def _fold(self, payload: Mapping[str, Any], folded: _Journal | None) -> str | None:
         """`apply`, `folded` the payload's journal when the caller has it at hand."""
-        table_id, journal = payload.get("table_id"), payload.get("journal")
-        seq, ts = payload.get("seq"), payload.get("ts")
-        if type(ts) is not float or not math.isfinite(ts):  # (a stored row's is a finite float)
-            ts = as_time(ts)
+        table_id, journal, seq, ts = (payload.get("table_id"), payload.get("journal"), payload.get("seq"),
+                                      as_time(payload.get("ts")))
         body, kind = payload.get("body"), payload.get("kind")
         if not (isinstance(table_id, str) and isinstance(journal, str) and isinstance(seq, int)
                 and ts is not None and isinstance(body, dict) and kind in _KINDS):
